@@ -1,0 +1,8 @@
+// Package all registers every gour adapter. Import it for its side effect:
+//
+//	import _ "github.com/gour-dev/gour/adapters/all"
+package all
+
+import (
+	_ "github.com/gour-dev/gour/adapters/opencl" // OpenCL, any ICD
+)

@@ -1,0 +1,62 @@
+package opencl
+
+import (
+	"unsafe"
+
+	"github.com/gour-dev/gour/adapters/opencl/internal/cl"
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+type context struct {
+	a       *adapter
+	handle  cl.Context
+	devices map[cl.Device]*device
+}
+
+func (c *context) Native() uintptr { return uintptr(c.handle) }
+
+func (c *context) Release() error { return check("clReleaseContext", c.a.lib.ReleaseContext(c.handle)) }
+
+func (c *context) NewQueue(dev driver.Device, props driver.QueueProperties) (driver.Queue, error) {
+	var flags uint64
+	if props.Profiling {
+		flags |= cl.QueueProfilingEnable
+	}
+	h, st := c.a.lib.CreateCommandQueue(c.handle, dev.(*device).handle, flags)
+	if err := check("clCreateCommandQueue", st); err != nil {
+		return nil, err
+	}
+	return &queue{ctx: c, lib: c.a.lib, handle: h}, nil
+}
+
+type mem struct {
+	lib    *cl.Lib
+	handle cl.Mem // kept in the struct: SetArgMem passes its address
+	size   uint64
+}
+
+func (c *context) NewBuffer(flags driver.MemFlags, size uint64, host []byte) (driver.Mem, error) {
+	var clFlags uint64
+	switch flags {
+	case driver.MemReadOnly:
+		clFlags = cl.MemReadOnly
+	case driver.MemWriteOnly:
+		clFlags = cl.MemWriteOnly
+	default:
+		clFlags = cl.MemReadWrite
+	}
+	var hostPtr unsafe.Pointer
+	if len(host) > 0 {
+		clFlags |= cl.MemCopyHostPtr
+		hostPtr = unsafe.Pointer(&host[0])
+	}
+	h, st := c.a.lib.CreateBuffer(c.handle, clFlags, uintptr(size), hostPtr)
+	if err := check("clCreateBuffer", st); err != nil {
+		return nil, err
+	}
+	return &mem{lib: c.a.lib, handle: h, size: size}, nil
+}
+
+func (m *mem) Release() error  { return check("clReleaseMemObject", m.lib.ReleaseMemObject(m.handle)) }
+func (m *mem) Size() uint64    { return m.size }
+func (m *mem) Native() uintptr { return uintptr(m.handle) }

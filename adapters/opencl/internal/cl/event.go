@@ -1,0 +1,29 @@
+package cl
+
+import "unsafe"
+
+// WaitForEvents calls clWaitForEvents. An empty list gives InvalidValue
+// from C.
+func (l *Lib) WaitForEvents(events []Event) Status {
+	f := newFrame()
+	f.args = [9]uintptr{uintptr(len(events)), f.ptr(0, first(events))}
+	r, _ := f.call(l.waitForEvents, 2)
+	return status(r)
+}
+
+// GetEventInfo calls clGetEventInfo.
+func (l *Lib) GetEventInfo(e Event, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) Status {
+	return getInfo(l.getEventInfo, uintptr(e), param, size, value, sizeRet)
+}
+
+// GetEventProfilingInfo calls clGetEventProfilingInfo; the queue needs
+// QueueProfilingEnable.
+func (l *Lib) GetEventProfilingInfo(e Event, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) Status {
+	return getInfo(l.getEventProfilingInfo, uintptr(e), param, size, value, sizeRet)
+}
+
+// RetainEvent calls clRetainEvent.
+func (l *Lib) RetainEvent(e Event) Status { return call1(l.retainEvent, uintptr(e)) }
+
+// ReleaseEvent calls clReleaseEvent.
+func (l *Lib) ReleaseEvent(e Event) Status { return call1(l.releaseEvent, uintptr(e)) }

@@ -1,0 +1,73 @@
+package cl
+
+import "unsafe"
+
+// CreateKernel calls clCreateKernel.
+func (l *Lib) CreateKernel(p Program, name string) (Kernel, Status) {
+	n := cString(name)
+	f := newFrame()
+	f.args = [9]uintptr{uintptr(p), f.ptr(0, unsafe.Pointer(&n[0])), f.errPtr()}
+	r, errcode := f.call(l.createKernel, 3)
+	return Kernel(r), errcode
+}
+
+// RetainKernel calls clRetainKernel.
+func (l *Lib) RetainKernel(k Kernel) Status { return call1(l.retainKernel, uintptr(k)) }
+
+// ReleaseKernel calls clReleaseKernel.
+func (l *Lib) ReleaseKernel(k Kernel) Status { return call1(l.releaseKernel, uintptr(k)) }
+
+// SetKernelArg calls clSetKernelArg. value points to size bytes (a *Mem for
+// a buffer argument, the scalar itself otherwise) and is copied before the
+// call returns; nil with a size declares __local memory.
+//
+// Hot path: it allocates nothing when value points to heap memory. A
+// pointer to a local variable moves that variable to the heap, as with any
+// pointer handed to purego.SyscallN.
+func (l *Lib) SetKernelArg(k Kernel, index uint32, size uintptr, value unsafe.Pointer) Status {
+	f := newFrame()
+	f.args = [9]uintptr{uintptr(k), uintptr(index), size, f.ptr(0, value)}
+	r, _ := f.call(l.setKernelArg, 4)
+	return status(r)
+}
+
+// GetKernelInfo calls clGetKernelInfo.
+func (l *Lib) GetKernelInfo(k Kernel, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) Status {
+	return getInfo(l.getKernelInfo, uintptr(k), param, size, value, sizeRet)
+}
+
+// GetKernelWorkGroupInfo calls clGetKernelWorkGroupInfo.
+func (l *Lib) GetKernelWorkGroupInfo(k Kernel, d Device, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) Status {
+	return getInfo2(l.getKernelWorkGroupInfo, uintptr(k), uintptr(d), param, size, value, sizeRet)
+}
+
+// GetKernelArgInfo calls clGetKernelArgInfo (1.2). Drivers may answer
+// KernelArgInfoNotAvailable unless the program was built with
+// -cl-kernel-arg-info.
+func (l *Lib) GetKernelArgInfo(k Kernel, index uint32, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) Status {
+	return getInfo2(l.getKernelArgInfo, uintptr(k), uintptr(index), param, size, value, sizeRet)
+}
+
+// EnqueueNDRangeKernel calls clEnqueueNDRangeKernel. globalOffset,
+// globalSize and localSize each point to workDim sizes; globalOffset and
+// localSize may be nil (zero offset, driver-chosen work-group size). event
+// may be nil.
+//
+// Hot path: it allocates nothing when the pointers and waitList point to
+// heap memory, for example arrays kept in a long-lived struct.
+func (l *Lib) EnqueueNDRangeKernel(q Queue, k Kernel, workDim uint32, globalOffset, globalSize, localSize *uintptr, waitList []Event, event *Event) Status {
+	f := newFrame()
+	f.args = [9]uintptr{
+		uintptr(q),
+		uintptr(k),
+		uintptr(workDim),
+		f.ptr(0, unsafe.Pointer(globalOffset)),
+		f.ptr(1, unsafe.Pointer(globalSize)),
+		f.ptr(2, unsafe.Pointer(localSize)),
+		uintptr(len(waitList)),
+		f.ptr(3, first(waitList)),
+		f.ptr(4, unsafe.Pointer(event)),
+	}
+	r, _ := f.call(l.enqueueNDRangeKernel, 9)
+	return status(r)
+}

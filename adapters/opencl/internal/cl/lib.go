@@ -1,0 +1,277 @@
+package cl
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+
+	"github.com/gour-dev/gour/internal/dl"
+)
+
+// Lib is the resolved OpenCL entry-point table. Fields hold C function
+// addresses; optional entry points the loader lacks are zero.
+type Lib struct {
+	lib *dl.Library
+
+	// Platform and device (1.0, 1.2).
+	getPlatformIDs  uintptr
+	getPlatformInfo uintptr
+	getDeviceIDs    uintptr
+	getDeviceInfo   uintptr
+	retainDevice    uintptr
+	releaseDevice   uintptr
+
+	// Context.
+	createContext  uintptr
+	retainContext  uintptr
+	releaseContext uintptr
+	getContextInfo uintptr
+
+	// Command queue.
+	createCommandQueue               uintptr
+	createCommandQueueWithProperties uintptr // 2.0, optional
+	retainCommandQueue               uintptr
+	releaseCommandQueue              uintptr
+	flush                            uintptr
+	finish                           uintptr
+	getCommandQueueInfo              uintptr
+
+	// Memory objects.
+	createBuffer       uintptr
+	retainMemObject    uintptr
+	releaseMemObject   uintptr
+	getMemObjectInfo   uintptr
+	enqueueReadBuffer  uintptr
+	enqueueWriteBuffer uintptr
+	enqueueCopyBuffer  uintptr
+	enqueueFillBuffer  uintptr
+
+	// Programs.
+	createProgramWithSource          uintptr
+	createProgramWithBinary          uintptr
+	createProgramWithIL              uintptr // 2.1, optional
+	buildProgram                     uintptr
+	compileProgram                   uintptr
+	linkProgram                      uintptr
+	retainProgram                    uintptr
+	releaseProgram                   uintptr
+	getProgramInfo                   uintptr
+	getProgramBuildInfo              uintptr
+	setProgramSpecializationConstant uintptr // 2.2, optional
+
+	// Kernels.
+	createKernel           uintptr
+	retainKernel           uintptr
+	releaseKernel          uintptr
+	setKernelArg           uintptr
+	getKernelInfo          uintptr
+	getKernelWorkGroupInfo uintptr
+	getKernelArgInfo       uintptr
+	enqueueNDRangeKernel   uintptr
+
+	// Events.
+	waitForEvents         uintptr
+	getEventInfo          uintptr
+	getEventProfilingInfo uintptr
+	retainEvent           uintptr
+	releaseEvent          uintptr
+}
+
+// libraryNames are tried in order: the versioned soname first, since the
+// unversioned link only exists where development packages are installed.
+var libraryNames = []string{"libOpenCL.so.1", "libOpenCL.so"}
+
+// Load opens the OpenCL ICD loader and resolves every entry point. It fails
+// when the library or a required (OpenCL 1.2) function is missing. Each call
+// returns a new table; nothing is cached.
+func Load() (*Lib, error) {
+	lib, err := dl.Open(libraryNames...)
+	if err != nil {
+		return nil, err
+	}
+	l := &Lib{lib: lib}
+	if err := lib.Resolve(l.symbols()); err != nil {
+		_ = lib.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *Lib) symbols() []dl.Symbol {
+	return []dl.Symbol{
+		{Name: "clGetPlatformIDs", Addr: &l.getPlatformIDs},
+		{Name: "clGetPlatformInfo", Addr: &l.getPlatformInfo},
+		{Name: "clGetDeviceIDs", Addr: &l.getDeviceIDs},
+		{Name: "clGetDeviceInfo", Addr: &l.getDeviceInfo},
+		{Name: "clRetainDevice", Addr: &l.retainDevice},
+		{Name: "clReleaseDevice", Addr: &l.releaseDevice},
+
+		{Name: "clCreateContext", Addr: &l.createContext},
+		{Name: "clRetainContext", Addr: &l.retainContext},
+		{Name: "clReleaseContext", Addr: &l.releaseContext},
+		{Name: "clGetContextInfo", Addr: &l.getContextInfo},
+
+		{Name: "clCreateCommandQueue", Addr: &l.createCommandQueue},
+		{Name: "clCreateCommandQueueWithProperties", Addr: &l.createCommandQueueWithProperties, Optional: true},
+		{Name: "clRetainCommandQueue", Addr: &l.retainCommandQueue},
+		{Name: "clReleaseCommandQueue", Addr: &l.releaseCommandQueue},
+		{Name: "clFlush", Addr: &l.flush},
+		{Name: "clFinish", Addr: &l.finish},
+		{Name: "clGetCommandQueueInfo", Addr: &l.getCommandQueueInfo},
+
+		{Name: "clCreateBuffer", Addr: &l.createBuffer},
+		{Name: "clRetainMemObject", Addr: &l.retainMemObject},
+		{Name: "clReleaseMemObject", Addr: &l.releaseMemObject},
+		{Name: "clGetMemObjectInfo", Addr: &l.getMemObjectInfo},
+		{Name: "clEnqueueReadBuffer", Addr: &l.enqueueReadBuffer},
+		{Name: "clEnqueueWriteBuffer", Addr: &l.enqueueWriteBuffer},
+		{Name: "clEnqueueCopyBuffer", Addr: &l.enqueueCopyBuffer},
+		{Name: "clEnqueueFillBuffer", Addr: &l.enqueueFillBuffer},
+
+		{Name: "clCreateProgramWithSource", Addr: &l.createProgramWithSource},
+		{Name: "clCreateProgramWithBinary", Addr: &l.createProgramWithBinary},
+		{Name: "clCreateProgramWithIL", Addr: &l.createProgramWithIL, Optional: true},
+		{Name: "clBuildProgram", Addr: &l.buildProgram},
+		{Name: "clCompileProgram", Addr: &l.compileProgram},
+		{Name: "clLinkProgram", Addr: &l.linkProgram},
+		{Name: "clRetainProgram", Addr: &l.retainProgram},
+		{Name: "clReleaseProgram", Addr: &l.releaseProgram},
+		{Name: "clGetProgramInfo", Addr: &l.getProgramInfo},
+		{Name: "clGetProgramBuildInfo", Addr: &l.getProgramBuildInfo},
+		{Name: "clSetProgramSpecializationConstant", Addr: &l.setProgramSpecializationConstant, Optional: true},
+
+		{Name: "clCreateKernel", Addr: &l.createKernel},
+		{Name: "clRetainKernel", Addr: &l.retainKernel},
+		{Name: "clReleaseKernel", Addr: &l.releaseKernel},
+		{Name: "clSetKernelArg", Addr: &l.setKernelArg},
+		{Name: "clGetKernelInfo", Addr: &l.getKernelInfo},
+		{Name: "clGetKernelWorkGroupInfo", Addr: &l.getKernelWorkGroupInfo},
+		{Name: "clGetKernelArgInfo", Addr: &l.getKernelArgInfo},
+		{Name: "clEnqueueNDRangeKernel", Addr: &l.enqueueNDRangeKernel},
+
+		{Name: "clWaitForEvents", Addr: &l.waitForEvents},
+		{Name: "clGetEventInfo", Addr: &l.getEventInfo},
+		{Name: "clGetEventProfilingInfo", Addr: &l.getEventProfilingInfo},
+		{Name: "clRetainEvent", Addr: &l.retainEvent},
+		{Name: "clReleaseEvent", Addr: &l.releaseEvent},
+	}
+}
+
+// LibraryName returns the file name the loader was opened under.
+func (l *Lib) LibraryName() string { return l.lib.Name }
+
+// Close unloads the library. No method may be called afterwards, nor may
+// any object created through it be used.
+func (l *Lib) Close() error {
+	if l == nil {
+		return nil
+	}
+	return l.lib.Close()
+}
+
+// HasQueueWithProperties reports whether clCreateCommandQueueWithProperties
+// (OpenCL 2.0) is exported by the loader.
+func (l *Lib) HasQueueWithProperties() bool { return l.createCommandQueueWithProperties != 0 }
+
+// HasIL reports whether clCreateProgramWithIL (OpenCL 2.1) is exported. The
+// devices must still list an IL in DeviceILVersion.
+func (l *Lib) HasIL() bool { return l.createProgramWithIL != 0 }
+
+// HasSpecializationConstants reports whether
+// clSetProgramSpecializationConstant (OpenCL 2.2) is exported.
+func (l *Lib) HasSpecializationConstants() bool { return l.setProgramSpecializationConstant != 0 }
+
+// status converts a cl_int return register: only the low 32 bits are
+// defined by the C ABI.
+func status(r uintptr) Status { return Status(int32(r)) }
+
+// frame is the argument block of one C call.
+//
+// purego.SyscallN is //go:uintptrescapes, which makes its variadic argument
+// list escape: a list built at the call site costs one allocation per call.
+// Calls instead pass a slice of a pooled frame, which is already on the heap.
+// Pointer arguments are also stored in keep: that keeps them alive during the
+// call and makes them escape to the heap exactly as they would when passed
+// to SyscallN directly, so a uintptr taken from them cannot go stale when a
+// goroutine stack moves.
+type frame struct {
+	args    [9]uintptr
+	keep    [5]unsafe.Pointer
+	errcode int32 // errcode_ret target for the create functions
+}
+
+var frames = sync.Pool{New: func() any { return new(frame) }}
+
+func newFrame() *frame { return frames.Get().(*frame) }
+
+// ptr records pointer argument i and returns it as a uintptr.
+func (f *frame) ptr(i int, p unsafe.Pointer) uintptr {
+	f.keep[i] = p
+	return uintptr(p)
+}
+
+// errPtr returns the address of the frame's errcode_ret slot.
+func (f *frame) errPtr() uintptr {
+	f.errcode = 0
+	return uintptr(unsafe.Pointer(&f.errcode))
+}
+
+// call runs fn on the first n arguments, then returns the frame to the
+// pool. errcode is the errcode_ret slot, for calls that passed errPtr.
+func (f *frame) call(fn uintptr, n int) (r uintptr, errcode Status) {
+	r, _, _ = purego.SyscallN(fn, f.args[:n]...)
+	errcode = Status(f.errcode)
+	f.keep = [len(f.keep)]unsafe.Pointer{}
+	frames.Put(f)
+	return r, errcode
+}
+
+// call1 runs a function of one handle, such as clRetainKernel or clFinish.
+func call1(fn, h uintptr) Status {
+	f := newFrame()
+	f.args[0] = h
+	r, _ := f.call(fn, 1)
+	return status(r)
+}
+
+// getInfo runs a clGet*Info function of one object.
+func getInfo(fn, obj uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) Status {
+	f := newFrame()
+	f.args = [9]uintptr{obj, uintptr(param), size, f.ptr(0, value), f.ptr(1, unsafe.Pointer(sizeRet))}
+	r, _ := f.call(fn, 5)
+	return status(r)
+}
+
+// getInfo2 runs a clGet*Info function of two objects (or an object and an
+// index), such as clGetProgramBuildInfo.
+func getInfo2(fn, obj, obj2 uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) Status {
+	f := newFrame()
+	f.args = [9]uintptr{obj, obj2, uintptr(param), size, f.ptr(0, value), f.ptr(1, unsafe.Pointer(sizeRet))}
+	r, _ := f.call(fn, 6)
+	return status(r)
+}
+
+// first returns a pointer to the first element, or nil for an empty slice:
+// OpenCL rejects a non-NULL list with a zero count.
+func first[T any](s []T) unsafe.Pointer {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(unsafe.SliceData(s))
+}
+
+// clBool converts to cl_bool.
+func clBool(b bool) uintptr {
+	if b {
+		return True
+	}
+	return False
+}
+
+// cString returns s as a NUL-terminated byte slice for C.
+func cString(s string) []byte {
+	b := make([]byte, len(s)+1)
+	copy(b, s)
+	return b
+}

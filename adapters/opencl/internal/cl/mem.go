@@ -1,0 +1,101 @@
+package cl
+
+import "unsafe"
+
+// CreateBuffer calls clCreateBuffer with Mem* flags. hostPtr may be nil; with
+// MemUseHostPtr C keeps it, so it must outlive the buffer.
+func (l *Lib) CreateBuffer(c Context, flags uint64, size uintptr, hostPtr unsafe.Pointer) (Mem, Status) {
+	f := newFrame()
+	f.args = [9]uintptr{uintptr(c), uintptr(flags), size, f.ptr(0, hostPtr), f.errPtr()}
+	r, errcode := f.call(l.createBuffer, 5)
+	return Mem(r), errcode
+}
+
+// RetainMemObject calls clRetainMemObject.
+func (l *Lib) RetainMemObject(m Mem) Status { return call1(l.retainMemObject, uintptr(m)) }
+
+// ReleaseMemObject calls clReleaseMemObject.
+func (l *Lib) ReleaseMemObject(m Mem) Status { return call1(l.releaseMemObject, uintptr(m)) }
+
+// GetMemObjectInfo calls clGetMemObjectInfo.
+func (l *Lib) GetMemObjectInfo(m Mem, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) Status {
+	return getInfo(l.getMemObjectInfo, uintptr(m), param, size, value, sizeRet)
+}
+
+// EnqueueReadBuffer calls clEnqueueReadBuffer: size bytes at offset in buf
+// go to dst. A non-blocking read writes dst later, so dst must stay alive
+// until the event completes. event may be nil.
+func (l *Lib) EnqueueReadBuffer(q Queue, buf Mem, blocking bool, offset, size uintptr, dst unsafe.Pointer, waitList []Event, event *Event) Status {
+	f := newFrame()
+	f.args = [9]uintptr{
+		uintptr(q),
+		uintptr(buf),
+		clBool(blocking),
+		offset,
+		size,
+		f.ptr(0, dst),
+		uintptr(len(waitList)),
+		f.ptr(1, first(waitList)),
+		f.ptr(2, unsafe.Pointer(event)),
+	}
+	r, _ := f.call(l.enqueueReadBuffer, 9)
+	return status(r)
+}
+
+// EnqueueWriteBuffer calls clEnqueueWriteBuffer: size bytes from src go to
+// offset in buf. A non-blocking write may read src later, so src must stay
+// alive until the event completes. event may be nil.
+func (l *Lib) EnqueueWriteBuffer(q Queue, buf Mem, blocking bool, offset, size uintptr, src unsafe.Pointer, waitList []Event, event *Event) Status {
+	f := newFrame()
+	f.args = [9]uintptr{
+		uintptr(q),
+		uintptr(buf),
+		clBool(blocking),
+		offset,
+		size,
+		f.ptr(0, src),
+		uintptr(len(waitList)),
+		f.ptr(1, first(waitList)),
+		f.ptr(2, unsafe.Pointer(event)),
+	}
+	r, _ := f.call(l.enqueueWriteBuffer, 9)
+	return status(r)
+}
+
+// EnqueueCopyBuffer calls clEnqueueCopyBuffer. event may be nil.
+func (l *Lib) EnqueueCopyBuffer(q Queue, src, dst Mem, srcOffset, dstOffset, size uintptr, waitList []Event, event *Event) Status {
+	f := newFrame()
+	f.args = [9]uintptr{
+		uintptr(q),
+		uintptr(src),
+		uintptr(dst),
+		srcOffset,
+		dstOffset,
+		size,
+		uintptr(len(waitList)),
+		f.ptr(0, first(waitList)),
+		f.ptr(1, unsafe.Pointer(event)),
+	}
+	r, _ := f.call(l.enqueueCopyBuffer, 9)
+	return status(r)
+}
+
+// EnqueueFillBuffer calls clEnqueueFillBuffer (1.2): the patternSize bytes
+// at pattern are repeated over size bytes from offset. The pattern is copied
+// before the call returns. event may be nil.
+func (l *Lib) EnqueueFillBuffer(q Queue, buf Mem, pattern unsafe.Pointer, patternSize, offset, size uintptr, waitList []Event, event *Event) Status {
+	f := newFrame()
+	f.args = [9]uintptr{
+		uintptr(q),
+		uintptr(buf),
+		f.ptr(0, pattern),
+		patternSize,
+		offset,
+		size,
+		uintptr(len(waitList)),
+		f.ptr(1, first(waitList)),
+		f.ptr(2, unsafe.Pointer(event)),
+	}
+	r, _ := f.call(l.enqueueFillBuffer, 9)
+	return status(r)
+}

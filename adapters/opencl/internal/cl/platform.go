@@ -1,0 +1,37 @@
+package cl
+
+import "unsafe"
+
+// GetPlatformIDs calls clGetPlatformIDs: it fills platforms (may be empty)
+// and stores the number available in numPlatforms (may be nil).
+func (l *Lib) GetPlatformIDs(platforms []Platform, numPlatforms *uint32) Status {
+	f := newFrame()
+	f.args = [9]uintptr{
+		uintptr(len(platforms)),
+		f.ptr(0, first(platforms)),
+		f.ptr(1, unsafe.Pointer(numPlatforms)),
+	}
+	r, _ := f.call(l.getPlatformIDs, 3)
+	return status(r)
+}
+
+// GetPlatformInfo calls clGetPlatformInfo.
+func (l *Lib) GetPlatformInfo(p Platform, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) Status {
+	return getInfo(l.getPlatformInfo, uintptr(p), param, size, value, sizeRet)
+}
+
+// PlatformIDs returns every platform, counting them first.
+func (l *Lib) PlatformIDs() ([]Platform, Status) {
+	var n uint32
+	if s := l.GetPlatformIDs(nil, &n); s != Success {
+		return nil, s
+	}
+	if n == 0 {
+		return nil, Success
+	}
+	ps := make([]Platform, n)
+	if s := l.GetPlatformIDs(ps, &n); s != Success {
+		return nil, s
+	}
+	return ps[:min(int(n), len(ps))], Success
+}

@@ -1,0 +1,47 @@
+package cl
+
+import "unsafe"
+
+// CreateCommandQueue calls clCreateCommandQueue (the 1.2 entry point,
+// deprecated in 2.0 but exported by every loader) with a Queue* bitfield.
+func (l *Lib) CreateCommandQueue(c Context, d Device, properties uint64) (Queue, Status) {
+	f := newFrame()
+	f.args = [9]uintptr{uintptr(c), uintptr(d), uintptr(properties), f.errPtr()}
+	r, errcode := f.call(l.createCommandQueue, 4)
+	return Queue(r), errcode
+}
+
+// CreateCommandQueueWithProperties calls clCreateCommandQueueWithProperties
+// (2.0). properties holds cl_queue_properties key/value pairs (for example
+// QueueProperties, QueueProfilingEnable); the terminating 0 is added when
+// missing. It returns InvalidOperation when the loader lacks the entry point
+// (see HasQueueWithProperties).
+func (l *Lib) CreateCommandQueueWithProperties(c Context, d Device, properties []uint64) (Queue, Status) {
+	if l.createCommandQueueWithProperties == 0 {
+		return 0, InvalidOperation
+	}
+	if len(properties) > 0 && properties[len(properties)-1] != 0 {
+		properties = append(properties[:len(properties):len(properties)], 0)
+	}
+	f := newFrame()
+	f.args = [9]uintptr{uintptr(c), uintptr(d), f.ptr(0, first(properties)), f.errPtr()}
+	r, errcode := f.call(l.createCommandQueueWithProperties, 4)
+	return Queue(r), errcode
+}
+
+// RetainCommandQueue calls clRetainCommandQueue.
+func (l *Lib) RetainCommandQueue(q Queue) Status { return call1(l.retainCommandQueue, uintptr(q)) }
+
+// ReleaseCommandQueue calls clReleaseCommandQueue.
+func (l *Lib) ReleaseCommandQueue(q Queue) Status { return call1(l.releaseCommandQueue, uintptr(q)) }
+
+// Flush calls clFlush.
+func (l *Lib) Flush(q Queue) Status { return call1(l.flush, uintptr(q)) }
+
+// Finish calls clFinish.
+func (l *Lib) Finish(q Queue) Status { return call1(l.finish, uintptr(q)) }
+
+// GetCommandQueueInfo calls clGetCommandQueueInfo.
+func (l *Lib) GetCommandQueueInfo(q Queue, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) Status {
+	return getInfo(l.getCommandQueueInfo, uintptr(q), param, size, value, sizeRet)
+}

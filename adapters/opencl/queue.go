@@ -1,0 +1,110 @@
+package opencl
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/gour-dev/gour/adapters/opencl/internal/cl"
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+type queue struct {
+	ctx    *context
+	lib    *cl.Lib
+	handle cl.Queue
+
+	// launchMu guards the size arrays below, which live in the queue so
+	// that a launch passes heap pointers to C and allocates nothing.
+	launchMu sync.Mutex
+	offset   [3]uintptr
+	global   [3]uintptr
+	local    [3]uintptr
+}
+
+func (q *queue) Native() uintptr { return uintptr(q.handle) }
+func (q *queue) Release() error  { return check("clReleaseCommandQueue", q.lib.ReleaseCommandQueue(q.handle)) }
+func (q *queue) Flush() error    { return check("clFlush", q.lib.Flush(q.handle)) }
+func (q *queue) Finish() error   { return check("clFinish", q.lib.Finish(q.handle)) }
+
+// waitList converts a wait list; nil stays nil so launches without one
+// allocate nothing.
+func waitList(wait []driver.Event) []cl.Event {
+	if len(wait) == 0 {
+		return nil
+	}
+	out := make([]cl.Event, len(wait))
+	for i, e := range wait {
+		out[i] = e.(*event).handle
+	}
+	return out
+}
+
+// newEvent returns the event to fill, or nil when none is wanted.
+func (q *queue) newEvent(want bool) (*event, *cl.Event) {
+	if !want {
+		return nil, nil
+	}
+	e := &event{lib: q.lib}
+	return e, &e.handle
+}
+
+// result returns e as a driver.Event, keeping a nil *event a nil interface.
+func result(fn string, e *event, st cl.Status) (driver.Event, error) {
+	if err := check(fn, st); err != nil {
+		return nil, err
+	}
+	if e == nil {
+		return nil, nil
+	}
+	return e, nil
+}
+
+func (q *queue) WriteBuffer(m driver.Mem, blocking bool, offset uint64, src []byte, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	e, ev := q.newEvent(wantEvent)
+	st := q.lib.EnqueueWriteBuffer(q.handle, m.(*mem).handle, blocking, uintptr(offset), uintptr(len(src)),
+		unsafe.Pointer(&src[0]), waitList(wait), ev)
+	return result("clEnqueueWriteBuffer", e, st)
+}
+
+func (q *queue) ReadBuffer(m driver.Mem, blocking bool, offset uint64, dst []byte, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	e, ev := q.newEvent(wantEvent)
+	st := q.lib.EnqueueReadBuffer(q.handle, m.(*mem).handle, blocking, uintptr(offset), uintptr(len(dst)),
+		unsafe.Pointer(&dst[0]), waitList(wait), ev)
+	return result("clEnqueueReadBuffer", e, st)
+}
+
+func (q *queue) CopyBuffer(src, dst driver.Mem, srcOffset, dstOffset, size uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	e, ev := q.newEvent(wantEvent)
+	st := q.lib.EnqueueCopyBuffer(q.handle, src.(*mem).handle, dst.(*mem).handle,
+		uintptr(srcOffset), uintptr(dstOffset), uintptr(size), waitList(wait), ev)
+	return result("clEnqueueCopyBuffer", e, st)
+}
+
+func (q *queue) FillBuffer(m driver.Mem, pattern []byte, offset, size uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	e, ev := q.newEvent(wantEvent)
+	st := q.lib.EnqueueFillBuffer(q.handle, m.(*mem).handle, unsafe.Pointer(&pattern[0]), uintptr(len(pattern)),
+		uintptr(offset), uintptr(size), waitList(wait), ev)
+	return result("clEnqueueFillBuffer", e, st)
+}
+
+// Launch is the hot path: with no wait list and no event it allocates
+// nothing.
+func (q *queue) Launch(k driver.Kernel, r driver.NDRange, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	e, ev := q.newEvent(wantEvent)
+	var offset, local *uintptr
+	q.launchMu.Lock()
+	for i := range r.Dims {
+		q.global[i] = uintptr(r.Global[i])
+		q.local[i] = uintptr(r.Local[i])
+		q.offset[i] = uintptr(r.Offset[i])
+		if r.Offset[i] != 0 {
+			offset = &q.offset[0]
+		}
+	}
+	if r.Local[0] != 0 {
+		local = &q.local[0]
+	}
+	st := q.lib.EnqueueNDRangeKernel(q.handle, k.(*kernel).handle, r.Dims, offset, &q.global[0], local, waitList(wait), ev)
+	q.launchMu.Unlock()
+	return result("clEnqueueNDRangeKernel", e, st)
+}

@@ -1,0 +1,132 @@
+package ur
+
+import (
+	"fmt"
+
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// DeviceType classifies a device: cpu, gpu, fpga (accelerator) or other.
+type DeviceType = driver.DeviceType
+
+// Device types.
+const (
+	DeviceTypeOther       = driver.DeviceTypeOther
+	DeviceTypeCPU         = driver.DeviceTypeCPU
+	DeviceTypeGPU         = driver.DeviceTypeGPU
+	DeviceTypeAccelerator = driver.DeviceTypeAccelerator
+)
+
+// PlatformInfo describes a platform.
+type PlatformInfo = driver.PlatformInfo
+
+// DeviceInfo is what gour reports about a device.
+type DeviceInfo = driver.DeviceInfo
+
+// Adapter is one loaded vendor API.
+type Adapter struct {
+	name      string
+	drv       driver.Adapter
+	platforms []*Platform
+}
+
+// Platform is one driver installation of an adapter.
+type Platform struct {
+	adapter *Adapter
+	drv     driver.Platform
+	info    PlatformInfo
+	devices []*Device
+}
+
+// Device is one compute device. Devices, platforms and adapters live as
+// long as the process, like the root devices of the Unified Runtime.
+type Device struct {
+	platform *Platform
+	drv      driver.Device
+	info     DeviceInfo
+	index    int // position among the adapter's devices, as selectors count
+}
+
+func newAdapter(name string, drv driver.Adapter) (*Adapter, error) {
+	a := &Adapter{name: name, drv: drv}
+	plats, err := drv.Platforms()
+	if err != nil {
+		return nil, wrapError(err, "Adapter.Platforms", name)
+	}
+	index := 0
+	for _, dp := range plats {
+		p := &Platform{adapter: a, drv: dp, info: dp.Info()}
+		devs, err := dp.Devices()
+		if err != nil {
+			return nil, wrapError(err, "Platform.Devices", name)
+		}
+		for _, dd := range devs {
+			info, err := dd.Info()
+			if err != nil {
+				return nil, wrapError(err, "Device.Info", name)
+			}
+			p.devices = append(p.devices, &Device{platform: p, drv: dd, info: info, index: index})
+			index++
+		}
+		a.platforms = append(a.platforms, p)
+	}
+	return a, nil
+}
+
+// Name is the backend name: "opencl", "cuda" or "level_zero".
+func (a *Adapter) Name() string { return a.name }
+
+// Platforms returns the adapter's platforms.
+func (a *Adapter) Platforms() []*Platform { return a.platforms }
+
+func (a *Adapter) devices() []*Device {
+	var all []*Device
+	for _, p := range a.platforms {
+		all = append(all, p.devices...)
+	}
+	return all
+}
+
+// Adapter returns the adapter the platform belongs to.
+func (p *Platform) Adapter() *Adapter { return p.adapter }
+
+// Info describes the platform.
+func (p *Platform) Info() PlatformInfo { return p.info }
+
+// Devices returns every device of the platform, selected or not.
+func (p *Platform) Devices() []*Device { return p.devices }
+
+// Platform returns the device's platform.
+func (d *Device) Platform() *Platform { return d.platform }
+
+// Backend is the adapter name, as selectors spell it.
+func (d *Device) Backend() string { return d.platform.adapter.name }
+
+// Index is the device's number among its backend's devices, as in
+// ONEAPI_DEVICE_SELECTOR=opencl:0.
+func (d *Device) Index() int { return d.index }
+
+// Info returns the device's properties, read once at discovery.
+func (d *Device) Info() DeviceInfo { return d.info }
+
+// Type is the device type.
+func (d *Device) Type() DeviceType { return d.info.Type }
+
+// Name is the device name.
+func (d *Device) Name() string { return d.info.Name }
+
+// String formats the device as sycl-ls does:
+// "[opencl:cpu][opencl:0] Platform, Device Version [Driver]".
+func (d *Device) String() string {
+	return fmt.Sprintf("[%s:%s][%s:%d] %s, %s %s [%s]", d.Backend(), d.info.Type, d.Backend(), d.index,
+		d.platform.info.Name, d.info.Name, d.info.DeviceVersion, d.info.DriverVersion)
+}
+
+// devicesOf maps front-end devices to the adapter's.
+func devicesOf(devs []*Device) []driver.Device {
+	out := make([]driver.Device, len(devs))
+	for i, d := range devs {
+		out[i] = d.drv
+	}
+	return out
+}

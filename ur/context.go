@@ -1,0 +1,96 @@
+package ur
+
+import (
+	"slices"
+
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// Context owns queues, buffers and programs for one or more devices of one
+// platform.
+type Context struct {
+	object
+	drv     driver.Context
+	devices []*Device
+}
+
+// NewContext creates a context over devices, which must all belong to one
+// platform.
+func NewContext(devices ...*Device) (*Context, error) {
+	const op = "NewContext"
+	if len(devices) == 0 {
+		return nil, newError(ErrInvalidValue, op, "", "no devices given")
+	}
+	for i, d := range devices {
+		if d == nil {
+			return nil, newError(ErrInvalidNullHandle, op, "", "device %d is nil", i)
+		}
+		if d.platform.drv != devices[0].platform.drv {
+			return nil, newError(ErrInvalidDevice, op, d.Backend(),
+				"device %d (%s) is not on the platform of device 0 (%s)", i, d.Name(), devices[0].Name())
+		}
+		if slices.IndexFunc(devices[:i], func(o *Device) bool { return o.drv == d.drv }) >= 0 {
+			return nil, newError(ErrInvalidDevice, op, d.Backend(), "device %d (%s) is listed twice", i, d.Name())
+		}
+	}
+	a := devices[0].platform.adapter
+	drv, err := a.drv.NewContext(devicesOf(devices))
+	if err != nil {
+		return nil, wrapError(err, op, a.name)
+	}
+	c := &Context{object: object{adapter: a}, drv: drv, devices: slices.Clone(devices)}
+	c.life.free = drv.Release
+	return c, nil
+}
+
+func (c *Context) enter(op string) error {
+	if c == nil {
+		return nilHandle("Context", op)
+	}
+	return c.object.enter("Context", ErrInvalidContext, op)
+}
+
+// Release releases the context. Objects created in it stay valid until
+// they are released themselves, as in OpenCL.
+func (c *Context) Release() error {
+	if c == nil {
+		return nilHandle("Context", "Context.Release")
+	}
+	return c.release("Context", ErrInvalidContext)
+}
+
+// Devices returns the context's devices.
+func (c *Context) Devices() []*Device {
+	if c == nil {
+		return nil
+	}
+	return slices.Clone(c.devices)
+}
+
+// Adapter returns the context's adapter.
+func (c *Context) Adapter() *Adapter { return c.adapter }
+
+// Native returns the vendor handle (cl_context, CUcontext, ...).
+func (c *Context) Native() uintptr { return c.drv.Native() }
+
+// hasDevice reports whether d is one of the context's devices.
+func (c *Context) hasDevice(d *Device) bool {
+	return slices.ContainsFunc(c.devices, func(o *Device) bool { return o.drv == d.drv })
+}
+
+// checkDevices resolves an optional device list: empty means all of the
+// context's devices; otherwise each must be in the context.
+func (c *Context) checkDevices(op string, devs []*Device) ([]*Device, error) {
+	if len(devs) == 0 {
+		return c.devices, nil
+	}
+	for i, d := range devs {
+		if d == nil {
+			return nil, newError(ErrInvalidNullHandle, op, c.adapter.name, "device %d is nil", i)
+		}
+		if !c.hasDevice(d) {
+			return nil, newError(ErrInvalidDevice, op, c.adapter.name, "device %q is not in the context", d.Name())
+		}
+	}
+	return devs, nil
+}

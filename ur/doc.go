@@ -1,0 +1,37 @@
+// Package ur is gour's Unified Runtime: one Go API over the accelerator
+// drivers of several vendors (OpenCL, CUDA, Level Zero).
+//
+// The handles follow the Unified Runtime: an Adapter per vendor API, its
+// Platforms and Devices, and per Context its Queues, buffers (Mem),
+// Programs, Kernels and Events. Adapters are found at run time: each opens
+// its vendor library with dlopen and, when the library or a device is
+// missing, is reported in System.Statuses with the reason instead of
+// failing the program. Import the adapters you want, usually all of them:
+//
+//	import _ "github.com/gour-dev/gour/adapters/all"
+//
+// Discovery honours UR_ADAPTERS_FORCE_LOAD (only these adapters) and
+// ONEAPI_DEVICE_SELECTOR (e.g. "opencl:cpu", "cuda:0", "!level_zero:*"),
+// as the Unified Runtime and SYCL do.
+//
+// Every failure is an *Error carrying a Result code with the Unified
+// Runtime's name and number, the call, the adapter, the vendor's own code
+// and, for builds, the build log; errors.Is(err, ErrOutOfDeviceMemory)
+// tests for a code. Every handle has a Release method; a released, nil or
+// foreign handle gives an error, never a crash, and a Release racing a
+// call on the same handle is deferred until the call returns.
+//
+// A typical sequence:
+//
+//	dev, _ := ur.DefaultDevice()
+//	ctx, _ := ur.NewContext(dev)
+//	q, _ := ctx.NewQueue(dev, ur.QueueProperties{})
+//	prog, _ := ctx.NewProgramFromSource(src)
+//	err := prog.Build("")             // errors carry the build log
+//	k, _ := prog.NewKernel("axpy")
+//	x, _ := ctx.NewBufferFrom(ur.MemReadOnly, ur.AsBytes(xs))
+//	k.SetArgFloat32(0, 2)
+//	k.SetArgMem(1, x)
+//	q.Launch(k, ur.Range1D(n))         // no event, no allocation
+//	q.ReadBuffer(y, 0, ur.AsBytes(ys)) // blocking
+package ur

@@ -1,0 +1,126 @@
+package ur
+
+import (
+	"context"
+
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// EventStatus is the execution state of a command.
+type EventStatus = driver.EventStatus
+
+// Event states.
+const (
+	EventComplete  = driver.EventComplete
+	EventRunning   = driver.EventRunning
+	EventSubmitted = driver.EventSubmitted
+	EventQueued    = driver.EventQueued
+)
+
+// Profiling holds a command's device timestamps in nanoseconds; the queue
+// must have been created with profiling on.
+type Profiling = driver.Profiling
+
+// Event tracks one enqueued command.
+type Event struct {
+	object
+	drv   driver.Event
+	queue *Queue
+	// host keeps a non-blocking transfer's Go memory reachable until the
+	// event is released.
+	host []byte
+}
+
+func newEvent(q *Queue, drv driver.Event, host []byte) *Event {
+	e := &Event{object: object{adapter: q.adapter}, drv: drv, queue: q, host: host}
+	e.life.free = func() error {
+		e.host = nil
+		return drv.Release()
+	}
+	return e
+}
+
+func (e *Event) enter(op string) error {
+	if e == nil {
+		return nilHandle("Event", op)
+	}
+	return e.object.enter("Event", ErrInvalidEvent, op)
+}
+
+// Release releases the event. A command still running goes on.
+func (e *Event) Release() error {
+	if e == nil {
+		return nilHandle("Event", "Event.Release")
+	}
+	return e.release("Event", ErrInvalidEvent)
+}
+
+// Wait blocks until the command completes or ctx is done. A command that
+// failed on the device gives its error.
+func (e *Event) Wait(ctx context.Context) error {
+	const op = "Event.Wait"
+	if err := e.enter(op); err != nil {
+		return err
+	}
+	if ctx.Done() == nil {
+		defer e.life.leave()
+		return wrapError(e.drv.Wait(ctx), op, e.adapter.name)
+	}
+	if err := ctx.Err(); err != nil {
+		e.life.leave()
+		return err
+	}
+	// The driver wait may not be interruptible: run it aside and let it
+	// hold the event alive until it returns, even if ctx ends first.
+	done := make(chan error, 1)
+	go func() {
+		defer e.life.leave()
+		done <- e.drv.Wait(ctx)
+	}()
+	select {
+	case err := <-done:
+		return wrapError(err, op, e.adapter.name)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Status returns the command's execution state.
+func (e *Event) Status() (EventStatus, error) {
+	const op = "Event.Status"
+	if err := e.enter(op); err != nil {
+		return 0, err
+	}
+	defer e.life.leave()
+	s, err := e.drv.Status()
+	return s, wrapError(err, op, e.adapter.name)
+}
+
+// Profiling returns the command's device timestamps. It fails with
+// ErrProfilingInfoNotAvailable unless the queue has profiling on and the
+// command has completed.
+func (e *Event) Profiling() (Profiling, error) {
+	const op = "Event.Profiling"
+	if err := e.enter(op); err != nil {
+		return Profiling{}, err
+	}
+	defer e.life.leave()
+	if !e.queue.props.Profiling {
+		return Profiling{}, newError(ErrProfilingInfoNotAvailable, op, e.adapter.name, "the queue was created without profiling")
+	}
+	p, err := e.drv.Profiling()
+	return p, wrapError(err, op, e.adapter.name)
+}
+
+// Native returns the vendor handle (cl_event, CUevent, ...).
+func (e *Event) Native() uintptr { return e.drv.Native() }
+
+// WaitAll waits for every event in turn.
+func WaitAll(ctx context.Context, events ...*Event) error {
+	for _, e := range events {
+		if err := e.Wait(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,280 @@
+package ur
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// KernelInfo describes a kernel on one device.
+type KernelInfo = driver.KernelInfo
+
+// NDRange is a launch's index space: Dims (1–3), global sizes, optional
+// local (work-group) sizes, all zero to let the driver choose, and an
+// optional global offset.
+type NDRange = driver.NDRange
+
+// Range1D is a one-dimensional index space of n work-items.
+func Range1D(n uint64) NDRange { return NDRange{Dims: 1, Global: [3]uint64{n, 1, 1}} }
+
+// Range2D is an x×y index space.
+func Range2D(x, y uint64) NDRange { return NDRange{Dims: 2, Global: [3]uint64{x, y, 1}} }
+
+// Range3D is an x×y×z index space.
+func Range3D(x, y, z uint64) NDRange { return NDRange{Dims: 3, Global: [3]uint64{x, y, z}} }
+
+// Kernel is one entry point of a built program, with its arguments.
+//
+// Like an OpenCL kernel, a Kernel's arguments are state: setting them and
+// launching from several goroutines at once needs the caller's own
+// ordering. Use one Kernel per goroutine for concurrent launches.
+type Kernel struct {
+	object
+	program *Program
+	drv     driver.Kernel
+	name    string
+	numArgs uint32
+	// scratch holds a scalar argument while the adapter copies it, so that
+	// setting one allocates nothing.
+	scratch [2]uint64
+}
+
+// NewKernel creates the kernel called name. An unknown name gives
+// ErrInvalidKernelName.
+func (p *Program) NewKernel(name string) (*Kernel, error) {
+	const op = "Program.NewKernel"
+	if err := p.enter(op); err != nil {
+		return nil, err
+	}
+	defer p.life.leave()
+	if name == "" {
+		return nil, newError(ErrInvalidKernelName, op, p.adapter.name, "kernel name is empty")
+	}
+	drv, err := p.drv.NewKernel(name)
+	if err != nil {
+		return nil, wrapError(err, op, p.adapter.name)
+	}
+	info, err := drv.Info(p.ctx.devices[0].drv)
+	if err != nil {
+		drv.Release()
+		return nil, wrapError(err, op, p.adapter.name)
+	}
+	k := &Kernel{object: object{adapter: p.adapter}, program: p, drv: drv, name: name, numArgs: info.NumArgs}
+	k.life.free = drv.Release
+	return k, nil
+}
+
+func (k *Kernel) enter(op string) error {
+	if k == nil {
+		return nilHandle("Kernel", op)
+	}
+	return k.object.enter("Kernel", ErrInvalidKernel, op)
+}
+
+// Release releases the kernel once no queued launch uses it.
+func (k *Kernel) Release() error {
+	if k == nil {
+		return nilHandle("Kernel", "Kernel.Release")
+	}
+	return k.release("Kernel", ErrInvalidKernel)
+}
+
+// Name is the kernel's name.
+func (k *Kernel) Name() string { return k.name }
+
+// NumArgs is the number of arguments the kernel takes.
+func (k *Kernel) NumArgs() int { return int(k.numArgs) }
+
+// Program returns the program the kernel came from.
+func (k *Kernel) Program() *Program { return k.program }
+
+// Native returns the vendor handle (cl_kernel, CUfunction, ...).
+func (k *Kernel) Native() uintptr { return k.drv.Native() }
+
+// Info returns the kernel's properties on dev.
+func (k *Kernel) Info(dev *Device) (KernelInfo, error) {
+	const op = "Kernel.Info"
+	if err := k.enter(op); err != nil {
+		return KernelInfo{}, err
+	}
+	defer k.life.leave()
+	if dev == nil {
+		return KernelInfo{}, nilHandle("Device", op)
+	}
+	if !k.program.ctx.hasDevice(dev) {
+		return KernelInfo{}, newError(ErrInvalidDevice, op, k.adapter.name, "device %q is not in the context", dev.Name())
+	}
+	info, err := k.drv.Info(dev.drv)
+	return info, wrapError(err, op, k.adapter.name)
+}
+
+func (k *Kernel) checkIndex(op string, index int) error {
+	if index < 0 || index >= int(k.numArgs) {
+		return newError(ErrInvalidKernelArgumentIndex, op, k.adapter.name,
+			"argument %d: kernel %s takes %d arguments", index, k.name, k.numArgs)
+	}
+	return nil
+}
+
+// SetArgBytes sets argument index to a value passed by copy (a scalar or a
+// struct laid out as the device expects).
+func (k *Kernel) SetArgBytes(index int, value []byte) error {
+	const op = "Kernel.SetArgBytes"
+	if err := k.enter(op); err != nil {
+		return err
+	}
+	defer k.life.leave()
+	if err := k.checkIndex(op, index); err != nil {
+		return err
+	}
+	if len(value) == 0 {
+		return newError(ErrInvalidKernelArgumentSize, op, k.adapter.name, "argument %d: empty value", index)
+	}
+	return wrapError(k.drv.SetArgValue(uint32(index), value), op, k.adapter.name)
+}
+
+// setArgBits sets a scalar argument of size bytes from its bit pattern.
+func (k *Kernel) setArgBits(op string, index int, bits uint64, size int) error {
+	if err := k.enter(op); err != nil {
+		return err
+	}
+	defer k.life.leave()
+	if err := k.checkIndex(op, index); err != nil {
+		return err
+	}
+	k.scratch[0] = bits // little-endian: the low bytes hold the value
+	value := unsafe.Slice((*byte)(unsafe.Pointer(&k.scratch[0])), size)
+	return wrapError(k.drv.SetArgValue(uint32(index), value), op, k.adapter.name)
+}
+
+// SetArgInt32 sets a 32-bit integer argument (int, uint in OpenCL C).
+func (k *Kernel) SetArgInt32(index int, v int32) error {
+	return k.setArgBits("Kernel.SetArgInt32", index, uint64(uint32(v)), 4)
+}
+
+// SetArgUint32 sets a 32-bit unsigned argument.
+func (k *Kernel) SetArgUint32(index int, v uint32) error {
+	return k.setArgBits("Kernel.SetArgUint32", index, uint64(v), 4)
+}
+
+// SetArgInt64 sets a 64-bit integer argument (long, size_t on 64-bit devices).
+func (k *Kernel) SetArgInt64(index int, v int64) error {
+	return k.setArgBits("Kernel.SetArgInt64", index, uint64(v), 8)
+}
+
+// SetArgUint64 sets a 64-bit unsigned argument.
+func (k *Kernel) SetArgUint64(index int, v uint64) error {
+	return k.setArgBits("Kernel.SetArgUint64", index, v, 8)
+}
+
+// SetArgFloat32 sets a float argument.
+func (k *Kernel) SetArgFloat32(index int, v float32) error {
+	return k.setArgBits("Kernel.SetArgFloat32", index, uint64(math.Float32bits(v)), 4)
+}
+
+// SetArgFloat64 sets a double argument.
+func (k *Kernel) SetArgFloat64(index int, v float64) error {
+	return k.setArgBits("Kernel.SetArgFloat64", index, math.Float64bits(v), 8)
+}
+
+// SetArgMem sets a buffer argument (a __global or __constant pointer).
+func (k *Kernel) SetArgMem(index int, m *Mem) error {
+	const op = "Kernel.SetArgMem"
+	if err := k.enter(op); err != nil {
+		return err
+	}
+	defer k.life.leave()
+	if err := k.checkIndex(op, index); err != nil {
+		return err
+	}
+	if err := m.enter(op); err != nil {
+		return err
+	}
+	defer m.life.leave()
+	if m.ctx != k.program.ctx {
+		if err := k.sameAdapter(&m.object, "Mem", ErrInvalidMemObject, op); err != nil {
+			return err
+		}
+		return newError(ErrInvalidContext, op, k.adapter.name, "buffer belongs to another context")
+	}
+	return wrapError(k.drv.SetArgMem(uint32(index), m.drv), op, k.adapter.name)
+}
+
+// SetArgLocal sets a __local argument to size bytes of work-group memory.
+func (k *Kernel) SetArgLocal(index int, size uint64) error {
+	const op = "Kernel.SetArgLocal"
+	if err := k.enter(op); err != nil {
+		return err
+	}
+	defer k.life.leave()
+	if err := k.checkIndex(op, index); err != nil {
+		return err
+	}
+	if size == 0 {
+		return newError(ErrInvalidKernelArgumentSize, op, k.adapter.name, "argument %d: local memory size is 0", index)
+	}
+	return wrapError(k.drv.SetArgLocal(uint32(index), size), op, k.adapter.name)
+}
+
+// checkRange validates an index space before it reaches the driver.
+func checkRange(op, adapter string, r *NDRange) error {
+	if r.Dims < 1 || r.Dims > 3 {
+		return newError(ErrInvalidWorkDimension, op, adapter, "%d dimensions: want 1, 2 or 3", r.Dims)
+	}
+	hasLocal := r.Local[0] != 0
+	for i := uint32(0); i < r.Dims; i++ {
+		if r.Global[i] == 0 {
+			return newError(ErrInvalidGlobalWidthDimension, op, adapter, "global size %d in dimension %d", r.Global[i], i)
+		}
+		if (r.Local[i] != 0) != hasLocal {
+			local := r.Local // a copy, so that r itself stays off the heap
+			return newError(ErrInvalidWorkGroupSize, op, adapter, "local size is set in some dimensions only: %v", local[:r.Dims])
+		}
+		if hasLocal && r.Global[i]%r.Local[i] != 0 {
+			return newError(ErrInvalidWorkGroupSize, op, adapter,
+				"global size %d is not a multiple of local size %d in dimension %d", r.Global[i], r.Local[i], i)
+		}
+	}
+	return nil
+}
+
+// Launch enqueues the kernel over r with its current arguments. It returns
+// no event and allocates nothing: the hot path for repeated launches.
+func (q *Queue) Launch(k *Kernel, r NDRange) error {
+	_, err := q.launch("Queue.Launch", k, &r, nil, false)
+	return err
+}
+
+// EnqueueKernel enqueues the kernel over r after the wait list and returns
+// its event.
+func (q *Queue) EnqueueKernel(k *Kernel, r NDRange, wait ...*Event) (*Event, error) {
+	return q.launch("Queue.EnqueueKernel", k, &r, wait, true)
+}
+
+func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEvent bool) (*Event, error) {
+	if err := q.enter(op); err != nil {
+		return nil, err
+	}
+	defer q.life.leave()
+	if err := k.enter(op); err != nil {
+		return nil, err
+	}
+	defer k.life.leave()
+	if k.program.ctx != q.ctx {
+		if err := q.sameAdapter(&k.object, "Kernel", ErrInvalidKernel, op); err != nil {
+			return nil, err
+		}
+		return nil, newError(ErrInvalidContext, op, q.adapter.name, "kernel belongs to another context")
+	}
+	if err := checkRange(op, q.adapter.name, r); err != nil {
+		return nil, err
+	}
+	dw, err := q.useWaitList(op, wait)
+	if err != nil {
+		return nil, err
+	}
+	defer leaveEvents(wait)
+	ev, err := q.drv.Launch(k.drv, *r, dw, wantEvent)
+	return q.finishEnqueue(op, ev, err, nil)
+}

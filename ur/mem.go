@@ -1,0 +1,115 @@
+package ur
+
+import (
+	"unsafe"
+
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// MemFlags says how kernels may access a buffer.
+type MemFlags = driver.MemFlags
+
+// Buffer access flags.
+const (
+	MemReadWrite = driver.MemReadWrite
+	MemReadOnly  = driver.MemReadOnly
+	MemWriteOnly = driver.MemWriteOnly
+)
+
+// Mem is a device buffer.
+type Mem struct {
+	object
+	ctx  *Context
+	drv  driver.Mem
+	size uint64
+}
+
+// NewBuffer allocates size bytes of device memory.
+func (c *Context) NewBuffer(flags MemFlags, size uint64) (*Mem, error) {
+	return c.newBuffer("Context.NewBuffer", flags, size, nil)
+}
+
+// NewBufferFrom allocates a buffer holding a copy of data.
+func (c *Context) NewBufferFrom(flags MemFlags, data []byte) (*Mem, error) {
+	return c.newBuffer("Context.NewBufferFrom", flags, uint64(len(data)), data)
+}
+
+func (c *Context) newBuffer(op string, flags MemFlags, size uint64, host []byte) (*Mem, error) {
+	if err := c.enter(op); err != nil {
+		return nil, err
+	}
+	defer c.life.leave()
+	switch flags {
+	case MemReadWrite, MemReadOnly, MemWriteOnly:
+	default:
+		return nil, newError(ErrInvalidValue, op, c.adapter.name, "flags %#x: want exactly one of MemReadWrite, MemReadOnly, MemWriteOnly", uint32(flags))
+	}
+	if size == 0 {
+		return nil, newError(ErrInvalidBufferSize, op, c.adapter.name, "buffer size is 0")
+	}
+	for _, d := range c.devices {
+		if max := d.info.MaxMemAllocSize; max != 0 && size > max {
+			return nil, newError(ErrInvalidBufferSize, op, c.adapter.name,
+				"buffer of %d bytes exceeds the largest allocation of %s (%d bytes)", size, d.Name(), max)
+		}
+	}
+	drv, err := c.drv.NewBuffer(flags, size, host)
+	if err != nil {
+		return nil, wrapError(err, op, c.adapter.name)
+	}
+	m := &Mem{object: object{adapter: c.adapter}, ctx: c, drv: drv, size: size}
+	m.life.free = drv.Release
+	return m, nil
+}
+
+func (m *Mem) enter(op string) error {
+	if m == nil {
+		return nilHandle("Mem", op)
+	}
+	return m.object.enter("Mem", ErrInvalidMemObject, op)
+}
+
+// Release frees the buffer once no queued command uses it.
+func (m *Mem) Release() error {
+	if m == nil {
+		return nilHandle("Mem", "Mem.Release")
+	}
+	return m.release("Mem", ErrInvalidMemObject)
+}
+
+// Size is the buffer's size in bytes.
+func (m *Mem) Size() uint64 { return m.size }
+
+// Context returns the context the buffer lives in.
+func (m *Mem) Context() *Context { return m.ctx }
+
+// Native returns the vendor handle (cl_mem, CUdeviceptr, ...).
+func (m *Mem) Native() uintptr { return m.drv.Native() }
+
+// checkRange validates [offset, offset+size) against the buffer.
+func (m *Mem) checkRange(op string, offset, size uint64) error {
+	if size == 0 {
+		return newError(ErrInvalidSize, op, m.adapter.name, "transfer size is 0")
+	}
+	if offset > m.size || size > m.size-offset {
+		return newError(ErrInvalidSize, op, m.adapter.name,
+			"range [%d, %d) is outside the buffer of %d bytes", offset, offset+size, m.size)
+	}
+	return nil
+}
+
+// Scalar is a type that can travel as a kernel argument by value or be
+// viewed as bytes for a transfer.
+type Scalar interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64 |
+		~float32 | ~float64 | ~uintptr
+}
+
+// AsBytes views a slice of numbers as its bytes, without copying, for
+// buffer transfers: q.WriteBuffer(m, 0, ur.AsBytes(xs)).
+func AsBytes[T Scalar](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
+}

@@ -1,0 +1,260 @@
+package ur
+
+import (
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// QueueProperties selects queue features.
+type QueueProperties = driver.QueueProperties
+
+// Queue is an in-order command queue on one device of a context. Enqueue
+// calls return at once; blocking reads and writes, Finish and Event.Wait
+// wait for the device.
+type Queue struct {
+	object
+	ctx    *Context
+	device *Device
+	drv    driver.Queue
+	props  QueueProperties
+}
+
+// NewQueue creates an in-order queue on dev, which must be in the context.
+func (c *Context) NewQueue(dev *Device, props QueueProperties) (*Queue, error) {
+	const op = "Context.NewQueue"
+	if err := c.enter(op); err != nil {
+		return nil, err
+	}
+	defer c.life.leave()
+	if dev == nil {
+		return nil, nilHandle("Device", op)
+	}
+	if !c.hasDevice(dev) {
+		return nil, newError(ErrInvalidDevice, op, c.adapter.name, "device %q is not in the context", dev.Name())
+	}
+	drv, err := c.drv.NewQueue(dev.drv, props)
+	if err != nil {
+		return nil, wrapError(err, op, c.adapter.name)
+	}
+	q := &Queue{object: object{adapter: c.adapter}, ctx: c, device: dev, drv: drv, props: props}
+	q.life.free = drv.Release
+	return q, nil
+}
+
+func (q *Queue) enter(op string) error {
+	if q == nil {
+		return nilHandle("Queue", op)
+	}
+	return q.object.enter("Queue", ErrInvalidQueue, op)
+}
+
+// Release releases the queue once its commands have been submitted.
+func (q *Queue) Release() error {
+	if q == nil {
+		return nilHandle("Queue", "Queue.Release")
+	}
+	return q.release("Queue", ErrInvalidQueue)
+}
+
+// Context returns the queue's context.
+func (q *Queue) Context() *Context { return q.ctx }
+
+// Device returns the queue's device.
+func (q *Queue) Device() *Device { return q.device }
+
+// Native returns the vendor handle (cl_command_queue, CUstream, ...).
+func (q *Queue) Native() uintptr { return q.drv.Native() }
+
+// Flush submits the queued commands to the device without waiting.
+func (q *Queue) Flush() error {
+	const op = "Queue.Flush"
+	if err := q.enter(op); err != nil {
+		return err
+	}
+	defer q.life.leave()
+	return wrapError(q.drv.Flush(), op, q.adapter.name)
+}
+
+// Finish waits until every queued command has completed.
+func (q *Queue) Finish() error {
+	const op = "Queue.Finish"
+	if err := q.enter(op); err != nil {
+		return err
+	}
+	defer q.life.leave()
+	return wrapError(q.drv.Finish(), op, q.adapter.name)
+}
+
+// useMem enters a buffer argument and checks it belongs to the queue's
+// context; on nil error the caller must leave it.
+func (q *Queue) useMem(op string, m *Mem) error {
+	if err := m.enter(op); err != nil {
+		return err
+	}
+	if m.ctx != q.ctx {
+		m.life.leave()
+		if err := q.sameAdapter(&m.object, "Mem", ErrInvalidMemObject, op); err != nil {
+			return err
+		}
+		return newError(ErrInvalidContext, op, q.adapter.name, "buffer belongs to another context")
+	}
+	return nil
+}
+
+// useWaitList enters every event of a wait list and returns the adapter's
+// events; the caller must call leaveEvents afterwards.
+func (q *Queue) useWaitList(op string, wait []*Event) ([]driver.Event, error) {
+	if len(wait) == 0 {
+		return nil, nil
+	}
+	out := make([]driver.Event, len(wait))
+	for i, e := range wait {
+		err := e.enter(op)
+		if err == nil {
+			if err = q.sameAdapter(&e.object, "Event", ErrInvalidEventWaitList, op); err != nil {
+				e.life.leave()
+			}
+		}
+		if err != nil {
+			leaveEvents(wait[:i])
+			return nil, newError(ErrInvalidEventWaitList, op, q.adapter.name, "wait list entry %d: %v", i, err)
+		}
+		out[i] = e.drv
+	}
+	return out, nil
+}
+
+func leaveEvents(events []*Event) {
+	for _, e := range events {
+		e.life.leave()
+	}
+}
+
+// finishEnqueue shapes an adapter's answer to an enqueue.
+func (q *Queue) finishEnqueue(op string, drv driver.Event, err error, host []byte) (*Event, error) {
+	if err != nil {
+		return nil, wrapError(err, op, q.adapter.name)
+	}
+	if drv == nil {
+		return nil, nil
+	}
+	return newEvent(q, drv, host), nil
+}
+
+// transfer is the shared body of reads and writes.
+func (q *Queue) transfer(op string, write, blocking, wantEvent bool, m *Mem, offset uint64, host []byte, wait []*Event) (*Event, error) {
+	if err := q.enter(op); err != nil {
+		return nil, err
+	}
+	defer q.life.leave()
+	if err := q.useMem(op, m); err != nil {
+		return nil, err
+	}
+	defer m.life.leave()
+	if err := m.checkRange(op, offset, uint64(len(host))); err != nil {
+		return nil, err
+	}
+	dw, err := q.useWaitList(op, wait)
+	if err != nil {
+		return nil, err
+	}
+	defer leaveEvents(wait)
+	var ev driver.Event
+	if write {
+		ev, err = q.drv.WriteBuffer(m.drv, blocking, offset, host, dw, wantEvent)
+	} else {
+		ev, err = q.drv.ReadBuffer(m.drv, blocking, offset, host, dw, wantEvent)
+	}
+	if blocking {
+		host = nil
+	}
+	return q.finishEnqueue(op, ev, err, host)
+}
+
+// WriteBuffer copies src into the buffer at offset and waits for the copy.
+func (q *Queue) WriteBuffer(m *Mem, offset uint64, src []byte) error {
+	_, err := q.transfer("Queue.WriteBuffer", true, true, false, m, offset, src, nil)
+	return err
+}
+
+// ReadBuffer copies the buffer's bytes at offset into dst and waits for the
+// copy.
+func (q *Queue) ReadBuffer(m *Mem, offset uint64, dst []byte) error {
+	_, err := q.transfer("Queue.ReadBuffer", false, true, false, m, offset, dst, nil)
+	return err
+}
+
+// EnqueueWrite starts copying src into the buffer after the wait list. src
+// must not change until the returned event completes.
+func (q *Queue) EnqueueWrite(m *Mem, offset uint64, src []byte, wait ...*Event) (*Event, error) {
+	return q.transfer("Queue.EnqueueWrite", true, false, true, m, offset, src, wait)
+}
+
+// EnqueueRead starts copying the buffer into dst after the wait list. dst
+// holds the data once the returned event completes.
+func (q *Queue) EnqueueRead(m *Mem, offset uint64, dst []byte, wait ...*Event) (*Event, error) {
+	return q.transfer("Queue.EnqueueRead", false, false, true, m, offset, dst, wait)
+}
+
+// EnqueueCopy copies size bytes between buffers of the queue's context.
+func (q *Queue) EnqueueCopy(src, dst *Mem, srcOffset, dstOffset, size uint64, wait ...*Event) (*Event, error) {
+	const op = "Queue.EnqueueCopy"
+	if err := q.enter(op); err != nil {
+		return nil, err
+	}
+	defer q.life.leave()
+	if err := q.useMem(op, src); err != nil {
+		return nil, err
+	}
+	defer src.life.leave()
+	if err := q.useMem(op, dst); err != nil {
+		return nil, err
+	}
+	defer dst.life.leave()
+	if err := src.checkRange(op, srcOffset, size); err != nil {
+		return nil, err
+	}
+	if err := dst.checkRange(op, dstOffset, size); err != nil {
+		return nil, err
+	}
+	if src == dst && srcOffset < dstOffset+size && dstOffset < srcOffset+size {
+		return nil, newError(ErrOverlappingRegions, op, q.adapter.name, "source and destination ranges overlap")
+	}
+	dw, err := q.useWaitList(op, wait)
+	if err != nil {
+		return nil, err
+	}
+	defer leaveEvents(wait)
+	ev, err := q.drv.CopyBuffer(src.drv, dst.drv, srcOffset, dstOffset, size, dw, true)
+	return q.finishEnqueue(op, ev, err, nil)
+}
+
+// EnqueueFill repeats pattern over size bytes of the buffer from offset.
+// The pattern is 1, 2, 4, ..., 128 bytes long and divides offset and size.
+func (q *Queue) EnqueueFill(m *Mem, pattern []byte, offset, size uint64, wait ...*Event) (*Event, error) {
+	const op = "Queue.EnqueueFill"
+	if err := q.enter(op); err != nil {
+		return nil, err
+	}
+	defer q.life.leave()
+	if err := q.useMem(op, m); err != nil {
+		return nil, err
+	}
+	defer m.life.leave()
+	n := uint64(len(pattern))
+	if n == 0 || n > 128 || n&(n-1) != 0 {
+		return nil, newError(ErrInvalidValue, op, q.adapter.name, "pattern of %d bytes: want a power of two up to 128", n)
+	}
+	if offset%n != 0 || size%n != 0 {
+		return nil, newError(ErrInvalidSize, op, q.adapter.name, "offset %d and size %d must be multiples of the pattern size %d", offset, size, n)
+	}
+	if err := m.checkRange(op, offset, size); err != nil {
+		return nil, err
+	}
+	dw, err := q.useWaitList(op, wait)
+	if err != nil {
+		return nil, err
+	}
+	defer leaveEvents(wait)
+	ev, err := q.drv.FillBuffer(m.drv, pattern, offset, size, dw, true)
+	return q.finishEnqueue(op, ev, err, nil)
+}
