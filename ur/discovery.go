@@ -141,8 +141,8 @@ func adaptersToLoad(cfg Config) ([]string, error) {
 	var names []string
 	for _, term := range force {
 		name := adapterNameOf(strings.TrimSpace(term))
-		if !slices.Contains(registered, name) {
-			err := fmt.Errorf("unknown adapter %q (known: %s)", term, strings.Join(registered, ", "))
+		if !slices.Contains(registered, name) && !knownBackends[name] {
+			err := fmt.Errorf("unknown adapter %q", term)
 			if fromEnv {
 				err = fmt.Errorf("%s: %w", EnvForceLoad, err)
 			}
@@ -186,7 +186,11 @@ func openAdapter(name string) (driver.Adapter, error) {
 	if r, ok := opened[name]; ok {
 		return r.drv, r.err
 	}
-	open, _ := driver.Opener(name)
+	open, ok := driver.Opener(name)
+	if !ok {
+		// Not memoised: the adapter may still register (tests do).
+		return nil, driver.NotAvailable("%s: adapter not built into this program (import github.com/gour-dev/gour/adapters/all)", name)
+	}
 	drv, err := safeOpen(name, open)
 	opened[name] = openResult{drv, err}
 	return drv, err
