@@ -22,9 +22,11 @@ type queue struct {
 }
 
 func (q *queue) Native() uintptr { return uintptr(q.handle) }
-func (q *queue) Release() error  { return check("clReleaseCommandQueue", q.lib.ReleaseCommandQueue(q.handle)) }
-func (q *queue) Flush() error    { return check("clFlush", q.lib.Flush(q.handle)) }
-func (q *queue) Finish() error   { return check("clFinish", q.lib.Finish(q.handle)) }
+func (q *queue) Release() error {
+	return check("clReleaseCommandQueue", q.lib.ReleaseCommandQueue(q.handle))
+}
+func (q *queue) Flush() error  { return check("clFlush", q.lib.Flush(q.handle)) }
+func (q *queue) Finish() error { return check("clFinish", q.lib.Finish(q.handle)) }
 
 // waitList converts a wait list; nil stays nil so launches without one
 // allocate nothing.

@@ -8,8 +8,10 @@
 //
 // Pointers passed to a method are handed to C as they are. The hot-path
 // calls, SetKernelArg and EnqueueNDRangeKernel, make no Go allocation when
-// the pointers they get already point to heap memory the caller keeps; the
-// other calls are for setup and may allocate.
+// the pointers they get already point to heap memory the caller keeps; so do
+// the other calls without a string, list or errcode_ret to build (enqueues,
+// Flush, Finish, WaitForEvents, retain and release). Setup calls may
+// allocate.
 //
 // Memory that C keeps after the call returns (CL_MEM_USE_HOST_PTR buffers,
 // non-blocking reads and writes) must not be Go memory the collector can

@@ -10,7 +10,9 @@ import (
 )
 
 // Lib is the resolved OpenCL entry-point table. Fields hold C function
-// addresses; optional entry points the loader lacks are zero.
+// addresses; optional entry points the loader lacks are zero. A Lib is
+// read-only after Load, so its methods may be called from any goroutine
+// (OpenCL's own rules still apply, e.g. clSetKernelArg on one kernel).
 type Lib struct {
 	lib *dl.Library
 
