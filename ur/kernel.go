@@ -38,6 +38,10 @@ type Kernel struct {
 	// scratch holds a scalar argument while the adapter copies it, so that
 	// setting one allocates nothing.
 	scratch [2]uint64
+	// memArgs holds the buffers bound as arguments. Each is kept entered
+	// (alive) while bound, so releasing a buffer that a kernel still points
+	// at defers its free instead of crashing the next launch.
+	memArgs []*Mem
 }
 
 // NewKernel creates the kernel called name. An unknown name gives
@@ -61,7 +65,19 @@ func (p *Program) NewKernel(name string) (*Kernel, error) {
 		return nil, wrapError(err, op, p.adapter.name)
 	}
 	k := &Kernel{object: object{adapter: p.adapter}, program: p, drv: drv, name: name, numArgs: info.NumArgs}
-	k.life.free = drv.Release
+	if info.NumArgs != driver.NumArgsUnknown {
+		k.memArgs = make([]*Mem, info.NumArgs)
+	}
+	k.life.free = func() error {
+		err := drv.Release()
+		for i, m := range k.memArgs {
+			if m != nil {
+				m.life.leave()
+				k.memArgs[i] = nil
+			}
+		}
+		return err
+	}
 	return k, nil
 }
 
@@ -83,8 +99,14 @@ func (k *Kernel) Release() error {
 // Name is the kernel's name.
 func (k *Kernel) Name() string { return k.name }
 
-// NumArgs is the number of arguments the kernel takes.
-func (k *Kernel) NumArgs() int { return int(k.numArgs) }
+// NumArgs is the number of arguments the kernel takes, or -1 when the
+// driver cannot tell.
+func (k *Kernel) NumArgs() int {
+	if k.numArgs == driver.NumArgsUnknown {
+		return -1
+	}
+	return int(k.numArgs)
+}
 
 // Program returns the program the kernel came from.
 func (k *Kernel) Program() *Program { return k.program }
@@ -110,7 +132,7 @@ func (k *Kernel) Info(dev *Device) (KernelInfo, error) {
 }
 
 func (k *Kernel) checkIndex(op string, index int) error {
-	if index < 0 || index >= int(k.numArgs) {
+	if index < 0 || (k.numArgs != driver.NumArgsUnknown && index >= int(k.numArgs)) {
 		return newError(ErrInvalidKernelArgumentIndex, op, k.adapter.name,
 			"argument %d: kernel %s takes %d arguments", index, k.name, k.numArgs)
 	}
@@ -131,7 +153,11 @@ func (k *Kernel) SetArgBytes(index int, value []byte) error {
 	if len(value) == 0 {
 		return newError(ErrInvalidKernelArgumentSize, op, k.adapter.name, "argument %d: empty value", index)
 	}
-	return wrapError(k.drv.SetArgValue(uint32(index), value), op, k.adapter.name)
+	if err := k.drv.SetArgValue(uint32(index), value); err != nil {
+		return wrapError(err, op, k.adapter.name)
+	}
+	k.unbindMem(index)
+	return nil
 }
 
 // setArgBits sets a scalar argument of size bytes from its bit pattern.
@@ -145,7 +171,11 @@ func (k *Kernel) setArgBits(op string, index int, bits uint64, size int) error {
 	}
 	k.scratch[0] = bits // little-endian: the low bytes hold the value
 	value := unsafe.Slice((*byte)(unsafe.Pointer(&k.scratch[0])), size)
-	return wrapError(k.drv.SetArgValue(uint32(index), value), op, k.adapter.name)
+	if err := k.drv.SetArgValue(uint32(index), value); err != nil {
+		return wrapError(err, op, k.adapter.name)
+	}
+	k.unbindMem(index)
+	return nil
 }
 
 // SetArgInt32 sets a 32-bit integer argument (int, uint in OpenCL C).
@@ -198,7 +228,37 @@ func (k *Kernel) SetArgMem(index int, m *Mem) error {
 		}
 		return newError(ErrInvalidContext, op, k.adapter.name, "buffer belongs to another context")
 	}
-	return wrapError(k.drv.SetArgMem(uint32(index), m.drv), op, k.adapter.name)
+	if err := k.drv.SetArgMem(uint32(index), m.drv); err != nil {
+		return wrapError(err, op, k.adapter.name)
+	}
+	k.bindMem(index, m)
+	return nil
+}
+
+// bindMem records m as argument index, keeping it alive until it is
+// replaced or the kernel is freed. Rebinding the same buffer costs nothing.
+func (k *Kernel) bindMem(index int, m *Mem) {
+	for index >= len(k.memArgs) {
+		k.memArgs = append(k.memArgs, nil)
+	}
+	old := k.memArgs[index]
+	if old == m {
+		return
+	}
+	m.life.enter() // cannot fail: the caller holds m entered
+	k.memArgs[index] = m
+	if old != nil {
+		old.life.leave()
+	}
+}
+
+// unbindMem forgets a buffer argument that a scalar or local argument
+// replaced.
+func (k *Kernel) unbindMem(index int) {
+	if index < len(k.memArgs) && k.memArgs[index] != nil {
+		k.memArgs[index].life.leave()
+		k.memArgs[index] = nil
+	}
 }
 
 // SetArgLocal sets a __local argument to size bytes of work-group memory.
@@ -214,7 +274,11 @@ func (k *Kernel) SetArgLocal(index int, size uint64) error {
 	if size == 0 {
 		return newError(ErrInvalidKernelArgumentSize, op, k.adapter.name, "argument %d: local memory size is 0", index)
 	}
-	return wrapError(k.drv.SetArgLocal(uint32(index), size), op, k.adapter.name)
+	if err := k.drv.SetArgLocal(uint32(index), size); err != nil {
+		return wrapError(err, op, k.adapter.name)
+	}
+	k.unbindMem(index)
+	return nil
 }
 
 // checkRange validates an index space before it reaches the driver.

@@ -57,7 +57,7 @@ func newLaunchFixture(tb testing.TB) *launchFixture {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { k.Release() })
-	y, err := ctx.NewBuffer(ur.MemReadWrite, 1024*4)
+	y, err := ctx.NewBufferFrom(ur.MemReadWrite, make([]byte, 1024*4))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestLaunchAllocatesNothing(t *testing.T) {
 	if err := f.q.Finish(); err != nil {
 		t.Fatal(err)
 	}
-	if allocs != 0 {
+	if allocs != 0 && !raceEnabled {
 		t.Errorf("SetArgMem + Launch: %v allocations per launch, want 0", allocs)
 	}
 	out := make([]float32, 1024)

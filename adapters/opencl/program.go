@@ -163,7 +163,7 @@ func (p *program) SetSpecConstant(id uint32, value []byte) error {
 		return driver.Errorf(driver.ResultUnsupportedFeature, "the OpenCL library has no clSetProgramSpecializationConstant (OpenCL < 2.2)")
 	}
 	if !p.fromIL {
-		return driver.Errorf(driver.ResultInvalidProgram, "specialization constants need a program created from IL")
+		return driver.Errorf(driver.ResultUnsupportedFeature, "specialization constants need a program created from IL; this one is from source or binaries")
 	}
 	st := p.lib.SetProgramSpecializationConstant(p.handle, id, uintptr(len(value)), unsafe.Pointer(&value[0]))
 	return check("clSetProgramSpecializationConstant", st)

@@ -71,7 +71,7 @@ type DeviceInfo struct {
 	AddressBits      uint32
 	FP64             bool
 	FP16             bool
-	ILVersions       string // SPIR-V versions the device takes; empty if none
+	ILVersions       string // IL the device takes (SPIR-V versions, PTX ISA); empty if none
 	Extensions       string
 	// Preferred and native vector widths for char, short, int, long,
 	// float, double and half, in that order.
@@ -146,7 +146,9 @@ type Kernel interface {
 
 // KernelInfo describes a kernel on one device.
 type KernelInfo struct {
-	Name                           string
+	Name string
+	// NumArgs is the number of arguments, or NumArgsUnknown when the
+	// driver cannot tell (the front end then skips its index check).
 	NumArgs                        uint32
 	WorkGroupSize                  uint64 // largest work-group this kernel runs with
 	PreferredWorkGroupSizeMultiple uint64
@@ -154,6 +156,10 @@ type KernelInfo struct {
 	LocalMemSize                   uint64
 	PrivateMemSize                 uint64
 }
+
+// NumArgsUnknown is KernelInfo.NumArgs for a driver that cannot count a
+// kernel's arguments.
+const NumArgsUnknown = ^uint32(0)
 
 // NDRange is a launch's index space. Dims is 1, 2 or 3; Local all zero
 // lets the driver choose.

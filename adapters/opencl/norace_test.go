@@ -1,0 +1,5 @@
+//go:build !race
+
+package opencl_test
+
+const raceEnabled = false

@@ -1,0 +1,65 @@
+package conformance
+
+import "strings"
+
+// EnvRunKnownFailures, set to 1, runs the tests of KnownFailures instead of
+// skipping them.
+const EnvRunKnownFailures = "GOUR_CTS_RUN_KNOWN_FAILURES"
+
+// KnownFailure names a conformance test that fails on some adapter and
+// device for a reason outside gour (a driver bug or limitation). The suite
+// skips it there with the reason, unless GOUR_CTS_RUN_KNOWN_FAILURES=1.
+type KnownFailure struct {
+	// Adapter is the backend name ("opencl", "cuda"); "" or "*" matches
+	// every adapter.
+	Adapter string
+	// Device is a substring of the device name, matched without regard to
+	// case; "" matches every device.
+	Device string
+	// Test is the test's name without the device part, as go test prints
+	// it (spaces become underscores): "TestEventProfiling" or, for one row
+	// of a table test, "TestMemoryFill/pattern16". An entry for a test
+	// covers its sub-tests.
+	Test string
+	// Reason says why the test fails, with a link to the driver's bug
+	// tracker where there is one.
+	Reason string
+}
+
+// KnownFailures lists the tests expected to fail. Keep it empty unless a
+// test fails for a reason in the driver, not in gour.
+var KnownFailures = []KnownFailure{
+	{
+		Adapter: "opencl",
+		Device:  "pthread", // PoCL's CPU driver
+		Test:    "TestKernelArgWrongSize/3BytesForUint",
+		Reason: "PoCL's clSetKernelArg accepts an argument of 3*k bytes for one of 4*k bytes, " +
+			"so that a <type>3 vector may be passed by its 3 elements (lib/CL/clSetKernelArg.c); " +
+			"3 bytes for a uint therefore passes as a uchar3 would",
+	},
+}
+
+// Matches reports whether the entry covers test on the adapter's device.
+func (k KnownFailure) Matches(adapter, device, test string) bool {
+	if k.Adapter != "" && k.Adapter != "*" && !strings.EqualFold(k.Adapter, adapter) {
+		return false
+	}
+	if k.Device != "" && !strings.Contains(strings.ToLower(device), strings.ToLower(k.Device)) {
+		return false
+	}
+	if k.Test == "" {
+		return false
+	}
+	return test == k.Test || strings.HasPrefix(test, k.Test+"/")
+}
+
+// FindKnownFailure returns the first entry of list that covers test on the
+// adapter's device.
+func FindKnownFailure(list []KnownFailure, adapter, device, test string) (KnownFailure, bool) {
+	for _, k := range list {
+		if k.Matches(adapter, device, test) {
+			return k, true
+		}
+	}
+	return KnownFailure{}, false
+}
