@@ -1,6 +1,10 @@
 package cl
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/gour-dev/gour/internal/dl"
+)
 
 // CreateContext calls clCreateContext without a notification callback.
 // properties holds cl_context_properties key/value pairs (for example
@@ -11,7 +15,7 @@ func (l *Lib) CreateContext(properties []uintptr, devices []Device) (Context, St
 		properties = append(properties[:len(properties):len(properties)], 0)
 	}
 	f := newFrame()
-	f.args = [9]uintptr{
+	f.args = dl.Args{
 		f.ptr(0, first(properties)),
 		uintptr(len(devices)),
 		f.ptr(1, first(devices)),

@@ -1,13 +1,17 @@
 package cl
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/gour-dev/gour/internal/dl"
+)
 
 // GetDeviceIDs calls clGetDeviceIDs for the devices of deviceType (a
 // DeviceType* bitfield): it fills devices (may be empty) and stores the
 // number available in numDevices (may be nil).
 func (l *Lib) GetDeviceIDs(p Platform, deviceType uint64, devices []Device, numDevices *uint32) Status {
 	f := newFrame()
-	f.args = [9]uintptr{
+	f.args = dl.Args{
 		uintptr(p),
 		uintptr(deviceType),
 		uintptr(len(devices)),

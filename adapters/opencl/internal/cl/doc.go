@@ -1,5 +1,5 @@
 // Package cl is the raw OpenCL 1.2–3.0 binding over the ICD loader
-// (libOpenCL.so.1), called through purego without cgo.
+// (libOpenCL.so.1), called without cgo through internal/dl.
 //
 // It holds no logic: each method of [Lib] calls one C function with
 // Go-typed arguments and returns the cl_int result as a [Status]; functions

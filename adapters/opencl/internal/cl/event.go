@@ -1,12 +1,16 @@
 package cl
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/gour-dev/gour/internal/dl"
+)
 
 // WaitForEvents calls clWaitForEvents. An empty list gives InvalidValue
 // from C.
 func (l *Lib) WaitForEvents(events []Event) Status {
 	f := newFrame()
-	f.args = [9]uintptr{uintptr(len(events)), f.ptr(0, first(events))}
+	f.args = dl.Args{uintptr(len(events)), f.ptr(0, first(events))}
 	r, _ := f.call(l.waitForEvents, 2)
 	return status(r)
 }

@@ -1,12 +1,16 @@
 package cl
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/gour-dev/gour/internal/dl"
+)
 
 // CreateKernel calls clCreateKernel.
 func (l *Lib) CreateKernel(p Program, name string) (Kernel, Status) {
 	n := cString(name)
 	f := newFrame()
-	f.args = [9]uintptr{uintptr(p), f.ptr(0, unsafe.Pointer(&n[0])), f.errPtr()}
+	f.args = dl.Args{uintptr(p), f.ptr(0, unsafe.Pointer(&n[0])), f.errPtr()}
 	r, errcode := f.call(l.createKernel, 3)
 	return Kernel(r), errcode
 }
@@ -22,11 +26,10 @@ func (l *Lib) ReleaseKernel(k Kernel) Status { return call1(l.releaseKernel, uin
 // call returns; nil with a size declares __local memory.
 //
 // Hot path: it allocates nothing when value points to heap memory. A
-// pointer to a local variable moves that variable to the heap, as with any
-// pointer handed to purego.SyscallN.
+// pointer to a local variable moves that variable to the heap (see frame).
 func (l *Lib) SetKernelArg(k Kernel, index uint32, size uintptr, value unsafe.Pointer) Status {
 	f := newFrame()
-	f.args = [9]uintptr{uintptr(k), uintptr(index), size, f.ptr(0, value)}
+	f.args = dl.Args{uintptr(k), uintptr(index), size, f.ptr(0, value)}
 	r, _ := f.call(l.setKernelArg, 4)
 	return status(r)
 }
@@ -57,7 +60,7 @@ func (l *Lib) GetKernelArgInfo(k Kernel, index uint32, param uint32, size uintpt
 // heap memory, for example arrays kept in a long-lived struct.
 func (l *Lib) EnqueueNDRangeKernel(q Queue, k Kernel, workDim uint32, globalOffset, globalSize, localSize *uintptr, waitList []Event, event *Event) Status {
 	f := newFrame()
-	f.args = [9]uintptr{
+	f.args = dl.Args{
 		uintptr(q),
 		uintptr(k),
 		uintptr(workDim),

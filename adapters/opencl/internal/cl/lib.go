@@ -4,8 +4,6 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
-
 	"github.com/gour-dev/gour/internal/dl"
 )
 
@@ -188,17 +186,14 @@ func (l *Lib) HasSpecializationConstants() bool { return l.setProgramSpecializat
 // defined by the C ABI.
 func status(r uintptr) Status { return Status(int32(r)) }
 
-// frame is the argument block of one C call.
+// frame is the argument block of one C call, made for dl.Call.
 //
-// purego.SyscallN is //go:uintptrescapes, which makes its variadic argument
-// list escape: a list built at the call site costs one allocation per call.
-// Calls instead pass a slice of a pooled frame, which is already on the heap.
-// Pointer arguments are also stored in keep: that keeps them alive during the
-// call and makes them escape to the heap exactly as they would when passed
-// to SyscallN directly, so a uintptr taken from them cannot go stale when a
-// goroutine stack moves.
+// Frames come from a pool, so they are on the heap. Pointer arguments are
+// stored in keep as well as in args: that keeps their targets alive during
+// the call and makes them escape to the heap, so a uintptr taken from them
+// cannot go stale when a goroutine stack moves (dl.Call's contract).
 type frame struct {
-	args    [9]uintptr
+	args    dl.Args
 	keep    [5]unsafe.Pointer
 	errcode int32 // errcode_ret target for the create functions
 }
@@ -222,7 +217,7 @@ func (f *frame) errPtr() uintptr {
 // call runs fn on the first n arguments, then returns the frame to the
 // pool. errcode is the errcode_ret slot, for calls that passed errPtr.
 func (f *frame) call(fn uintptr, n int) (r uintptr, errcode Status) {
-	r, _, _ = purego.SyscallN(fn, f.args[:n]...)
+	r = dl.Call(fn, &f.args)
 	errcode = Status(f.errcode)
 	f.keep = [len(f.keep)]unsafe.Pointer{}
 	frames.Put(f)
@@ -240,7 +235,7 @@ func call1(fn, h uintptr) Status {
 // getInfo runs a clGet*Info function of one object.
 func getInfo(fn, obj uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) Status {
 	f := newFrame()
-	f.args = [9]uintptr{obj, uintptr(param), size, f.ptr(0, value), f.ptr(1, unsafe.Pointer(sizeRet))}
+	f.args = dl.Args{obj, uintptr(param), size, f.ptr(0, value), f.ptr(1, unsafe.Pointer(sizeRet))}
 	r, _ := f.call(fn, 5)
 	return status(r)
 }
@@ -249,7 +244,7 @@ func getInfo(fn, obj uintptr, param uint32, size uintptr, value unsafe.Pointer, 
 // index), such as clGetProgramBuildInfo.
 func getInfo2(fn, obj, obj2 uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) Status {
 	f := newFrame()
-	f.args = [9]uintptr{obj, obj2, uintptr(param), size, f.ptr(0, value), f.ptr(1, unsafe.Pointer(sizeRet))}
+	f.args = dl.Args{obj, obj2, uintptr(param), size, f.ptr(0, value), f.ptr(1, unsafe.Pointer(sizeRet))}
 	r, _ := f.call(fn, 6)
 	return status(r)
 }

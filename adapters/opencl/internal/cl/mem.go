@@ -1,12 +1,16 @@
 package cl
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/gour-dev/gour/internal/dl"
+)
 
 // CreateBuffer calls clCreateBuffer with Mem* flags. hostPtr may be nil; with
 // MemUseHostPtr C keeps it, so it must outlive the buffer.
 func (l *Lib) CreateBuffer(c Context, flags uint64, size uintptr, hostPtr unsafe.Pointer) (Mem, Status) {
 	f := newFrame()
-	f.args = [9]uintptr{uintptr(c), uintptr(flags), size, f.ptr(0, hostPtr), f.errPtr()}
+	f.args = dl.Args{uintptr(c), uintptr(flags), size, f.ptr(0, hostPtr), f.errPtr()}
 	r, errcode := f.call(l.createBuffer, 5)
 	return Mem(r), errcode
 }
@@ -27,7 +31,7 @@ func (l *Lib) GetMemObjectInfo(m Mem, param uint32, size uintptr, value unsafe.P
 // until the event completes. event may be nil.
 func (l *Lib) EnqueueReadBuffer(q Queue, buf Mem, blocking bool, offset, size uintptr, dst unsafe.Pointer, waitList []Event, event *Event) Status {
 	f := newFrame()
-	f.args = [9]uintptr{
+	f.args = dl.Args{
 		uintptr(q),
 		uintptr(buf),
 		clBool(blocking),
@@ -47,7 +51,7 @@ func (l *Lib) EnqueueReadBuffer(q Queue, buf Mem, blocking bool, offset, size ui
 // alive until the event completes. event may be nil.
 func (l *Lib) EnqueueWriteBuffer(q Queue, buf Mem, blocking bool, offset, size uintptr, src unsafe.Pointer, waitList []Event, event *Event) Status {
 	f := newFrame()
-	f.args = [9]uintptr{
+	f.args = dl.Args{
 		uintptr(q),
 		uintptr(buf),
 		clBool(blocking),
@@ -65,7 +69,7 @@ func (l *Lib) EnqueueWriteBuffer(q Queue, buf Mem, blocking bool, offset, size u
 // EnqueueCopyBuffer calls clEnqueueCopyBuffer. event may be nil.
 func (l *Lib) EnqueueCopyBuffer(q Queue, src, dst Mem, srcOffset, dstOffset, size uintptr, waitList []Event, event *Event) Status {
 	f := newFrame()
-	f.args = [9]uintptr{
+	f.args = dl.Args{
 		uintptr(q),
 		uintptr(src),
 		uintptr(dst),
@@ -85,7 +89,7 @@ func (l *Lib) EnqueueCopyBuffer(q Queue, src, dst Mem, srcOffset, dstOffset, siz
 // before the call returns. event may be nil.
 func (l *Lib) EnqueueFillBuffer(q Queue, buf Mem, pattern unsafe.Pointer, patternSize, offset, size uintptr, waitList []Event, event *Event) Status {
 	f := newFrame()
-	f.args = [9]uintptr{
+	f.args = dl.Args{
 		uintptr(q),
 		uintptr(buf),
 		f.ptr(0, pattern),

@@ -1,12 +1,16 @@
 package cl
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/gour-dev/gour/internal/dl"
+)
 
 // GetPlatformIDs calls clGetPlatformIDs: it fills platforms (may be empty)
 // and stores the number available in numPlatforms (may be nil).
 func (l *Lib) GetPlatformIDs(platforms []Platform, numPlatforms *uint32) Status {
 	f := newFrame()
-	f.args = [9]uintptr{
+	f.args = dl.Args{
 		uintptr(len(platforms)),
 		f.ptr(0, first(platforms)),
 		f.ptr(1, unsafe.Pointer(numPlatforms)),

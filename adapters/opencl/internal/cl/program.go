@@ -1,6 +1,10 @@
 package cl
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/gour-dev/gour/internal/dl"
+)
 
 // CreateProgramWithSource calls clCreateProgramWithSource with one source
 // string.
@@ -9,7 +13,7 @@ func (l *Lib) CreateProgramWithSource(c Context, source string) (Program, Status
 	strs := &[1]*byte{&src[0]}
 	lengths := &[1]uintptr{uintptr(len(source))}
 	f := newFrame()
-	f.args = [9]uintptr{
+	f.args = dl.Args{
 		uintptr(c),
 		1,
 		f.ptr(0, unsafe.Pointer(strs)),
@@ -38,7 +42,7 @@ func (l *Lib) CreateProgramWithBinary(c Context, devices []Device, binaries [][]
 	}
 	binStatus := make([]Status, n) // Status has cl_int's layout
 	f := newFrame()
-	f.args = [9]uintptr{
+	f.args = dl.Args{
 		uintptr(c),
 		uintptr(n),
 		f.ptr(0, first(devices)),
@@ -59,7 +63,7 @@ func (l *Lib) CreateProgramWithIL(c Context, il []byte) (Program, Status) {
 		return 0, InvalidOperation
 	}
 	f := newFrame()
-	f.args = [9]uintptr{uintptr(c), f.ptr(0, first(il)), uintptr(len(il)), f.errPtr()}
+	f.args = dl.Args{uintptr(c), f.ptr(0, first(il)), uintptr(len(il)), f.errPtr()}
 	r, errcode := f.call(l.createProgramWithIL, 4)
 	return Program(r), errcode
 }
@@ -69,7 +73,7 @@ func (l *Lib) CreateProgramWithIL(c Context, il []byte) (Program, Status) {
 func (l *Lib) BuildProgram(p Program, devices []Device, options string) Status {
 	opts := cString(options)
 	f := newFrame()
-	f.args = [9]uintptr{
+	f.args = dl.Args{
 		uintptr(p),
 		uintptr(len(devices)),
 		f.ptr(0, first(devices)),
@@ -86,7 +90,7 @@ func (l *Lib) BuildProgram(p Program, devices []Device, options string) Status {
 func (l *Lib) CompileProgram(p Program, devices []Device, options string) Status {
 	opts := cString(options)
 	f := newFrame()
-	f.args = [9]uintptr{
+	f.args = dl.Args{
 		uintptr(p),
 		uintptr(len(devices)),
 		f.ptr(0, first(devices)),
@@ -107,7 +111,7 @@ func (l *Lib) CompileProgram(p Program, devices []Device, options string) Status
 func (l *Lib) LinkProgram(c Context, devices []Device, options string, inputs []Program) (Program, Status) {
 	opts := cString(options)
 	f := newFrame()
-	f.args = [9]uintptr{
+	f.args = dl.Args{
 		uintptr(c),
 		uintptr(len(devices)),
 		f.ptr(0, first(devices)),
@@ -146,7 +150,7 @@ func (l *Lib) SetProgramSpecializationConstant(p Program, specID uint32, size ui
 		return InvalidOperation
 	}
 	f := newFrame()
-	f.args = [9]uintptr{uintptr(p), uintptr(specID), size, f.ptr(0, value)}
+	f.args = dl.Args{uintptr(p), uintptr(specID), size, f.ptr(0, value)}
 	r, _ := f.call(l.setProgramSpecializationConstant, 4)
 	return status(r)
 }

@@ -1,12 +1,16 @@
 package cl
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/gour-dev/gour/internal/dl"
+)
 
 // CreateCommandQueue calls clCreateCommandQueue (the 1.2 entry point,
 // deprecated in 2.0 but exported by every loader) with a Queue* bitfield.
 func (l *Lib) CreateCommandQueue(c Context, d Device, properties uint64) (Queue, Status) {
 	f := newFrame()
-	f.args = [9]uintptr{uintptr(c), uintptr(d), uintptr(properties), f.errPtr()}
+	f.args = dl.Args{uintptr(c), uintptr(d), uintptr(properties), f.errPtr()}
 	r, errcode := f.call(l.createCommandQueue, 4)
 	return Queue(r), errcode
 }
@@ -24,7 +28,7 @@ func (l *Lib) CreateCommandQueueWithProperties(c Context, d Device, properties [
 		properties = append(properties[:len(properties):len(properties)], 0)
 	}
 	f := newFrame()
-	f.args = [9]uintptr{uintptr(c), uintptr(d), f.ptr(0, first(properties)), f.errPtr()}
+	f.args = dl.Args{uintptr(c), uintptr(d), f.ptr(0, first(properties)), f.errPtr()}
 	r, errcode := f.call(l.createCommandQueueWithProperties, 4)
 	return Queue(r), errcode
 }

@@ -1,0 +1,66 @@
+# gour's entry points. `make demo` shows it working; `make test` is what CI
+# runs (.ci/run). Everything assumes Debian or Ubuntu for `deps`; the other
+# targets only need Go, and a C compiler for -race and the C benchmark.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+GO ?= go
+
+# The test run: the OpenCL adapter must load and find a device (PoCL), so
+# that the run cannot pass by skipping; PoCL's own kernel cache is off so
+# that tests of cold builds measure cold builds.
+TEST_ENV := CGO_ENABLED=1 UR_REQUIRE_ADAPTERS=opencl POCL_KERNEL_CACHE=0
+
+.PHONY: help
+help:
+	@echo "make deps                install the OpenCL ICD loader, PoCL, gcc (Debian/Ubuntu; only what is missing)"
+	@echo "make demo                deps, then run cmd/urdemo: list devices, run axpy on the default device"
+	@echo "make test                deps, then gofmt, go vet, CGO_ENABLED=0 build, staticcheck if installed, go test -race"
+	@echo "make bench               the launch benchmark: gour vs C on PoCL (scripts/bench/launch.sh)"
+	@echo "make build-device-tests  test binaries and tools in bin/, for a machine without Go"
+
+.PHONY: deps
+deps:
+	@scripts/deps.sh
+
+.PHONY: demo
+demo: deps
+	POCL_KERNEL_CACHE=0 $(GO) run ./cmd/urdemo
+
+.PHONY: test
+test: deps
+	@echo "== gofmt"
+	@unformatted=$$(gofmt -l .); \
+	if [[ -n $$unformatted ]]; then echo "gofmt -l lists these files; run gofmt -w:"; echo "$$unformatted"; exit 1; fi
+	@echo "== go vet"
+	$(GO) vet ./...
+	@echo "== build without cgo"
+	CGO_ENABLED=0 $(GO) build ./...
+	@echo "== staticcheck"
+	@if command -v staticcheck >/dev/null 2>&1; then staticcheck ./...; \
+	else echo "staticcheck not installed: skipped"; fi
+	@echo "== go test -race"
+	$(TEST_ENV) $(GO) test -race -count=1 ./...
+
+.PHONY: bench
+bench: deps
+	scripts/bench/launch.sh
+
+# Test binaries of every package under conformance/ and adapters/ that has
+# tests, named after the package path (bin/adapters-opencl.test), and the
+# commands. Built without cgo, so they run on any Linux of the same
+# architecture.
+DEVICE_TEST_PKGS = $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./conformance/... ./adapters/...)
+MODULE = $(shell $(GO) list -m)
+
+.PHONY: build-device-tests
+build-device-tests:
+	@mkdir -p bin
+	@for pkg in $(DEVICE_TEST_PKGS); do \
+		rel=$${pkg#$(MODULE)/}; out=bin/$${rel//\//-}.test; \
+		echo "CGO_ENABLED=0 $(GO) test -c -o $$out ./$$rel"; \
+		CGO_ENABLED=0 $(GO) test -c -o "$$out" "./$$rel"; \
+	done
+	CGO_ENABLED=0 $(GO) build -o bin/ ./cmd/...

@@ -1,0 +1,38 @@
+package cu
+
+import (
+	"unsafe"
+
+	"github.com/gour-dev/gour/internal/dl"
+)
+
+// LaunchKernel calls cuLaunchKernel: fn runs on a gridX×gridY×gridZ grid of
+// blockX×blockY×blockZ blocks with sharedMem bytes of dynamic shared memory
+// per block, in stream s.
+//
+// params points to an array with one pointer per kernel parameter, each to
+// the parameter's value (CUDA's kernelParams); extra is CUDA's extra array
+// (CU_LAUNCH_PARAM_*), usually nil. The driver copies the values before the
+// call returns.
+//
+// Hot path: it allocates nothing when params, the values it points to and
+// extra are heap memory the caller keeps, for example arrays in a
+// long-lived struct. Nothing here takes the address of a local variable.
+func (l *Lib) LaunchKernel(fn Function, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem uint32, s Stream, params, extra *unsafe.Pointer) Result {
+	f := newFrame()
+	f.args = dl.Args{
+		uintptr(fn),
+		uintptr(gridX),
+		uintptr(gridY),
+		uintptr(gridZ),
+		uintptr(blockX),
+		uintptr(blockY),
+		uintptr(blockZ),
+		uintptr(sharedMem),
+		uintptr(s),
+		f.ptr(0, unsafe.Pointer(params)),
+		f.ptr(1, unsafe.Pointer(extra)),
+	}
+	r, _, _ := f.call(l.launchKernel, 11)
+	return r
+}

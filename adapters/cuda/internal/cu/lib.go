@@ -1,0 +1,366 @@
+package cu
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/gour-dev/gour/internal/dl"
+)
+
+// Lib is the resolved CUDA driver entry-point table. Fields hold C function
+// addresses; optional entry points the driver lacks are zero. A Lib is
+// read-only after Load, so its methods may be called from any goroutine
+// (the driver's own rules still apply, e.g. the current context is per OS
+// thread).
+type Lib struct {
+	lib *dl.Library
+
+	// Initialization, version, errors.
+	init             uintptr
+	driverGetVersion uintptr
+	getErrorName     uintptr
+	getErrorString   uintptr // optional
+
+	// Devices.
+	deviceGetCount     uintptr
+	deviceGet          uintptr
+	deviceGetName      uintptr
+	deviceGetAttribute uintptr
+	deviceTotalMem     uintptr
+	deviceGetUuid      uintptr // optional: cuDeviceGetUuid_v2, else cuDeviceGetUuid
+
+	// Primary context and context stack.
+	devicePrimaryCtxRetain  uintptr
+	devicePrimaryCtxRelease uintptr
+	ctxSetCurrent           uintptr
+	ctxGetCurrent           uintptr
+	ctxPushCurrent          uintptr
+	ctxPopCurrent           uintptr
+	ctxSynchronize          uintptr
+
+	// Streams.
+	streamCreate      uintptr
+	streamDestroy     uintptr
+	streamSynchronize uintptr
+	streamQuery       uintptr
+	streamWaitEvent   uintptr
+
+	// Memory.
+	memAlloc         uintptr
+	memFree          uintptr
+	memGetInfo       uintptr
+	memcpyHtoD       uintptr
+	memcpyDtoH       uintptr
+	memcpyHtoDAsync  uintptr
+	memcpyDtoHAsync  uintptr
+	memcpyDtoDAsync  uintptr
+	memsetD8Async    uintptr
+	memsetD16Async   uintptr
+	memsetD32Async   uintptr
+	memsetD2D8Async  uintptr // optional
+	memsetD2D16Async uintptr // optional
+	memsetD2D32Async uintptr // optional
+
+	// Modules and functions.
+	moduleLoadData             uintptr
+	moduleLoadDataEx           uintptr
+	moduleUnload               uintptr
+	moduleGetFunction          uintptr
+	moduleGetGlobal            uintptr // optional
+	moduleGetFunctionCount     uintptr // optional, 12.4
+	moduleEnumerateFunctions   uintptr // optional, 12.4
+	funcGetName                uintptr // optional, 12.3
+	funcGetAttribute           uintptr
+	funcSetAttribute           uintptr
+	funcGetParamInfo           uintptr // optional, 12.4
+	occupancyMaxPotentialBlock uintptr // optional
+
+	// Launch.
+	launchKernel uintptr
+
+	// JIT linker.
+	linkCreate   uintptr
+	linkAddData  uintptr
+	linkComplete uintptr
+	linkDestroy  uintptr
+
+	// Events.
+	eventCreate      uintptr
+	eventDestroy     uintptr
+	eventRecord      uintptr
+	eventSynchronize uintptr
+	eventQuery       uintptr
+	eventElapsedTime uintptr // cuEventElapsedTime_v2 (12.8), else cuEventElapsedTime
+}
+
+// libraryNames are tried in order: the versioned soname first, since the
+// unversioned link only exists where development packages are installed
+// (and is then often the toolkit's stub library).
+var libraryNames = []string{"libcuda.so.1", "libcuda.so"}
+
+// Load opens the CUDA driver library and resolves every entry point. It
+// fails, without panicking, when the library or a required function is
+// missing. Each call returns a new table; nothing is cached.
+func Load() (*Lib, error) {
+	lib, err := dl.Open(libraryNames...)
+	if err != nil {
+		return nil, fmt.Errorf("cu: CUDA driver library not available: %w", err)
+	}
+	l := &Lib{lib: lib}
+	if err := lib.Resolve(l.symbols()); err != nil {
+		_ = lib.Close()
+		return nil, fmt.Errorf("cu: %w", err)
+	}
+	// Entry points known under two names: the newer one first.
+	l.deviceGetUuid = lookupFirst(lib, "cuDeviceGetUuid_v2", "cuDeviceGetUuid")
+	l.eventElapsedTime = lookupFirst(lib, "cuEventElapsedTime_v2", "cuEventElapsedTime")
+	if l.eventElapsedTime == 0 {
+		_ = lib.Close()
+		return nil, fmt.Errorf("cu: %s: symbol cuEventElapsedTime not found", lib.Name)
+	}
+	return l, nil
+}
+
+// lookupFirst returns the address of the first name the library exports, or
+// zero.
+func lookupFirst(lib *dl.Library, names ...string) uintptr {
+	for _, n := range names {
+		if addr, err := lib.Lookup(n); err == nil {
+			return addr
+		}
+	}
+	return 0
+}
+
+func (l *Lib) symbols() []dl.Symbol {
+	return []dl.Symbol{
+		{Name: "cuInit", Addr: &l.init},
+		{Name: "cuDriverGetVersion", Addr: &l.driverGetVersion},
+		{Name: "cuGetErrorName", Addr: &l.getErrorName},
+		{Name: "cuGetErrorString", Addr: &l.getErrorString, Optional: true},
+
+		{Name: "cuDeviceGetCount", Addr: &l.deviceGetCount},
+		{Name: "cuDeviceGet", Addr: &l.deviceGet},
+		{Name: "cuDeviceGetName", Addr: &l.deviceGetName},
+		{Name: "cuDeviceGetAttribute", Addr: &l.deviceGetAttribute},
+		{Name: "cuDeviceTotalMem_v2", Addr: &l.deviceTotalMem},
+
+		{Name: "cuDevicePrimaryCtxRetain", Addr: &l.devicePrimaryCtxRetain},
+		{Name: "cuDevicePrimaryCtxRelease_v2", Addr: &l.devicePrimaryCtxRelease},
+		{Name: "cuCtxSetCurrent", Addr: &l.ctxSetCurrent},
+		{Name: "cuCtxGetCurrent", Addr: &l.ctxGetCurrent},
+		{Name: "cuCtxPushCurrent_v2", Addr: &l.ctxPushCurrent},
+		{Name: "cuCtxPopCurrent_v2", Addr: &l.ctxPopCurrent},
+		{Name: "cuCtxSynchronize", Addr: &l.ctxSynchronize},
+
+		{Name: "cuStreamCreate", Addr: &l.streamCreate},
+		{Name: "cuStreamDestroy_v2", Addr: &l.streamDestroy},
+		{Name: "cuStreamSynchronize", Addr: &l.streamSynchronize},
+		{Name: "cuStreamQuery", Addr: &l.streamQuery},
+		{Name: "cuStreamWaitEvent", Addr: &l.streamWaitEvent},
+
+		{Name: "cuMemAlloc_v2", Addr: &l.memAlloc},
+		{Name: "cuMemFree_v2", Addr: &l.memFree},
+		{Name: "cuMemGetInfo_v2", Addr: &l.memGetInfo},
+		{Name: "cuMemcpyHtoD_v2", Addr: &l.memcpyHtoD},
+		{Name: "cuMemcpyDtoH_v2", Addr: &l.memcpyDtoH},
+		{Name: "cuMemcpyHtoDAsync_v2", Addr: &l.memcpyHtoDAsync},
+		{Name: "cuMemcpyDtoHAsync_v2", Addr: &l.memcpyDtoHAsync},
+		{Name: "cuMemcpyDtoDAsync_v2", Addr: &l.memcpyDtoDAsync},
+		{Name: "cuMemsetD8Async", Addr: &l.memsetD8Async},
+		{Name: "cuMemsetD16Async", Addr: &l.memsetD16Async},
+		{Name: "cuMemsetD32Async", Addr: &l.memsetD32Async},
+		{Name: "cuMemsetD2D8Async", Addr: &l.memsetD2D8Async, Optional: true},
+		{Name: "cuMemsetD2D16Async", Addr: &l.memsetD2D16Async, Optional: true},
+		{Name: "cuMemsetD2D32Async", Addr: &l.memsetD2D32Async, Optional: true},
+
+		{Name: "cuModuleLoadData", Addr: &l.moduleLoadData},
+		{Name: "cuModuleLoadDataEx", Addr: &l.moduleLoadDataEx},
+		{Name: "cuModuleUnload", Addr: &l.moduleUnload},
+		{Name: "cuModuleGetFunction", Addr: &l.moduleGetFunction},
+		{Name: "cuModuleGetGlobal_v2", Addr: &l.moduleGetGlobal, Optional: true},
+		{Name: "cuModuleGetFunctionCount", Addr: &l.moduleGetFunctionCount, Optional: true},
+		{Name: "cuModuleEnumerateFunctions", Addr: &l.moduleEnumerateFunctions, Optional: true},
+		{Name: "cuFuncGetName", Addr: &l.funcGetName, Optional: true},
+		{Name: "cuFuncGetAttribute", Addr: &l.funcGetAttribute},
+		{Name: "cuFuncSetAttribute", Addr: &l.funcSetAttribute},
+		{Name: "cuFuncGetParamInfo", Addr: &l.funcGetParamInfo, Optional: true},
+		{Name: "cuOccupancyMaxPotentialBlockSize", Addr: &l.occupancyMaxPotentialBlock, Optional: true},
+
+		{Name: "cuLaunchKernel", Addr: &l.launchKernel},
+
+		{Name: "cuLinkCreate_v2", Addr: &l.linkCreate},
+		{Name: "cuLinkAddData_v2", Addr: &l.linkAddData},
+		{Name: "cuLinkComplete", Addr: &l.linkComplete},
+		{Name: "cuLinkDestroy", Addr: &l.linkDestroy},
+
+		{Name: "cuEventCreate", Addr: &l.eventCreate},
+		{Name: "cuEventDestroy_v2", Addr: &l.eventDestroy},
+		{Name: "cuEventRecord", Addr: &l.eventRecord},
+		{Name: "cuEventSynchronize", Addr: &l.eventSynchronize},
+		{Name: "cuEventQuery", Addr: &l.eventQuery},
+	}
+}
+
+// LibraryName returns the file name the driver was opened under.
+func (l *Lib) LibraryName() string { return l.lib.Name }
+
+// Close unloads the library. No method may be called afterwards, nor may
+// any object created through it be used. Unloading a driver that has started
+// threads is not safe; long-lived programs keep the library loaded.
+func (l *Lib) Close() error {
+	if l == nil || l.lib == nil {
+		return nil
+	}
+	return l.lib.Close()
+}
+
+// HasErrorString reports whether cuGetErrorString is exported.
+func (l *Lib) HasErrorString() bool { return l.getErrorString != 0 }
+
+// HasDeviceUUID reports whether cuDeviceGetUuid_v2 or cuDeviceGetUuid is
+// exported.
+func (l *Lib) HasDeviceUUID() bool { return l.deviceGetUuid != 0 }
+
+// HasMemset2D reports whether the cuMemsetD2D*Async family is exported.
+func (l *Lib) HasMemset2D() bool {
+	return l.memsetD2D8Async != 0 && l.memsetD2D16Async != 0 && l.memsetD2D32Async != 0
+}
+
+// HasModuleGetGlobal reports whether cuModuleGetGlobal_v2 is exported.
+func (l *Lib) HasModuleGetGlobal() bool { return l.moduleGetGlobal != 0 }
+
+// HasModuleEnumerateFunctions reports whether cuModuleGetFunctionCount and
+// cuModuleEnumerateFunctions (CUDA 12.4) are exported.
+func (l *Lib) HasModuleEnumerateFunctions() bool {
+	return l.moduleGetFunctionCount != 0 && l.moduleEnumerateFunctions != 0
+}
+
+// HasFuncGetName reports whether cuFuncGetName (CUDA 12.3) is exported.
+func (l *Lib) HasFuncGetName() bool { return l.funcGetName != 0 }
+
+// HasFuncGetParamInfo reports whether cuFuncGetParamInfo (CUDA 12.4) is
+// exported.
+func (l *Lib) HasFuncGetParamInfo() bool { return l.funcGetParamInfo != 0 }
+
+// HasOccupancy reports whether cuOccupancyMaxPotentialBlockSize is exported.
+func (l *Lib) HasOccupancy() bool { return l.occupancyMaxPotentialBlock != 0 }
+
+// frame is the argument block of one C call, made for dl.Call.
+//
+// Frames come from a pool, so they are on the heap. Pointer arguments are
+// stored in keep as well as in args: that keeps their targets alive during
+// the call and makes them escape to the heap, so a uintptr taken from them
+// cannot go stale when a goroutine stack moves (dl.Call's contract).
+// C writes scalar output parameters into out and
+// pointer output parameters (const char **, void **) into outp.
+type frame struct {
+	args dl.Args
+	keep [6]unsafe.Pointer
+	out  [3]uint64
+	outp unsafe.Pointer
+}
+
+var frames = sync.Pool{New: func() any { return new(frame) }}
+
+func newFrame() *frame { return frames.Get().(*frame) }
+
+// ptr records pointer argument i and returns it as a uintptr.
+func (f *frame) ptr(i int, p unsafe.Pointer) uintptr {
+	f.keep[i] = p
+	return uintptr(p)
+}
+
+// outPtr clears scalar output slot i and returns its address. A slot holds
+// up to 8 bytes; consecutive slots may be used as one larger output (a
+// 16-byte CUuuid takes slots i and i+1).
+func (f *frame) outPtr(i int) uintptr {
+	f.out[i] = 0
+	return uintptr(unsafe.Pointer(&f.out[i]))
+}
+
+// outpPtr clears the pointer output slot and returns its address.
+func (f *frame) outpPtr() uintptr {
+	f.outp = nil
+	return uintptr(unsafe.Pointer(&f.outp))
+}
+
+// call runs fn on the first n arguments, then returns the frame to the
+// pool. It hands back the output slots as they were after the call. A zero
+// fn (an optional entry point the driver lacks) gives NotSupported without
+// a call.
+func (f *frame) call(fn uintptr, n int) (r Result, out [3]uint64, outp unsafe.Pointer) {
+	if fn == 0 {
+		r = NotSupported
+	} else {
+		r1 := dl.Call(fn, &f.args)
+		r = result(r1)
+	}
+	out, outp = f.out, f.outp
+	f.keep = [len(f.keep)]unsafe.Pointer{}
+	f.outp = nil
+	frames.Put(f)
+	return r, out, outp
+}
+
+// result converts a CUresult return register: only the low 32 bits are
+// defined by the C ABI.
+func result(r uintptr) Result { return Result(int32(r)) }
+
+// call0 runs a function without arguments, such as cuCtxSynchronize.
+func call0(fn uintptr) Result {
+	r, _, _ := newFrame().call(fn, 0)
+	return r
+}
+
+// call1 runs a function of one handle, such as cuStreamSynchronize.
+func call1(fn, h uintptr) Result {
+	f := newFrame()
+	f.args[0] = h
+	r, _, _ := f.call(fn, 1)
+	return r
+}
+
+// int32At reads a C int written into an output slot.
+func int32At(out *uint64) int32 { return *(*int32)(unsafe.Pointer(out)) }
+
+// float32At reads a C float written into an output slot.
+func float32At(out *uint64) float32 { return *(*float32)(unsafe.Pointer(out)) }
+
+// first returns a pointer to the first element, or nil for an empty slice.
+func first[T any](s []T) unsafe.Pointer {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(unsafe.SliceData(s))
+}
+
+// cString returns s as a NUL-terminated byte slice for C.
+func cString(s string) []byte {
+	b := make([]byte, len(s)+1)
+	copy(b, s)
+	return b
+}
+
+// goString copies the NUL-terminated C string at p; nil gives "".
+func goString(p unsafe.Pointer) string {
+	if p == nil {
+		return ""
+	}
+	n := 0
+	for *(*byte)(unsafe.Add(p, n)) != 0 {
+		n++
+	}
+	return string(unsafe.Slice((*byte)(p), n))
+}
+
+// bufString decodes a char[] filled by C: everything before the first NUL.
+func bufString(b []byte) string {
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package cu
+
+const raceEnabled = true

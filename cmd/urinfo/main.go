@@ -1,0 +1,311 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"unicode"
+
+	_ "github.com/gour-dev/gour/adapters/all"
+	"github.com/gour-dev/gour/ur"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1 // discovery failed for a reason other than a bad setting
+	exitUsage = 2 // bad flag or malformed environment variable
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is urinfo without the process: it parses args, discovers with the
+// environment's settings and writes the report. It returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("urinfo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	verbose := fs.Bool("verbose", false, "print every device and platform property")
+	asJSON := fs.Bool("json", false, "print devices and adapter statuses as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: urinfo [--verbose | --json]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "urinfo: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return exitUsage
+	}
+	if *verbose && *asJSON {
+		fmt.Fprintln(stderr, "urinfo: --verbose and --json cannot be used together")
+		return exitUsage
+	}
+
+	sys, err := ur.Discover(ur.Config{})
+	if err != nil {
+		// Discover fails only on a malformed setting; its error names the
+		// environment variable.
+		fmt.Fprintf(stderr, "urinfo: %v\n", err)
+		return exitUsage
+	}
+	rep := newReport(sys)
+
+	switch {
+	case *asJSON:
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(stderr, "urinfo: %v\n", err)
+			return exitError
+		}
+	case *verbose:
+		writeVerbose(stdout, rep)
+	default:
+		for _, d := range rep.Devices {
+			fmt.Fprintln(stdout, d.String)
+		}
+	}
+
+	writeStatuses(stderr, rep)
+	if len(rep.Devices) == 0 {
+		fmt.Fprintln(stderr, "urinfo: no device found")
+	}
+	return exitOK
+}
+
+// report is what urinfo knows after one discovery, in the shape of its
+// JSON output.
+type report struct {
+	Devices  []deviceReport  `json:"devices"`
+	Adapters []adapterReport `json:"adapters"`
+}
+
+type deviceReport struct {
+	Backend  string `json:"backend"`
+	Index    int    `json:"index"`
+	String   string `json:"string"` // the sycl-ls line
+	Platform fields `json:"platform"`
+	Info     fields `json:"info"`
+}
+
+type adapterReport struct {
+	Name      string `json:"name"`
+	Available bool   `json:"available"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+func newReport(sys *ur.System) report {
+	rep := report{Devices: []deviceReport{}, Adapters: []adapterReport{}}
+	for _, d := range sys.Devices {
+		rep.Devices = append(rep.Devices, deviceReport{
+			Backend:  d.Backend(),
+			Index:    d.Index(),
+			String:   d.String(),
+			Platform: structFields(d.Platform().Info()),
+			Info:     structFields(d.Info()),
+		})
+	}
+	for _, s := range sys.Statuses {
+		a := adapterReport{Name: s.Name, Available: s.Err == nil}
+		if s.Err != nil {
+			a.Reason = reasonOf(s.Name, s.Err)
+		}
+		rep.Adapters = append(rep.Adapters, a)
+	}
+	return rep
+}
+
+// reasonOf strips what the status line already says ("adapter not
+// available", the adapter's name) from an adapter's error.
+func reasonOf(name string, err error) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, ur.ErrAdapterNotAvailable.Error()+": ")
+	msg = strings.TrimPrefix(msg, name+": ")
+	return msg
+}
+
+func writeStatuses(w io.Writer, rep report) {
+	for _, a := range rep.Adapters {
+		if !a.Available {
+			fmt.Fprintf(w, "%s: not available: %s\n", a.Name, a.Reason)
+		}
+	}
+}
+
+func writeVerbose(w io.Writer, rep report) {
+	for i, d := range rep.Devices {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, d.String)
+		fmt.Fprintf(w, "  backend: %s\n  index: %d\n", d.Backend, d.Index)
+		fmt.Fprintln(w, "  platform:")
+		for _, f := range d.Platform {
+			writeField(w, f)
+		}
+		fmt.Fprintln(w, "  device:")
+		for _, f := range d.Info {
+			writeField(w, f)
+		}
+	}
+	if len(rep.Adapters) > 0 {
+		if len(rep.Devices) > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, "adapters:")
+		for _, a := range rep.Adapters {
+			if a.Available {
+				fmt.Fprintf(w, "  %s: loaded\n", a.Name)
+			} else {
+				fmt.Fprintf(w, "  %s: not available: %s\n", a.Name, a.Reason)
+			}
+		}
+	}
+}
+
+func writeField(w io.Writer, f field) {
+	if t := f.text(); t != "" {
+		fmt.Fprintf(w, "    %s: %s\n", f.Key, t)
+	} else {
+		fmt.Fprintf(w, "    %s:\n", f.Key)
+	}
+}
+
+// field is one exported field of an info struct, named in snake_case.
+type field struct {
+	Key   string
+	Name  string // the Go field name
+	Value any
+}
+
+// fields keeps the order of the struct in JSON, which a map would not.
+type fields []field
+
+func (fs fields) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(f.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(jsonValue(f.Value))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+// jsonValue gives types with a name (the device type) their name rather
+// than their number.
+func jsonValue(v any) any {
+	if s, ok := v.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return v
+}
+
+// structFields lists the exported fields of a struct by reflection, so a
+// property added to ur.DeviceInfo or ur.PlatformInfo shows up without
+// touching urinfo.
+func structFields(v any) fields {
+	rv := reflect.ValueOf(v)
+	rt := rv.Type()
+	out := make(fields, 0, rt.NumField())
+	for i := range rt.NumField() {
+		sf := rt.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		out = append(out, field{Key: snakeCase(sf.Name), Name: sf.Name, Value: rv.Field(i).Interface()})
+	}
+	return out
+}
+
+// text formats a value for --verbose: sizes also in binary units, native
+// handles in hex, IDs in both, vector widths by element type.
+func (f field) text() string {
+	switch v := f.Value.(type) {
+	case string:
+		return v
+	case uintptr:
+		return fmt.Sprintf("%#x", v)
+	case uint32:
+		if strings.HasSuffix(f.Name, "ID") {
+			return fmt.Sprintf("%d (%#x)", v, v)
+		}
+	case uint64:
+		if strings.HasSuffix(f.Name, "Size") && f.Name != "MaxWorkGroupSize" && v >= 1024 {
+			return fmt.Sprintf("%d (%s)", v, humanBytes(v))
+		}
+	case [7]uint32:
+		if strings.HasSuffix(f.Name, "VectorWidths") {
+			names := [7]string{"char", "short", "int", "long", "float", "double", "half"}
+			parts := make([]string, len(v))
+			for i, n := range v {
+				parts[i] = fmt.Sprintf("%s=%d", names[i], n)
+			}
+			return strings.Join(parts, " ")
+		}
+	}
+	return fmt.Sprint(f.Value)
+}
+
+func humanBytes(n uint64) string {
+	const unit = 1024
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB"}
+	v := float64(n) / unit
+	i := 0
+	for v >= unit && i < len(units)-1 {
+		v /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %s", v, units[i])
+}
+
+// snakeCaseOverrides names fields whose acronyms the rule below splits badly.
+var snakeCaseOverrides = map[string]string{
+	"MaxClockMHz": "max_clock_mhz",
+}
+
+// snakeCase turns a Go field name into a key: "MaxWorkGroupSize" →
+// "max_work_group_size", "FP64" → "fp64", "ILVersions" → "il_versions",
+// "VendorID" → "vendor_id".
+func snakeCase(name string) string {
+	if s, ok := snakeCaseOverrides[name]; ok {
+		return s
+	}
+	rs := []rune(name)
+	var b strings.Builder
+	for i, r := range rs {
+		if unicode.IsUpper(r) && i > 0 {
+			prev := rs[i-1]
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+				b.WriteByte('_')
+			}
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}

@@ -1,0 +1,354 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/ur"
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// Two fake adapters registered only in this test binary: one with a device,
+// one that never loads. Tests select them with UR_ADAPTERS_FORCE_LOAD, so
+// the output does not depend on the machine.
+const (
+	fakeName   = "urinfo_fake"
+	brokenName = "urinfo_broken"
+	fakeReason = "libfake.so.1: cannot open shared object file"
+)
+
+var fakeInfo = driver.DeviceInfo{
+	Type:                  driver.DeviceTypeGPU,
+	Name:                  "Fake GPU",
+	Vendor:                "gour",
+	VendorID:              0x1234,
+	DeviceVersion:         "Fake 1.0",
+	DriverVersion:         "9.9",
+	LanguageVersion:       "FakeC 1.0",
+	ComputeUnits:          8,
+	MaxClockMHz:           1500,
+	GlobalMemSize:         8 << 30,
+	LocalMemSize:          64 << 10,
+	MaxMemAllocSize:       2 << 30,
+	MaxWorkGroupSize:      1024,
+	MaxWorkItemSizes:      [3]uint64{1024, 1024, 64},
+	AddressBits:           64,
+	FP64:                  true,
+	FP16:                  false,
+	ILVersions:            "SPIR-V_1.2",
+	Extensions:            "fake_ext_a fake_ext_b",
+	PreferredVectorWidths: [7]uint32{16, 8, 4, 2, 4, 2, 0},
+	NativeVectorWidths:    [7]uint32{16, 8, 4, 2, 4, 2, 0},
+	ProfilingResolutionNS: 1,
+	Native:                0xdead0,
+}
+
+var fakePlatformInfo = driver.PlatformInfo{
+	Name: "Fake Platform", Vendor: "gour", Version: "Fake 1.0", Profile: "FULL_PROFILE", Extensions: "fake_ext_a",
+}
+
+type fakeAdapter struct{}
+
+func (fakeAdapter) Name() string { return fakeName }
+func (fakeAdapter) Platforms() ([]driver.Platform, error) {
+	return []driver.Platform{fakePlatform{}}, nil
+}
+func (fakeAdapter) NewContext([]driver.Device) (driver.Context, error) {
+	return nil, driver.Errorf(driver.ResultUnsupportedFeature, "fake")
+}
+
+type fakePlatform struct{}
+
+func (fakePlatform) Info() driver.PlatformInfo         { return fakePlatformInfo }
+func (fakePlatform) Devices() ([]driver.Device, error) { return []driver.Device{fakeDevice{}}, nil }
+
+type fakeDevice struct{}
+
+func (fakeDevice) Info() (driver.DeviceInfo, error) { return fakeInfo, nil }
+
+func init() {
+	driver.Register(fakeName, func() (driver.Adapter, error) { return fakeAdapter{}, nil })
+	driver.Register(brokenName, func() (driver.Adapter, error) {
+		return nil, driver.NotAvailable("%s: %s", brokenName, fakeReason)
+	})
+}
+
+// runUrinfo runs urinfo with args and returns its exit status and output.
+func runUrinfo(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// useFakes makes discovery see only the fake adapters.
+func useFakes(t *testing.T) {
+	t.Setenv(ur.EnvForceLoad, fakeName+","+brokenName)
+	t.Setenv(ur.EnvDeviceSelector, "")
+}
+
+const fakeLine = "[urinfo_fake:gpu][urinfo_fake:0] Fake Platform, Fake GPU Fake 1.0 [9.9]"
+
+func TestDefaultListsDevicesAndMissingAdapters(t *testing.T) {
+	useFakes(t)
+	code, out, errOut := runUrinfo(t)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if out != fakeLine+"\n" {
+		t.Errorf("stdout = %q, want %q", out, fakeLine+"\n")
+	}
+	wantErr := brokenName + ": not available: " + fakeReason + "\n"
+	if errOut != wantErr {
+		t.Errorf("stderr = %q, want %q", errOut, wantErr)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	useFakes(t)
+	code, out, errOut := runUrinfo(t, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	var got struct {
+		Devices []struct {
+			Backend  string
+			Index    int
+			String   string
+			Platform map[string]any
+			Info     map[string]any
+		}
+		Adapters []struct {
+			Name      string
+			Available bool
+			Reason    string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if len(got.Devices) != 1 {
+		t.Fatalf("got %d devices, want 1:\n%s", len(got.Devices), out)
+	}
+	d := got.Devices[0]
+	if d.Backend != fakeName || d.Index != 0 || d.String != fakeLine {
+		t.Errorf("device = %q %d %q", d.Backend, d.Index, d.String)
+	}
+	wantInfo := map[string]any{
+		"type":                    "gpu",
+		"name":                    "Fake GPU",
+		"vendor_id":               float64(0x1234),
+		"max_clock_mhz":           float64(1500),
+		"global_mem_size":         float64(8 << 30),
+		"max_work_group_size":     float64(1024),
+		"max_work_item_sizes":     []any{float64(1024), float64(1024), float64(64)},
+		"fp64":                    true,
+		"fp16":                    false,
+		"il_versions":             "SPIR-V_1.2",
+		"profiling_resolution_ns": float64(1),
+		"native":                  float64(0xdead0),
+	}
+	for k, want := range wantInfo {
+		if !reflect.DeepEqual(d.Info[k], want) {
+			t.Errorf("info[%q] = %#v, want %#v", k, d.Info[k], want)
+		}
+	}
+	if n := reflect.TypeFor[ur.DeviceInfo]().NumField(); len(d.Info) != n {
+		t.Errorf("info has %d keys, ur.DeviceInfo has %d fields", len(d.Info), n)
+	}
+	if d.Platform["name"] != "Fake Platform" || d.Platform["profile"] != "FULL_PROFILE" {
+		t.Errorf("platform = %v", d.Platform)
+	}
+	if len(got.Adapters) != 2 {
+		t.Fatalf("got %d adapters, want 2: %+v", len(got.Adapters), got.Adapters)
+	}
+	for _, a := range got.Adapters {
+		switch a.Name {
+		case fakeName:
+			if !a.Available || a.Reason != "" {
+				t.Errorf("%s: available=%v reason=%q", a.Name, a.Available, a.Reason)
+			}
+		case brokenName:
+			if a.Available || a.Reason != fakeReason {
+				t.Errorf("%s: available=%v reason=%q, want reason %q", a.Name, a.Available, a.Reason, fakeReason)
+			}
+		default:
+			t.Errorf("unexpected adapter %q", a.Name)
+		}
+	}
+}
+
+func TestJSONKeepsFieldOrder(t *testing.T) {
+	b, err := json.Marshal(structFields(fakePlatformInfo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"name":"Fake Platform","vendor":"gour","version":"Fake 1.0","profile":"FULL_PROFILE","extensions":"fake_ext_a"}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+}
+
+func TestJSONNoDevice(t *testing.T) {
+	t.Setenv(ur.EnvForceLoad, brokenName)
+	code, out, errOut := runUrinfo(t, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	// An empty list, not null, so that consumers need no special case.
+	if !strings.Contains(out, `"devices": []`) {
+		t.Errorf("no empty device list in:\n%s", out)
+	}
+	if !strings.Contains(errOut, "no device found") {
+		t.Errorf("stderr has no note about the missing device:\n%s", errOut)
+	}
+}
+
+func TestVerbose(t *testing.T) {
+	useFakes(t)
+	code, out, errOut := runUrinfo(t, "--verbose")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	for _, want := range []string{
+		fakeLine + "\n",
+		"  platform:\n    name: Fake Platform\n",
+		"    type: gpu\n",
+		"    global_mem_size: 8589934592 (8.0 GiB)\n",
+		"    max_work_group_size: 1024\n",
+		"    max_work_item_sizes: [1024 1024 64]\n",
+		"    fp64: true\n",
+		"    native: 0xdead0\n",
+		"    vendor_id: 4660 (0x1234)\n",
+		"    preferred_vector_widths: char=16 short=8 int=4 long=2 float=4 double=2 half=0\n",
+		"  " + fakeName + ": loaded\n",
+		"  " + brokenName + ": not available: " + fakeReason + "\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("verbose output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[ur.DeviceInfo]()) {
+		if !strings.Contains(out, "    "+snakeCase(f.Name)+":") {
+			t.Errorf("verbose output lacks field %s", f.Name)
+		}
+	}
+}
+
+func TestBadEnvironment(t *testing.T) {
+	for _, tc := range []struct{ name, value string }{
+		{ur.EnvDeviceSelector, "bogus"},
+		{ur.EnvDeviceSelector, "opencl:seven"},
+		{ur.EnvForceLoad, "no_such_adapter"},
+	} {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			t.Setenv(ur.EnvForceLoad, "")
+			t.Setenv(ur.EnvDeviceSelector, "")
+			t.Setenv(tc.name, tc.value)
+			code, out, errOut := runUrinfo(t)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if out != "" {
+				t.Errorf("stdout = %q, want nothing", out)
+			}
+			if !strings.Contains(errOut, tc.name) {
+				t.Errorf("stderr %q does not name %s", errOut, tc.name)
+			}
+		})
+	}
+}
+
+func TestSelectorFiltersDevices(t *testing.T) {
+	useFakes(t)
+	// A well-formed selector that matches nothing: no device, exit 0.
+	t.Setenv(ur.EnvDeviceSelector, "cuda:*")
+	code, out, errOut := runUrinfo(t)
+	if code != 0 || out != "" || !strings.Contains(errOut, "no device found") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	useFakes(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string // substring of stderr
+	}{
+		{[]string{"--bogus"}, exitUsage, "flag provided but not defined"},
+		{[]string{"--verbose", "--json"}, exitUsage, "cannot be used together"},
+		{[]string{"extra"}, exitUsage, `unexpected argument "extra"`},
+		{[]string{"-h"}, exitOK, "usage: urinfo"},
+		{[]string{"-json=false"}, exitOK, ""},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, _, errOut := runUrinfo(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, errOut)
+			}
+			if !strings.Contains(errOut, tc.err) {
+				t.Errorf("stderr %q lacks %q", errOut, tc.err)
+			}
+		})
+	}
+}
+
+func TestSnakeCase(t *testing.T) {
+	for in, want := range map[string]string{
+		"MaxWorkGroupSize":      "max_work_group_size",
+		"FP64":                  "fp64",
+		"ILVersions":            "il_versions",
+		"VendorID":              "vendor_id",
+		"MaxClockMHz":           "max_clock_mhz",
+		"ProfilingResolutionNS": "profiling_resolution_ns",
+		"Native":                "native",
+	} {
+		if got := snakeCase(in); got != want {
+			t.Errorf("snakeCase(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRealDevices runs urinfo against the drivers of this machine: its lines
+// must be the OpenCL devices discovery selects.
+func TestRealDevices(t *testing.T) {
+	devs := testenv.MustHaveDevice(t, "opencl")
+	// Leave the fake adapters out; keep the environment's selector, which
+	// testenv applied too.
+	t.Setenv(ur.EnvForceLoad, "opencl")
+	code, out, errOut := runUrinfo(t)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	var want strings.Builder
+	for _, d := range devs {
+		want.WriteString(d.String() + "\n")
+	}
+	if out != want.String() {
+		t.Errorf("stdout:\n%s\nwant:\n%s", out, want.String())
+	}
+
+	code, out, errOut = runUrinfo(t, "--json")
+	if code != 0 {
+		t.Fatalf("--json: exit %d, stderr:\n%s", code, errOut)
+	}
+	var rep struct {
+		Devices []struct{ Backend, String string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json output is not JSON: %v", err)
+	}
+	if len(rep.Devices) != len(devs) {
+		t.Fatalf("--json lists %d devices, want %d", len(rep.Devices), len(devs))
+	}
+	for i, d := range rep.Devices {
+		if d.Backend != "opencl" || d.String != devs[i].String() {
+			t.Errorf("device %d = %q %q, want opencl %q", i, d.Backend, d.String, devs[i].String())
+		}
+	}
+}

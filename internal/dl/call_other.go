@@ -1,0 +1,10 @@
+//go:build !(linux && amd64)
+
+package dl
+
+import "github.com/ebitengine/purego"
+
+func call(fn uintptr, args *Args) uintptr {
+	r, _, _ := purego.SyscallN(fn, args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8], args[9], args[10], args[11])
+	return r
+}
