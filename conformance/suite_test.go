@@ -44,8 +44,6 @@ func sourceFileFor(backend, name string) (string, error) {
 	return string(b), nil
 }
 
-// sourceFor returns the backend's kernels source.
-func sourceFor(backend string) (string, error) { return sourceFileFor(backend, "kernels") }
 
 // deviceState is what the suite shares between the tests of one device: a
 // context and the programs built in it, each built once, on first use.

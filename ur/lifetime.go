@@ -54,8 +54,6 @@ func (l *lifetime) release() (bool, error) {
 	}
 }
 
-func (l *lifetime) released() bool { return l.refs.Load()&releasedBit != 0 }
-
 func (l *lifetime) finish() error {
 	if !l.freed.CompareAndSwap(false, true) || l.free == nil {
 		return nil

@@ -3,8 +3,6 @@ package cu
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -353,10 +351,7 @@ func TestLaunchKernelNoHeapMoves(t *testing.T) {
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goTool); err != nil {
-			t.Skip("go tool not found")
-		}
+		t.Skip("go tool not on PATH (a test binary copied to a machine without Go)")
 	}
 	cmd := exec.Command(goTool, "build", "-gcflags=-m", "-o", os.DevNull, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/gour-dev/gour/adapters/cuda/internal/toolkit"
+
 	"github.com/ebitengine/purego"
 
 	"github.com/gour-dev/gour/internal/dl"
@@ -44,8 +46,8 @@ var libraryNames = []string{"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "
 // $CUDA_HOME/lib64, $CUDA_PATH/lib64) and extraDirs, including any
 // libnvrtc.so.* found there. The error lists every path tried.
 func Load(extraDirs ...string) (*Lib, error) {
-	dirs := toolkitDirs(extraDirs)
-	lib, err := dl.Open(candidates(libraryBase, libraryNames, dirs)...)
+	dirs := toolkit.Dirs(extraDirs)
+	lib, err := dl.Open(toolkit.Candidates(libraryBase, libraryNames, dirs)...)
 	if err != nil {
 		return nil, fmt.Errorf("nvrtc: NVRTC library not available (searched the loader path and %s): %w",
 			strings.Join(dirs, ", "), err)

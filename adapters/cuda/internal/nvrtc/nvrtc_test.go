@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gour-dev/gour/adapters/cuda/internal/toolkit"
 )
 
 var (
@@ -68,7 +70,7 @@ func TestLoadSearchesExtraDirs(t *testing.T) {
 		t.Errorf("error names libnvrtc-builtins: %s", msg)
 	}
 
-	got := candidates(libraryBase, libraryNames, []string{dir})
+	got := toolkit.Candidates(libraryBase, libraryNames, []string{dir})
 	var inDir []string
 	for _, c := range got {
 		if strings.HasPrefix(c, dir) {
@@ -81,20 +83,6 @@ func TestLoadSearchesExtraDirs(t *testing.T) {
 	}
 	if !slices.Equal(got[:len(libraryNames)], libraryNames) {
 		t.Errorf("candidates start with %v, want the bare names %v", got[:len(libraryNames)], libraryNames)
-	}
-}
-
-func TestToolkitDirs(t *testing.T) {
-	t.Setenv("CUDA_HOME", "/opt/cuda-home")
-	t.Setenv("CUDA_PATH", "/opt/cuda-home")
-	dirs := toolkitDirs([]string{"/extra", ""})
-	for _, want := range []string{"/usr/local/cuda/lib64", "/opt/cuda-home/lib64", "/extra"} {
-		if !slices.Contains(dirs, want) {
-			t.Errorf("toolkitDirs = %v, missing %s", dirs, want)
-		}
-	}
-	if n := len(dirs); n != len(slices.Compact(slices.Clone(dirs))) {
-		t.Errorf("duplicates in %v", dirs)
 	}
 }
 

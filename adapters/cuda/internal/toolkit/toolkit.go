@@ -1,4 +1,4 @@
-package nvjitlink
+package toolkit
 
 import (
 	"os"
@@ -8,9 +8,9 @@ import (
 	"strings"
 )
 
-// toolkitDirs returns the directories where a CUDA toolkit keeps its
+// Dirs returns the directories where a CUDA toolkit keeps its
 // libraries: the standard install, $CUDA_HOME and $CUDA_PATH, then extra.
-func toolkitDirs(extra []string) []string {
+func Dirs(extra []string) []string {
 	arch := map[string]string{"amd64": "x86_64-linux", "arm64": "sbsa-linux"}[runtime.GOARCH]
 	dirs := []string{"/usr/local/cuda/lib64"}
 	if arch != "" {
@@ -31,10 +31,10 @@ func toolkitDirs(extra []string) []string {
 	return out
 }
 
-// candidates returns the library paths to try: the bare names (found through
+// Candidates returns the library paths to try: the bare names (found through
 // the loader's search path), then each name and each match of
 // base+".*" inside every directory that has it, newest version first.
-func candidates(base string, names []string, dirs []string) []string {
+func Candidates(base string, names []string, dirs []string) []string {
 	out := slices.Clone(names)
 	add := func(p string) {
 		if !slices.Contains(out, p) {
