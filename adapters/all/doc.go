@@ -4,5 +4,6 @@
 package all
 
 import (
+	_ "github.com/gour-dev/gour/adapters/cuda"   // CUDA driver API, NVRTC
 	_ "github.com/gour-dev/gour/adapters/opencl" // OpenCL, any ICD
 )

@@ -73,6 +73,7 @@ type DeviceInfo struct {
 	FP16             bool
 	ILVersions       string // IL the device takes (SPIR-V versions, PTX ISA); empty if none
 	Extensions       string
+	UUID             string // e.g. "GPU-5a5d…" for CUDA; empty where the driver has none
 	// Preferred and native vector widths for char, short, int, long,
 	// float, double and half, in that order.
 	PreferredVectorWidths [7]uint32

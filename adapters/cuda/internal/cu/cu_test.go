@@ -216,7 +216,7 @@ func TestZeroLibNeverPanics(t *testing.T) {
 	if _, _, r := l.OccupancyMaxPotentialBlockSize(0, 0, 0); r != NotSupported {
 		t.Errorf("OccupancyMaxPotentialBlockSize = %v", r)
 	}
-	if _, _, r := l.Link([]byte("ptx"), "x"); r != NotSupported {
+	if _, _, r := l.Link([]LinkInput{{JitInputPTX, []byte("ptx"), "x"}}); r != NotSupported {
 		t.Errorf("Link = %v", r)
 	}
 	// Argument checks answer before any call.

@@ -353,7 +353,7 @@ func TestBadPTX(t *testing.T) {
 func TestLinkToCubin(t *testing.T) {
 	g := setup(t)
 	l := g.l
-	cubin, errLog, r := l.Link([]byte(axpyPTX), "axpy.ptx", JitOptionValue{JitOptimizationLevel, 3})
+	cubin, errLog, r := l.Link([]LinkInput{{JitInputPTX, []byte(axpyPTX), "axpy.ptx"}}, JitOptionValue{JitOptimizationLevel, 3})
 	if r != Success {
 		t.Fatalf("Link: %v\n%s", r, errLog)
 	}
@@ -375,7 +375,7 @@ func TestLinkToCubin(t *testing.T) {
 		t.Errorf("BINARY_VERSION = %d, %v, want %d", bv, r, major*10+minor)
 	}
 	bad := strings.Replace(axpyPTX, "ret;", "bogus;", 1)
-	if _, errLog, r := l.Link([]byte(bad), "bad.ptx"); r == Success || errLog == "" {
+	if _, errLog, r := l.Link([]LinkInput{{JitInputPTX, []byte(bad), "bad.ptx"}}); r == Success || errLog == "" {
 		t.Errorf("Link(bad) = %v with log %q", r, errLog)
 	} else {
 		t.Logf("Link(bad): %v: %s", r, errLog)

@@ -67,12 +67,19 @@ func (l *Lib) LinkComplete(s LinkState) (image unsafe.Pointer, size uintptr, r R
 // LinkDestroy calls cuLinkDestroy.
 func (l *Lib) LinkDestroy(s LinkState) Result { return call1(l.linkDestroy, uintptr(s)) }
 
-// Link links one PTX module into a cubin for the current context's device:
-// cuLinkCreate, cuLinkAddData(PTX), cuLinkComplete, then a copy of the cubin
-// into Go memory before cuLinkDestroy. It always passes a LogBufferSize-byte
-// error log and returns what the linker wrote there, trimmed. opts are added
-// after the log options.
-func (l *Lib) Link(ptx []byte, name string, opts ...JitOptionValue) (cubin []byte, errorLog string, r Result) {
+// LinkInput is one input of Link: PTX, a cubin, a fatbin or an object.
+type LinkInput struct {
+	Type JitInputType
+	Data []byte
+	Name string // used in log messages; may be empty
+}
+
+// Link links its inputs into a cubin for the current context's device:
+// cuLinkCreate, one cuLinkAddData per input, cuLinkComplete, then a copy of
+// the cubin into Go memory before cuLinkDestroy. It always passes a
+// LogBufferSize-byte error log and returns what the linker wrote there,
+// trimmed. opts are added after the log options.
+func (l *Lib) Link(inputs []LinkInput, opts ...JitOptionValue) (cubin []byte, errorLog string, r Result) {
 	errs := make([]byte, LogBufferSize)
 	options := make([]JitOption, 0, 2+len(opts))
 	values := make([]uintptr, 0, 2+len(opts))
@@ -95,8 +102,10 @@ func (l *Lib) Link(ptx []byte, name string, opts ...JitOptionValue) (cubin []byt
 		return nil, trimLog(errs), r
 	}
 	defer l.LinkDestroy(s)
-	if r := l.LinkAddData(s, JitInputPTX, ptx, name, nil, nil); r != Success {
-		return nil, trimLog(errs), r
+	for _, in := range inputs {
+		if r := l.LinkAddData(s, in.Type, in.Data, in.Name, nil, nil); r != Success {
+			return nil, trimLog(errs), r
+		}
 	}
 	image, size, r := l.LinkComplete(s)
 	if r != Success {

@@ -1,0 +1,170 @@
+package cuda
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
+	"github.com/gour-dev/gour/adapters/cuda/internal/nvrtc"
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// Name is the backend name the adapter registers under.
+const Name = "cuda"
+
+func init() { driver.Register(Name, Open) }
+
+type adapter struct {
+	cu       *cu.Lib
+	platform *platform
+
+	nvrtcOnce sync.Once
+	nvrtc     *nvrtc.Lib
+	nvrtcErr  error
+}
+
+type platform struct {
+	info    driver.PlatformInfo
+	devices []driver.Device
+}
+
+type device struct {
+	a       *adapter
+	ordinal cu.Device
+	ctx     cu.Context // the primary context, retained for the process
+	info    driver.DeviceInfo
+	arch    string // "sm_90"
+	// Limits a launch is checked against.
+	maxBlock [3]uint32
+	maxGrid  [3]uint32
+}
+
+// Open loads libcuda, initialises the driver and retains each device's
+// primary context. A machine without the library or a GPU gets
+// driver.ErrNotAvailable with the reason.
+func Open() (driver.Adapter, error) {
+	lib, err := cu.Load()
+	if err != nil {
+		return nil, driver.NotAvailable("%s: %v", Name, err)
+	}
+	if r := lib.Init(0); r != cu.Success {
+		lib.Close()
+		if r == cu.NoDevice {
+			return nil, driver.NotAvailable("%s: no device (cuInit: %s)", Name, r.Name())
+		}
+		return nil, driver.NotAvailable("%s: cuInit failed: %s (%d)", Name, r.Name(), int(r))
+	}
+	n, r := lib.DeviceGetCount()
+	if r != cu.Success || n == 0 {
+		lib.Close()
+		return nil, driver.NotAvailable("%s: no device (cuDeviceGetCount: %s, %d devices)", Name, r.Name(), n)
+	}
+	version, _ := lib.DriverGetVersion()
+	a := &adapter{cu: lib}
+	a.platform = &platform{info: driver.PlatformInfo{
+		Name:    "NVIDIA CUDA BACKEND",
+		Vendor:  "NVIDIA Corporation",
+		Version: fmt.Sprintf("CUDA %d.%d", version/1000, version%1000/10),
+		Profile: "FULL_PROFILE",
+	}}
+	for i := range n {
+		d, err := a.openDevice(i, a.platform.info.Version)
+		if err != nil {
+			return nil, driver.NotAvailable("%s: device %d: %v", Name, i, err)
+		}
+		a.platform.devices = append(a.platform.devices, d)
+	}
+	return a, nil
+}
+
+func (a *adapter) openDevice(ordinal int32, driverVersion string) (*device, error) {
+	l := a.cu
+	h, r := l.DeviceGet(ordinal)
+	if err := check("cuDeviceGet", r); err != nil {
+		return nil, err
+	}
+	ctx, r := l.DevicePrimaryCtxRetain(h)
+	if err := check("cuDevicePrimaryCtxRetain", r); err != nil {
+		return nil, err
+	}
+	d := &device{a: a, ordinal: h, ctx: ctx}
+	attr := func(at cu.DeviceAttribute) uint32 {
+		v, _ := l.DeviceGetAttribute(at, h)
+		return uint32(v)
+	}
+	name, _ := l.DeviceName(h)
+	mem, _ := l.DeviceTotalMem(h)
+	major, minor := attr(cu.DeviceAttributeComputeCapabilityMajor), attr(cu.DeviceAttributeComputeCapabilityMinor)
+	d.arch = fmt.Sprintf("sm_%d%d", major, minor)
+	d.maxBlock = [3]uint32{attr(cu.DeviceAttributeMaxBlockDimX), attr(cu.DeviceAttributeMaxBlockDimY), attr(cu.DeviceAttributeMaxBlockDimZ)}
+	d.maxGrid = [3]uint32{attr(cu.DeviceAttributeMaxGridDimX), attr(cu.DeviceAttributeMaxGridDimY), attr(cu.DeviceAttributeMaxGridDimZ)}
+	d.info = driver.DeviceInfo{
+		Type:                  driver.DeviceTypeGPU,
+		Name:                  name,
+		Vendor:                "NVIDIA Corporation",
+		VendorID:              0x10de,
+		DeviceVersion:         fmt.Sprintf("%d.%d", major, minor),
+		DriverVersion:         driverVersion,
+		LanguageVersion:       d.arch,
+		ComputeUnits:          attr(cu.DeviceAttributeMultiprocessorCount),
+		MaxClockMHz:           attr(cu.DeviceAttributeClockRate) / 1000,
+		GlobalMemSize:         mem,
+		LocalMemSize:          uint64(attr(cu.DeviceAttributeMaxSharedMemoryPerBlock)),
+		MaxMemAllocSize:       mem,
+		MaxWorkGroupSize:      uint64(attr(cu.DeviceAttributeMaxThreadsPerBlock)),
+		MaxWorkItemSizes:      [3]uint64{uint64(d.maxBlock[0]), uint64(d.maxBlock[1]), uint64(d.maxBlock[2])},
+		AddressBits:           64,
+		FP64:                  true,
+		FP16:                  major*10+minor >= 53,
+		ILVersions:            "PTX",
+		ProfilingResolutionNS: 500, // cuEventElapsedTime's resolution is about 0.5 µs
+		Native:                uintptr(h),
+	}
+	for i := range d.info.PreferredVectorWidths {
+		d.info.PreferredVectorWidths[i] = 1
+		d.info.NativeVectorWidths[i] = 1
+	}
+	if u, r := l.DeviceGetUUID(h); r == cu.Success {
+		d.info.UUID = fmt.Sprintf("GPU-%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+	}
+	return d, nil
+}
+
+func (a *adapter) Name() string                          { return Name }
+func (a *adapter) Platforms() ([]driver.Platform, error) { return []driver.Platform{a.platform}, nil }
+func (p *platform) Info() driver.PlatformInfo            { return p.info }
+func (p *platform) Devices() ([]driver.Device, error)    { return p.devices, nil }
+func (d *device) Info() (driver.DeviceInfo, error)       { return d.info, nil }
+
+// bind locks the goroutine to its OS thread and makes the device's primary
+// context current there; every CUDA call that needs a context runs between
+// bind and unbind.
+func (d *device) bind() error {
+	runtime.LockOSThread()
+	if r := d.a.cu.CtxSetCurrent(d.ctx); r != cu.Success {
+		runtime.UnlockOSThread()
+		return cuError("cuCtxSetCurrent", r)
+	}
+	return nil
+}
+
+func unbind() { runtime.UnlockOSThread() }
+
+// compiler returns NVRTC, loading it on first use: a machine without the
+// CUDA toolkit can still run PTX and cubins.
+func (a *adapter) compiler() (*nvrtc.Lib, error) {
+	a.nvrtcOnce.Do(func() { a.nvrtc, a.nvrtcErr = nvrtc.Load() })
+	if a.nvrtcErr != nil {
+		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "CUDA C needs NVRTC, which is not available: %v", a.nvrtcErr)
+	}
+	return a.nvrtc, nil
+}
+
+// NewContext returns a context on one device's primary context.
+func (a *adapter) NewContext(devs []driver.Device) (driver.Context, error) {
+	if len(devs) != 1 {
+		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "a CUDA context holds one device, not %d", len(devs))
+	}
+	return &context{dev: devs[0].(*device)}, nil
+}

@@ -1,0 +1,87 @@
+package cuda
+
+import (
+	"time"
+	"unsafe"
+
+	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// context is a ur context on one device's primary context, which the
+// adapter retains for the life of the process: releasing it frees nothing.
+type context struct {
+	dev *device
+}
+
+func (c *context) Native() uintptr { return uintptr(c.dev.ctx) }
+func (c *context) Release() error  { return nil }
+
+type mem struct {
+	dev  *device
+	ptr  cu.DevicePtr // kept in the struct: SetArgMem copies it from here
+	size uint64
+}
+
+func (c *context) NewBuffer(_ driver.MemFlags, size uint64, host []byte) (driver.Mem, error) {
+	d := c.dev
+	if err := d.bind(); err != nil {
+		return nil, err
+	}
+	defer unbind()
+	ptr, r := d.a.cu.MemAlloc(uintptr(size))
+	if err := check("cuMemAlloc", r); err != nil {
+		return nil, err
+	}
+	if len(host) > 0 {
+		if r := d.a.cu.MemcpyHtoD(ptr, unsafe.Pointer(&host[0]), uintptr(len(host))); r != cu.Success {
+			d.a.cu.MemFree(ptr)
+			return nil, cuError("cuMemcpyHtoD", r)
+		}
+	}
+	return &mem{dev: d, ptr: ptr, size: size}, nil
+}
+
+// Release frees the memory. cuMemFree waits for work that uses it.
+func (m *mem) Release() error {
+	if err := m.dev.bind(); err != nil {
+		return err
+	}
+	defer unbind()
+	return check("cuMemFree", m.dev.a.cu.MemFree(m.ptr))
+}
+
+func (m *mem) Size() uint64    { return m.size }
+func (m *mem) Native() uintptr { return uintptr(m.ptr) }
+
+func (c *context) NewQueue(_ driver.Device, props driver.QueueProperties) (driver.Queue, error) {
+	d := c.dev
+	if err := d.bind(); err != nil {
+		return nil, err
+	}
+	defer unbind()
+	s, r := d.a.cu.StreamCreate(cu.StreamNonBlocking)
+	if err := check("cuStreamCreate", r); err != nil {
+		return nil, err
+	}
+	q := &queue{dev: d, cu: d.a.cu, stream: s, profiling: props.Profiling}
+	if props.Profiling {
+		// Device timestamps are elapsed times from this event, which is
+		// recorded once and paired with the host clock.
+		if q.base, r = d.a.cu.EventCreate(cu.EventDefault); r != cu.Success {
+			d.a.cu.StreamDestroy(s)
+			return nil, cuError("cuEventCreate", r)
+		}
+		r = d.a.cu.EventRecord(q.base, s)
+		if r == cu.Success {
+			r = d.a.cu.EventSynchronize(q.base)
+		}
+		if r != cu.Success {
+			d.a.cu.EventDestroy(q.base)
+			d.a.cu.StreamDestroy(s)
+			return nil, cuError("cuEventRecord", r)
+		}
+		q.baseNS = uint64(time.Now().UnixNano())
+	}
+	return q, nil
+}

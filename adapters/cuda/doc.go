@@ -1,0 +1,28 @@
+// Package cuda is gour's CUDA adapter over the driver API (libcuda.so.1),
+// with NVRTC for CUDA C and the driver's JIT linker for PTX, all opened at
+// run time.
+//
+// Importing the package registers the adapter under the name "cuda".
+// How CUDA maps onto the handles of package ur:
+//
+//   - a Context is the device's primary context (one device per context);
+//   - a Queue is a non-blocking stream, so it never serialises with other
+//     streams; an Event is a CUDA event recorded after the command (and
+//     one before it on a profiling queue);
+//   - a Program is created from CUDA C (NewProgramFromSource, compiled by
+//     NVRTC for the device's sm_XX), PTX (NewProgramFromIL, compiled by the
+//     driver's JIT linker) or a cubin/fatbin (NewProgramFromBinaries). A
+//     program built from PTX or CUDA C hands back its cubin as its binary,
+//     so a cache can recreate it without the JIT;
+//   - kernel arguments are laid out as cuFuncGetParamInfo reports; a local
+//     (work-group) argument is a size_t byte offset into the launch's
+//     dynamic shared memory, which kernels declare as
+//     extern __shared__ unsigned char gour_local[];
+//   - a launch's work-group size is CUDA's block; a global size must be a
+//     multiple of it. CUDA has no global offset: a non-zero offset gives
+//     ErrUnsupportedFeature.
+//
+// The CUDA current context belongs to an OS thread. Every call that needs
+// it locks the calling goroutine to its thread and makes the device's
+// primary context current first, so any goroutine may call the adapter.
+package cuda

@@ -1,0 +1,286 @@
+package cuda
+
+import (
+	"unsafe"
+
+	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// kernel keeps its argument values in one arena of 8-byte words and the
+// kernelParams array of pointers into it, so a launch passes heap memory
+// to cuLaunchKernel and allocates nothing.
+type kernel struct {
+	p          *program
+	fn         cu.Function
+	name       string
+	params     []cu.ParamInfo // nil when the driver cannot say (CUDA < 12.4)
+	arena      []uint64
+	slot       []int // word index of each argument in arena
+	ptrs       []unsafe.Pointer
+	set        []bool
+	nset       int
+	local      []uint64 // bytes of shared memory per local argument, else 0
+	sharedMem  uint32
+	maxThreads uint32
+}
+
+func (p *program) NewKernel(name string) (driver.Kernel, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.module == 0 {
+		return nil, driver.Errorf(driver.ResultInvalidProgramExecutable, "the program is not built")
+	}
+	l := p.dev.a.cu
+	if err := p.dev.bind(); err != nil {
+		return nil, err
+	}
+	defer unbind()
+	fn, r := l.ModuleGetFunction(p.module, name)
+	if r != cu.Success {
+		e := cuError("cuModuleGetFunction", r)
+		e.Message += " for kernel " + name
+		return nil, e
+	}
+	k := &kernel{p: p, fn: fn, name: name}
+	if l.HasFuncGetParamInfo() {
+		params, r := l.FuncParams(fn, 4096)
+		if err := check("cuFuncGetParamInfo", r); err != nil {
+			return nil, err
+		}
+		k.params = params
+		k.layout(len(params), func(i int) uintptr { return params[i].Size })
+	}
+	threads, _ := l.FuncGetAttribute(cu.FuncAttributeMaxThreadsPerBlock, fn)
+	k.maxThreads = uint32(threads)
+	p.refs.Add(1)
+	return k, nil
+}
+
+// layout sizes the arena for n arguments of the given sizes, each in its
+// own run of words.
+func (k *kernel) layout(n int, size func(int) uintptr) {
+	k.slot = make([]int, n)
+	words := 0
+	for i := range n {
+		k.slot[i] = words
+		words += int((size(i) + 7) / 8)
+	}
+	k.arena = make([]uint64, max(words, 1))
+	k.ptrs = make([]unsafe.Pointer, n)
+	for i := range n {
+		k.ptrs[i] = unsafe.Pointer(&k.arena[k.slot[i]])
+	}
+	k.set = make([]bool, n)
+	k.local = make([]uint64, n)
+}
+
+// grow makes room for argument index of size bytes when the driver gave no
+// parameter list; the arena is rebuilt and the values kept.
+func (k *kernel) grow(index int, size uintptr) {
+	if index < len(k.slot) && k.slotBytes(index) >= size {
+		return
+	}
+	n := max(len(k.slot), index+1)
+	sizes := make([]uintptr, n)
+	for i := range k.slot {
+		sizes[i] = k.slotBytes(i)
+	}
+	sizes[index] = max(sizes[index], size)
+	prev := *k
+	k.layout(n, func(i int) uintptr { return sizes[i] })
+	for i := range prev.slot {
+		copy(k.arena[k.slot[i]:], prev.arena[prev.slot[i]:prev.slot[i]+int(prev.slotBytes(i)/8)])
+		k.set[i], k.local[i] = prev.set[i], prev.local[i]
+	}
+}
+
+func (k *kernel) slotBytes(i int) uintptr {
+	end := len(k.arena)
+	if i+1 < len(k.slot) {
+		end = k.slot[i+1]
+	}
+	return uintptr(end-k.slot[i]) * 8
+}
+
+func (k *kernel) Native() uintptr { return uintptr(k.fn) }
+func (k *kernel) Release() error  { return k.p.unref() }
+
+// argBytes returns the storage of argument index after checking it against
+// the kernel's parameter list.
+func (k *kernel) argBytes(index uint32, size uintptr) ([]byte, error) {
+	i := int(index)
+	if k.params == nil {
+		k.grow(i, size)
+	} else {
+		if i >= len(k.params) {
+			return nil, driver.Errorf(driver.ResultInvalidKernelArgumentIndex, "argument %d: kernel %s takes %d", i, k.name, len(k.params))
+		}
+		if k.params[i].Size != size {
+			return nil, driver.Errorf(driver.ResultInvalidKernelArgumentSize, "argument %d of kernel %s is %d bytes, not %d", i, k.name, k.params[i].Size, size)
+		}
+	}
+	if !k.set[i] {
+		k.set[i] = true
+		k.nset++
+	}
+	return unsafe.Slice((*byte)(k.ptrs[i]), size), nil
+}
+
+func (k *kernel) SetArgValue(index uint32, value []byte) error {
+	b, err := k.argBytes(index, uintptr(len(value)))
+	if err != nil {
+		return err
+	}
+	copy(b, value)
+	k.setLocal(int(index), 0)
+	return nil
+}
+
+func (k *kernel) SetArgMem(index uint32, m driver.Mem) error {
+	mm := m.(*mem)
+	b, err := k.argBytes(index, unsafe.Sizeof(mm.ptr))
+	if err != nil {
+		return err
+	}
+	*(*cu.DevicePtr)(unsafe.Pointer(&b[0])) = mm.ptr
+	k.setLocal(int(index), 0)
+	return nil
+}
+
+// SetArgLocal reserves size bytes of dynamic shared memory; the argument
+// receives its byte offset there, as a 4- or 8-byte integer.
+func (k *kernel) SetArgLocal(index uint32, size uint64) error {
+	argSize := uintptr(8)
+	if k.params != nil && int(index) < len(k.params) {
+		argSize = k.params[index].Size
+	}
+	if argSize != 4 && argSize != 8 {
+		return driver.Errorf(driver.ResultInvalidKernelArgumentSize, "local argument %d must be a 4- or 8-byte offset, not %d bytes", index, argSize)
+	}
+	if _, err := k.argBytes(index, argSize); err != nil {
+		return err
+	}
+	k.setLocal(int(index), size)
+	return nil
+}
+
+// setLocal records argument i's shared-memory size and lays every local
+// argument out again, 16-byte aligned, writing each its offset.
+func (k *kernel) setLocal(i int, size uint64) {
+	if k.local[i] == size {
+		return
+	}
+	k.local[i] = size
+	var off uint64
+	for j, n := range k.local {
+		if n == 0 {
+			continue
+		}
+		b := unsafe.Slice((*byte)(k.ptrs[j]), k.slotBytes(j))
+		if k.params != nil && k.params[j].Size == 4 {
+			*(*uint32)(unsafe.Pointer(&b[0])) = uint32(off)
+		} else {
+			*(*uint64)(unsafe.Pointer(&b[0])) = off
+		}
+		off += (n + 15) &^ 15
+	}
+	k.sharedMem = uint32(off)
+}
+
+func (k *kernel) Info(driver.Device) (driver.KernelInfo, error) {
+	l := k.p.dev.a.cu
+	attr := func(a cu.FunctionAttribute) uint64 {
+		v, _ := l.FuncGetAttribute(a, k.fn)
+		return uint64(v)
+	}
+	info := driver.KernelInfo{
+		Name:                           k.name,
+		NumArgs:                        driver.NumArgsUnknown,
+		WorkGroupSize:                  uint64(k.maxThreads),
+		PreferredWorkGroupSizeMultiple: 32, // the warp
+		LocalMemSize:                   attr(cu.FuncAttributeSharedSizeBytes),
+		PrivateMemSize:                 attr(cu.FuncAttributeLocalSizeBytes),
+	}
+	if k.params != nil {
+		info.NumArgs = uint32(len(k.params))
+	}
+	return info, nil
+}
+
+// Launch is the hot path: with no wait list and no event it allocates
+// nothing.
+func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	k := dk.(*kernel)
+	if r.Offset != [3]uint64{} {
+		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "CUDA has no global offset (offset %v)", r.Offset)
+	}
+	if k.nset != len(k.set) || (k.params != nil && len(k.set) != len(k.params)) {
+		return nil, driver.Errorf(driver.ResultInvalidKernelArgs, "kernel %s: %d of %d arguments set", k.name, k.nset, max(len(k.set), len(k.params)))
+	}
+	grid, block, err := q.dev.shape(k, &r)
+	if err != nil {
+		return nil, err
+	}
+	if err := q.dev.bind(); err != nil {
+		return nil, err
+	}
+	defer unbind()
+	e, err := q.begin(wait, wantEvent)
+	if err != nil {
+		return nil, err
+	}
+	var params *unsafe.Pointer
+	if len(k.ptrs) > 0 {
+		params = &k.ptrs[0]
+	}
+	res := q.cu.LaunchKernel(k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, params, nil)
+	return q.finish("cuLaunchKernel", e, res)
+}
+
+// shape turns global and local sizes into CUDA's grid and block. Without a
+// local size it picks the largest block that divides the global size.
+func (d *device) shape(k *kernel, r *driver.NDRange) (grid, block [3]uint32, err error) {
+	grid, block = [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}
+	limit := uint64(k.maxThreads)
+	if limit == 0 {
+		limit = 1024
+	}
+	for i := range r.Dims {
+		g, b := r.Global[i], r.Local[i]
+		if b == 0 {
+			b = largestDivisor(g, min(limit, uint64(d.maxBlock[i])))
+		}
+		switch {
+		case b > uint64(d.maxBlock[i]) || b > limit:
+			return grid, block, driver.Errorf(driver.ResultInvalidWorkGroupSize, "local size %d in dimension %d exceeds the kernel's limit %d", b, i, min(limit, uint64(d.maxBlock[i])))
+		case g/b > uint64(d.maxGrid[i]):
+			return grid, block, driver.Errorf(driver.ResultInvalidGlobalWidthDimension, "global size %d in dimension %d needs more than %d blocks", g, i, d.maxGrid[i])
+		}
+		grid[i], block[i] = uint32(g/b), uint32(b)
+		limit /= b
+	}
+	if uint64(block[0])*uint64(block[1])*uint64(block[2]) > uint64(k.maxThreads) && k.maxThreads != 0 {
+		return grid, block, driver.Errorf(driver.ResultInvalidWorkGroupSize, "work-group of %d×%d×%d exceeds the kernel's limit of %d work-items", block[0], block[1], block[2], k.maxThreads)
+	}
+	return grid, block, nil
+}
+
+// largestDivisor returns the largest divisor of n that is at most limit:
+// a power of two in the usual case, found in a few steps, else a search.
+func largestDivisor(n, limit uint64) uint64 {
+	top := min(limit, n)
+	best := uint64(1)
+	for b := uint64(1); b <= top && n%b == 0; b *= 2 {
+		best = b
+	}
+	if best == top {
+		return best
+	}
+	for b := top; b > best; b-- {
+		if n%b == 0 {
+			return b
+		}
+	}
+	return best
+}

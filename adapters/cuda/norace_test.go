@@ -1,0 +1,5 @@
+//go:build !race
+
+package cuda_test
+
+const raceEnabled = false

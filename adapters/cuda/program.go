@@ -1,0 +1,355 @@
+package cuda
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
+	"github.com/gour-dev/gour/adapters/cuda/internal/nvrtc"
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// programKind is what a program was created from.
+type programKind int
+
+const (
+	fromCUDAC programKind = iota
+	fromPTX
+	fromBinary
+)
+
+type program struct {
+	dev  *device
+	kind programKind
+	src  []byte // CUDA C, PTX, or the cubin/fatbin given
+
+	mu     sync.Mutex
+	ptx    []byte    // after Compile, or the PTX given
+	binary []byte    // the cubin (or given fatbin) the module was loaded from
+	module cu.Module // 0 until built
+	log    string
+
+	// refs counts the program handle and its kernels: the module is
+	// unloaded when the last of them is released, as OpenCL keeps a
+	// program alive while it has kernels.
+	refs atomic.Int32
+}
+
+func (c *context) newProgram(kind programKind, src []byte) *program {
+	p := &program{dev: c.dev, kind: kind, src: src}
+	p.refs.Store(1)
+	return p
+}
+
+func (c *context) NewProgramFromSource(source string) (driver.Program, error) {
+	if _, err := c.dev.a.compiler(); err != nil {
+		return nil, err
+	}
+	return c.newProgram(fromCUDAC, []byte(source)), nil
+}
+
+func (c *context) NewProgramFromIL(il []byte) (driver.Program, error) {
+	if !bytes.Contains(il, []byte(".version")) || !bytes.Contains(il, []byte(".target")) {
+		return nil, driver.Errorf(driver.ResultInvalidBinary, "CUDA takes PTX as IL; this is not PTX (no .version and .target directives)")
+	}
+	p := c.newProgram(fromPTX, bytes.Clone(il))
+	p.ptx = p.src
+	return p, nil
+}
+
+// ELF (cubin) and fatbin magic numbers: anything else is refused before the
+// driver sees it.
+var (
+	elfMagic    = []byte{0x7f, 'E', 'L', 'F'}
+	fatbinMagic = []byte{0x50, 0xed, 0x55, 0xba} // 0xba55ed50, little-endian
+)
+
+func (c *context) NewProgramFromBinaries(_ []driver.Device, binaries [][]byte) (driver.Program, error) {
+	bin := binaries[0]
+	if !bytes.HasPrefix(bin, elfMagic) && !bytes.HasPrefix(bin, fatbinMagic) {
+		return nil, driver.Errorf(driver.ResultInvalidBinary, "not a cubin or fatbin (%d bytes without the ELF or fatbin magic)", len(bin))
+	}
+	p := c.newProgram(fromBinary, bytes.Clone(bin))
+	p.binary = p.src
+	return p, nil
+}
+
+func (p *program) Native() uintptr { return uintptr(p.module) }
+
+func (p *program) Release() error { return p.unref() }
+
+func (p *program) unref() error {
+	if p.refs.Add(-1) != 0 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.module == 0 {
+		return nil
+	}
+	if err := p.dev.bind(); err != nil {
+		return err
+	}
+	defer unbind()
+	err := check("cuModuleUnload", p.dev.a.cu.ModuleUnload(p.module))
+	p.module = 0
+	return err
+}
+
+// Build compiles CUDA C with NVRTC, JIT-links PTX into a cubin, and loads
+// the cubin as the program's module.
+func (p *program) Build(_ []driver.Device, options string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.module != 0 {
+		return driver.Errorf(driver.ResultInvalidOperation, "the program is already built")
+	}
+	p.log = ""
+	switch p.kind {
+	case fromCUDAC:
+		ptx, cubin, err := p.compile(options, false)
+		if err != nil {
+			return err
+		}
+		p.ptx, p.binary = ptx, cubin
+		if p.binary == nil {
+			if err := p.jit(options); err != nil {
+				return err
+			}
+		}
+	case fromPTX:
+		if err := p.jit(options); err != nil {
+			return err
+		}
+	}
+	return p.load()
+}
+
+// Compile runs NVRTC with relocatable device code, so that Link can
+// resolve calls between programs. PTX needs no compile step.
+func (p *program) Compile(_ []driver.Device, options string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.kind {
+	case fromCUDAC:
+		ptx, _, err := p.compile(options, true)
+		if err != nil {
+			return err
+		}
+		p.ptx = ptx
+	case fromBinary:
+		return driver.Errorf(driver.ResultInvalidOperation, "a program from a binary cannot be compiled")
+	}
+	return nil
+}
+
+// compile runs NVRTC. With a real sm_XX architecture (the default) NVRTC
+// gives the cubin directly; for relocatable code it gives PTX for the
+// virtual architecture.
+func (p *program) compile(options string, relocatable bool) (ptx, cubin []byte, err error) {
+	nv, err := p.dev.a.compiler()
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := strings.Fields(options)
+	if !hasArch(opts) {
+		arch := "-arch=" + p.dev.arch
+		if relocatable {
+			arch = "-arch=compute_" + strings.TrimPrefix(p.dev.arch, "sm_")
+		}
+		opts = append(opts, arch)
+	}
+	if relocatable {
+		opts = append(opts, "-rdc=true")
+	}
+	ptx, cubin, log, err := nv.Compile(string(p.src), "gour.cu", opts)
+	p.log = log
+	if err != nil {
+		e := &driver.Error{Result: driver.ResultProgramBuildFailure, Message: "NVRTC compile failed", BuildLog: log}
+		if ne, ok := err.(*nvrtc.Error); ok {
+			e.Native, e.NativeName = int64(ne.Result), ne.Result.Name()
+			if ne.Result == nvrtc.OutOfMemory {
+				e.Result = driver.ResultOutOfHostMemory
+			}
+		}
+		return nil, nil, e
+	}
+	return ptx, cubin, nil
+}
+
+func hasArch(opts []string) bool {
+	for _, o := range opts {
+		if o == "-arch" || o == "--gpu-architecture" || strings.HasPrefix(o, "-arch=") || strings.HasPrefix(o, "--gpu-architecture=") {
+			return true
+		}
+	}
+	return false
+}
+
+// jitOptions maps build options to JIT options: -O0 … -O4 and
+// -lineinfo; anything else is refused rather than silently ignored.
+func jitOptions(options string) ([]cu.JitOptionValue, error) {
+	var out []cu.JitOptionValue
+	for _, o := range strings.Fields(options) {
+		switch {
+		case len(o) == 3 && strings.HasPrefix(o, "-O") && o[2] >= '0' && o[2] <= '4':
+			out = append(out, cu.JitOptionValue{Option: cu.JitOptimizationLevel, Value: uintptr(o[2] - '0')})
+		case o == "-lineinfo":
+			out = append(out, cu.JitOptionValue{Option: cu.JitGenerateLineInfo, Value: 1})
+		default:
+			return nil, driver.Errorf(driver.ResultProgramBuildFailure, "PTX JIT option %q is not supported (only -O0 … -O4 and -lineinfo)", o)
+		}
+	}
+	return out, nil
+}
+
+// jit links p.ptx into a cubin with the driver's JIT, on the device.
+func (p *program) jit(options string) error {
+	opts, err := jitOptions(options)
+	if err != nil {
+		if p.kind != fromCUDAC { // CUDA C options were NVRTC's
+			return err
+		}
+		opts = nil
+	}
+	if err := p.dev.bind(); err != nil {
+		return err
+	}
+	defer unbind()
+	cubin, log, r := p.dev.a.cu.Link([]cu.LinkInput{{Type: cu.JitInputPTX, Data: p.ptx, Name: "gour.ptx"}}, opts...)
+	if log != "" {
+		p.log = strings.TrimSpace(p.log + "\n" + log)
+	}
+	if r != cu.Success {
+		e := cuError("cuLink (PTX JIT)", r)
+		if e.Result == driver.ResultInvalidBinary || e.Result == driver.ResultInvalidValue {
+			e.Result = driver.ResultProgramBuildFailure
+		}
+		e.BuildLog = p.log
+		return e
+	}
+	p.binary = cubin
+	return nil
+}
+
+// load loads p.binary as the program's module.
+func (p *program) load() error {
+	if err := p.dev.bind(); err != nil {
+		return err
+	}
+	defer unbind()
+	m, r := p.dev.a.cu.ModuleLoadData(p.binary)
+	if err := check("cuModuleLoadData", r); err != nil {
+		return err
+	}
+	p.module = m
+	return nil
+}
+
+func (c *context) Link(_ []driver.Device, programs []driver.Program, options string) (driver.Program, error) {
+	opts, err := jitOptions(options)
+	if err != nil {
+		return nil, err
+	}
+	inputs := make([]cu.LinkInput, 0, len(programs))
+	for i, dp := range programs {
+		in := dp.(*program)
+		in.mu.Lock()
+		switch {
+		case in.ptx != nil:
+			inputs = append(inputs, cu.LinkInput{Type: cu.JitInputPTX, Data: in.ptx, Name: "input" + strconv.Itoa(i) + ".ptx"})
+		case in.binary != nil && bytes.HasPrefix(in.binary, elfMagic):
+			inputs = append(inputs, cu.LinkInput{Type: cu.JitInputCUBIN, Data: in.binary, Name: "input" + strconv.Itoa(i) + ".cubin"})
+		case in.binary != nil:
+			inputs = append(inputs, cu.LinkInput{Type: cu.JitInputFatbinary, Data: in.binary, Name: "input" + strconv.Itoa(i) + ".fatbin"})
+		default:
+			in.mu.Unlock()
+			return nil, driver.Errorf(driver.ResultInvalidProgram, "program %d is not compiled", i)
+		}
+		in.mu.Unlock()
+	}
+	if err := c.dev.bind(); err != nil {
+		return nil, err
+	}
+	cubin, log, r := c.dev.a.cu.Link(inputs, opts...)
+	unbind()
+	if r != cu.Success {
+		e := cuError("cuLink", r)
+		e.Result = driver.ResultProgramLinkFailure
+		e.BuildLog = log
+		return nil, e
+	}
+	p := c.newProgram(fromBinary, cubin)
+	p.binary, p.log = cubin, log
+	if err := p.load(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *program) BuildLog(driver.Device) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log, nil
+}
+
+// Binaries returns the cubin the module was loaded from: for a program
+// built from PTX or CUDA C, what a cache can load next time without the JIT.
+func (p *program) Binaries() ([][]byte, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.binary == nil {
+		return nil, driver.Errorf(driver.ResultInvalidProgramExecutable, "the program is not built")
+	}
+	return [][]byte{bytes.Clone(p.binary)}, nil
+}
+
+func (p *program) Devices() ([]driver.Device, error) { return []driver.Device{p.dev}, nil }
+
+var ptxEntry = regexp.MustCompile(`\.entry\s+([A-Za-z_$][\w$]*)`)
+
+// KernelNames asks the driver (CUDA 12.4+) or, failing that, reads the
+// .entry directives of the PTX.
+func (p *program) KernelNames() ([]string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.module == 0 {
+		return nil, driver.Errorf(driver.ResultInvalidProgramExecutable, "the program is not built")
+	}
+	l := p.dev.a.cu
+	if l.HasModuleEnumerateFunctions() && l.HasFuncGetName() {
+		if err := p.dev.bind(); err != nil {
+			return nil, err
+		}
+		defer unbind()
+		fns, r := l.ModuleFunctions(p.module)
+		if err := check("cuModuleEnumerateFunctions", r); err != nil {
+			return nil, err
+		}
+		names := make([]string, 0, len(fns))
+		for _, fn := range fns {
+			name, r := l.FuncGetName(fn)
+			if err := check("cuFuncGetName", r); err != nil {
+				return nil, err
+			}
+			names = append(names, name)
+		}
+		return names, nil
+	}
+	if p.ptx == nil {
+		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "listing the kernels of a cubin needs CUDA 12.4")
+	}
+	var names []string
+	for _, m := range ptxEntry.FindAllSubmatch(p.ptx, -1) {
+		names = append(names, string(m[1]))
+	}
+	return names, nil
+}
+
+func (p *program) SetSpecConstant(uint32, []byte) error {
+	return driver.Errorf(driver.ResultUnsupportedFeature, "CUDA has no specialization constants (the program manager passes them as -D definitions)")
+}

@@ -1,0 +1,15 @@
+// Command urbench measures gour against the vendor drivers called from C.
+//
+//	urbench launch -backend cuda -ptx scripts/bench/empty.ptx [-iters N -rounds R]
+//	urbench jit [-kernels 200]
+//
+// launch times R rounds of N launches of the kernel "empty" (one block or
+// work-group of 32) through gour, with no event, then one Finish, and
+// prints a line in the format of the C programs in scripts/bench/c, so
+// that scripts/bench compares the two in one run.
+//
+// jit generates a PTX module of many kernels, builds it through gour with
+// the driver's JIT (run it with CUDA_CACHE_DISABLE=1 for a cold JIT), takes
+// the cubin the program hands back, and times creating the program from
+// that cubin instead.
+package main

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gour-dev/gour/ur"
+)
+
+// generatePTX writes a module of n kernels, each a chain of dependent
+// floating-point operations long enough that the JIT has real work, about
+// the size of the kernels of a numerical library.
+func generatePTX(n, opsPerKernel int) string {
+	var b strings.Builder
+	b.WriteString(".version 7.0\n.target sm_52\n.address_size 64\n\n")
+	for k := range n {
+		fmt.Fprintf(&b, ".visible .entry kernel_%03d(.param .u64 out, .param .f32 a)\n{\n", k)
+		b.WriteString("\t.reg .b32 %r<4>;\n\t.reg .f32 %f<8>;\n\t.reg .b64 %rd<4>;\n")
+		b.WriteString("\tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd1, %rd1;\n\tld.param.f32 %f1, [a];\n")
+		b.WriteString("\tmov.u32 %r1, %ctaid.x;\n\tmov.u32 %r2, %ntid.x;\n\tmov.u32 %r3, %tid.x;\n\tmad.lo.s32 %r1, %r1, %r2, %r3;\n")
+		b.WriteString("\tcvt.rn.f32.u32 %f2, %r1;\n")
+		for i := range opsPerKernel {
+			switch i % 4 {
+			case 0:
+				fmt.Fprintf(&b, "\tfma.rn.f32 %%f2, %%f2, %%f1, 0f%08X;\n", 0x3F800000+uint32(k*opsPerKernel+i)%4096)
+			case 1:
+				b.WriteString("\tmul.f32 %f3, %f2, %f2;\n")
+			case 2:
+				b.WriteString("\tadd.f32 %f2, %f2, %f3;\n")
+			case 3:
+				b.WriteString("\tsqrt.approx.f32 %f2, %f2;\n")
+			}
+		}
+		b.WriteString("\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.f32 [%rd3], %f2;\n\tret;\n}\n\n")
+	}
+	return b.String()
+}
+
+func jit(w io.Writer, args []string) error {
+	fs := flag.NewFlagSet("jit", flag.ContinueOnError)
+	kernels := fs.Int("kernels", 200, "kernels in the generated module")
+	ops := fs.Int("ops", 120, "arithmetic instructions per kernel")
+	loads := fs.Int("loads", 10, "times the cubin is loaded, for a median")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dev, err := firstDevice("cuda")
+	if err != nil {
+		return err
+	}
+	ctx, err := ur.NewContext(dev)
+	if err != nil {
+		return err
+	}
+	defer ctx.Release()
+	ptx := generatePTX(*kernels, *ops)
+
+	start := time.Now()
+	prog, err := ctx.NewProgramFromIL([]byte(ptx))
+	if err != nil {
+		return err
+	}
+	if err := prog.Build(""); err != nil {
+		return err
+	}
+	jitTime := time.Since(start)
+	bins, err := prog.Binaries()
+	if err != nil {
+		return err
+	}
+	names, err := prog.KernelNames()
+	if err != nil {
+		return err
+	}
+	prog.Release()
+
+	var loadTimes []float64
+	for range *loads {
+		start := time.Now()
+		p, err := ctx.NewProgramFromBinaries([]*ur.Device{dev}, bins)
+		if err != nil {
+			return err
+		}
+		if err := p.Build(""); err != nil {
+			return err
+		}
+		k, err := p.NewKernel(names[len(names)-1])
+		if err != nil {
+			return err
+		}
+		loadTimes = append(loadTimes, float64(time.Since(start).Nanoseconds()))
+		k.Release()
+		p.Release()
+	}
+	load := median(loadTimes)
+	fmt.Fprintf(w, "module: %d kernels, PTX %d bytes, cubin %d bytes (CUDA_CACHE_DISABLE=%q)\n",
+		len(names), len(ptx), len(bins[0]), os.Getenv("CUDA_CACHE_DISABLE"))
+	fmt.Fprintf(w, "build from PTX (JIT): %.1f ms\n", float64(jitTime.Nanoseconds())/1e6)
+	fmt.Fprintf(w, "program from handed-back cubin: %.3f ms (median of %d)\n", load/1e6, *loads)
+	fmt.Fprintf(w, "ratio JIT/cubin: %.0fx\n", float64(jitTime.Nanoseconds())/load)
+	return nil
+}

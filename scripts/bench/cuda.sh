@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# cuda.sh runs gour's CUDA benchmarks on a machine with an NVIDIA GPU, nvcc
+# and no Go: build bin/urbench here first (make build-device-tests).
+#
+#   1. launch: an empty kernel through gour vs a C program calling
+#      cuLaunchKernel (built with nvcc), interleaved, RUNS times each; the
+#      ratio of the medians of the enqueue times (what the host spends per
+#      launch) and of the totals.
+#   2. jit: a generated PTX module of 200 kernels, cold JIT
+#      (CUDA_CACHE_DISABLE=1) vs the program created from the cubin gour
+#      handed back.
+#
+# Usage: scripts/bench/cuda.sh [ITERS [ROUNDS [RUNS]]]
+set -euo pipefail
+iters=${1:-20000}
+rounds=${2:-10}
+runs=${3:-5}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$root"
+export PATH=$PATH:/usr/local/cuda/bin
+nvcc -O2 -o bin/cuda_launch scripts/bench/c/cuda_launch.c -lcuda
+
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+echo "per run: $rounds rounds x $iters launches; $runs runs each, interleaved"
+c_tot=() c_enq=() g_tot=() g_enq=()
+field() { awk -v k="$1" '{for (i = 1; i < NF; i++) if ($i == k) print $(i + 1)}'; }
+for ((i = 1; i <= runs; i++)); do
+	line=$(bin/cuda_launch scripts/bench/empty.ptx "$iters" "$rounds")
+	echo "$line"
+	c_tot+=("$(field ns/launch <<<"$line")") c_enq+=("$(field enqueue <<<"$line")")
+	line=$(bin/urbench launch -backend cuda -ptx scripts/bench/empty.ptx -iters "$iters" -rounds "$rounds")
+	echo "$line"
+	g_tot+=("$(field ns/launch <<<"$line")") g_enq+=("$(field enqueue <<<"$line")")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+ce=$(median "${c_enq[@]}") ge=$(median "${g_enq[@]}") ct=$(median "${c_tot[@]}") gt=$(median "${g_tot[@]}")
+echo
+awk -v ce="$ce" -v ge="$ge" -v ct="$ct" -v gt="$gt" 'BEGIN {
+	printf "enqueue ns/launch: c %.1f, gour %.1f (ratio %.3f)\n", ce, ge, ge / ce
+	printf "total ns/launch:   c %.1f, gour %.1f (ratio %.3f)\n", ct, gt, gt / ct
+}'
+echo
+echo "== JIT vs handed-back cubin"
+CUDA_CACHE_DISABLE=1 bin/urbench jit -kernels 200
