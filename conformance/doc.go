@@ -29,7 +29,10 @@
 //
 // Kernels come in each backend's language under testdata/<backend>/: for
 // OpenCL, testdata/opencl/kernels.cl (and invalid.cl, link_main.cl,
-// link_lib.cl for the build-failure and compile + link tests). Every
+// link_lib.cl for the build-failure and compile + link tests); for CUDA,
+// the same in CUDA C++ (.cu, built with NVRTC; kernels are extern "C" and
+// a local argument is a byte offset into the launch's dynamic shared
+// memory), plus kernels.ptx, hand-written PTX for the IL test. Every
 // backend provides the same kernels under the same names; a backend
 // without testdata skips the program, kernel and enqueue tests with that
 // reason. Each program is built once per device and shared by the tests of

@@ -3,6 +3,7 @@ package conformance
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/gour-dev/gour/ur"
@@ -48,8 +49,9 @@ func TestMemoryCreateFromHost(t *testing.T) {
 				clear(data) // the buffer holds a copy
 				got := make([]byte, len(data2))
 				must(t, "ReadBuffer", f.Queue(t).ReadBuffer(m, 0, got))
-				if !bytes.Equal(got, data2) {
-					t.Errorf("buffer made from host data reads back differently")
+				if i := firstDiff(got, data2); i >= 0 {
+					t.Errorf("buffer made from host data reads back differently: byte %d = %#x, want %#x (all zero: %v)",
+						i, got[i], data2[i], !slices.ContainsFunc(got, func(b byte) bool { return b != 0 }))
 				}
 			})
 		}
@@ -353,4 +355,18 @@ func TestMemoryOtherContext(t *testing.T) {
 		m := f.BufferIn(t, f.NewContext(t), ur.MemReadWrite, 64)
 		wantErr(t, "ReadBuffer of another context's buffer", q.ReadBuffer(m, 0, make([]byte, 8)), ur.ErrInvalidContext)
 	})
+}
+
+// firstDiff returns the index of the first byte where a and b differ, or
+// -1 when they are equal.
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	if len(a) != len(b) {
+		return min(len(a), len(b))
+	}
+	return -1
 }

@@ -238,16 +238,30 @@ func TestProgramKernelNamesBeforeBuild(t *testing.T) {
 func TestProgramFromIL(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, f *Fixture) {
 		// The SPIR-V magic number and a minimal header; not a valid module.
-		il := []byte{0x03, 0x02, 0x23, 0x07, 0x00, 0x00, 0x01, 0x00, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}
+		header := []byte{0x03, 0x02, 0x23, 0x07, 0x00, 0x00, 0x01, 0x00, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}
 		if f.Device.Info().ILVersions == "" {
-			p, err := f.Context(t).NewProgramFromIL(il)
+			p, err := f.Context(t).NewProgramFromIL(header)
 			if err == nil {
 				p.Release()
 			}
 			wantErr(t, "NewProgramFromIL on a device that takes no IL", err, ur.ErrUnsupportedFeature)
 			return
 		}
-		t.Skipf("device takes IL (%s), but the suite has no SPIR-V test data yet", f.Device.Info().ILVersions)
+		// The device takes IL: build the backend's IL file (PTX for CUDA)
+		// and run its iota.
+		il, ok, err := ilFileFor(f.Backend)
+		if !ok {
+			t.Skipf("device takes IL (%s), but the suite has no %s IL test data yet", f.Device.Info().ILVersions, f.Backend)
+		}
+		must(t, "reading the IL test data", err)
+		ctx := f.Context(t)
+		p, err := ctx.NewProgramFromIL(il)
+		must(t, "NewProgramFromIL("+backendSources[f.Backend].il+")", err)
+		cleanup(t, p)
+		must(t, "Build of the IL program", p.Build(""))
+		k := f.KernelOf(t, p, "iota")
+		got := runKernelU32(t, f.Queue(t), ctx, k, make([]uint32, 1000))
+		checkUint32s(t, "iota from an IL program", got, func(i int) uint32 { return uint32(i) })
 	})
 }
 

@@ -22,13 +22,17 @@ import (
 // under testdata and the extension of its source files. Every backend has
 // the same files: kernels (the kernels the suite launches), invalid (a
 // program that must fail to build), link_main and link_lib (the two halves
-// of the compile + link test).
+// of the compile + link test). il, where set, names a file of the same
+// directory in the backend's IL (the form NewProgramFromIL takes) that
+// defines at least the iota kernel, for TestProgramFromIL.
 type backendSource struct {
 	dir, ext string
+	il       string
 }
 
 var backendSources = map[string]backendSource{
-	"opencl": {dir: "opencl", ext: ".cl"},
+	"opencl": {dir: "opencl", ext: ".cl"}, // SPIR-V test data comes later
+	"cuda":   {dir: "cuda", ext: ".cu", il: "kernels.ptx"},
 }
 
 // sourceFileFor reads one of the backend's source files.
@@ -44,6 +48,15 @@ func sourceFileFor(backend, name string) (string, error) {
 	return string(b), nil
 }
 
+// ilFileFor reads the backend's IL file; ok is false when it has none.
+func ilFileFor(backend string) (il []byte, ok bool, err error) {
+	bs, known := backendSources[backend]
+	if !known || bs.il == "" {
+		return nil, false, nil
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", bs.dir, bs.il))
+	return b, true, err
+}
 
 // deviceState is what the suite shares between the tests of one device: a
 // context and the programs built in it, each built once, on first use.
@@ -214,7 +227,7 @@ func (f *Fixture) TestName(t testing.TB) string {
 // and device, unless GOUR_CTS_RUN_KNOWN_FAILURES=1.
 func (f *Fixture) SkipIfKnownFailure(t testing.TB) {
 	t.Helper()
-	k, ok := FindKnownFailure(KnownFailures, f.Backend, f.Device.Name(), f.TestName(t))
+	k, ok := FindKnownFailure(KnownFailures, f.Backend, f.deviceDescription(), f.TestName(t))
 	if !ok {
 		return
 	}
@@ -223,6 +236,13 @@ func (f *Fixture) SkipIfKnownFailure(t testing.TB) {
 		return
 	}
 	t.Skipf("known failure on %s %q: %s (%s=1 runs it)", f.Backend, f.Device.Name(), k.Reason, EnvRunKnownFailures)
+}
+
+// deviceDescription is what KnownFailure.Device is matched against: the
+// platform name and the device name, so that an entry can name a driver
+// ("Portable Computing Language") as well as a device.
+func (f *Fixture) deviceDescription() string {
+	return f.Device.Platform().Info().Name + ", " + f.Device.Name()
 }
 
 // envChild marks a child process started by Fixture.RunInChild; its value
@@ -239,7 +259,8 @@ func (f *Fixture) RunInChild(t *testing.T) {
 	defer cancel()
 	sel := fmt.Sprintf("%s:%d", f.Backend, f.Device.Index())
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^"+f.test+"$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), envChild+"="+sel, ur.EnvDeviceSelector+"="+sel)
+	// The child sees one device, so it may require only that device's adapter.
+	cmd.Env = append(os.Environ(), envChild+"="+sel, ur.EnvDeviceSelector+"="+sel, "UR_REQUIRE_ADAPTERS="+f.Backend)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Errorf("child process (%s=%s) failed: %v\n%s", envChild, sel, err, tail(out, 4000))
@@ -487,6 +508,11 @@ func TestBackendSourcesPresent(t *testing.T) {
 			if len(bytes.TrimSpace([]byte(src))) == 0 {
 				t.Errorf("%s: testdata/%s/%s%s is empty", backend, bs.dir, file, bs.ext)
 			}
+		}
+		if il, ok, err := ilFileFor(backend); err != nil {
+			t.Errorf("%s: %v", backend, err)
+		} else if ok && len(bytes.TrimSpace(il)) == 0 {
+			t.Errorf("%s: testdata/%s/%s is empty", backend, bs.dir, bs.il)
 		}
 	}
 }

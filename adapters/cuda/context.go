@@ -34,7 +34,14 @@ func (c *context) NewBuffer(_ driver.MemFlags, size uint64, host []byte) (driver
 		return nil, err
 	}
 	if len(host) > 0 {
-		if r := d.a.cu.MemcpyHtoD(ptr, unsafe.Pointer(&host[0]), uintptr(len(host))); r != cu.Success {
+		// From pageable memory cuMemcpyHtoD may return before the data
+		// reaches the device, on the legacy stream, which our non-blocking
+		// queues do not wait for: wait for it here.
+		r := d.a.cu.MemcpyHtoD(ptr, unsafe.Pointer(&host[0]), uintptr(len(host)))
+		if r == cu.Success {
+			r = d.a.cu.StreamSynchronize(0)
+		}
+		if r != cu.Success {
 			d.a.cu.MemFree(ptr)
 			return nil, cuError("cuMemcpyHtoD", r)
 		}

@@ -222,6 +222,15 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 	if err != nil {
 		return nil, err
 	}
+	var params *unsafe.Pointer
+	if len(k.ptrs) > 0 {
+		params = &k.ptrs[0]
+	}
+	if len(wait) == 0 && !wantEvent {
+		// The common launch: context and launch in one C call, no thread lock.
+		res := q.cu.LaunchKernelIn(q.dev.ctx, k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, params, nil)
+		return nil, check("cuLaunchKernel", res)
+	}
 	if err := q.dev.bind(); err != nil {
 		return nil, err
 	}
@@ -229,10 +238,6 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 	e, err := q.begin(wait, wantEvent)
 	if err != nil {
 		return nil, err
-	}
-	var params *unsafe.Pointer
-	if len(k.ptrs) > 0 {
-		params = &k.ptrs[0]
 	}
 	res := q.cu.LaunchKernel(k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, params, nil)
 	return q.finish("cuLaunchKernel", e, res)

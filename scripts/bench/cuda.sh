@@ -5,7 +5,7 @@
 #   1. launch: an empty kernel through gour vs a C program calling
 #      cuLaunchKernel (built with nvcc), interleaved, RUNS times each; the
 #      ratio of the medians of the enqueue times (what the host spends per
-#      launch) and of the totals.
+#      launch) and of the totals, host-bound and saturated.
 #   2. jit: a generated PTX module of 200 kernels, cold JIT
 #      (CUDA_CACHE_DISABLE=1) vs the program created from the cubin gour
 #      handed back.
@@ -21,24 +21,37 @@ export PATH=$PATH:/usr/local/cuda/bin
 nvcc -O2 -o bin/cuda_launch scripts/bench/c/cuda_launch.c -lcuda
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
-echo "per run: $rounds rounds x $iters launches; $runs runs each, interleaved"
-c_tot=() c_enq=() g_tot=() g_enq=()
 field() { awk -v k="$1" '{for (i = 1; i < NF; i++) if ($i == k) print $(i + 1)}'; }
-for ((i = 1; i <= runs; i++)); do
-	line=$(bin/cuda_launch scripts/bench/empty.ptx "$iters" "$rounds")
-	echo "$line"
-	c_tot+=("$(field ns/launch <<<"$line")") c_enq+=("$(field enqueue <<<"$line")")
-	line=$(bin/urbench launch -backend cuda -ptx scripts/bench/empty.ptx -iters "$iters" -rounds "$rounds")
-	echo "$line"
-	g_tot+=("$(field ns/launch <<<"$line")") g_enq+=("$(field enqueue <<<"$line")")
-done
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-ce=$(median "${c_enq[@]}") ge=$(median "${g_enq[@]}") ct=$(median "${c_tot[@]}") gt=$(median "${g_tot[@]}")
+
+# compare ITERS ROUNDS: RUNS interleaved runs of each program, then the
+# ratio of the medians of their enqueue and total times.
+compare() {
+	local it=$1 ro=$2 c_tot=() c_enq=() g_tot=() g_enq=() line
+	echo "per run: $ro rounds x $it launches; $runs runs each, interleaved"
+	for ((i = 1; i <= runs; i++)); do
+		line=$(bin/cuda_launch scripts/bench/empty.ptx "$it" "$ro")
+		echo "$line"
+		c_tot+=("$(field ns/launch <<<"$line")") c_enq+=("$(field enqueue <<<"$line")")
+		line=$(bin/urbench launch -backend cuda -ptx scripts/bench/empty.ptx -iters "$it" -rounds "$ro")
+		echo "$line"
+		g_tot+=("$(field ns/launch <<<"$line")") g_enq+=("$(field enqueue <<<"$line")")
+	done
+	awk -v ce="$(median "${c_enq[@]}")" -v ge="$(median "${g_enq[@]}")" \
+		-v ct="$(median "${c_tot[@]}")" -v gt="$(median "${g_tot[@]}")" 'BEGIN {
+		printf "enqueue ns/launch: c %.1f, gour %.1f (ratio %.3f)\n", ce, ge, ge / ce
+		printf "total ns/launch:   c %.1f, gour %.1f (ratio %.3f)\n", ct, gt, gt / ct
+	}'
+}
+
+# Host-bound: rounds short enough that the stream never fills, so the
+# enqueue time is what the host spends per launch.
+echo "== launch, host-bound (the stream never fills)"
+compare 200 "$((rounds * 30))"
 echo
-awk -v ce="$ce" -v ge="$ge" -v ct="$ct" -v gt="$gt" 'BEGIN {
-	printf "enqueue ns/launch: c %.1f, gour %.1f (ratio %.3f)\n", ce, ge, ge / ce
-	printf "total ns/launch:   c %.1f, gour %.1f (ratio %.3f)\n", ct, gt, gt / ct
-}'
+# Saturated: long rounds fill the stream; launches then wait for the GPU.
+echo "== launch, saturated (the stream fills; launches wait for the GPU)"
+compare "$iters" "$rounds"
 echo
 echo "== JIT vs handed-back cubin"
 CUDA_CACHE_DISABLE=1 bin/urbench jit -kernels 200

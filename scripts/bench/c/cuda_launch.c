@@ -5,7 +5,9 @@
 // prints the median in the format of `urbench launch`.
 //
 // Build: nvcc -O2 -o bin/cuda_launch scripts/bench/c/cuda_launch.c -lcuda
-// Run:   bin/cuda_launch scripts/bench/empty.ptx [ITERS [ROUNDS]]
+// Run:   bin/cuda_launch scripts/bench/empty.ptx [ITERS [ROUNDS [setctx]]]
+// With "setctx", each launch is preceded by cuCtxSetCurrent, as a
+// multi-threaded C program that cannot trust the thread's context does.
 #include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,7 @@ int main(int argc, char **argv) {
 	}
 	int iters = argc > 2 ? atoi(argv[2]) : 20000;
 	int rounds = argc > 3 ? atoi(argv[3]) : 10;
+	int setctx = argc > 4 && argv[4][0] == 's';
 	FILE *f = fopen(argv[1], "rb");
 	if (!f) {
 		perror(argv[1]);
@@ -78,8 +81,11 @@ int main(int argc, char **argv) {
 	double lo = 1e300, hi = 0;
 	for (int r = 0; r < rounds; r++) {
 		double t0 = now_ns();
-		for (int i = 0; i < iters; i++)
+		for (int i = 0; i < iters; i++) {
+			if (setctx)
+				CHECK(cuCtxSetCurrent(ctx));
 			CHECK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, stream, params, NULL));
+		}
 		double t1 = now_ns();
 		CHECK(cuStreamSynchronize(stream));
 		double t2 = now_ns();
@@ -88,7 +94,8 @@ int main(int argc, char **argv) {
 		if (total[r] < lo) lo = total[r];
 		if (total[r] > hi) hi = total[r];
 	}
-	printf("c    ns/launch %.1f enqueue %.1f (median of %d rounds x %d launches; min %.1f max %.1f)\n",
+	printf(setctx ? "c+setctx ns/launch" : "c    ns/launch");
+	printf(" %.1f enqueue %.1f (median of %d rounds x %d launches; min %.1f max %.1f)\n",
 	       median(total, rounds), median(enq, rounds), rounds, iters, lo, hi);
 	return 0;
 }

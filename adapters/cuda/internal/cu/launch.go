@@ -36,3 +36,24 @@ func (l *Lib) LaunchKernel(fn Function, gridX, gridY, gridZ, blockX, blockY, blo
 	r, _, _ := f.call(l.launchKernel, 11)
 	return r
 }
+
+// LaunchKernelIn is LaunchKernel with ctx made current first, in the same
+// C call, so that it is right on whatever OS thread the goroutine runs.
+// A failure to make ctx current is returned as that call's result.
+func (l *Lib) LaunchKernelIn(ctx Context, fn Function, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem uint32, s Stream, params, extra *unsafe.Pointer) Result {
+	f := newFrame()
+	f.args = dl.Args{
+		uintptr(fn),
+		uintptr(gridX),
+		uintptr(gridY),
+		uintptr(gridZ),
+		uintptr(blockX),
+		uintptr(blockY),
+		uintptr(blockZ),
+		uintptr(sharedMem),
+		uintptr(s),
+		f.ptr(0, unsafe.Pointer(params)),
+		f.ptr(1, unsafe.Pointer(extra)),
+	}
+	return f.callIn(l.ctxSetCurrent, ctx, l.launchKernel)
+}

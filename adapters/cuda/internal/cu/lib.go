@@ -290,6 +290,24 @@ func (f *frame) outpPtr() uintptr {
 // pool. It hands back the output slots as they were after the call. A zero
 // fn (an optional entry point the driver lacks) gives NotSupported without
 // a call.
+// callIn is call with the context ctx made current first, on the same OS
+// thread within the same C call (dl.CallAfter): the goroutine needs no
+// runtime.LockOSThread and the pair costs one call.
+func (f *frame) callIn(setCurrent uintptr, ctx Context, fn uintptr) Result {
+	var r Result
+	switch {
+	case fn == 0 || setCurrent == 0:
+		r = NotSupported
+	default:
+		r1, _ := dl.CallAfter(setCurrent, uintptr(ctx), fn, &f.args)
+		r = result(r1)
+	}
+	f.keep = [len(f.keep)]unsafe.Pointer{}
+	f.outp = nil
+	frames.Put(f)
+	return r
+}
+
 func (f *frame) call(fn uintptr, n int) (r Result, out [3]uint64, outp unsafe.Pointer) {
 	if fn == 0 {
 		r = NotSupported

@@ -1,0 +1,85 @@
+package cuda
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// The benchmarks below split the launch path into its parts, to see what
+// gour adds to a bare cuLaunchKernel: bind (thread lock + cuCtxSetCurrent),
+// the raw driver call, and the adapter's Launch.
+
+func openForBench(b *testing.B) (*device, *queue, *kernel) {
+	b.Helper()
+	da, err := Open()
+	if err != nil {
+		b.Skipf("CUDA not available: %v", err)
+	}
+	a := da.(*adapter)
+	d := a.platform.devices[0].(*device)
+	c := &context{dev: d}
+	dq, err := c.NewQueue(d, driver.QueueProperties{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dp, err := c.NewProgramFromIL([]byte(".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry empty(.param .u64 p) { ret; }\n"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := dp.Build(nil, ""); err != nil {
+		b.Fatal(err)
+	}
+	dk, err := dp.NewKernel("empty")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := dk.SetArgValue(0, make([]byte, 8)); err != nil {
+		b.Fatal(err)
+	}
+	return d, dq.(*queue), dk.(*kernel)
+}
+
+func BenchmarkBind(b *testing.B) {
+	d, q, _ := openForBench(b)
+	for b.Loop() {
+		d.bind()
+		unbind()
+	}
+	q.Finish()
+}
+
+func BenchmarkCtxGetCurrent(b *testing.B) {
+	d, _, _ := openForBench(b)
+	d.bind()
+	defer unbind()
+	for b.Loop() {
+		d.a.cu.CtxGetCurrent()
+	}
+}
+
+func BenchmarkRawLaunch(b *testing.B) {
+	d, q, k := openForBench(b)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	d.a.cu.CtxSetCurrent(d.ctx)
+	for b.Loop() {
+		if r := d.a.cu.LaunchKernel(k.fn, 1, 1, 1, 32, 1, 1, 0, q.stream, &k.ptrs[0], nil); r != cu.Success {
+			b.Fatal(r)
+		}
+	}
+	q.Finish()
+}
+
+func BenchmarkAdapterLaunch(b *testing.B) {
+	_, q, k := openForBench(b)
+	r := driver.NDRange{Dims: 1, Global: [3]uint64{32, 1, 1}}
+	for b.Loop() {
+		if _, err := q.Launch(k, r, nil, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	q.Finish()
+}
