@@ -63,4 +63,4 @@ build-device-tests:
 		echo "CGO_ENABLED=0 $(GO) test -c -o $$out ./$$rel"; \
 		CGO_ENABLED=0 $(GO) test -c -o "$$out" "./$$rel"; \
 	done
-	CGO_ENABLED=0 $(GO) build -o bin/ ./cmd/...
+	CGO_ENABLED=0 $(GO) build -o bin/ ./cmd/... ./scripts/bench/golaunch

@@ -24,8 +24,16 @@ runs=${3:-5}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 mkdir -p bin
-gcc -O2 -Wall -o bin/launch_c scripts/bench/c/launch.c -lOpenCL
-CGO_ENABLED=0 go build -o bin/golaunch ./scripts/bench/golaunch
+# On a machine without Go (the GPU machine), bin/golaunch must have been
+# built elsewhere (make build-device-tests); without the OpenCL development
+# package, the CUDA toolkit's headers and the ICD loader's soname serve.
+gcc -O2 -Wall -I/usr/local/cuda/include -o bin/launch_c scripts/bench/c/launch.c -l:libOpenCL.so.1
+if command -v go >/dev/null 2>&1; then
+	CGO_ENABLED=0 go build -o bin/golaunch ./scripts/bench/golaunch
+elif [[ ! -x bin/golaunch ]]; then
+	echo "launch.sh: no go command and no bin/golaunch" >&2
+	exit 1
+fi
 
 # The same environment for both: PoCL's kernel cache off (builds are not
 # timed, but neither program may see what the other left there), no device
