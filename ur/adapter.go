@@ -25,6 +25,7 @@ type DeviceInfo = driver.DeviceInfo
 
 // Adapter is one loaded vendor API.
 type Adapter struct {
+	object
 	name      string
 	drv       driver.Adapter
 	platforms []*Platform
@@ -32,15 +33,22 @@ type Adapter struct {
 
 // Platform is one driver installation of an adapter.
 type Platform struct {
+	object
 	adapter *Adapter
 	drv     driver.Platform
 	info    PlatformInfo
 	devices []*Device
 }
 
-// Device is one compute device. Devices, platforms and adapters live as
-// long as the process, like the root devices of the Unified Runtime.
+// Device is one compute device.
+//
+// The driver objects behind adapters, platforms and devices live as long as
+// the process, like the root devices of the Unified Runtime; each Discover
+// returns new handles to them. Releasing one of these handles makes it (and
+// the handles below it) unusable for creating contexts and queues, and
+// frees nothing.
 type Device struct {
+	object
 	platform *Platform
 	drv      driver.Device
 	info     DeviceInfo
@@ -49,13 +57,14 @@ type Device struct {
 
 func newAdapter(name string, drv driver.Adapter) (*Adapter, error) {
 	a := &Adapter{name: name, drv: drv}
+	a.object.adapter = a
 	plats, err := drv.Platforms()
 	if err != nil {
 		return nil, wrapError(err, "Adapter.Platforms", name)
 	}
 	index := 0
 	for _, dp := range plats {
-		p := &Platform{adapter: a, drv: dp, info: dp.Info()}
+		p := &Platform{object: object{adapter: a}, adapter: a, drv: dp, info: dp.Info()}
 		devs, err := dp.Devices()
 		if err != nil {
 			return nil, wrapError(err, "Platform.Devices", name)
@@ -65,7 +74,7 @@ func newAdapter(name string, drv driver.Adapter) (*Adapter, error) {
 			if err != nil {
 				return nil, wrapError(err, "Device.Info", name)
 			}
-			p.devices = append(p.devices, &Device{platform: p, drv: dd, info: info, index: index})
+			p.devices = append(p.devices, &Device{object: object{adapter: a}, platform: p, drv: dd, info: info, index: index})
 			index++
 		}
 		a.platforms = append(a.platforms, p)
@@ -129,4 +138,43 @@ func devicesOf(devs []*Device) []driver.Device {
 		out[i] = d.drv
 	}
 	return out
+}
+
+// Release marks the adapter handle released; see Device.
+func (a *Adapter) Release() error {
+	if a == nil {
+		return nilHandle("Adapter", "Adapter.Release")
+	}
+	return a.release("Adapter", ErrInvalidNullHandle)
+}
+
+// Release marks the platform handle released; see Device.
+func (p *Platform) Release() error {
+	if p == nil {
+		return nilHandle("Platform", "Platform.Release")
+	}
+	return p.release("Platform", ErrInvalidPlatform)
+}
+
+// Release marks the device handle released: it can no longer be used to
+// create a context or a queue. The device itself stays with the driver.
+func (d *Device) Release() error {
+	if d == nil {
+		return nilHandle("Device", "Device.Release")
+	}
+	return d.release("Device", ErrInvalidDevice)
+}
+
+// usable checks that the device handle, its platform's and its adapter's
+// have not been released.
+func (d *Device) usable(op string) error {
+	switch {
+	case d.life.refs.Load()&releasedBit != 0:
+		return newError(ErrInvalidDevice, op, d.adapter.name, "device %q was released", d.info.Name)
+	case d.platform.life.refs.Load()&releasedBit != 0:
+		return newError(ErrInvalidPlatform, op, d.adapter.name, "the platform of device %q was released", d.info.Name)
+	case d.platform.adapter.life.refs.Load()&releasedBit != 0:
+		return newError(ErrInvalidNullHandle, op, d.adapter.name, "the adapter of device %q was released", d.info.Name)
+	}
+	return nil
 }

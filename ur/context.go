@@ -25,6 +25,9 @@ func NewContext(devices ...*Device) (*Context, error) {
 		if d == nil {
 			return nil, newError(ErrInvalidNullHandle, op, "", "device %d is nil", i)
 		}
+		if err := d.usable(op); err != nil {
+			return nil, err
+		}
 		if d.platform.drv != devices[0].platform.drv {
 			return nil, newError(ErrInvalidDevice, op, d.Backend(),
 				"device %d (%s) is not on the platform of device 0 (%s)", i, d.Name(), devices[0].Name())

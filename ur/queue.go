@@ -28,6 +28,9 @@ func (c *Context) NewQueue(dev *Device, props QueueProperties) (*Queue, error) {
 	if dev == nil {
 		return nil, nilHandle("Device", op)
 	}
+	if err := dev.usable(op); err != nil {
+		return nil, err
+	}
 	if !c.hasDevice(dev) {
 		return nil, newError(ErrInvalidDevice, op, c.adapter.name, "device %q is not in the context", dev.Name())
 	}

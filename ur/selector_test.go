@@ -11,8 +11,9 @@ import (
 func fakeDevices() []*Device {
 	mk := func(backend string, typ DeviceType, index int) *Device {
 		a := &Adapter{name: backend}
-		p := &Platform{adapter: a}
-		return &Device{platform: p, info: driver.DeviceInfo{Type: typ, Name: backend + "-dev"}, index: index}
+		a.object.adapter = a
+		p := &Platform{object: object{adapter: a}, adapter: a}
+		return &Device{object: object{adapter: a}, platform: p, info: driver.DeviceInfo{Type: typ, Name: backend + "-dev"}, index: index}
 	}
 	return []*Device{
 		mk("opencl", DeviceTypeCPU, 0),
