@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -11,11 +12,26 @@ import (
 	"time"
 
 	_ "github.com/gour-dev/gour/adapters/all"
+	"github.com/gour-dev/gour/programmgr"
 	"github.com/gour-dev/gour/ur"
 )
 
-//go:embed axpy.cl
-var axpySource string
+// The same kernel in each backend's language.
+var (
+	//go:embed axpy.cl
+	axpyOpenCL string
+	//go:embed axpy.cu
+	axpyCUDA string
+)
+
+// axpyImage returns the device image of axpy for the device's backend.
+func axpyImage(dev *ur.Device) (*programmgr.Image, error) {
+	desc := programmgr.ImageDesc{Format: programmgr.FormatOpenCLC, Bytes: []byte(axpyOpenCL), KernelNames: []string{"axpy"}}
+	if dev.Backend() == "cuda" {
+		desc.Format, desc.Bytes = programmgr.FormatCUDAC, []byte(axpyCUDA)
+	}
+	return programmgr.NewImage(desc)
+}
 
 const (
 	n         = 1 << 20
@@ -42,6 +58,7 @@ func run(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "build:  %v (%s)\n", res.build.Round(time.Microsecond), buildNote(dev))
+	fmt.Fprintf(w, "cached: %v (the same kernel asked for again: the program manager's in-memory cache)\n", res.cached)
 	fmt.Fprintf(w, "launch: %v first, %v second (enqueue + finish, n = %d)\n",
 		res.firstLaunch.Round(time.Microsecond), res.launch.Round(time.Microsecond), n)
 	fmt.Fprintf(w, "max relative error: %.3g (tolerance %g)\n", res.maxErr, tolerance)
@@ -95,7 +112,8 @@ func buildNote(dev *ur.Device) string {
 }
 
 type axpyResult struct {
-	build         time.Duration
+	build         time.Duration // the first GetKernel: a build
+	cached        time.Duration // the second: a fast kernel cache hit
 	firstLaunch   time.Duration // the first launch, enqueue to finish
 	launch        time.Duration // the second one
 	badLaunch     int           // 1 or 2 when that launch gave a wrong result
@@ -126,21 +144,39 @@ func runAxpy(dev *ur.Device) (res axpyResult, err error) {
 	}
 	defer release(q)
 
-	prog, err := ctx.NewProgramFromSource(axpySource)
+	// The program manager builds the kernel once; asking again is a hit in
+	// its in-memory cache.
+	m, err := programmgr.New(ctx, programmgr.Options{})
 	if err != nil {
 		return res, err
 	}
-	defer release(prog)
+	defer func() {
+		if cerr := m.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	img, err := axpyImage(dev)
+	if err != nil {
+		return res, err
+	}
+	bg := context.Background()
 	start := time.Now()
-	if err := prog.Build(""); err != nil {
-		return res, fmt.Errorf("building axpy.cl: %w", err)
+	cold, err := m.GetKernel(bg, img, "axpy", dev, programmgr.SpecValues{}, "")
+	if err != nil {
+		return res, fmt.Errorf("building axpy: %w", err)
 	}
 	res.build = time.Since(start)
-	k, err := prog.NewKernel("axpy")
+	defer release(cold)
+	start = time.Now()
+	ck, err := m.GetKernel(bg, img, "axpy", dev, programmgr.SpecValues{}, "")
+	res.cached = time.Since(start)
 	if err != nil {
 		return res, err
 	}
-	defer release(k)
+	defer release(ck)
+	ck.Lock() // the cached kernel's arguments are shared state
+	defer ck.Unlock()
+	k := ck.UR()
 
 	xs, ys := inputs()
 	x, err := ctx.NewBufferFrom(ur.MemReadOnly, ur.AsBytes(xs))
@@ -168,7 +204,7 @@ func runAxpy(dev *ur.Device) (res axpyResult, err error) {
 	// shows the steady state. Each result is checked against the CPU.
 	got := make([]float32, n)
 	for i, d := range []*time.Duration{&res.firstLaunch, &res.launch} {
-		start = time.Now()
+		start := time.Now()
 		if err := q.Launch(k, ur.Range1D(n)); err != nil {
 			return res, err
 		}
