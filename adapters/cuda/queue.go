@@ -108,12 +108,17 @@ func (q *queue) sync(blocking bool, ev driver.Event, err error) (driver.Event, e
 		return ev, err
 	}
 	if r := q.cu.StreamSynchronize(q.stream); r != cu.Success {
+		if ev != nil {
+			q.discard(ev.(*event))
+		}
 		return nil, cuError("cuStreamSynchronize", r)
 	}
 	return ev, nil
 }
 
-func (q *queue) WriteBuffer(m driver.Mem, blocking bool, offset uint64, src []byte, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+// enqueue runs one command on the stream, after the wait list, bracketed
+// by events when one is wanted; blocking commands then wait for the stream.
+func (q *queue) enqueue(fn string, blocking bool, wait []driver.Event, wantEvent bool, command func() cu.Result) (driver.Event, error) {
 	if err := q.dev.bind(); err != nil {
 		return nil, err
 	}
@@ -122,65 +127,48 @@ func (q *queue) WriteBuffer(m driver.Mem, blocking bool, offset uint64, src []by
 	if err != nil {
 		return nil, err
 	}
-	r := q.cu.MemcpyHtoDAsync(m.(*mem).ptr+cu.DevicePtr(offset), unsafe.Pointer(&src[0]), uintptr(len(src)), q.stream)
-	ev, err := q.finish("cuMemcpyHtoDAsync", e, r)
+	ev, err := q.finish(fn, e, command())
 	return q.sync(blocking, ev, err)
+}
+
+func (q *queue) WriteBuffer(m driver.Mem, blocking bool, offset uint64, src []byte, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	return q.enqueue("cuMemcpyHtoDAsync", blocking, wait, wantEvent, func() cu.Result {
+		return q.cu.MemcpyHtoDAsync(m.(*mem).ptr+cu.DevicePtr(offset), unsafe.Pointer(&src[0]), uintptr(len(src)), q.stream)
+	})
 }
 
 func (q *queue) ReadBuffer(m driver.Mem, blocking bool, offset uint64, dst []byte, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	if err := q.dev.bind(); err != nil {
-		return nil, err
-	}
-	defer unbind()
-	e, err := q.begin(wait, wantEvent)
-	if err != nil {
-		return nil, err
-	}
-	r := q.cu.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), m.(*mem).ptr+cu.DevicePtr(offset), uintptr(len(dst)), q.stream)
-	ev, err := q.finish("cuMemcpyDtoHAsync", e, r)
-	return q.sync(blocking, ev, err)
+	return q.enqueue("cuMemcpyDtoHAsync", blocking, wait, wantEvent, func() cu.Result {
+		return q.cu.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), m.(*mem).ptr+cu.DevicePtr(offset), uintptr(len(dst)), q.stream)
+	})
 }
 
 func (q *queue) CopyBuffer(src, dst driver.Mem, srcOffset, dstOffset, size uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	if err := q.dev.bind(); err != nil {
-		return nil, err
-	}
-	defer unbind()
-	e, err := q.begin(wait, wantEvent)
-	if err != nil {
-		return nil, err
-	}
-	r := q.cu.MemcpyDtoDAsync(dst.(*mem).ptr+cu.DevicePtr(dstOffset), src.(*mem).ptr+cu.DevicePtr(srcOffset), uintptr(size), q.stream)
-	return q.finish("cuMemcpyDtoDAsync", e, r)
+	return q.enqueue("cuMemcpyDtoDAsync", false, wait, wantEvent, func() cu.Result {
+		return q.cu.MemcpyDtoDAsync(dst.(*mem).ptr+cu.DevicePtr(dstOffset), src.(*mem).ptr+cu.DevicePtr(srcOffset), uintptr(size), q.stream)
+	})
 }
 
 // FillBuffer uses the memset of the pattern's width; a pattern of 8 or more
 // bytes becomes one strided 32-bit memset per word of the pattern.
 func (q *queue) FillBuffer(m driver.Mem, pattern []byte, offset, size uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	if err := q.dev.bind(); err != nil {
-		return nil, err
-	}
-	defer unbind()
-	e, err := q.begin(wait, wantEvent)
-	if err != nil {
-		return nil, err
-	}
-	ptr := m.(*mem).ptr + cu.DevicePtr(offset)
-	n := uint64(len(pattern))
-	var r cu.Result
-	switch n {
-	case 1:
-		r = q.cu.MemsetD8Async(ptr, pattern[0], uintptr(size), q.stream)
-	case 2:
-		r = q.cu.MemsetD16Async(ptr, uint16(pattern[0])|uint16(pattern[1])<<8, uintptr(size/2), q.stream)
-	case 4:
-		r = q.cu.MemsetD32Async(ptr, word(pattern), uintptr(size/4), q.stream)
-	default:
-		for w := uint64(0); w < n && r == cu.Success; w += 4 {
-			r = q.cu.MemsetD2D32Async(ptr+cu.DevicePtr(w), uintptr(n), word(pattern[w:]), 1, uintptr(size/n), q.stream)
+	return q.enqueue("cuMemsetAsync", false, wait, wantEvent, func() cu.Result {
+		ptr := m.(*mem).ptr + cu.DevicePtr(offset)
+		switch n := uint64(len(pattern)); n {
+		case 1:
+			return q.cu.MemsetD8Async(ptr, pattern[0], uintptr(size), q.stream)
+		case 2:
+			return q.cu.MemsetD16Async(ptr, uint16(pattern[0])|uint16(pattern[1])<<8, uintptr(size/2), q.stream)
+		case 4:
+			return q.cu.MemsetD32Async(ptr, word(pattern), uintptr(size/4), q.stream)
+		default:
+			r := cu.Success
+			for w := uint64(0); w < n && r == cu.Success; w += 4 {
+				r = q.cu.MemsetD2D32Async(ptr+cu.DevicePtr(w), uintptr(n), word(pattern[w:]), 1, uintptr(size/n), q.stream)
+			}
+			return r
 		}
-	}
-	return q.finish("cuMemsetAsync", e, r)
+	})
 }
 
 // word reads a little-endian 32-bit value.
