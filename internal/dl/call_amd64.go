@@ -4,17 +4,21 @@ package dl
 
 import "unsafe"
 
-// frame is what the trampoline reads: the function, its twelve arguments,
-// and a slot for the result. It lives on the caller's stack, which cannot
-// move while the goroutine is inside the C call.
+// frame is what the trampolines read: the function, its twelve arguments,
+// a slot for the result and, for CallAfter, the function to call first.
+// It lives on the caller's stack, which cannot move while the goroutine is
+// inside the C call. call_amd64.s relies on this layout.
 type frame struct {
-	fn     uintptr
-	args   Args
-	result uintptr
+	fn          uintptr
+	args        Args
+	result      uintptr
+	first       uintptr
+	firstArg    uintptr
+	firstResult uintptr
 }
 
-// trampolineABI0 is the address of the assembly trampoline (call_amd64.s).
-var trampolineABI0 uintptr
+// The addresses of the assembly trampolines (call_amd64.s).
+var trampolineABI0, trampolineAfterABI0 uintptr
 
 // runtimeCgocall switches to the system stack, leaves the Go scheduler's
 // accounting as a cgo call does, and runs fn(arg) with the C ABI. The
@@ -31,4 +35,13 @@ func call(fn uintptr, args *Args) uintptr {
 	f := frame{fn: fn, args: *args}
 	runtimeCgocall(trampolineABI0, unsafe.Pointer(&f))
 	return f.result
+}
+
+func callAfter(first, firstArg, fn uintptr, args *Args) (uintptr, bool) {
+	f := frame{fn: fn, args: *args, first: first, firstArg: firstArg}
+	runtimeCgocall(trampolineAfterABI0, unsafe.Pointer(&f))
+	if f.firstResult != 0 {
+		return f.firstResult, false
+	}
+	return f.result, true
 }

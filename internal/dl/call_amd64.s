@@ -2,37 +2,63 @@
 
 #include "textflag.h"
 
-// trampoline is called by runtime.asmcgocall on the system stack with the
-// C calling convention: DI points to a frame {fn, a1..a12, result}. It
-// passes a1..a6 in registers and a7..a12 on the stack, calls fn and stores
-// RAX in result. The 64-byte frame keeps SP 16-byte aligned at the CALL
-// (8 return address + 8 saved BP + 64).
+// Both trampolines are called by runtime.asmcgocall on the system stack
+// with the C calling convention: DI points to a frame (call_amd64.go)
+//
+//	0 fn, 8..96 a1..a12, 104 result, 112 first, 120 firstArg, 128 firstResult
+//
+// They pass a1..a6 in registers and a7..a12 on the stack, call fn and
+// store RAX in result. The 64-byte frame keeps SP 16-byte aligned at each
+// CALL (8 return address + 8 saved BP + 64).
+
+#define CALL_FN \
+	MOVQ 56(SP), R11 \
+	MOVQ 56(R11), R12 \
+	MOVQ R12, 0(SP) \
+	MOVQ 64(R11), R12 \
+	MOVQ R12, 8(SP) \
+	MOVQ 72(R11), R12 \
+	MOVQ R12, 16(SP) \
+	MOVQ 80(R11), R12 \
+	MOVQ R12, 24(SP) \
+	MOVQ 88(R11), R12 \
+	MOVQ R12, 32(SP) \
+	MOVQ 96(R11), R12 \
+	MOVQ R12, 40(SP) \
+	MOVQ 8(R11), DI \
+	MOVQ 16(R11), SI \
+	MOVQ 24(R11), DX \
+	MOVQ 32(R11), CX \
+	MOVQ 40(R11), R8 \
+	MOVQ 48(R11), R9 \
+	MOVQ 0(R11), R10 \
+	XORL AX, AX \
+	CALL R10 \
+	MOVQ 56(SP), DI \
+	MOVQ AX, 104(DI)
+
 GLOBL ·trampolineABI0(SB), NOPTR|RODATA, $8
 DATA ·trampolineABI0(SB)/8, $trampoline(SB)
 TEXT trampoline(SB), NOSPLIT, $64
-	MOVQ DI, 56(SP)   // keep the frame pointer across the call
-	MOVQ DI, R11
-	MOVQ 56(R11), R12 // a7
-	MOVQ R12, 0(SP)
-	MOVQ 64(R11), R12 // a8
-	MOVQ R12, 8(SP)
-	MOVQ 72(R11), R12 // a9
-	MOVQ R12, 16(SP)
-	MOVQ 80(R11), R12 // a10
-	MOVQ R12, 24(SP)
-	MOVQ 88(R11), R12 // a11
-	MOVQ R12, 32(SP)
-	MOVQ 96(R11), R12 // a12
-	MOVQ R12, 40(SP)
-	MOVQ 8(R11), DI   // a1
-	MOVQ 16(R11), SI  // a2
-	MOVQ 24(R11), DX  // a3
-	MOVQ 32(R11), CX  // a4
-	MOVQ 40(R11), R8  // a5
-	MOVQ 48(R11), R9  // a6
-	MOVQ 0(R11), R10  // fn
-	XORL AX, AX       // no vector registers used, for variadic callees
+	MOVQ DI, 56(SP) // keep the frame pointer across the call
+	CALL_FN
+	RET
+
+// trampolineAfter first calls first(firstArg); a non-zero (32-bit) result
+// is stored in firstResult and fn is not called.
+GLOBL ·trampolineAfterABI0(SB), NOPTR|RODATA, $8
+DATA ·trampolineAfterABI0(SB)/8, $trampolineAfter(SB)
+TEXT trampolineAfter(SB), NOSPLIT, $64
+	MOVQ DI, 56(SP)
+	MOVQ 112(DI), R10 // first
+	MOVQ 120(DI), DI  // firstArg
+	XORL AX, AX
 	CALL R10
 	MOVQ 56(SP), DI
-	MOVQ AX, 104(DI)  // result
+	MOVL AX, AX       // the C result is an int: keep its 32 bits
+	MOVQ AX, 128(DI)
+	TESTQ AX, AX
+	JNE done
+	CALL_FN
+done:
 	RET

@@ -2,9 +2,24 @@
 
 package dl
 
-import "github.com/ebitengine/purego"
+import (
+	"runtime"
+
+	"github.com/ebitengine/purego"
+)
 
 func call(fn uintptr, args *Args) uintptr {
 	r, _, _ := purego.SyscallN(fn, args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8], args[9], args[10], args[11])
 	return r
+}
+
+// callAfter pins the goroutine to its thread for the two calls, which
+// purego makes separately.
+func callAfter(first, firstArg, fn uintptr, args *Args) (uintptr, bool) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if r, _, _ := purego.SyscallN(first, firstArg); r != 0 {
+		return r, false
+	}
+	return call(fn, args), true
 }

@@ -62,3 +62,23 @@ var callBuffers struct {
 	buf    [64]byte
 	format []byte
 }
+
+// TestCallAfter checks both outcomes with libc: a first call returning 0
+// lets fn run; a non-zero one stops it and is reported.
+func TestCallAfter(t *testing.T) {
+	lib, err := Open("libc.so.6")
+	if err != nil {
+		t.Skipf("libc.so.6 not loadable here: %v", err)
+	}
+	defer lib.Close()
+	abs, _ := lib.Lookup("abs")
+	labs, _ := lib.Lookup("labs")
+	args := Args{^uintptr(41)} // -42
+	if r, ok := CallAfter(abs, 0, labs, &args); !ok || r != 42 {
+		t.Errorf("CallAfter(abs(0), labs(-42)) = %d, %v; want 42, true", r, ok)
+	}
+	minus7 := int32(-7)
+	if r, ok := CallAfter(abs, uintptr(uint32(minus7)), labs, &args); ok || r != 7 {
+		t.Errorf("CallAfter(abs(-7), labs) = %d, %v; want 7, false", r, ok)
+	}
+}
