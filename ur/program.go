@@ -214,8 +214,18 @@ func (p *Program) Binaries() ([][]byte, error) {
 	return bins, wrapError(err, op, p.adapter.name)
 }
 
-// BinarySizes returns the size of each device binary.
+// BinarySizes returns the size of each device binary, without copying the
+// binaries where the driver can tell.
 func (p *Program) BinarySizes() ([]uint64, error) {
+	if sizer, ok := p.drv.(driver.BinarySizer); ok {
+		const op = "Program.BinarySizes"
+		if err := p.enter(op); err != nil {
+			return nil, err
+		}
+		defer p.life.leave()
+		sizes, err := sizer.BinarySizes()
+		return sizes, wrapError(err, op, p.adapter.name)
+	}
 	bins, err := p.Binaries()
 	if err != nil {
 		return nil, err

@@ -308,6 +308,15 @@ func (p *program) Binaries() ([][]byte, error) {
 	return [][]byte{bytes.Clone(p.binary)}, nil
 }
 
+func (p *program) BinarySizes() ([]uint64, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.binary == nil {
+		return nil, driver.Errorf(driver.ResultInvalidProgramExecutable, "the program is not built")
+	}
+	return []uint64{uint64(len(p.binary))}, nil
+}
+
 func (p *program) Devices() ([]driver.Device, error) { return []driver.Device{p.dev}, nil }
 
 var ptxEntry = regexp.MustCompile(`\.entry\s+([A-Za-z_$][\w$]*)`)

@@ -132,6 +132,19 @@ func (p *program) Binaries() ([][]byte, error) {
 	return bins, nil
 }
 
+func (p *program) BinarySizes() ([]uint64, error) {
+	b, st := p.lib.ProgramInfo(p.handle, cl.ProgramBinarySizes)
+	if err := check("clGetProgramInfo(CL_PROGRAM_BINARY_SIZES)", st); err != nil {
+		return nil, err
+	}
+	sizes := cl.Uintptrs(b)
+	out := make([]uint64, len(sizes))
+	for i, n := range sizes {
+		out[i] = uint64(n)
+	}
+	return out, nil
+}
+
 func (p *program) Devices() ([]driver.Device, error) {
 	b, st := p.lib.ProgramInfo(p.handle, cl.ProgramDevices)
 	if err := check("clGetProgramInfo(CL_PROGRAM_DEVICES)", st); err != nil {

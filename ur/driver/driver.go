@@ -134,6 +134,13 @@ type Program interface {
 	Native() uintptr
 }
 
+// BinarySizer is implemented by programs that can report the sizes of
+// their binaries without copying them (CL_PROGRAM_BINARY_SIZES); the front
+// end falls back to Binaries otherwise.
+type BinarySizer interface {
+	BinarySizes() ([]uint64, error)
+}
+
 // Kernel is one entry point of a built program with its arguments.
 // Argument setters copy the value before returning.
 type Kernel interface {
