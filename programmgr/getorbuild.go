@@ -204,7 +204,7 @@ func getOrBuild[T counted](ctx context.Context, m *Manager, r *request, ops *bui
 			fl := &flight[T]{done: make(chan struct{})}
 			c.state, c.fl = cellBuilding, fl
 			m.unlock()
-			v, err, out := runBuild(ctx, ops.build)
+			v, out, err := runBuild(ctx, ops.build)
 			m.mu.Lock()
 			c.fl = nil
 			fl.val, fl.err, fl.out = v, err, out
@@ -247,18 +247,18 @@ func getOrBuild[T counted](ctx context.Context, m *Manager, r *request, ops *bui
 
 // runBuild runs build, turning a panic into an error, and classifies the
 // result.
-func runBuild[T counted](ctx context.Context, build func(context.Context) (T, error)) (v T, err error, out outcome) {
+func runBuild[T counted](ctx context.Context, build func(context.Context) (T, error)) (v T, out outcome, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			var zero T
-			v, err, out = zero, &panicError{value: p, stack: debug.Stack()}, outRetry
+			v, out, err = zero, outRetry, &panicError{value: p, stack: debug.Stack()}
 		}
 	}()
 	v, err = build(ctx)
 	if err == nil {
-		return v, nil, outOK
+		return v, outOK, nil
 	}
-	return v, err, classify(err)
+	return v, classify(err), err
 }
 
 // classify sorts a build error: a driver error is remembered, except out
