@@ -10,14 +10,18 @@ GO ?= go
 
 # The test run: the OpenCL adapter must load and find a device (PoCL), so
 # that the run cannot pass by skipping; PoCL's own kernel cache is off so
-# that tests of cold builds measure cold builds.
-TEST_ENV := CGO_ENABLED=1 UR_REQUIRE_ADAPTERS=opencl POCL_KERNEL_CACHE=0
+# that tests of cold builds measure cold builds. The Level Zero loader must
+# load too (there is no Level Zero driver or device: the tests check that
+# the adapter says so).
+TEST_ENV := CGO_ENABLED=1 UR_REQUIRE_ADAPTERS=opencl POCL_KERNEL_CACHE=0 GOUR_REQUIRE_ZE_LOADER=1
 
 .PHONY: help
 help:
-	@echo "make deps                install the OpenCL ICD loader, PoCL, gcc (Debian/Ubuntu; only what is missing)"
+	@echo "make deps                install the OpenCL ICD loader, PoCL, gcc, the Level Zero loader and headers (Debian/Ubuntu; only what is missing)"
 	@echo "make demo                deps, then run cmd/urdemo: list devices, run axpy on the default device"
-	@echo "make test                deps, then gofmt, go vet, CGO_ENABLED=0 build, staticcheck if installed, go test -race"
+	@echo "make test                deps, then gofmt, go vet, CGO_ENABLED=0 build, staticcheck if installed, go test -race,"
+	@echo "                         and the Level Zero struct layouts against ze_api.h (go test -tags zeheaders)"
+	@echo "make spirv               regenerate the conformance SPIR-V from the OpenCL C kernels (needs clang-15, llvm-spirv-15)"
 	@echo "make bench               the launch benchmark: gour vs C on PoCL (scripts/bench/launch.sh)"
 	@echo "make build-device-tests  test binaries and tools in bin/, for a machine without Go"
 
@@ -43,6 +47,12 @@ test: deps
 	else echo "staticcheck not installed: skipped"; fi
 	@echo "== go test -race"
 	$(TEST_ENV) $(GO) test -race -count=1 ./...
+	@echo "== Level Zero struct layouts and constants against ze_api.h (cgo, libze-dev)"
+	CGO_ENABLED=1 $(GO) test -count=1 -tags zeheaders ./adapters/levelzero/internal/ze/
+
+.PHONY: spirv
+spirv:
+	scripts/spirv.sh
 
 .PHONY: bench
 bench: deps

@@ -30,6 +30,18 @@ type KnownFailure struct {
 // test fails for a reason in the driver, not in gour.
 var KnownFailures = []KnownFailure{
 	{
+		Adapter: "level_zero",
+		Device:  "gour fake Level Zero",
+		Test:    "TestProgramCompileAndLink",
+		Reason: "adapters/levelzero's test driver does not offer ZE_experimental_module_program, " +
+			"which linking several modules needs; Link answers UNSUPPORTED_FEATURE",
+	},
+	{
+		Adapter: "level_zero",
+		Test:    "TestProgramBuildOptions",
+		Reason:  "the suite's Level Zero programs are SPIR-V, which has no preprocessor: -DSCALE=3 cannot change them",
+	},
+	{
 		Adapter: "opencl",
 		Device:  "Portable Computing Language", // PoCL's platform, any device
 		Test:    "TestKernelArgWrongSize/3BytesForUint",

@@ -28,11 +28,13 @@ import (
 type backendSource struct {
 	dir, ext string
 	il       string
+	ilOnly   bool // the files are IL: programs come from NewProgramFromIL
 }
 
 var backendSources = map[string]backendSource{
-	"opencl": {dir: "opencl", ext: ".cl"}, // SPIR-V test data comes later
-	"cuda":   {dir: "cuda", ext: ".cu", il: "kernels.ptx"},
+	"opencl":     {dir: "opencl", ext: ".cl", il: "../spirv/kernels.spv"}, // SPIR-V from scripts/spirv.sh
+	"cuda":       {dir: "cuda", ext: ".cu", il: "kernels.ptx"},
+	"level_zero": {dir: "spirv", ext: ".spv", il: "kernels.spv", ilOnly: true}, // no source language
 }
 
 // sourceFileFor reads one of the backend's source files.
@@ -46,6 +48,28 @@ func sourceFileFor(backend, name string) (string, error) {
 		return "", err
 	}
 	return string(b), nil
+}
+
+// createProgram creates a program of one of the backend's device-code
+// files: from source, or from IL for a backend without a source language
+// (on an fp64 device, the kernels file that has the fp64 kernels too).
+func createProgram(ctx *ur.Context, dev *ur.Device, file string) (*ur.Program, error) {
+	bs := backendSources[dev.Backend()]
+	if !bs.ilOnly {
+		src, err := sourceFileFor(dev.Backend(), file)
+		if err != nil {
+			return nil, err
+		}
+		return ctx.NewProgramFromSource(src)
+	}
+	if file == "kernels" && dev.Info().FP64 {
+		file = "kernels_fp64"
+	}
+	il, err := os.ReadFile(filepath.Join("testdata", bs.dir, file+bs.ext))
+	if err != nil {
+		return nil, err
+	}
+	return ctx.NewProgramFromIL(il)
 }
 
 // ilFileFor reads the backend's IL file; ok is false when it has none.
@@ -116,12 +140,7 @@ func (s *deviceState) program(file, options string) (*ur.Program, error) {
 			e.err = err
 			return
 		}
-		src, err := sourceFileFor(s.dev.Backend(), file)
-		if err != nil {
-			e.err = err
-			return
-		}
-		p, err := ctx.NewProgramFromSource(src)
+		p, err := createProgram(ctx, s.dev, file)
 		if err != nil {
 			e.err = err
 			return

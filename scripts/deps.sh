@@ -9,6 +9,13 @@
 #                       clang-15, which PoCL compiles kernels with)
 #   gcc, libc6-dev      cgo, which `go test -race` needs, and the C benchmark
 #   ocl-icd-opencl-dev  CL/cl.h and libOpenCL.so, for the C benchmark
+#   libze1              the oneAPI Level Zero loader, libze_loader.so.1, which
+#                       the Level Zero adapter dlopens; with no Level Zero
+#                       driver installed it reports "no driver/device", which
+#                       the tests check
+#   libze-dev           level_zero/ze_api.h, which the struct layout test
+#                       (go test -tags zeheaders ./adapters/levelzero/internal/ze/)
+#                       compares the Go structures with
 #   clinfo              optional: lists OpenCL platforms; a failure to
 #                       install it is only a warning
 #
@@ -23,12 +30,12 @@
 # runs once, only when something is missing.
 set -euo pipefail
 
-required=(ocl-icd-libopencl1 pocl-opencl-icd gcc libc6-dev ocl-icd-opencl-dev)
+required=(ocl-icd-libopencl1 pocl-opencl-icd gcc libc6-dev ocl-icd-opencl-dev libze1 libze-dev)
 optional=(clinfo)
 
 if ! command -v dpkg >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
 	echo "deps: not a Debian/Ubuntu system (no dpkg/apt-get): install an OpenCL ICD loader" \
-		"(libOpenCL.so.1), PoCL and gcc yourself" >&2
+		"(libOpenCL.so.1), PoCL, gcc and the Level Zero loader and headers yourself" >&2
 	exit 0
 fi
 

@@ -4,6 +4,7 @@
 package all
 
 import (
-	_ "github.com/gour-dev/gour/adapters/cuda"   // CUDA driver API, NVRTC
-	_ "github.com/gour-dev/gour/adapters/opencl" // OpenCL, any ICD
+	_ "github.com/gour-dev/gour/adapters/cuda"      // CUDA driver API, NVRTC
+	_ "github.com/gour-dev/gour/adapters/levelzero" // oneAPI Level Zero loader
+	_ "github.com/gour-dev/gour/adapters/opencl"    // OpenCL, any ICD
 )

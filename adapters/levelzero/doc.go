@@ -1,0 +1,70 @@
+// Package levelzero is gour's Level Zero adapter, over the oneAPI Level
+// Zero loader (libze_loader.so.1, else libze_loader.so) opened at run time.
+//
+// Importing the package registers the adapter under the name "level_zero".
+// How Level Zero maps onto the handles of package ur:
+//
+//   - Discovery calls zeInitDrivers (GPU drivers) when the loader has it
+//     (spec 1.10), else zeInit + zeDriverGet; a platform is a driver, a
+//     device one of its root devices. With the loader but no driver, Open
+//     fails with "level_zero: no driver/device" and the loader's code; with
+//     no loader, with the dlopen errors. Device info comes from
+//     zeDeviceGetProperties (compute units are EUs: numEUsPerSubslice ×
+//     numSubslicesPerSlice × numSlices), zeDeviceGetComputeProperties,
+//     zeDeviceGetModuleProperties (SPIR-V version, fp16/fp64) and
+//     zeDeviceGetMemoryProperties (global memory is the sum of the
+//     device's memories).
+//   - A Context is a ze_context_handle_t over the devices given
+//     (zeContextCreateEx), all of one driver. Queues, buffers, programs
+//     and events made in it may outlive Context.Release: the Level Zero
+//     context is destroyed with the last of them.
+//   - A Queue is one asynchronous immediate command list
+//     (zeCommandListCreateImmediate) on the device's compute queue group.
+//     Immediate lists, not regular ones, because gour's queues submit each
+//     command when it is enqueued and Flush has nothing to batch: an
+//     immediate list does exactly that with no close / execute / fence
+//     round trip per submission, which keeps the launch path to one driver
+//     call, and it is what Intel's own Unified Runtime adapter uses by
+//     default on current GPUs. In-order execution comes from the driver
+//     (ZE_COMMAND_QUEUE_FLAG_IN_ORDER) when its API version is 1.9 or
+//     later, else from a barrier appended between commands. Finish is
+//     zeCommandListHostSynchronize, or, with a loader older than spec 1.6
+//     (Debian's 1.8 loader is spec 1.4), a barrier signalling an event the
+//     host waits on. Appends to one queue are serialised with a mutex, as
+//     Level Zero requires.
+//   - An Event comes from the context's event pools (host-visible; with
+//     ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP on a profiling queue, read with
+//     zeEventQueryKernelTimestamp and converted to the host clock through
+//     zeDeviceGetGlobalTimestamps at queue creation).
+//   - A Mem is a device allocation (zeMemAllocDevice) in a one-device
+//     context, a shared allocation (zeMemAllocShared) in a context of
+//     several. Freeing memory, kernels and modules first waits for the
+//     context's queues: Level Zero requires that the device no longer uses
+//     them.
+//   - A Program is SPIR-V (NewProgramFromIL) or native binaries
+//     (NewProgramFromBinaries): Build calls zeModuleCreate per device with
+//     ZE_MODULE_FORMAT_IL_SPIRV or ZE_MODULE_FORMAT_NATIVE, the options as
+//     build flags and the specialization constants SetSpecConstant
+//     recorded (ze_module_constants_t); the build log comes from
+//     zeModuleBuildLogGetString; Binaries is zeModuleGetNativeBinary, what
+//     a cache loads next time without the SPIR-V compile. Level Zero has no
+//     source language: NewProgramFromSource gives ErrUnsupportedFeature.
+//     Compile records options; Link builds one SPIR-V program, or several
+//     with ZE_experimental_module_program.
+//   - A Kernel is a ze_kernel_handle_t per device; arguments go through
+//     zeKernelSetArgumentValue (a buffer as its device address, a local
+//     argument as a size), the work-group size through zeKernelSetGroupSize
+//     (zeKernelSuggestGroupSize when the launch gives none), and a launch
+//     is zeCommandListAppendLaunchKernel with a ze_group_count_t. A global
+//     size the local size does not divide gives ErrInvalidWorkGroupSize; a
+//     global offset needs zeKernelSetGlobalOffsetExp, else
+//     ErrUnsupportedFeature.
+//
+// Status: the adapter has not run on Intel hardware. The bindings'
+// structure layouts and constants are checked against ze_api.h
+// (layout_cgo_test.go in internal/ze); discovery without a driver and
+// without the loader is tested; and fakedriver_test.go runs the adapter end
+// to end through the real loader, with its validation layer, over a fake
+// driver (testdata/fakedriver) that checks every call and runs the
+// conformance kernels in C.
+package levelzero

@@ -1,0 +1,111 @@
+package ze
+
+import (
+	"unsafe"
+
+	"github.com/gour-dev/gour/internal/dl"
+)
+
+// CommandListCreateImmediate calls zeCommandListCreateImmediate: a command
+// list whose commands are submitted as they are appended, on the implicit
+// command queue desc describes.
+func (l *Lib) CommandListCreateImmediate(c Context, dev Device, desc *CommandQueueDesc) (CommandList, Result) {
+	desc.Stype = StructureTypeCommandQueueDesc
+	f := newFrame()
+	f.args = dl.Args{uintptr(c), uintptr(dev), f.ptr(0, unsafe.Pointer(desc)), f.outPtr(0)}
+	r, out := f.call(l.commandListCreateImmediate)
+	return CommandList(out[0]), r
+}
+
+// CommandListDestroy calls zeCommandListDestroy.
+func (l *Lib) CommandListDestroy(cl CommandList) Result {
+	return call1(l.commandListDestroy, uintptr(cl))
+}
+
+// CommandListHostSynchronize calls zeCommandListHostSynchronize (spec
+// 1.6): it waits up to timeout ns for every command of an immediate list;
+// NotReady when the time ran out. NotSupported when missing (see
+// HasCommandListHostSynchronize).
+func (l *Lib) CommandListHostSynchronize(cl CommandList, timeout uint64) Result {
+	f := newFrame()
+	f.args = dl.Args{uintptr(cl), uintptr(timeout)}
+	r, _ := f.call(l.commandListHostSynchronize)
+	return r
+}
+
+// CommandListAppendBarrier calls zeCommandListAppendBarrier: commands
+// appended later start after every earlier one (and after wait) completes;
+// signal, if not zero, is signalled then.
+func (l *Lib) CommandListAppendBarrier(cl CommandList, signal Event, wait []Event) Result {
+	f := newFrame()
+	f.args = dl.Args{uintptr(cl), uintptr(signal), uintptr(uint32(len(wait))), f.ptr(0, first(wait))}
+	r, _ := f.call(l.commandListAppendBarrier)
+	return r
+}
+
+// CommandListAppendMemoryCopy calls zeCommandListAppendMemoryCopy between
+// two device (or USM) addresses.
+func (l *Lib) CommandListAppendMemoryCopy(cl CommandList, dst, src, size uintptr, signal Event, wait []Event) Result {
+	f := newFrame()
+	f.args = dl.Args{uintptr(cl), dst, src, size, uintptr(signal), uintptr(uint32(len(wait))), f.ptr(0, first(wait))}
+	r, _ := f.call(l.commandListAppendMemoryCopy)
+	return r
+}
+
+// CommandListAppendCopyFromHost calls zeCommandListAppendMemoryCopy from
+// host memory src to the device address dst. Level Zero reads src when
+// the copy executes, not when it is appended: src must stay alive (and,
+// being Go memory, referenced) until then.
+func (l *Lib) CommandListAppendCopyFromHost(cl CommandList, dst uintptr, src unsafe.Pointer, size uintptr, signal Event, wait []Event) Result {
+	f := newFrame()
+	f.args = dl.Args{uintptr(cl), dst, f.ptr(0, src), size, uintptr(signal), uintptr(uint32(len(wait))), f.ptr(1, first(wait))}
+	r, _ := f.call(l.commandListAppendMemoryCopy)
+	return r
+}
+
+// CommandListAppendCopyToHost calls zeCommandListAppendMemoryCopy from the
+// device address src to host memory dst, which is written when the copy
+// executes and must stay referenced until then.
+func (l *Lib) CommandListAppendCopyToHost(cl CommandList, dst unsafe.Pointer, src, size uintptr, signal Event, wait []Event) Result {
+	f := newFrame()
+	f.args = dl.Args{uintptr(cl), f.ptr(0, dst), src, size, uintptr(signal), uintptr(uint32(len(wait))), f.ptr(1, first(wait))}
+	r, _ := f.call(l.commandListAppendMemoryCopy)
+	return r
+}
+
+// CommandListAppendMemoryFill calls zeCommandListAppendMemoryFill: size
+// bytes at ptr repeat pattern, whose length is a power of two no larger
+// than the queue group's MaxMemoryFillPatternSize.
+func (l *Lib) CommandListAppendMemoryFill(cl CommandList, ptr uintptr, pattern []byte, size uintptr, signal Event, wait []Event) Result {
+	f := newFrame()
+	f.args = dl.Args{uintptr(cl), ptr, f.ptr(0, first(pattern)), uintptr(len(pattern)), size, uintptr(signal), uintptr(uint32(len(wait))), f.ptr(1, first(wait))}
+	r, _ := f.call(l.commandListAppendMemoryFill)
+	return r
+}
+
+// CommandListAppendLaunchKernel calls zeCommandListAppendLaunchKernel with
+// the group count in the call frame, so that a launch without a wait list
+// allocates nothing.
+func (l *Lib) CommandListAppendLaunchKernel(cl CommandList, k Kernel, groups GroupCount, signal Event, wait []Event) Result {
+	f := newFrame()
+	f.group = groups
+	f.args = dl.Args{uintptr(cl), uintptr(k), uintptr(unsafe.Pointer(&f.group)), uintptr(signal), uintptr(uint32(len(wait))), f.ptr(0, first(wait))}
+	r, _ := f.call(l.commandListAppendLaunchKernel)
+	return r
+}
+
+// CommandListAppendSignalEvent calls zeCommandListAppendSignalEvent.
+func (l *Lib) CommandListAppendSignalEvent(cl CommandList, e Event) Result {
+	f := newFrame()
+	f.args = dl.Args{uintptr(cl), uintptr(e)}
+	r, _ := f.call(l.commandListAppendSignalEvent)
+	return r
+}
+
+// CommandListAppendWaitOnEvents calls zeCommandListAppendWaitOnEvents.
+func (l *Lib) CommandListAppendWaitOnEvents(cl CommandList, events []Event) Result {
+	f := newFrame()
+	f.args = dl.Args{uintptr(cl), uintptr(uint32(len(events))), f.ptr(0, first(events))}
+	r, _ := f.call(l.commandListAppendWaitOnEvents)
+	return r
+}

@@ -1,0 +1,316 @@
+package ze
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/gour-dev/gour/internal/dl"
+)
+
+// Lib is the resolved Level Zero loader entry-point table. Fields hold C
+// function addresses; optional entry points the loader lacks are zero. A
+// Lib is read-only after Load, so its methods may be called from any
+// goroutine (Level Zero's own rules still apply: a command list must not
+// be appended to from two threads at once).
+type Lib struct {
+	lib *dl.Library
+
+	// Driver (ze_api.h "driver" region).
+	init                   uintptr
+	initDrivers            uintptr // optional: spec 1.10, loader 1.18+
+	driverGet              uintptr
+	driverGetAPIVersion    uintptr
+	driverGetProperties    uintptr
+	driverGetExtensionProp uintptr
+
+	// Device.
+	deviceGet                       uintptr
+	deviceGetProperties             uintptr
+	deviceGetComputeProperties      uintptr
+	deviceGetModuleProperties       uintptr
+	deviceGetCommandQueueGroupProps uintptr
+	deviceGetMemoryProperties       uintptr
+	deviceGetGlobalTimestamps       uintptr // optional: spec 1.1
+
+	// Context.
+	contextCreateEx uintptr
+	contextDestroy  uintptr
+
+	// Command lists (immediate) and their commands.
+	commandListCreateImmediate    uintptr
+	commandListDestroy            uintptr
+	commandListHostSynchronize    uintptr // optional: spec 1.6
+	commandListAppendBarrier      uintptr
+	commandListAppendMemoryCopy   uintptr
+	commandListAppendMemoryFill   uintptr
+	commandListAppendLaunchKernel uintptr
+	commandListAppendSignalEvent  uintptr
+	commandListAppendWaitOnEvents uintptr
+
+	// Events.
+	eventPoolCreate           uintptr
+	eventPoolDestroy          uintptr
+	eventCreate               uintptr
+	eventDestroy              uintptr
+	eventHostSynchronize      uintptr
+	eventHostReset            uintptr
+	eventQueryStatus          uintptr
+	eventQueryKernelTimestamp uintptr
+
+	// Memory.
+	memAllocDevice uintptr
+	memAllocHost   uintptr
+	memAllocShared uintptr
+	memFree        uintptr
+
+	// Modules and kernels.
+	moduleCreate             uintptr
+	moduleDestroy            uintptr
+	moduleDynamicLink        uintptr
+	moduleBuildLogDestroy    uintptr
+	moduleBuildLogGetString  uintptr
+	moduleGetNativeBinary    uintptr
+	moduleGetKernelNames     uintptr
+	kernelCreate             uintptr
+	kernelDestroy            uintptr
+	kernelSetGroupSize       uintptr
+	kernelSuggestGroupSize   uintptr
+	kernelSetArgumentValue   uintptr
+	kernelGetProperties      uintptr
+	kernelSetGlobalOffsetExp uintptr // optional: ZE_experimental_global_offset
+}
+
+// LibraryNames are the file names Load tries, in order: the versioned
+// soname first, since the unversioned link only exists where the
+// development package (libze-dev) is installed.
+var LibraryNames = []string{"libze_loader.so.1", "libze_loader.so"}
+
+// Load opens the Level Zero loader under one of LibraryNames and resolves
+// every entry point. It fails, without panicking, when the library or a
+// required function is missing. Each call returns a new table.
+func Load() (*Lib, error) { return LoadFrom(LibraryNames...) }
+
+// LoadFrom is Load with other library names, for tests of the missing
+// library path.
+func LoadFrom(names ...string) (*Lib, error) {
+	lib, err := dl.Open(names...)
+	if err != nil {
+		return nil, fmt.Errorf("ze: Level Zero loader not available: %w", err)
+	}
+	l := &Lib{lib: lib}
+	if err := lib.Resolve(l.symbols()); err != nil {
+		_ = lib.Close()
+		return nil, fmt.Errorf("ze: %w", err)
+	}
+	return l, nil
+}
+
+func (l *Lib) symbols() []dl.Symbol {
+	return []dl.Symbol{
+		{Name: "zeInit", Addr: &l.init},
+		{Name: "zeInitDrivers", Addr: &l.initDrivers, Optional: true},
+		{Name: "zeDriverGet", Addr: &l.driverGet},
+		{Name: "zeDriverGetApiVersion", Addr: &l.driverGetAPIVersion},
+		{Name: "zeDriverGetProperties", Addr: &l.driverGetProperties},
+		{Name: "zeDriverGetExtensionProperties", Addr: &l.driverGetExtensionProp},
+
+		{Name: "zeDeviceGet", Addr: &l.deviceGet},
+		{Name: "zeDeviceGetProperties", Addr: &l.deviceGetProperties},
+		{Name: "zeDeviceGetComputeProperties", Addr: &l.deviceGetComputeProperties},
+		{Name: "zeDeviceGetModuleProperties", Addr: &l.deviceGetModuleProperties},
+		{Name: "zeDeviceGetCommandQueueGroupProperties", Addr: &l.deviceGetCommandQueueGroupProps},
+		{Name: "zeDeviceGetMemoryProperties", Addr: &l.deviceGetMemoryProperties},
+		{Name: "zeDeviceGetGlobalTimestamps", Addr: &l.deviceGetGlobalTimestamps, Optional: true},
+
+		{Name: "zeContextCreateEx", Addr: &l.contextCreateEx},
+		{Name: "zeContextDestroy", Addr: &l.contextDestroy},
+
+		{Name: "zeCommandListCreateImmediate", Addr: &l.commandListCreateImmediate},
+		{Name: "zeCommandListDestroy", Addr: &l.commandListDestroy},
+		{Name: "zeCommandListHostSynchronize", Addr: &l.commandListHostSynchronize, Optional: true},
+		{Name: "zeCommandListAppendBarrier", Addr: &l.commandListAppendBarrier},
+		{Name: "zeCommandListAppendMemoryCopy", Addr: &l.commandListAppendMemoryCopy},
+		{Name: "zeCommandListAppendMemoryFill", Addr: &l.commandListAppendMemoryFill},
+		{Name: "zeCommandListAppendLaunchKernel", Addr: &l.commandListAppendLaunchKernel},
+		{Name: "zeCommandListAppendSignalEvent", Addr: &l.commandListAppendSignalEvent},
+		{Name: "zeCommandListAppendWaitOnEvents", Addr: &l.commandListAppendWaitOnEvents},
+
+		{Name: "zeEventPoolCreate", Addr: &l.eventPoolCreate},
+		{Name: "zeEventPoolDestroy", Addr: &l.eventPoolDestroy},
+		{Name: "zeEventCreate", Addr: &l.eventCreate},
+		{Name: "zeEventDestroy", Addr: &l.eventDestroy},
+		{Name: "zeEventHostSynchronize", Addr: &l.eventHostSynchronize},
+		{Name: "zeEventHostReset", Addr: &l.eventHostReset},
+		{Name: "zeEventQueryStatus", Addr: &l.eventQueryStatus},
+		{Name: "zeEventQueryKernelTimestamp", Addr: &l.eventQueryKernelTimestamp},
+
+		{Name: "zeMemAllocDevice", Addr: &l.memAllocDevice},
+		{Name: "zeMemAllocHost", Addr: &l.memAllocHost},
+		{Name: "zeMemAllocShared", Addr: &l.memAllocShared},
+		{Name: "zeMemFree", Addr: &l.memFree},
+
+		{Name: "zeModuleCreate", Addr: &l.moduleCreate},
+		{Name: "zeModuleDestroy", Addr: &l.moduleDestroy},
+		{Name: "zeModuleDynamicLink", Addr: &l.moduleDynamicLink},
+		{Name: "zeModuleBuildLogDestroy", Addr: &l.moduleBuildLogDestroy},
+		{Name: "zeModuleBuildLogGetString", Addr: &l.moduleBuildLogGetString},
+		{Name: "zeModuleGetNativeBinary", Addr: &l.moduleGetNativeBinary},
+		{Name: "zeModuleGetKernelNames", Addr: &l.moduleGetKernelNames},
+		{Name: "zeKernelCreate", Addr: &l.kernelCreate},
+		{Name: "zeKernelDestroy", Addr: &l.kernelDestroy},
+		{Name: "zeKernelSetGroupSize", Addr: &l.kernelSetGroupSize},
+		{Name: "zeKernelSuggestGroupSize", Addr: &l.kernelSuggestGroupSize},
+		{Name: "zeKernelSetArgumentValue", Addr: &l.kernelSetArgumentValue},
+		{Name: "zeKernelGetProperties", Addr: &l.kernelGetProperties},
+		{Name: "zeKernelSetGlobalOffsetExp", Addr: &l.kernelSetGlobalOffsetExp, Optional: true},
+	}
+}
+
+// LibraryName returns the file name the loader was opened under.
+func (l *Lib) LibraryName() string { return l.lib.Name }
+
+// Close unloads the library. No method may be called afterwards, nor may
+// any object created through it be used. Long-lived programs keep the
+// loader loaded: unloading a driver that has started threads is not safe.
+func (l *Lib) Close() error {
+	if l == nil || l.lib == nil {
+		return nil
+	}
+	return l.lib.Close()
+}
+
+// HasInitDrivers reports whether the loader exports zeInitDrivers
+// (spec 1.10).
+func (l *Lib) HasInitDrivers() bool { return l.initDrivers != 0 }
+
+// HasCommandListHostSynchronize reports whether the loader exports
+// zeCommandListHostSynchronize (spec 1.6).
+func (l *Lib) HasCommandListHostSynchronize() bool { return l.commandListHostSynchronize != 0 }
+
+// HasGlobalTimestamps reports whether the loader exports
+// zeDeviceGetGlobalTimestamps.
+func (l *Lib) HasGlobalTimestamps() bool { return l.deviceGetGlobalTimestamps != 0 }
+
+// HasKernelSetGlobalOffset reports whether the loader exports
+// zeKernelSetGlobalOffsetExp. The driver may still answer
+// ErrorUnsupportedFeature when it lacks ZE_experimental_global_offset.
+func (l *Lib) HasKernelSetGlobalOffset() bool { return l.kernelSetGlobalOffsetExp != 0 }
+
+// frame is the argument block of one C call, made for dl.Call.
+//
+// Frames come from a pool, so they are on the heap. Pointer arguments are
+// stored in keep as well as in args: that keeps their targets alive during
+// the call and makes them escape to the heap, so a uintptr taken from them
+// cannot go stale when a goroutine stack moves (dl.Call's contract).
+// C writes scalar output parameters into out; group is the
+// ze_group_count_t of a launch, which Level Zero takes by pointer.
+type frame struct {
+	args  dl.Args
+	keep  [6]unsafe.Pointer
+	out   [4]uint64
+	group GroupCount
+}
+
+var frames = sync.Pool{New: func() any { return new(frame) }}
+
+func newFrame() *frame { return frames.Get().(*frame) }
+
+// ptr records pointer argument i and returns it as a uintptr.
+func (f *frame) ptr(i int, p unsafe.Pointer) uintptr {
+	f.keep[i] = p
+	return uintptr(p)
+}
+
+// outPtr clears output slot i and returns its address. A slot holds up to
+// 8 bytes: a handle, a size_t, a uint64_t or a uint32_t.
+func (f *frame) outPtr(i int) uintptr {
+	f.out[i] = 0
+	return uintptr(unsafe.Pointer(&f.out[i]))
+}
+
+// outPtrValue sets output slot i to v before the call, for in/out
+// parameters such as the pCount of the enumeration calls.
+func (f *frame) outPtrValue(i int, v uint64) uintptr {
+	f.out[i] = v
+	return uintptr(unsafe.Pointer(&f.out[i]))
+}
+
+// call runs fn with the frame's arguments, then returns the frame to the
+// pool. It hands back the output slots as they were after the call. A zero
+// fn (an optional entry point the loader lacks) gives NotSupported without
+// a call.
+func (f *frame) call(fn uintptr) (r Result, out [4]uint64) {
+	if fn == 0 {
+		r = NotSupported
+	} else {
+		r = result(dl.Call(fn, &f.args))
+	}
+	out = f.out
+	f.keep = [len(f.keep)]unsafe.Pointer{}
+	f.args = dl.Args{}
+	frames.Put(f)
+	return r, out
+}
+
+// result converts a ze_result_t return register: only the low 32 bits are
+// defined by the C ABI.
+func result(r uintptr) Result { return Result(uint32(r)) }
+
+// call1 runs a function of one handle, such as zeContextDestroy.
+func call1(fn, h uintptr) Result {
+	f := newFrame()
+	f.args[0] = h
+	r, _ := f.call(fn)
+	return r
+}
+
+// first returns a pointer to the first element, or nil for an empty slice.
+func first[T any](s []T) unsafe.Pointer {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(unsafe.SliceData(s))
+}
+
+// CString returns s as a NUL-terminated byte slice for C.
+func CString(s string) []byte {
+	b := make([]byte, len(s)+1)
+	copy(b, s)
+	return b
+}
+
+// GoString copies the NUL-terminated C string at p; nil gives "".
+func GoString(p unsafe.Pointer) string {
+	if p == nil {
+		return ""
+	}
+	n := 0
+	for *(*byte)(unsafe.Add(p, n)) != 0 {
+		n++
+	}
+	return string(unsafe.Slice((*byte)(p), n))
+}
+
+// BufString decodes a char[] filled by C: everything before the first NUL.
+func BufString(b []byte) string {
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
+// Stub returns a table whose every entry point, optional ones included,
+// is the C function at fn, for tests of the adapter's logic on machines
+// without a driver: with a function that ignores its arguments and
+// returns 0 (libc's sched_yield), every call succeeds and leaves its
+// outputs zero. It opens no library.
+func Stub(fn uintptr) *Lib {
+	l := &Lib{lib: &dl.Library{Name: "stub"}}
+	for _, s := range l.symbols() {
+		*s.Addr = fn
+	}
+	return l
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package ze
+
+const raceEnabled = true

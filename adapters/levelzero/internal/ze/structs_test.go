@@ -1,0 +1,138 @@
+package ze
+
+import (
+	"reflect"
+	"testing"
+)
+
+// checkedStructs lists every structure of types.go that layout_cgo_test.go
+// compares with ze_api.h, by C type name: all that gour passes to Level
+// Zero except InitDriverTypeDesc, which the 1.8 headers lack.
+var checkedStructs = map[string]any{
+	"ze_driver_uuid_t":                    DriverUUID{},
+	"ze_driver_properties_t":              DriverProperties{},
+	"ze_driver_extension_properties_t":    DriverExtensionProperties{},
+	"ze_device_uuid_t":                    DeviceUUID{},
+	"ze_device_properties_t":              DeviceProperties{},
+	"ze_device_compute_properties_t":      DeviceComputeProperties{},
+	"ze_native_kernel_uuid_t":             NativeKernelUUID{},
+	"ze_device_module_properties_t":       DeviceModuleProperties{},
+	"ze_command_queue_group_properties_t": CommandQueueGroupProperties{},
+	"ze_device_memory_properties_t":       DeviceMemoryProperties{},
+	"ze_context_desc_t":                   ContextDesc{},
+	"ze_command_queue_desc_t":             CommandQueueDesc{},
+	"ze_event_pool_desc_t":                EventPoolDesc{},
+	"ze_event_desc_t":                     EventDesc{},
+	"ze_kernel_timestamp_data_t":          KernelTimestampData{},
+	"ze_kernel_timestamp_result_t":        KernelTimestampResult{},
+	"ze_device_mem_alloc_desc_t":          DeviceMemAllocDesc{},
+	"ze_host_mem_alloc_desc_t":            HostMemAllocDesc{},
+	"ze_module_constants_t":               ModuleConstants{},
+	"ze_module_desc_t":                    ModuleDesc{},
+	"ze_module_program_exp_desc_t":        ModuleProgramExpDesc{},
+	"ze_kernel_desc_t":                    KernelDesc{},
+	"ze_kernel_uuid_t":                    KernelUUID{},
+	"ze_kernel_properties_t":              KernelProperties{},
+	"ze_group_count_t":                    GroupCount{},
+}
+
+// checkedConstants maps the C name of each constant package ze defines to
+// its Go value; layout_cgo_test.go compares them with the header.
+var checkedConstants = map[string]uint64{
+	"ZE_API_VERSION_CURRENT": uint64(MakeVersion(1, 4)), // the 1.8 loader's headers are spec 1.4
+
+	"ZE_MAX_DRIVER_UUID_SIZE":        MaxDriverUUIDSize,
+	"ZE_MAX_DEVICE_UUID_SIZE":        MaxDeviceUUIDSize,
+	"ZE_MAX_DEVICE_NAME":             MaxDeviceName,
+	"ZE_MAX_EXTENSION_NAME":          MaxExtensionName,
+	"ZE_SUBGROUPSIZE_COUNT":          SubgroupSizeCount,
+	"ZE_MAX_NATIVE_KERNEL_UUID_SIZE": MaxNativeKernelUUIDSize,
+	"ZE_MAX_KERNEL_UUID_SIZE":        MaxKernelUUIDSize,
+	"ZE_MAX_MODULE_UUID_SIZE":        MaxModuleUUIDSize,
+
+	"ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES":              uint64(StructureTypeDriverProperties),
+	"ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES":              uint64(StructureTypeDeviceProperties),
+	"ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES":      uint64(StructureTypeDeviceComputeProperties),
+	"ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES":       uint64(StructureTypeDeviceModuleProperties),
+	"ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES": uint64(StructureTypeCommandQueueGroupProperties),
+	"ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES":       uint64(StructureTypeDeviceMemoryProperties),
+	"ZE_STRUCTURE_TYPE_CONTEXT_DESC":                   uint64(StructureTypeContextDesc),
+	"ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC":             uint64(StructureTypeCommandQueueDesc),
+	"ZE_STRUCTURE_TYPE_EVENT_POOL_DESC":                uint64(StructureTypeEventPoolDesc),
+	"ZE_STRUCTURE_TYPE_EVENT_DESC":                     uint64(StructureTypeEventDesc),
+	"ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC":          uint64(StructureTypeDeviceMemAllocDesc),
+	"ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC":            uint64(StructureTypeHostMemAllocDesc),
+	"ZE_STRUCTURE_TYPE_MODULE_DESC":                    uint64(StructureTypeModuleDesc),
+	"ZE_STRUCTURE_TYPE_KERNEL_DESC":                    uint64(StructureTypeKernelDesc),
+	"ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES":              uint64(StructureTypeKernelProperties),
+	"ZE_STRUCTURE_TYPE_MODULE_PROGRAM_EXP_DESC":        uint64(StructureTypeModuleProgramExpDesc),
+	"ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2":          uint64(StructureTypeDeviceProperties12),
+
+	"ZE_INIT_FLAG_GPU_ONLY": uint64(InitFlagGPUOnly),
+	"ZE_INIT_FLAG_VPU_ONLY": uint64(InitFlagVPUOnly),
+
+	"ZE_DEVICE_TYPE_GPU":  uint64(DeviceTypeGPU),
+	"ZE_DEVICE_TYPE_CPU":  uint64(DeviceTypeCPU),
+	"ZE_DEVICE_TYPE_FPGA": uint64(DeviceTypeFPGA),
+	"ZE_DEVICE_TYPE_MCA":  uint64(DeviceTypeMCA),
+	"ZE_DEVICE_TYPE_VPU":  uint64(DeviceTypeVPU),
+
+	"ZE_DEVICE_PROPERTY_FLAG_INTEGRATED":     uint64(DevicePropertyFlagIntegrated),
+	"ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE":      uint64(DevicePropertyFlagSubdevice),
+	"ZE_DEVICE_PROPERTY_FLAG_ECC":            uint64(DevicePropertyFlagECC),
+	"ZE_DEVICE_PROPERTY_FLAG_ONDEMANDPAGING": uint64(DevicePropertyFlagOnDemandPaging),
+
+	"ZE_DEVICE_MODULE_FLAG_FP16":          uint64(DeviceModuleFlagFP16),
+	"ZE_DEVICE_MODULE_FLAG_FP64":          uint64(DeviceModuleFlagFP64),
+	"ZE_DEVICE_MODULE_FLAG_INT64_ATOMICS": uint64(DeviceModuleFlagInt64Atomics),
+	"ZE_DEVICE_MODULE_FLAG_DP4A":          uint64(DeviceModuleFlagDP4A),
+
+	"ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE":             uint64(CommandQueueGroupPropertyFlagCompute),
+	"ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY":                uint64(CommandQueueGroupPropertyFlagCopy),
+	"ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COOPERATIVE_KERNELS": uint64(CommandQueueGroupPropertyFlagCooperativeKernels),
+	"ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_METRICS":             uint64(CommandQueueGroupPropertyFlagMetrics),
+
+	"ZE_COMMAND_QUEUE_FLAG_EXPLICIT_ONLY": uint64(CommandQueueFlagExplicitOnly),
+
+	"ZE_COMMAND_QUEUE_MODE_DEFAULT":      uint64(CommandQueueModeDefault),
+	"ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS":  uint64(CommandQueueModeSynchronous),
+	"ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS": uint64(CommandQueueModeAsynchronous),
+
+	"ZE_COMMAND_QUEUE_PRIORITY_NORMAL":        uint64(CommandQueuePriorityNormal),
+	"ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_LOW":  uint64(CommandQueuePriorityLow),
+	"ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH": uint64(CommandQueuePriorityHigh),
+
+	"ZE_EVENT_POOL_FLAG_HOST_VISIBLE":     uint64(EventPoolFlagHostVisible),
+	"ZE_EVENT_POOL_FLAG_IPC":              uint64(EventPoolFlagIPC),
+	"ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP": uint64(EventPoolFlagKernelTimestamp),
+
+	"ZE_EVENT_SCOPE_FLAG_SUBDEVICE": uint64(EventScopeFlagSubdevice),
+	"ZE_EVENT_SCOPE_FLAG_DEVICE":    uint64(EventScopeFlagDevice),
+	"ZE_EVENT_SCOPE_FLAG_HOST":      uint64(EventScopeFlagHost),
+
+	"ZE_MODULE_FORMAT_IL_SPIRV": uint64(ModuleFormatILSPIRV),
+	"ZE_MODULE_FORMAT_NATIVE":   uint64(ModuleFormatNative),
+}
+
+func init() {
+	// Every result code with a name is checked, except the one newer than
+	// the 1.8 headers.
+	for r, name := range resultNames {
+		if r != ErrorInvalidKernelHandle {
+			checkedConstants[name] = uint64(r)
+		}
+	}
+}
+
+// TestStructsHaveCTags runs without the headers: every field of a checked
+// structure names its C field, so that the cgo test can find it.
+func TestStructsHaveCTags(t *testing.T) {
+	for cname, v := range checkedStructs {
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumField() {
+			if typ.Field(i).Tag.Get("c") == "" {
+				t.Errorf("%s (%s): field %s has no c tag", typ.Name(), cname, typ.Field(i).Name)
+			}
+		}
+	}
+}

@@ -1,0 +1,1084 @@
+// A fake Level Zero driver for gour's tests, loaded by the real Level Zero
+// loader (ZE_ENABLE_ALT_DRIVERS=/path/libze_gour_fake.so) on machines
+// without an Intel GPU. fakedriver_test.go compiles it against the system's
+// ze_ddi.h (Debian: libze-dev) and runs the adapter over it.
+//
+// It is not an emulator. It checks what gour passes (handles, stype of
+// every structure, enumerations and flags, argument indices and sizes,
+// ranges of device memory, event pools and slots) and answers like a small
+// GPU whose "device memory" is host memory: every command runs when it is
+// appended, and the kernels of conformance/testdata/spirv are run by C
+// functions of the same name. Anything it does not expect is an error
+// with a message on stderr, never a silent success.
+//
+// It reports API 1.4, a compute queue group whose fill patterns are at
+// most 16 bytes, 80 ns timestamp ticks, 32-bit kernel timestamps and no
+// ZE_experimental_module_program.
+#include <level_zero/ze_api.h>
+#include <level_zero/ze_ddi.h>
+#include <level_zero/zes_ddi.h>
+#include <level_zero/zet_ddi.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_ENTRY 64
+#define MAX_ARGS 16
+#define MAX_ALLOCS 4096
+#define MAX_SPEC 32
+#define FILL_MAX 16
+#define NATIVE_MAGIC "GOURFAKEBIN"
+
+static pthread_mutex_t big = PTHREAD_MUTEX_INITIALIZER;
+
+static ze_result_t fail(ze_result_t r, const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "ze_fake_driver: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, " (0x%x)\n", (unsigned)r);
+	va_end(ap);
+	return r;
+}
+
+enum { M_DRIVER = 0x6f7a4401, M_DEVICE, M_CONTEXT, M_LIST, M_POOL, M_EVENT, M_MODULE, M_LOG, M_KERNEL };
+
+typedef struct { unsigned magic; } object;
+static object the_driver = {M_DRIVER}, the_device = {M_DEVICE};
+
+static int is(const void *h, unsigned magic) { return h && ((const object *)h)->magic == magic; }
+#define CHECK(h, m)                                                                     \
+	do {                                                                                \
+		if (!(h)) return fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "%s: null %s", __func__, #h); \
+		if (!is((h), (m))) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s: %s is not a %s", __func__, #h, #m); \
+	} while (0)
+#define STYPE(p, want)                                                                  \
+	do {                                                                                \
+		if (!(p)) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "%s: null %s", __func__, #p); \
+		if ((p)->stype != (want)) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s: %s->stype 0x%x, want 0x%x", __func__, #p, (unsigned)(p)->stype, (unsigned)(want)); \
+	} while (0)
+
+static uint64_t now_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#define TICK_NS 80
+static uint64_t now_ticks(void) { return now_ns() / TICK_NS; }
+
+// ---- memory -------------------------------------------------------------
+
+typedef struct { char *base; size_t size; int kind; } allocation;
+static allocation allocs[MAX_ALLOCS];
+
+static allocation *find_alloc(const void *p) {
+	for (int i = 0; i < MAX_ALLOCS; i++)
+		if (allocs[i].base && (const char *)p >= allocs[i].base && (const char *)p < allocs[i].base + allocs[i].size)
+			return &allocs[i];
+	return NULL;
+}
+
+// check_range accepts host memory (no allocation) and ranges inside one
+// allocation.
+static int check_range(const void *p, size_t n) {
+	allocation *a = find_alloc(p);
+	return !a || (const char *)p + n <= a->base + a->size;
+}
+
+static ze_result_t alloc(int kind, size_t size, size_t alignment, void **pptr) {
+	if (!pptr) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "alloc: null pptr");
+	if (size == 0) return fail(ZE_RESULT_ERROR_UNSUPPORTED_SIZE, "alloc: size 0");
+	if (alignment & (alignment - 1)) return fail(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT, "alloc: alignment %zu", alignment);
+	for (int i = 0; i < MAX_ALLOCS; i++) {
+		if (allocs[i].base) continue;
+		void *p = NULL;
+		if (posix_memalign(&p, alignment < 64 ? 64 : alignment, size)) return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+		memset(p, 0xcd, size);
+		allocs[i] = (allocation){p, size, kind};
+		*pptr = p;
+		return ZE_RESULT_SUCCESS;
+	}
+	return fail(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, "alloc: too many allocations");
+}
+
+// ---- objects -----------------------------------------------------------
+
+typedef struct event event;
+typedef struct {
+	unsigned magic;
+	ze_event_pool_flags_t flags;
+	uint32_t count;
+	event **slots;
+} pool;
+struct event {
+	unsigned magic;
+	pool *pool;
+	uint32_t index;
+	int signalled;
+	uint64_t start, end;
+};
+typedef struct { unsigned magic; ze_command_queue_mode_t mode; } list;
+typedef struct { unsigned magic; char *text; } buildlog;
+
+typedef struct {
+	unsigned magic;
+	uint8_t *spirv;
+	size_t size;
+	int nentry;
+	char entry[MAX_ENTRY][64];
+} module;
+
+#define P (-1) // a pointer to device memory (8 bytes)
+
+typedef struct {
+	const char *name;
+	int nargs;
+	int sizes[MAX_ARGS]; // P, a scalar's size, or 0 for a __local argument (a size, no value)
+} signature;
+
+static const signature signatures[] = {
+	{"axpy", 3, {4, P, P}},
+	{"iota", 1, {P}},
+	{"fill_u32", 2, {P, 4}},
+	{"add_one", 1, {P}},
+	{"index2d", 1, {P}},
+	{"index3d", 1, {P}},
+	{"local_ids", 2, {P, P}},
+	{"group_sum", 3, {P, P, 0}},
+	{"scale", 1, {P}},
+	{"scalars", 11, {P, P, 1, 1, 2, 2, 4, 4, 8, 8, 4}},
+	{"axpy_f64", 3, {8, P, P}},
+	{"linked", 1, {P}},
+	{"broken", 1, {P}},
+};
+
+typedef struct {
+	unsigned magic;
+	const signature *sig;
+	unsigned set;
+	unsigned char args[MAX_ARGS][8];
+	size_t local[MAX_ARGS];
+	uint32_t group[3];
+	uint32_t offset[3];
+} kernel;
+
+// ---- driver and device -------------------------------------------------
+
+static ze_result_t Init(ze_init_flags_t flags) {
+	if (flags > 0x3) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeInit: flags 0x%x", flags);
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t DriverGet(uint32_t *pCount, ze_driver_handle_t *ph) {
+	if (!pCount) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeDriverGet: null pCount");
+	if (*pCount == 0 || !ph) {
+		*pCount = 1;
+		return ZE_RESULT_SUCCESS;
+	}
+	ph[0] = (ze_driver_handle_t)&the_driver;
+	*pCount = 1;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t DriverGetApiVersion(ze_driver_handle_t h, ze_api_version_t *v) {
+	CHECK(h, M_DRIVER);
+	*v = ZE_API_VERSION_1_4;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t DriverGetProperties(ze_driver_handle_t h, ze_driver_properties_t *p) {
+	CHECK(h, M_DRIVER);
+	STYPE(p, ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES);
+	memset(p->uuid.id, 0x42, sizeof p->uuid.id);
+	p->driverVersion = (1u << 24) | (3u << 16) | 28015u; // 1.3.28015
+	return ZE_RESULT_SUCCESS;
+}
+
+static const char *extensions[] = {"ZE_experimental_global_offset", "ZE_extension_float_atomics"};
+
+static ze_result_t DriverGetExtensionProperties(ze_driver_handle_t h, uint32_t *pCount, ze_driver_extension_properties_t *p) {
+	CHECK(h, M_DRIVER);
+	uint32_t n = sizeof extensions / sizeof extensions[0];
+	if (*pCount == 0 || !p) {
+		*pCount = n;
+		return ZE_RESULT_SUCCESS;
+	}
+	if (*pCount < n) n = *pCount;
+	for (uint32_t i = 0; i < n; i++) {
+		snprintf(p[i].name, sizeof p[i].name, "%s", extensions[i]);
+		p[i].version = ZE_MAKE_VERSION(1, 0);
+	}
+	*pCount = n;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t DeviceGet(ze_driver_handle_t h, uint32_t *pCount, ze_device_handle_t *ph) {
+	CHECK(h, M_DRIVER);
+	if (*pCount == 0 || !ph) {
+		*pCount = 1;
+		return ZE_RESULT_SUCCESS;
+	}
+	ph[0] = (ze_device_handle_t)&the_device;
+	*pCount = 1;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t DeviceGetProperties(ze_device_handle_t h, ze_device_properties_t *p) {
+	CHECK(h, M_DEVICE);
+	if (!p || (p->stype != ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES && p->stype != ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2))
+		return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeDeviceGetProperties: stype 0x%x", p ? (unsigned)p->stype : 0);
+	p->type = ZE_DEVICE_TYPE_GPU;
+	p->vendorId = 0x8086;
+	p->deviceId = 0x56a0;
+	p->flags = 0;
+	p->subdeviceId = 0;
+	p->coreClockRate = 2400;
+	p->maxMemAllocSize = 1u << 30;
+	p->maxHardwareContexts = 64;
+	p->maxCommandQueuePriority = 0;
+	p->numThreadsPerEU = 8;
+	p->physicalEUSimdWidth = 8;
+	p->numEUsPerSubslice = 16;
+	p->numSubslicesPerSlice = 4;
+	p->numSlices = 2;
+	p->timerResolution = p->stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 ? 1000000000u / TICK_NS : TICK_NS;
+	p->timestampValidBits = 36;
+	p->kernelTimestampValidBits = 32;
+	for (int i = 0; i < ZE_MAX_DEVICE_UUID_SIZE; i++) p->uuid.id[i] = (uint8_t)i;
+	snprintf(p->name, sizeof p->name, "gour fake Level Zero GPU");
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t DeviceGetComputeProperties(ze_device_handle_t h, ze_device_compute_properties_t *p) {
+	CHECK(h, M_DEVICE);
+	STYPE(p, ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES);
+	p->maxTotalGroupSize = 1024;
+	p->maxGroupSizeX = p->maxGroupSizeY = p->maxGroupSizeZ = 1024;
+	p->maxGroupCountX = p->maxGroupCountY = p->maxGroupCountZ = 1u << 30;
+	p->maxSharedLocalMemory = 64 << 10;
+	p->numSubGroupSizes = 3;
+	p->subGroupSizes[0] = 8, p->subGroupSizes[1] = 16, p->subGroupSizes[2] = 32;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t DeviceGetModuleProperties(ze_device_handle_t h, ze_device_module_properties_t *p) {
+	CHECK(h, M_DEVICE);
+	STYPE(p, ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES);
+	p->spirvVersionSupported = ZE_MAKE_VERSION(1, 2);
+	p->flags = ZE_DEVICE_MODULE_FLAG_FP16 | ZE_DEVICE_MODULE_FLAG_FP64;
+	p->fp16flags = p->fp32flags = p->fp64flags = ZE_DEVICE_FP_FLAG_ROUND_TO_NEAREST | ZE_DEVICE_FP_FLAG_FMA;
+	p->maxArgumentsSize = 2048;
+	p->printfBufferSize = 4 << 20;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t DeviceGetCommandQueueGroupProperties(ze_device_handle_t h, uint32_t *pCount, ze_command_queue_group_properties_t *p) {
+	CHECK(h, M_DEVICE);
+	// Group 0 copies only, group 1 computes: the adapter must pick 1.
+	if (*pCount == 0 || !p) {
+		*pCount = 2;
+		return ZE_RESULT_SUCCESS;
+	}
+	for (uint32_t i = 0; i < *pCount && i < 2; i++) STYPE(&p[i], ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES);
+	p[0].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
+	p[0].maxMemoryFillPatternSize = 4;
+	p[0].numQueues = 1;
+	if (*pCount > 1) {
+		p[1].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
+		p[1].maxMemoryFillPatternSize = FILL_MAX;
+		p[1].numQueues = 4;
+	}
+	*pCount = *pCount < 2 ? *pCount : 2;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t DeviceGetMemoryProperties(ze_device_handle_t h, uint32_t *pCount, ze_device_memory_properties_t *p) {
+	CHECK(h, M_DEVICE);
+	if (*pCount == 0 || !p) {
+		*pCount = 2;
+		return ZE_RESULT_SUCCESS;
+	}
+	uint32_t n = *pCount < 2 ? *pCount : 2;
+	for (uint32_t i = 0; i < n; i++) {
+		STYPE(&p[i], ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES);
+		p[i].totalSize = 1ull << 30; // two memories: 2 GiB in all
+		p[i].maxClockRate = 1000;
+		p[i].maxBusWidth = 64;
+		snprintf(p[i].name, sizeof p[i].name, "HBM%u", i);
+	}
+	*pCount = n;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t DeviceGetGlobalTimestamps(ze_device_handle_t h, uint64_t *host, uint64_t *dev) {
+	CHECK(h, M_DEVICE);
+	if (!host || !dev) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeDeviceGetGlobalTimestamps");
+	uint64_t ns = now_ns();
+	*host = ns;
+	*dev = (ns / TICK_NS) & ((1ull << 36) - 1);
+	return ZE_RESULT_SUCCESS;
+}
+
+// ---- context ------------------------------------------------------------
+
+static object *new_object(unsigned magic, size_t size) {
+	object *o = calloc(1, size);
+	if (o) o->magic = magic;
+	return o;
+}
+
+static void free_object(void *o) {
+	((object *)o)->magic = 0xdead;
+	free(o);
+}
+
+static ze_result_t ContextCreateEx(ze_driver_handle_t h, const ze_context_desc_t *desc, uint32_t n, ze_device_handle_t *devs, ze_context_handle_t *ph) {
+	CHECK(h, M_DRIVER);
+	STYPE(desc, ZE_STRUCTURE_TYPE_CONTEXT_DESC);
+	if (desc->flags > 1) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeContextCreateEx: flags");
+	if (n > 0 && !devs) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeContextCreateEx: devices");
+	for (uint32_t i = 0; i < n; i++) CHECK(devs[i], M_DEVICE);
+	if (!ph) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeContextCreateEx: phContext");
+	*ph = (ze_context_handle_t)new_object(M_CONTEXT, sizeof(object));
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ContextCreate(ze_driver_handle_t h, const ze_context_desc_t *desc, ze_context_handle_t *ph) {
+	return ContextCreateEx(h, desc, 0, NULL, ph);
+}
+
+static ze_result_t ContextDestroy(ze_context_handle_t h) {
+	CHECK(h, M_CONTEXT);
+	free_object(h);
+	return ZE_RESULT_SUCCESS;
+}
+
+// ---- memory -------------------------------------------------------------
+
+static ze_result_t MemAllocDevice(ze_context_handle_t c, const ze_device_mem_alloc_desc_t *d, size_t size, size_t align, ze_device_handle_t dev, void **pp) {
+	CHECK(c, M_CONTEXT);
+	STYPE(d, ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC);
+	CHECK(dev, M_DEVICE);
+	if (d->flags > 0x7) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeMemAllocDevice: flags 0x%x", d->flags);
+	if (d->ordinal != 0) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeMemAllocDevice: ordinal %u", d->ordinal);
+	return alloc(1, size, align, pp);
+}
+
+static ze_result_t MemAllocHost(ze_context_handle_t c, const ze_host_mem_alloc_desc_t *d, size_t size, size_t align, void **pp) {
+	CHECK(c, M_CONTEXT);
+	STYPE(d, ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC);
+	return alloc(2, size, align, pp);
+}
+
+static ze_result_t MemAllocShared(ze_context_handle_t c, const ze_device_mem_alloc_desc_t *d, const ze_host_mem_alloc_desc_t *hd, size_t size, size_t align, ze_device_handle_t dev, void **pp) {
+	CHECK(c, M_CONTEXT);
+	STYPE(d, ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC);
+	STYPE(hd, ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC);
+	if (dev) CHECK(dev, M_DEVICE);
+	return alloc(3, size, align, pp);
+}
+
+static ze_result_t MemFree(ze_context_handle_t c, void *p) {
+	CHECK(c, M_CONTEXT);
+	allocation *a = find_alloc(p);
+	if (!a || a->base != p) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeMemFree: %p is not an allocation", p);
+	free(a->base);
+	a->base = NULL;
+	return ZE_RESULT_SUCCESS;
+}
+
+// ---- events -------------------------------------------------------------
+
+static ze_result_t EventPoolCreate(ze_context_handle_t c, const ze_event_pool_desc_t *d, uint32_t n, ze_device_handle_t *devs, ze_event_pool_handle_t *ph) {
+	CHECK(c, M_CONTEXT);
+	STYPE(d, ZE_STRUCTURE_TYPE_EVENT_POOL_DESC);
+	if (d->flags > 0x7) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeEventPoolCreate: flags 0x%x", d->flags);
+	if (d->count == 0) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeEventPoolCreate: count 0");
+	for (uint32_t i = 0; i < n; i++) CHECK(devs[i], M_DEVICE);
+	pool *p = (pool *)new_object(M_POOL, sizeof(pool));
+	p->flags = d->flags;
+	p->count = d->count;
+	p->slots = calloc(d->count, sizeof(event *));
+	*ph = (ze_event_pool_handle_t)p;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t EventPoolDestroy(ze_event_pool_handle_t h) {
+	CHECK(h, M_POOL);
+	pool *p = (pool *)h;
+	for (uint32_t i = 0; i < p->count; i++)
+		if (p->slots[i]) return fail(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, "zeEventPoolDestroy: event %u still exists", i);
+	free(p->slots);
+	free_object(p);
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t EventCreate(ze_event_pool_handle_t h, const ze_event_desc_t *d, ze_event_handle_t *ph) {
+	CHECK(h, M_POOL);
+	STYPE(d, ZE_STRUCTURE_TYPE_EVENT_DESC);
+	pool *p = (pool *)h;
+	if (d->index >= p->count) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventCreate: index %u of a pool of %u", d->index, p->count);
+	if (p->slots[d->index]) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventCreate: slot %u is taken", d->index);
+	if (d->signal > 0x7 || d->wait > 0x7) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeEventCreate: scopes");
+	event *e = (event *)new_object(M_EVENT, sizeof(event));
+	e->pool = p;
+	e->index = d->index;
+	p->slots[d->index] = e;
+	*ph = (ze_event_handle_t)e;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t EventDestroy(ze_event_handle_t h) {
+	CHECK(h, M_EVENT);
+	event *e = (event *)h;
+	e->pool->slots[e->index] = NULL;
+	free_object(e);
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t EventHostSynchronize(ze_event_handle_t h, uint64_t timeout) {
+	CHECK(h, M_EVENT);
+	if (((event *)h)->signalled) return ZE_RESULT_SUCCESS;
+	if (timeout == UINT64_MAX) return fail(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT, "zeEventHostSynchronize: waits forever on an event nothing will signal");
+	return ZE_RESULT_NOT_READY;
+}
+
+static ze_result_t EventQueryStatus(ze_event_handle_t h) {
+	CHECK(h, M_EVENT);
+	return ((event *)h)->signalled ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+}
+
+static ze_result_t EventHostReset(ze_event_handle_t h) {
+	CHECK(h, M_EVENT);
+	((event *)h)->signalled = 0;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t EventHostSignal(ze_event_handle_t h) {
+	CHECK(h, M_EVENT);
+	((event *)h)->signalled = 1;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t EventQueryKernelTimestamp(ze_event_handle_t h, ze_kernel_timestamp_result_t *r) {
+	CHECK(h, M_EVENT);
+	event *e = (event *)h;
+	if (!(e->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
+		return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventQueryKernelTimestamp: the pool has no ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP");
+	if (!e->signalled) return ZE_RESULT_NOT_READY;
+	uint64_t mask = (1ull << 32) - 1;
+	r->global.kernelStart = r->context.kernelStart = e->start & mask;
+	r->global.kernelEnd = r->context.kernelEnd = e->end & mask;
+	return ZE_RESULT_SUCCESS;
+}
+
+// ---- command lists --------------------------------------------------------
+
+static ze_result_t CommandListCreateImmediate(ze_context_handle_t c, ze_device_handle_t d, const ze_command_queue_desc_t *desc, ze_command_list_handle_t *ph) {
+	CHECK(c, M_CONTEXT);
+	CHECK(d, M_DEVICE);
+	STYPE(desc, ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC);
+	if (desc->ordinal != 1) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandListCreateImmediate: ordinal %u is not the compute group (1)", desc->ordinal);
+	if (desc->index != 0) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandListCreateImmediate: index %u", desc->index);
+	// API 1.4: ZE_COMMAND_QUEUE_FLAG_IN_ORDER does not exist yet.
+	if (desc->flags > 0x1) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeCommandListCreateImmediate: flags 0x%x on an API 1.4 driver", desc->flags);
+	if (desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeCommandListCreateImmediate: mode %u", desc->mode);
+	if (desc->priority > ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeCommandListCreateImmediate: priority");
+	list *l = (list *)new_object(M_LIST, sizeof(list));
+	l->mode = desc->mode;
+	*ph = (ze_command_list_handle_t)l;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t CommandListDestroy(ze_command_list_handle_t h) {
+	CHECK(h, M_LIST);
+	free_object(h);
+	return ZE_RESULT_SUCCESS;
+}
+
+// begin checks a command's wait list; every command before it has run.
+static ze_result_t begin(const char *fn, ze_command_list_handle_t l, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
+	CHECK(l, M_LIST);
+	if (signal) CHECK(signal, M_EVENT);
+	if (n > 0 && !wait) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "%s: %u wait events, no list", fn, n);
+	for (uint32_t i = 0; i < n; i++) {
+		CHECK(wait[i], M_EVENT);
+		if (!((event *)wait[i])->signalled) return fail(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT, "%s: waits on an event nothing signalled", fn);
+	}
+	if (signal && ((event *)signal)->signalled) return fail(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT, "%s: signals an event already signalled", fn);
+	return ZE_RESULT_SUCCESS;
+}
+
+static void finish(ze_event_handle_t signal, uint64_t start) {
+	if (!signal) return;
+	event *e = (event *)signal;
+	e->start = start;
+	e->end = now_ticks() + 1;
+	e->signalled = 1;
+}
+
+static ze_result_t AppendBarrier(ze_command_list_handle_t l, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
+	ze_result_t r = begin(__func__, l, signal, n, wait);
+	if (r) return r;
+	finish(signal, now_ticks());
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t AppendSignalEvent(ze_command_list_handle_t l, ze_event_handle_t e) {
+	ze_result_t r = begin(__func__, l, e, 0, NULL);
+	if (r) return r;
+	finish(e, now_ticks());
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t AppendWaitOnEvents(ze_command_list_handle_t l, uint32_t n, ze_event_handle_t *wait) {
+	return begin(__func__, l, NULL, n, wait);
+}
+
+static ze_result_t AppendMemoryCopy(ze_command_list_handle_t l, void *dst, const void *src, size_t size, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
+	ze_result_t r = begin(__func__, l, signal, n, wait);
+	if (r) return r;
+	if (!dst || !src) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeCommandListAppendMemoryCopy: null pointer");
+	if (!find_alloc(dst) && !find_alloc(src)) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandListAppendMemoryCopy: neither side is device memory");
+	if (!check_range(dst, size) || !check_range(src, size)) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeCommandListAppendMemoryCopy: %zu bytes overrun an allocation", size);
+	uint64_t start = now_ticks();
+	memmove(dst, src, size);
+	finish(signal, start);
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t AppendMemoryFill(ze_command_list_handle_t l, void *ptr, const void *pattern, size_t psize, size_t size, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
+	ze_result_t r = begin(__func__, l, signal, n, wait);
+	if (r) return r;
+	if (!ptr || !pattern) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeCommandListAppendMemoryFill: null pointer");
+	if (psize == 0 || (psize & (psize - 1)) || psize > FILL_MAX) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeCommandListAppendMemoryFill: pattern of %zu bytes (at most %d)", psize, FILL_MAX);
+	if (size % psize) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeCommandListAppendMemoryFill: size %zu, pattern %zu", size, psize);
+	if (!find_alloc(ptr) || !check_range(ptr, size)) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeCommandListAppendMemoryFill: not inside an allocation");
+	uint64_t start = now_ticks();
+	for (size_t i = 0; i < size; i += psize) memcpy((char *)ptr + i, pattern, psize);
+	finish(signal, start);
+	return ZE_RESULT_SUCCESS;
+}
+
+// ---- modules --------------------------------------------------------------
+
+// parse_spirv lists a module's entry points and finds an imported function
+// (a LinkageAttributes Import decoration not naming a __spirv_ built-in).
+static ze_result_t parse_spirv(module *m, char *unresolved, size_t ulen) {
+	const uint32_t *w = (const uint32_t *)m->spirv;
+	size_t n = m->size / 4;
+	unresolved[0] = 0;
+	if (m->size < 20 || m->size % 4 || w[0] != 0x07230203) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeModuleCreate: not SPIR-V");
+	for (size_t i = 5; i < n;) {
+		uint32_t count = w[i] >> 16, op = w[i] & 0xffff;
+		if (count == 0 || i + count > n) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeModuleCreate: SPIR-V instruction at word %zu is cut", i);
+		if (op == 15 && count > 3 && m->nentry < MAX_ENTRY) { // OpEntryPoint model id name
+			snprintf(m->entry[m->nentry++], 64, "%s", (const char *)&w[i + 3]);
+		}
+		if (op == 71 && count > 3 && w[i + 2] == 41 && w[i + count - 1] == 1) { // OpDecorate LinkageAttributes Import
+			const char *name = (const char *)&w[i + 3];
+			if (strncmp(name, "__spirv_", 8) != 0) snprintf(unresolved, ulen, "%s", name);
+		}
+		i += count;
+	}
+	return ZE_RESULT_SUCCESS;
+}
+
+static buildlog *new_log(const char *text) {
+	buildlog *b = (buildlog *)new_object(M_LOG, sizeof(buildlog));
+	b->text = strdup(text);
+	return b;
+}
+
+static ze_result_t ModuleCreate(ze_context_handle_t c, ze_device_handle_t d, const ze_module_desc_t *desc, ze_module_handle_t *ph, ze_module_build_log_handle_t *plog) {
+	CHECK(c, M_CONTEXT);
+	CHECK(d, M_DEVICE);
+	STYPE(desc, ZE_STRUCTURE_TYPE_MODULE_DESC);
+	if (desc->pNext) return fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, "zeModuleCreate: no extension structures (ZE_experimental_module_program) here");
+	if (!desc->pInputModule || desc->inputSize == 0) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeModuleCreate: no input");
+	if (!ph) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeModuleCreate: phModule");
+	*ph = NULL;
+	char log[4096] = "";
+	size_t len = 0;
+	const uint8_t *spirv = desc->pInputModule;
+	size_t size = desc->inputSize;
+	size_t magic = sizeof NATIVE_MAGIC;
+	if (desc->format == ZE_MODULE_FORMAT_NATIVE) {
+		if (size <= magic || memcmp(spirv, NATIVE_MAGIC, magic) != 0) {
+			if (plog) *plog = (ze_module_build_log_handle_t)new_log("not a gour fake native binary");
+			return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
+		}
+		spirv += magic, size -= magic;
+		if (desc->pConstants && desc->pConstants->numConstants) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeModuleCreate: specialization constants with a native binary");
+	} else if (desc->format != ZE_MODULE_FORMAT_IL_SPIRV) {
+		return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeModuleCreate: format %u", desc->format);
+	}
+	const char *flags = desc->pBuildFlags ? desc->pBuildFlags : "";
+	len += snprintf(log + len, sizeof log - len, "gour fake driver: %s module, %zu bytes, build flags \"%s\"\n",
+	                desc->format == ZE_MODULE_FORMAT_NATIVE ? "native" : "SPIR-V", size, flags);
+	if (desc->pConstants) {
+		const ze_module_constants_t *k = desc->pConstants;
+		if (k->numConstants > MAX_SPEC) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeModuleCreate: %u constants", k->numConstants);
+		if (k->numConstants && (!k->pConstantIds || !k->pConstantValues)) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeModuleCreate: constants");
+		for (uint32_t i = 0; i < k->numConstants; i++) {
+			uint32_t v;
+			memcpy(&v, k->pConstantValues[i], sizeof v);
+			len += snprintf(log + len, sizeof log - len, "specialization constant %u = 0x%x\n", k->pConstantIds[i], v);
+		}
+	}
+	module *m = (module *)new_object(M_MODULE, sizeof(module));
+	m->spirv = malloc(size);
+	memcpy(m->spirv, spirv, size);
+	m->size = size;
+	char unresolved[256];
+	ze_result_t r = parse_spirv(m, unresolved, sizeof unresolved);
+	if (r == ZE_RESULT_SUCCESS && unresolved[0]) {
+		len += snprintf(log + len, sizeof log - len, "error: unresolved external function '%s'\n", unresolved);
+		r = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+	}
+	if (r == ZE_RESULT_SUCCESS && strstr(flags, "-gour-fake-build-error")) {
+		len += snprintf(log + len, sizeof log - len, "error: the build flags asked for a build error\n");
+		r = ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+	}
+	if (plog) *plog = (ze_module_build_log_handle_t)new_log(log);
+	if (r != ZE_RESULT_SUCCESS) {
+		free(m->spirv);
+		free_object(m);
+		return r;
+	}
+	*ph = (ze_module_handle_t)m;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ModuleDestroy(ze_module_handle_t h) {
+	CHECK(h, M_MODULE);
+	free(((module *)h)->spirv);
+	free_object(h);
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ModuleDynamicLink(uint32_t n, ze_module_handle_t *ms, ze_module_build_log_handle_t *plog) {
+	for (uint32_t i = 0; i < n; i++) CHECK(ms[i], M_MODULE);
+	return fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, "zeModuleDynamicLink is not faked");
+}
+
+static ze_result_t ModuleGetNativeBinary(ze_module_handle_t h, size_t *pSize, uint8_t *out) {
+	CHECK(h, M_MODULE);
+	module *m = (module *)h;
+	size_t magic = sizeof NATIVE_MAGIC, n = magic + m->size;
+	if (!pSize) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeModuleGetNativeBinary: pSize");
+	if (!out) {
+		*pSize = n;
+		return ZE_RESULT_SUCCESS;
+	}
+	if (*pSize < n) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeModuleGetNativeBinary: %zu bytes for %zu", *pSize, n);
+	memcpy(out, NATIVE_MAGIC, magic);
+	memcpy(out + magic, m->spirv, m->size);
+	*pSize = n;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ModuleGetKernelNames(ze_module_handle_t h, uint32_t *pCount, const char **names) {
+	CHECK(h, M_MODULE);
+	module *m = (module *)h;
+	if (*pCount == 0 || !names) {
+		*pCount = (uint32_t)m->nentry;
+		return ZE_RESULT_SUCCESS;
+	}
+	uint32_t n = *pCount < (uint32_t)m->nentry ? *pCount : (uint32_t)m->nentry;
+	for (uint32_t i = 0; i < n; i++) names[i] = m->entry[i];
+	*pCount = n;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t BuildLogDestroy(ze_module_build_log_handle_t h) {
+	CHECK(h, M_LOG);
+	free(((buildlog *)h)->text);
+	free_object(h);
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t BuildLogGetString(ze_module_build_log_handle_t h, size_t *pSize, char *out) {
+	CHECK(h, M_LOG);
+	const char *t = ((buildlog *)h)->text;
+	size_t n = strlen(t) + 1;
+	if (!out) {
+		*pSize = n;
+		return ZE_RESULT_SUCCESS;
+	}
+	if (*pSize < n) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeModuleBuildLogGetString: %zu bytes for %zu", *pSize, n);
+	memcpy(out, t, n);
+	return ZE_RESULT_SUCCESS;
+}
+
+// ---- kernels --------------------------------------------------------------
+
+static ze_result_t KernelCreate(ze_module_handle_t h, const ze_kernel_desc_t *desc, ze_kernel_handle_t *ph) {
+	CHECK(h, M_MODULE);
+	STYPE(desc, ZE_STRUCTURE_TYPE_KERNEL_DESC);
+	if (desc->flags > 0x3) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeKernelCreate: flags");
+	if (!desc->pKernelName) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeKernelCreate: name");
+	module *m = (module *)h;
+	int found = 0;
+	for (int i = 0; i < m->nentry; i++) found |= strcmp(m->entry[i], desc->pKernelName) == 0;
+	if (!found) return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
+	const signature *sig = NULL;
+	for (size_t i = 0; i < sizeof signatures / sizeof signatures[0]; i++)
+		if (strcmp(signatures[i].name, desc->pKernelName) == 0) sig = &signatures[i];
+	if (!sig) return fail(ZE_RESULT_ERROR_INVALID_KERNEL_NAME, "zeKernelCreate: %s has no C implementation here", desc->pKernelName);
+	kernel *k = (kernel *)new_object(M_KERNEL, sizeof(kernel));
+	k->sig = sig;
+	*ph = (ze_kernel_handle_t)k;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t KernelDestroy(ze_kernel_handle_t h) {
+	CHECK(h, M_KERNEL);
+	free_object(h);
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t KernelGetProperties(ze_kernel_handle_t h, ze_kernel_properties_t *p) {
+	CHECK(h, M_KERNEL);
+	STYPE(p, ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES);
+	p->numKernelArgs = (uint32_t)((kernel *)h)->sig->nargs;
+	p->requiredGroupSizeX = p->requiredGroupSizeY = p->requiredGroupSizeZ = 0;
+	p->maxSubgroupSize = 16;
+	p->maxNumSubgroups = 64;
+	p->localMemSize = 0;
+	p->privateMemSize = 64;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t KernelSetArgumentValue(ze_kernel_handle_t h, uint32_t index, size_t size, const void *value) {
+	CHECK(h, M_KERNEL);
+	kernel *k = (kernel *)h;
+	if ((int)index >= k->sig->nargs) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
+	int want = k->sig->sizes[index];
+	if (want == 0) { // __local
+		if (value) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeKernelSetArgumentValue: a value for __local argument %u", index);
+		if (size == 0) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+		k->local[index] = size;
+	} else {
+		size_t n = want == P ? sizeof(void *) : (size_t)want;
+		if (size != n) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+		if (!value) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeKernelSetArgumentValue: no value for argument %u", index);
+		memcpy(k->args[index], value, size);
+		if (want == P) {
+			void *p;
+			memcpy(&p, value, sizeof p);
+			if (!find_alloc(p)) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeKernelSetArgumentValue: argument %u of %s is %p, not device memory", index, k->sig->name, p);
+		}
+	}
+	k->set |= 1u << index;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t KernelSetGroupSize(ze_kernel_handle_t h, uint32_t x, uint32_t y, uint32_t z) {
+	CHECK(h, M_KERNEL);
+	if (x == 0 || y == 0 || z == 0 || x > 1024 || y > 1024 || z > 1024 || (uint64_t)x * y * z > 1024)
+		return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
+	kernel *k = (kernel *)h;
+	k->group[0] = x, k->group[1] = y, k->group[2] = z;
+	return ZE_RESULT_SUCCESS;
+}
+
+static uint32_t suggest(uint32_t g, uint32_t limit) {
+	uint32_t b = 1;
+	while (b * 2 <= limit && g % (b * 2) == 0) b *= 2;
+	return b;
+}
+
+static ze_result_t KernelSuggestGroupSize(ze_kernel_handle_t h, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t *x, uint32_t *y, uint32_t *z) {
+	CHECK(h, M_KERNEL);
+	if (!x || !y || !z) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeKernelSuggestGroupSize");
+	*x = suggest(gx, 256);
+	*y = suggest(gy, 256 / *x);
+	*z = suggest(gz, 256 / (*x * *y));
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t KernelSetGlobalOffsetExp(ze_kernel_handle_t h, uint32_t x, uint32_t y, uint32_t z) {
+	CHECK(h, M_KERNEL);
+	kernel *k = (kernel *)h;
+	k->offset[0] = x, k->offset[1] = y, k->offset[2] = z;
+	return ZE_RESULT_SUCCESS;
+}
+
+// ---- launches ---------------------------------------------------------------
+
+typedef struct {
+	size_t gid[3], lid[3], grp[3], lsize[3], gsize[3], off[3];
+} item;
+
+#define PTR(T, i) (*(T **)k->args[i])
+#define VAL(T, i) (*(T *)k->args[i])
+
+static void run_item(kernel *k, const item *it, char *scratch) {
+	const char *n = k->sig->name;
+	size_t i = it->gid[0];
+	if (!strcmp(n, "iota")) PTR(uint32_t, 0)[i] = (uint32_t)i;
+	else if (!strcmp(n, "fill_u32")) PTR(uint32_t, 0)[i] = VAL(uint32_t, 1);
+	else if (!strcmp(n, "add_one")) PTR(uint32_t, 0)[i] += 1;
+	else if (!strcmp(n, "scale")) PTR(int32_t, 0)[i] *= 1;
+	else if (!strcmp(n, "axpy")) PTR(float, 2)[i] = VAL(float, 0) * PTR(float, 1)[i] + PTR(float, 2)[i];
+	else if (!strcmp(n, "axpy_f64")) PTR(double, 2)[i] = VAL(double, 0) * PTR(double, 1)[i] + PTR(double, 2)[i];
+	else if (!strcmp(n, "linked")) PTR(int32_t, 0)[i] = 3 * (int32_t)i;
+	else if (!strcmp(n, "index2d")) {
+		size_t lin = (it->gid[1] - it->off[1]) * it->gsize[0] + (it->gid[0] - it->off[0]);
+		PTR(uint32_t, 0)[lin] = (uint32_t)(it->gid[0] | (it->gid[1] << 10));
+	} else if (!strcmp(n, "index3d")) {
+		size_t lin = ((it->gid[2] - it->off[2]) * it->gsize[1] + (it->gid[1] - it->off[1])) * it->gsize[0] + (it->gid[0] - it->off[0]);
+		PTR(uint32_t, 0)[lin] = (uint32_t)(it->gid[0] | (it->gid[1] << 10) | (it->gid[2] << 20));
+	} else if (!strcmp(n, "local_ids")) {
+		PTR(uint32_t, 0)[i] = (uint32_t)((it->grp[0] << 16) | it->lid[0]);
+		if (i == 0) PTR(uint32_t, 1)[0] = (uint32_t)it->lsize[0];
+	} else if (!strcmp(n, "group_sum")) {
+		// Run per work-group by launch(): scratch holds the group's sum.
+		*(uint32_t *)scratch += PTR(uint32_t, 0)[i];
+		if (it->lid[0] == it->lsize[0] - 1) PTR(uint32_t, 1)[it->grp[0]] = *(uint32_t *)scratch;
+	} else if (!strcmp(n, "scalars")) {
+		if (i == 0) {
+			int64_t *out = PTR(int64_t, 0);
+			out[0] = VAL(int8_t, 2), out[1] = VAL(uint8_t, 3), out[2] = VAL(int16_t, 4), out[3] = VAL(uint16_t, 5);
+			out[4] = VAL(int32_t, 6), out[5] = VAL(uint32_t, 7), out[6] = VAL(int64_t, 8), out[7] = (int64_t)VAL(uint64_t, 9);
+			PTR(float, 1)[0] = VAL(float, 10);
+		}
+	}
+}
+
+static ze_result_t AppendLaunchKernel(ze_command_list_handle_t l, ze_kernel_handle_t h, const ze_group_count_t *groups, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
+	ze_result_t r = begin(__func__, l, signal, n, wait);
+	if (r) return r;
+	CHECK(h, M_KERNEL);
+	if (!groups) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeCommandListAppendLaunchKernel: pLaunchFuncArgs");
+	kernel *k = (kernel *)h;
+	if (k->set != (1u << k->sig->nargs) - 1) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s with arguments unset (mask 0x%x)", k->sig->name, k->set);
+	if (!k->group[0]) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s without zeKernelSetGroupSize", k->sig->name);
+	uint32_t count[3] = {groups->groupCountX, groups->groupCountY, groups->groupCountZ};
+	if (!count[0] || !count[1] || !count[2]) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s with a group count of 0", k->sig->name);
+	item it;
+	for (int d = 0; d < 3; d++) {
+		it.lsize[d] = k->group[d];
+		it.gsize[d] = (size_t)k->group[d] * count[d];
+		it.off[d] = k->offset[d];
+	}
+	uint64_t start = now_ticks();
+	char scratch[8];
+	for (size_t gz = 0; gz < count[2]; gz++)
+		for (size_t gy = 0; gy < count[1]; gy++)
+			for (size_t gx = 0; gx < count[0]; gx++) {
+				memset(scratch, 0, sizeof scratch);
+				it.grp[0] = gx, it.grp[1] = gy, it.grp[2] = gz;
+				for (size_t lz = 0; lz < it.lsize[2]; lz++)
+					for (size_t ly = 0; ly < it.lsize[1]; ly++)
+						for (size_t lx = 0; lx < it.lsize[0]; lx++) {
+							it.lid[0] = lx, it.lid[1] = ly, it.lid[2] = lz;
+							for (int d = 0; d < 3; d++) it.gid[d] = it.off[d] + it.grp[d] * it.lsize[d] + it.lid[d];
+							run_item(k, &it, scratch);
+						}
+			}
+	finish(signal, start);
+	return ZE_RESULT_SUCCESS;
+}
+
+// ---- every entry point under one lock ----------------------------------------
+
+#define LOCKED(ret, name, params, args) \
+	static ret name##_locked params {     \
+		pthread_mutex_lock(&big);          \
+		ret r = name args;                 \
+		pthread_mutex_unlock(&big);        \
+		return r;                          \
+	}
+
+LOCKED(ze_result_t, ContextCreateEx, (ze_driver_handle_t a, const ze_context_desc_t *b, uint32_t c, ze_device_handle_t *d, ze_context_handle_t *e), (a, b, c, d, e))
+LOCKED(ze_result_t, ContextCreate, (ze_driver_handle_t a, const ze_context_desc_t *b, ze_context_handle_t *c), (a, b, c))
+LOCKED(ze_result_t, ContextDestroy, (ze_context_handle_t a), (a))
+LOCKED(ze_result_t, MemAllocDevice, (ze_context_handle_t a, const ze_device_mem_alloc_desc_t *b, size_t c, size_t d, ze_device_handle_t e, void **f), (a, b, c, d, e, f))
+LOCKED(ze_result_t, MemAllocHost, (ze_context_handle_t a, const ze_host_mem_alloc_desc_t *b, size_t c, size_t d, void **e), (a, b, c, d, e))
+LOCKED(ze_result_t, MemAllocShared, (ze_context_handle_t a, const ze_device_mem_alloc_desc_t *b, const ze_host_mem_alloc_desc_t *c, size_t d, size_t e, ze_device_handle_t f, void **g), (a, b, c, d, e, f, g))
+LOCKED(ze_result_t, MemFree, (ze_context_handle_t a, void *b), (a, b))
+LOCKED(ze_result_t, EventPoolCreate, (ze_context_handle_t a, const ze_event_pool_desc_t *b, uint32_t c, ze_device_handle_t *d, ze_event_pool_handle_t *e), (a, b, c, d, e))
+LOCKED(ze_result_t, EventPoolDestroy, (ze_event_pool_handle_t a), (a))
+LOCKED(ze_result_t, EventCreate, (ze_event_pool_handle_t a, const ze_event_desc_t *b, ze_event_handle_t *c), (a, b, c))
+LOCKED(ze_result_t, EventDestroy, (ze_event_handle_t a), (a))
+LOCKED(ze_result_t, EventHostSynchronize, (ze_event_handle_t a, uint64_t b), (a, b))
+LOCKED(ze_result_t, EventQueryStatus, (ze_event_handle_t a), (a))
+LOCKED(ze_result_t, EventHostReset, (ze_event_handle_t a), (a))
+LOCKED(ze_result_t, EventHostSignal, (ze_event_handle_t a), (a))
+LOCKED(ze_result_t, EventQueryKernelTimestamp, (ze_event_handle_t a, ze_kernel_timestamp_result_t *b), (a, b))
+LOCKED(ze_result_t, CommandListCreateImmediate, (ze_context_handle_t a, ze_device_handle_t b, const ze_command_queue_desc_t *c, ze_command_list_handle_t *d), (a, b, c, d))
+LOCKED(ze_result_t, CommandListDestroy, (ze_command_list_handle_t a), (a))
+LOCKED(ze_result_t, AppendBarrier, (ze_command_list_handle_t a, ze_event_handle_t b, uint32_t c, ze_event_handle_t *d), (a, b, c, d))
+LOCKED(ze_result_t, AppendSignalEvent, (ze_command_list_handle_t a, ze_event_handle_t b), (a, b))
+LOCKED(ze_result_t, AppendWaitOnEvents, (ze_command_list_handle_t a, uint32_t b, ze_event_handle_t *c), (a, b, c))
+LOCKED(ze_result_t, AppendMemoryCopy, (ze_command_list_handle_t a, void *b, const void *c, size_t d, ze_event_handle_t e, uint32_t f, ze_event_handle_t *g), (a, b, c, d, e, f, g))
+LOCKED(ze_result_t, AppendMemoryFill, (ze_command_list_handle_t a, void *b, const void *c, size_t d, size_t e, ze_event_handle_t f, uint32_t g, ze_event_handle_t *h), (a, b, c, d, e, f, g, h))
+LOCKED(ze_result_t, AppendLaunchKernel, (ze_command_list_handle_t a, ze_kernel_handle_t b, const ze_group_count_t *c, ze_event_handle_t d, uint32_t e, ze_event_handle_t *f), (a, b, c, d, e, f))
+LOCKED(ze_result_t, ModuleCreate, (ze_context_handle_t a, ze_device_handle_t b, const ze_module_desc_t *c, ze_module_handle_t *d, ze_module_build_log_handle_t *e), (a, b, c, d, e))
+LOCKED(ze_result_t, ModuleDestroy, (ze_module_handle_t a), (a))
+LOCKED(ze_result_t, ModuleDynamicLink, (uint32_t a, ze_module_handle_t *b, ze_module_build_log_handle_t *c), (a, b, c))
+LOCKED(ze_result_t, ModuleGetNativeBinary, (ze_module_handle_t a, size_t *b, uint8_t *c), (a, b, c))
+LOCKED(ze_result_t, ModuleGetKernelNames, (ze_module_handle_t a, uint32_t *b, const char **c), (a, b, c))
+LOCKED(ze_result_t, BuildLogDestroy, (ze_module_build_log_handle_t a), (a))
+LOCKED(ze_result_t, BuildLogGetString, (ze_module_build_log_handle_t a, size_t *b, char *c), (a, b, c))
+LOCKED(ze_result_t, KernelCreate, (ze_module_handle_t a, const ze_kernel_desc_t *b, ze_kernel_handle_t *c), (a, b, c))
+LOCKED(ze_result_t, KernelDestroy, (ze_kernel_handle_t a), (a))
+LOCKED(ze_result_t, KernelGetProperties, (ze_kernel_handle_t a, ze_kernel_properties_t *b), (a, b))
+LOCKED(ze_result_t, KernelSetArgumentValue, (ze_kernel_handle_t a, uint32_t b, size_t c, const void *d), (a, b, c, d))
+LOCKED(ze_result_t, KernelSetGroupSize, (ze_kernel_handle_t a, uint32_t b, uint32_t c, uint32_t d), (a, b, c, d))
+LOCKED(ze_result_t, KernelSuggestGroupSize, (ze_kernel_handle_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t *e, uint32_t *f, uint32_t *g), (a, b, c, d, e, f, g))
+LOCKED(ze_result_t, KernelSetGlobalOffsetExp, (ze_kernel_handle_t a, uint32_t b, uint32_t c, uint32_t d), (a, b, c, d))
+
+// ---- the tables the loader asks for -------------------------------------------
+
+#define EXPORT ZE_DLLEXPORT ze_result_t ZE_APICALL
+
+EXPORT zeGetGlobalProcAddrTable(ze_api_version_t v, ze_global_dditable_t *t) {
+	t->pfnInit = Init;
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetDriverProcAddrTable(ze_api_version_t v, ze_driver_dditable_t *t) {
+	t->pfnGet = DriverGet;
+	t->pfnGetApiVersion = DriverGetApiVersion;
+	t->pfnGetProperties = DriverGetProperties;
+	t->pfnGetExtensionProperties = DriverGetExtensionProperties;
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetDeviceProcAddrTable(ze_api_version_t v, ze_device_dditable_t *t) {
+	t->pfnGet = DeviceGet;
+	t->pfnGetProperties = DeviceGetProperties;
+	t->pfnGetComputeProperties = DeviceGetComputeProperties;
+	t->pfnGetModuleProperties = DeviceGetModuleProperties;
+	t->pfnGetCommandQueueGroupProperties = DeviceGetCommandQueueGroupProperties;
+	t->pfnGetMemoryProperties = DeviceGetMemoryProperties;
+	t->pfnGetGlobalTimestamps = DeviceGetGlobalTimestamps;
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetContextProcAddrTable(ze_api_version_t v, ze_context_dditable_t *t) {
+	t->pfnCreate = ContextCreate_locked;
+	t->pfnCreateEx = ContextCreateEx_locked;
+	t->pfnDestroy = ContextDestroy_locked;
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetMemProcAddrTable(ze_api_version_t v, ze_mem_dditable_t *t) {
+	t->pfnAllocDevice = MemAllocDevice_locked;
+	t->pfnAllocHost = MemAllocHost_locked;
+	t->pfnAllocShared = MemAllocShared_locked;
+	t->pfnFree = MemFree_locked;
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetEventPoolProcAddrTable(ze_api_version_t v, ze_event_pool_dditable_t *t) {
+	t->pfnCreate = EventPoolCreate_locked;
+	t->pfnDestroy = EventPoolDestroy_locked;
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetEventProcAddrTable(ze_api_version_t v, ze_event_dditable_t *t) {
+	t->pfnCreate = EventCreate_locked;
+	t->pfnDestroy = EventDestroy_locked;
+	t->pfnHostSignal = EventHostSignal_locked;
+	t->pfnHostSynchronize = EventHostSynchronize_locked;
+	t->pfnQueryStatus = EventQueryStatus_locked;
+	t->pfnHostReset = EventHostReset_locked;
+	t->pfnQueryKernelTimestamp = EventQueryKernelTimestamp_locked;
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetCommandListProcAddrTable(ze_api_version_t v, ze_command_list_dditable_t *t) {
+	t->pfnCreateImmediate = CommandListCreateImmediate_locked;
+	t->pfnDestroy = CommandListDestroy_locked;
+	t->pfnAppendBarrier = AppendBarrier_locked;
+	t->pfnAppendMemoryCopy = AppendMemoryCopy_locked;
+	t->pfnAppendMemoryFill = AppendMemoryFill_locked;
+	t->pfnAppendSignalEvent = AppendSignalEvent_locked;
+	t->pfnAppendWaitOnEvents = AppendWaitOnEvents_locked;
+	t->pfnAppendLaunchKernel = AppendLaunchKernel_locked;
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetModuleProcAddrTable(ze_api_version_t v, ze_module_dditable_t *t) {
+	t->pfnCreate = ModuleCreate_locked;
+	t->pfnDestroy = ModuleDestroy_locked;
+	t->pfnDynamicLink = ModuleDynamicLink_locked;
+	t->pfnGetNativeBinary = ModuleGetNativeBinary_locked;
+	t->pfnGetKernelNames = ModuleGetKernelNames_locked;
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetModuleBuildLogProcAddrTable(ze_api_version_t v, ze_module_build_log_dditable_t *t) {
+	t->pfnDestroy = BuildLogDestroy_locked;
+	t->pfnGetString = BuildLogGetString_locked;
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetKernelProcAddrTable(ze_api_version_t v, ze_kernel_dditable_t *t) {
+	t->pfnCreate = KernelCreate_locked;
+	t->pfnDestroy = KernelDestroy_locked;
+	t->pfnGetProperties = KernelGetProperties_locked;
+	t->pfnSetArgumentValue = KernelSetArgumentValue_locked;
+	t->pfnSetGroupSize = KernelSetGroupSize_locked;
+	t->pfnSuggestGroupSize = KernelSuggestGroupSize_locked;
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetKernelExpProcAddrTable(ze_api_version_t v, ze_kernel_exp_dditable_t *t) {
+	t->pfnSetGlobalOffsetExp = KernelSetGlobalOffsetExp_locked;
+	return ZE_RESULT_SUCCESS;
+}
+
+// The loader asks every driver for every table; the ones the fake does not
+// implement stay empty.
+#define EMPTY(name, type) \
+	EXPORT name(ze_api_version_t v, type *t) { return ZE_RESULT_SUCCESS; }
+
+EMPTY(zeGetCommandQueueProcAddrTable, ze_command_queue_dditable_t)
+EMPTY(zeGetDeviceExpProcAddrTable, ze_device_exp_dditable_t)
+EMPTY(zeGetEventExpProcAddrTable, ze_event_exp_dditable_t)
+EMPTY(zeGetFabricEdgeExpProcAddrTable, ze_fabric_edge_exp_dditable_t)
+EMPTY(zeGetFabricVertexExpProcAddrTable, ze_fabric_vertex_exp_dditable_t)
+EMPTY(zeGetFenceProcAddrTable, ze_fence_dditable_t)
+EMPTY(zeGetImageExpProcAddrTable, ze_image_exp_dditable_t)
+EMPTY(zeGetImageProcAddrTable, ze_image_dditable_t)
+EMPTY(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t)
+EMPTY(zeGetSamplerProcAddrTable, ze_sampler_dditable_t)
+EMPTY(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t)
+EMPTY(zetGetCommandListProcAddrTable, zet_command_list_dditable_t)
+EMPTY(zetGetContextProcAddrTable, zet_context_dditable_t)
+EMPTY(zetGetDebugProcAddrTable, zet_debug_dditable_t)
+EMPTY(zetGetDeviceProcAddrTable, zet_device_dditable_t)
+EMPTY(zetGetKernelProcAddrTable, zet_kernel_dditable_t)
+EMPTY(zetGetMetricGroupExpProcAddrTable, zet_metric_group_exp_dditable_t)
+EMPTY(zetGetMetricGroupProcAddrTable, zet_metric_group_dditable_t)
+EMPTY(zetGetMetricProcAddrTable, zet_metric_dditable_t)
+EMPTY(zetGetMetricQueryPoolProcAddrTable, zet_metric_query_pool_dditable_t)
+EMPTY(zetGetMetricQueryProcAddrTable, zet_metric_query_dditable_t)
+EMPTY(zetGetMetricStreamerProcAddrTable, zet_metric_streamer_dditable_t)
+EMPTY(zetGetModuleProcAddrTable, zet_module_dditable_t)
+EMPTY(zetGetTracerExpProcAddrTable, zet_tracer_exp_dditable_t)
+EMPTY(zesGetDeviceProcAddrTable, zes_device_dditable_t)
+EMPTY(zesGetDiagnosticsProcAddrTable, zes_diagnostics_dditable_t)
+EMPTY(zesGetDriverProcAddrTable, zes_driver_dditable_t)
+EMPTY(zesGetEngineProcAddrTable, zes_engine_dditable_t)
+EMPTY(zesGetFabricPortProcAddrTable, zes_fabric_port_dditable_t)
+EMPTY(zesGetFanProcAddrTable, zes_fan_dditable_t)
+EMPTY(zesGetFirmwareProcAddrTable, zes_firmware_dditable_t)
+EMPTY(zesGetFrequencyProcAddrTable, zes_frequency_dditable_t)
+EMPTY(zesGetLedProcAddrTable, zes_led_dditable_t)
+EMPTY(zesGetMemoryProcAddrTable, zes_memory_dditable_t)
+EMPTY(zesGetPerformanceFactorProcAddrTable, zes_performance_factor_dditable_t)
+EMPTY(zesGetPowerProcAddrTable, zes_power_dditable_t)
+EMPTY(zesGetPsuProcAddrTable, zes_psu_dditable_t)
+EMPTY(zesGetRasProcAddrTable, zes_ras_dditable_t)
+EMPTY(zesGetSchedulerProcAddrTable, zes_scheduler_dditable_t)
+EMPTY(zesGetStandbyProcAddrTable, zes_standby_dditable_t)
+EMPTY(zesGetTemperatureProcAddrTable, zes_temperature_dditable_t)
