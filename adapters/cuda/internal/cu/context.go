@@ -1,5 +1,7 @@
 package cu
 
+import "github.com/gour-dev/gour/internal/dl"
+
 // CtxSetCurrent calls cuCtxSetCurrent: c becomes the calling OS thread's
 // current context (0 unbinds). Goroutines move between threads: callers
 // lock the OS thread, or set the context before each group of calls.
@@ -7,9 +9,9 @@ func (l *Lib) CtxSetCurrent(c Context) Result { return call1(l.ctxSetCurrent, ui
 
 // CtxGetCurrent calls cuCtxGetCurrent; 0 means none.
 func (l *Lib) CtxGetCurrent() (Context, Result) {
-	f := newFrame()
-	f.args[0] = f.outPtr(0)
-	r, out, _ := f.call(l.ctxGetCurrent, 1)
+	f := dl.NewFrame()
+	f.Args[0] = f.Out(0)
+	r, out, _ := call(f, l.ctxGetCurrent)
 	return Context(out[0]), r
 }
 
@@ -18,9 +20,9 @@ func (l *Lib) CtxPushCurrent(c Context) Result { return call1(l.ctxPushCurrent, 
 
 // CtxPopCurrent calls cuCtxPopCurrent_v2 and returns the context popped.
 func (l *Lib) CtxPopCurrent() (Context, Result) {
-	f := newFrame()
-	f.args[0] = f.outPtr(0)
-	r, out, _ := f.call(l.ctxPopCurrent, 1)
+	f := dl.NewFrame()
+	f.Args[0] = f.Out(0)
+	r, out, _ := call(f, l.ctxPopCurrent)
 	return Context(out[0]), r
 }
 

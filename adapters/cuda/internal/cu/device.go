@@ -8,9 +8,9 @@ import (
 
 // Init calls cuInit. flags must be 0.
 func (l *Lib) Init(flags uint32) Result {
-	f := newFrame()
-	f.args[0] = uintptr(flags)
-	r, _, _ := f.call(l.init, 1)
+	f := dl.NewFrame()
+	f.Args[0] = uintptr(flags)
+	r, _, _ := call(f, l.init)
 	return r
 }
 
@@ -18,44 +18,44 @@ func (l *Lib) Init(flags uint32) Result {
 // driver supports, as 1000*major + 10*minor (12060 for 12.6). It works
 // before Init.
 func (l *Lib) DriverGetVersion() (int32, Result) {
-	f := newFrame()
-	f.args[0] = f.outPtr(0)
-	r, out, _ := f.call(l.driverGetVersion, 1)
+	f := dl.NewFrame()
+	f.Args[0] = f.Out(0)
+	r, out, _ := call(f, l.driverGetVersion)
 	return int32At(&out[0]), r
 }
 
 // GetErrorName calls cuGetErrorName: the C name of r, such as
 // "CUDA_ERROR_INVALID_PTX". It works before Init.
 func (l *Lib) GetErrorName(r Result) (string, Result) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(uint32(r)), f.outpPtr()}
-	rr, _, p := f.call(l.getErrorName, 2)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(uint32(r)), f.OutPtr()}
+	rr, _, p := call(f, l.getErrorName)
 	return goString(p), rr
 }
 
 // GetErrorString calls cuGetErrorString: the driver's description of r.
 // It answers NotSupported when the driver lacks it (see HasErrorString).
 func (l *Lib) GetErrorString(r Result) (string, Result) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(uint32(r)), f.outpPtr()}
-	rr, _, p := f.call(l.getErrorString, 2)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(uint32(r)), f.OutPtr()}
+	rr, _, p := call(f, l.getErrorString)
 	return goString(p), rr
 }
 
 // DeviceGetCount calls cuDeviceGetCount.
 func (l *Lib) DeviceGetCount() (int32, Result) {
-	f := newFrame()
-	f.args[0] = f.outPtr(0)
-	r, out, _ := f.call(l.deviceGetCount, 1)
+	f := dl.NewFrame()
+	f.Args[0] = f.Out(0)
+	r, out, _ := call(f, l.deviceGetCount)
 	return int32At(&out[0]), r
 }
 
 // DeviceGet calls cuDeviceGet: the device of an ordinal in
 // [0, DeviceGetCount).
 func (l *Lib) DeviceGet(ordinal int32) (Device, Result) {
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), uintptr(ordinal)}
-	r, out, _ := f.call(l.deviceGet, 2)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), uintptr(ordinal)}
+	r, out, _ := call(f, l.deviceGet)
 	return Device(int32At(&out[0])), r
 }
 
@@ -65,9 +65,9 @@ func (l *Lib) DeviceGetName(name []byte, d Device) Result {
 	if len(name) == 0 {
 		return InvalidValue
 	}
-	f := newFrame()
-	f.args = dl.Args{f.ptr(0, unsafe.Pointer(&name[0])), uintptr(int32(min(len(name), 1<<30))), uintptr(d)}
-	r, _, _ := f.call(l.deviceGetName, 3)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Ptr(0, unsafe.Pointer(&name[0])), uintptr(int32(min(len(name), 1<<30))), uintptr(d)}
+	r, _, _ := call(f, l.deviceGetName)
 	return r
 }
 
@@ -82,9 +82,9 @@ func (l *Lib) DeviceName(d Device) (string, Result) {
 
 // DeviceGetAttribute calls cuDeviceGetAttribute.
 func (l *Lib) DeviceGetAttribute(attr DeviceAttribute, d Device) (int32, Result) {
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), uintptr(attr), uintptr(d)}
-	r, out, _ := f.call(l.deviceGetAttribute, 3)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), uintptr(attr), uintptr(d)}
+	r, out, _ := call(f, l.deviceGetAttribute)
 	return int32At(&out[0]), r
 }
 
@@ -95,9 +95,9 @@ func (l *Lib) Attribute(attr DeviceAttribute, d Device) (int32, Result) {
 
 // DeviceTotalMem calls cuDeviceTotalMem_v2: the device memory in bytes.
 func (l *Lib) DeviceTotalMem(d Device) (uint64, Result) {
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), uintptr(d)}
-	r, out, _ := f.call(l.deviceTotalMem, 2)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), uintptr(d)}
+	r, out, _ := call(f, l.deviceTotalMem)
 	return out[0], r
 }
 
@@ -105,19 +105,19 @@ func (l *Lib) DeviceTotalMem(d Device) (uint64, Result) {
 // without it): the 16 bytes of the device's CUuuid. It answers NotSupported
 // when the driver has neither (see HasDeviceUUID).
 func (l *Lib) DeviceGetUUID(d Device) ([16]byte, Result) {
-	f := newFrame()
-	f.outPtr(1)
-	f.args = dl.Args{f.outPtr(0), uintptr(d)}
-	r, out, _ := f.call(l.deviceGetUuid, 2)
+	f := dl.NewFrame()
+	f.Out(1)
+	f.Args = dl.Args{f.Out(0), uintptr(d)}
+	r, out, _ := call(f, l.deviceGetUuid)
 	return *(*[16]byte)(unsafe.Pointer(&out)), r
 }
 
 // DevicePrimaryCtxRetain calls cuDevicePrimaryCtxRetain: the device's
 // primary context, with its reference count raised.
 func (l *Lib) DevicePrimaryCtxRetain(d Device) (Context, Result) {
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), uintptr(d)}
-	r, out, _ := f.call(l.devicePrimaryCtxRetain, 2)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), uintptr(d)}
+	r, out, _ := call(f, l.devicePrimaryCtxRetain)
 	return Context(out[0]), r
 }
 

@@ -4,8 +4,8 @@
 // It holds no logic: each method of [Lib] calls one C function with
 // Go-typed arguments and returns the CUresult as a [Result]. Output
 // parameters of scalar type (counts, handles, sizes, device pointers) are
-// returned as values, written by C into a pooled call frame, so that the
-// calls allocate nothing. The versioned entry points (cuMemAlloc_v2,
+// returned as values, written by C into a pooled call frame (dl.Frame), so
+// that the calls allocate nothing. The versioned entry points (cuMemAlloc_v2,
 // cuCtxPushCurrent_v2, ...) are resolved by their exported names, which is
 // what cuda.h's macros map the plain names to.
 //
@@ -17,7 +17,7 @@
 // Hot-path calls (LaunchKernel, the asynchronous copies and memsets, event
 // record and query, stream query and synchronize) make no Go allocation when
 // the pointers they get already point to heap memory the caller keeps. A
-// pointer to a local variable moves that variable to the heap (see frame).
+// pointer to a local variable moves that variable to the heap (see dl.Frame).
 //
 // Memory the driver reads after a call returns (the host side of an
 // asynchronous copy, the kernel parameters of a launch until the launch call

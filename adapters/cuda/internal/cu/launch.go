@@ -19,8 +19,8 @@ import (
 // extra are heap memory the caller keeps, for example arrays in a
 // long-lived struct. Nothing here takes the address of a local variable.
 func (l *Lib) LaunchKernel(fn Function, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem uint32, s Stream, params, extra *unsafe.Pointer) Result {
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(fn),
 		uintptr(gridX),
 		uintptr(gridY),
@@ -30,10 +30,10 @@ func (l *Lib) LaunchKernel(fn Function, gridX, gridY, gridZ, blockX, blockY, blo
 		uintptr(blockZ),
 		uintptr(sharedMem),
 		uintptr(s),
-		f.ptr(0, unsafe.Pointer(params)),
-		f.ptr(1, unsafe.Pointer(extra)),
+		f.Ptr(0, unsafe.Pointer(params)),
+		f.Ptr(1, unsafe.Pointer(extra)),
 	}
-	r, _, _ := f.call(l.launchKernel, 11)
+	r, _, _ := call(f, l.launchKernel)
 	return r
 }
 
@@ -41,8 +41,8 @@ func (l *Lib) LaunchKernel(fn Function, gridX, gridY, gridZ, blockX, blockY, blo
 // C call, so that it is right on whatever OS thread the goroutine runs.
 // A failure to make ctx current is returned as that call's result.
 func (l *Lib) LaunchKernelIn(ctx Context, fn Function, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem uint32, s Stream, params, extra *unsafe.Pointer) Result {
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(fn),
 		uintptr(gridX),
 		uintptr(gridY),
@@ -52,8 +52,8 @@ func (l *Lib) LaunchKernelIn(ctx Context, fn Function, gridX, gridY, gridZ, bloc
 		uintptr(blockZ),
 		uintptr(sharedMem),
 		uintptr(s),
-		f.ptr(0, unsafe.Pointer(params)),
-		f.ptr(1, unsafe.Pointer(extra)),
+		f.Ptr(0, unsafe.Pointer(params)),
+		f.Ptr(1, unsafe.Pointer(extra)),
 	}
-	return f.callIn(l.ctxSetCurrent, ctx, l.launchKernel)
+	return callIn(f, l.ctxSetCurrent, ctx, l.launchKernel)
 }

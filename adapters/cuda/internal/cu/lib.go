@@ -2,7 +2,6 @@ package cu
 
 import (
 	"fmt"
-	"sync"
 	"unsafe"
 
 	"github.com/gour-dev/gour/internal/dl"
@@ -247,79 +246,27 @@ func (l *Lib) HasFuncGetParamInfo() bool { return l.funcGetParamInfo != 0 }
 // HasOccupancy reports whether cuOccupancyMaxPotentialBlockSize is exported.
 func (l *Lib) HasOccupancy() bool { return l.occupancyMaxPotentialBlock != 0 }
 
-// frame is the argument block of one C call, made for dl.Call.
-//
-// Frames come from a pool, so they are on the heap. Pointer arguments are
-// stored in keep as well as in args: that keeps their targets alive during
-// the call and makes them escape to the heap, so a uintptr taken from them
-// cannot go stale when a goroutine stack moves (dl.Call's contract).
-// C writes scalar output parameters into out and
-// pointer output parameters (const char **, void **) into outp.
-type frame struct {
-	args dl.Args
-	keep [6]unsafe.Pointer
-	out  [3]uint64
-	outp unsafe.Pointer
+// call calls fn with f's arguments. A zero fn (an optional entry point the
+// driver lacks) gives NotSupported without a call.
+func call(f *dl.Frame, fn uintptr) (r Result, out [4]uint64, outp unsafe.Pointer) {
+	if fn == 0 {
+		f.Release()
+		return NotSupported, out, nil
+	}
+	r1, out, outp := f.Call(fn)
+	return result(r1), out, outp
 }
 
-var frames = sync.Pool{New: func() any { return new(frame) }}
-
-func newFrame() *frame { return frames.Get().(*frame) }
-
-// ptr records pointer argument i and returns it as a uintptr.
-func (f *frame) ptr(i int, p unsafe.Pointer) uintptr {
-	f.keep[i] = p
-	return uintptr(p)
-}
-
-// outPtr clears scalar output slot i and returns its address. A slot holds
-// up to 8 bytes; consecutive slots may be used as one larger output (a
-// 16-byte CUuuid takes slots i and i+1).
-func (f *frame) outPtr(i int) uintptr {
-	f.out[i] = 0
-	return uintptr(unsafe.Pointer(&f.out[i]))
-}
-
-// outpPtr clears the pointer output slot and returns its address.
-func (f *frame) outpPtr() uintptr {
-	f.outp = nil
-	return uintptr(unsafe.Pointer(&f.outp))
-}
-
-// call runs fn on the first n arguments, then returns the frame to the
-// pool. It hands back the output slots as they were after the call. A zero
-// fn (an optional entry point the driver lacks) gives NotSupported without
-// a call.
 // callIn is call with the context ctx made current first, on the same OS
 // thread within the same C call (dl.CallAfter): the goroutine needs no
 // runtime.LockOSThread and the pair costs one call.
-func (f *frame) callIn(setCurrent uintptr, ctx Context, fn uintptr) Result {
-	var r Result
-	switch {
-	case fn == 0 || setCurrent == 0:
-		r = NotSupported
-	default:
-		r1, _ := dl.CallAfter(setCurrent, uintptr(ctx), fn, &f.args)
-		r = result(r1)
+func callIn(f *dl.Frame, setCurrent uintptr, ctx Context, fn uintptr) Result {
+	if fn == 0 || setCurrent == 0 {
+		f.Release()
+		return NotSupported
 	}
-	f.keep = [len(f.keep)]unsafe.Pointer{}
-	f.outp = nil
-	frames.Put(f)
-	return r
-}
-
-func (f *frame) call(fn uintptr, n int) (r Result, out [3]uint64, outp unsafe.Pointer) {
-	if fn == 0 {
-		r = NotSupported
-	} else {
-		r1 := dl.Call(fn, &f.args)
-		r = result(r1)
-	}
-	out, outp = f.out, f.outp
-	f.keep = [len(f.keep)]unsafe.Pointer{}
-	f.outp = nil
-	frames.Put(f)
-	return r, out, outp
+	r, _ := f.CallAfter(setCurrent, uintptr(ctx), fn)
+	return result(r)
 }
 
 // result converts a CUresult return register: only the low 32 bits are
@@ -328,15 +275,15 @@ func result(r uintptr) Result { return Result(int32(r)) }
 
 // call0 runs a function without arguments, such as cuCtxSynchronize.
 func call0(fn uintptr) Result {
-	r, _, _ := newFrame().call(fn, 0)
+	r, _, _ := call(dl.NewFrame(), fn)
 	return r
 }
 
 // call1 runs a function of one handle, such as cuStreamSynchronize.
 func call1(fn, h uintptr) Result {
-	f := newFrame()
-	f.args[0] = h
-	r, _, _ := f.call(fn, 1)
+	f := dl.NewFrame()
+	f.Args[0] = h
+	r, _, _ := call(f, fn)
 	return r
 }
 

@@ -15,14 +15,14 @@ func (l *Lib) LinkCreate(options []JitOption, values []uintptr) (LinkState, Resu
 	if len(options) != len(values) {
 		return 0, InvalidValue
 	}
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(len(options)),
-		f.ptr(0, first(options)),
-		f.ptr(1, first(values)),
-		f.outPtr(0),
+		f.Ptr(0, first(options)),
+		f.Ptr(1, first(values)),
+		f.Out(0),
 	}
-	r, out, _ := f.call(l.linkCreate, 4)
+	r, out, _ := call(f, l.linkCreate)
 	return LinkState(out[0]), r
 }
 
@@ -40,27 +40,27 @@ func (l *Lib) LinkAddData(s LinkState, typ JitInputType, data []byte, name strin
 	if name != "" {
 		cname = cString(name)
 	}
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(s),
 		uintptr(typ),
-		f.ptr(0, unsafe.Pointer(&data[0])),
+		f.Ptr(0, unsafe.Pointer(&data[0])),
 		uintptr(len(data)),
-		f.ptr(1, first(cname)),
+		f.Ptr(1, first(cname)),
 		uintptr(len(options)),
-		f.ptr(2, first(options)),
-		f.ptr(3, first(values)),
+		f.Ptr(2, first(options)),
+		f.Ptr(3, first(values)),
 	}
-	r, _, _ := f.call(l.linkAddData, 8)
+	r, _, _ := call(f, l.linkAddData)
 	return r
 }
 
 // LinkComplete calls cuLinkComplete: the linked cubin lies at image, size
 // bytes, in memory the driver owns and frees in LinkDestroy. Copy it before.
 func (l *Lib) LinkComplete(s LinkState) (image unsafe.Pointer, size uintptr, r Result) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(s), f.outpPtr(), f.outPtr(0)}
-	r, out, p := f.call(l.linkComplete, 3)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(s), f.OutPtr(), f.Out(0)}
+	r, out, p := call(f, l.linkComplete)
 	return p, uintptr(out[0]), r
 }
 

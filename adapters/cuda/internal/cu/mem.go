@@ -8,9 +8,9 @@ import (
 
 // MemAlloc calls cuMemAlloc_v2 in the current context.
 func (l *Lib) MemAlloc(size uintptr) (DevicePtr, Result) {
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), size}
-	r, out, _ := f.call(l.memAlloc, 2)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), size}
+	r, out, _ := call(f, l.memAlloc)
 	return DevicePtr(out[0]), r
 }
 
@@ -20,25 +20,25 @@ func (l *Lib) MemFree(p DevicePtr) Result { return call1(l.memFree, uintptr(p)) 
 // MemGetInfo calls cuMemGetInfo_v2: free and total bytes of the current
 // context's device.
 func (l *Lib) MemGetInfo() (free, total uint64, r Result) {
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), f.outPtr(1)}
-	r, out, _ := f.call(l.memGetInfo, 2)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), f.Out(1)}
+	r, out, _ := call(f, l.memGetInfo)
 	return out[0], out[1], r
 }
 
 // MemcpyHtoD calls cuMemcpyHtoD_v2: n bytes from host src to dst.
 func (l *Lib) MemcpyHtoD(dst DevicePtr, src unsafe.Pointer, n uintptr) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(dst), f.ptr(0, src), n}
-	r, _, _ := f.call(l.memcpyHtoD, 3)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(dst), f.Ptr(0, src), n}
+	r, _, _ := call(f, l.memcpyHtoD)
 	return r
 }
 
 // MemcpyDtoH calls cuMemcpyDtoH_v2: n bytes from src to host dst.
 func (l *Lib) MemcpyDtoH(dst unsafe.Pointer, src DevicePtr, n uintptr) Result {
-	f := newFrame()
-	f.args = dl.Args{f.ptr(0, dst), uintptr(src), n}
-	r, _, _ := f.call(l.memcpyDtoH, 3)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Ptr(0, dst), uintptr(src), n}
+	r, _, _ := call(f, l.memcpyDtoH)
 	return r
 }
 
@@ -46,26 +46,26 @@ func (l *Lib) MemcpyDtoH(dst unsafe.Pointer, src DevicePtr, n uintptr) Result {
 // is staged before the call returns; for page-locked memory the driver may
 // read src later, so src must stay alive until the stream passes the copy.
 func (l *Lib) MemcpyHtoDAsync(dst DevicePtr, src unsafe.Pointer, n uintptr, s Stream) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(dst), f.ptr(0, src), n, uintptr(s)}
-	r, _, _ := f.call(l.memcpyHtoDAsync, 4)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(dst), f.Ptr(0, src), n, uintptr(s)}
+	r, _, _ := call(f, l.memcpyHtoDAsync)
 	return r
 }
 
 // MemcpyDtoHAsync calls cuMemcpyDtoHAsync_v2: dst is written when the
 // stream reaches the copy, so it must stay alive until then.
 func (l *Lib) MemcpyDtoHAsync(dst unsafe.Pointer, src DevicePtr, n uintptr, s Stream) Result {
-	f := newFrame()
-	f.args = dl.Args{f.ptr(0, dst), uintptr(src), n, uintptr(s)}
-	r, _, _ := f.call(l.memcpyDtoHAsync, 4)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Ptr(0, dst), uintptr(src), n, uintptr(s)}
+	r, _, _ := call(f, l.memcpyDtoHAsync)
 	return r
 }
 
 // MemcpyDtoDAsync calls cuMemcpyDtoDAsync_v2.
 func (l *Lib) MemcpyDtoDAsync(dst, src DevicePtr, n uintptr, s Stream) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(dst), uintptr(src), n, uintptr(s)}
-	r, _, _ := f.call(l.memcpyDtoDAsync, 4)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(dst), uintptr(src), n, uintptr(s)}
+	r, _, _ := call(f, l.memcpyDtoDAsync)
 	return r
 }
 
@@ -87,9 +87,9 @@ func (l *Lib) MemsetD32Async(dst DevicePtr, v uint32, n uintptr, s Stream) Resul
 }
 
 func memset(fn uintptr, dst DevicePtr, v, n uintptr, s Stream) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(dst), v, n, uintptr(s)}
-	r, _, _ := f.call(fn, 4)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(dst), v, n, uintptr(s)}
+	r, _, _ := call(f, fn)
 	return r
 }
 
@@ -110,8 +110,8 @@ func (l *Lib) MemsetD2D32Async(dst DevicePtr, pitch uintptr, v uint32, width, he
 }
 
 func memset2D(fn uintptr, dst DevicePtr, pitch, v, width, height uintptr, s Stream) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(dst), pitch, v, width, height, uintptr(s)}
-	r, _, _ := f.call(fn, 6)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(dst), pitch, v, width, height, uintptr(s)}
+	r, _, _ := call(f, fn)
 	return r
 }

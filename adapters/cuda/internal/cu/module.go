@@ -28,9 +28,9 @@ func (l *Lib) ModuleLoadData(image []byte) (Module, Result) {
 	if len(img) == 0 {
 		return 0, InvalidValue
 	}
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), f.ptr(0, unsafe.Pointer(&img[0]))}
-	r, out, _ := f.call(l.moduleLoadData, 2)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), f.Ptr(0, unsafe.Pointer(&img[0]))}
+	r, out, _ := call(f, l.moduleLoadData)
 	return Module(out[0]), r
 }
 
@@ -44,15 +44,15 @@ func (l *Lib) ModuleLoadDataWithOptions(image []byte, options []JitOption, value
 	if len(img) == 0 || len(options) != len(values) {
 		return 0, InvalidValue
 	}
-	f := newFrame()
-	f.args = dl.Args{
-		f.outPtr(0),
-		f.ptr(0, unsafe.Pointer(&img[0])),
+	f := dl.NewFrame()
+	f.Args = dl.Args{
+		f.Out(0),
+		f.Ptr(0, unsafe.Pointer(&img[0])),
 		uintptr(len(options)),
-		f.ptr(1, first(options)),
-		f.ptr(2, first(values)),
+		f.Ptr(1, first(options)),
+		f.Ptr(2, first(values)),
 	}
-	r, out, _ := f.call(l.moduleLoadDataEx, 5)
+	r, out, _ := call(f, l.moduleLoadDataEx)
 	return Module(out[0]), r
 }
 
@@ -84,9 +84,9 @@ func (l *Lib) ModuleUnload(m Module) Result { return call1(l.moduleUnload, uintp
 // kernel of that (mangled) name.
 func (l *Lib) ModuleGetFunction(m Module, name string) (Function, Result) {
 	n := cString(name)
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), uintptr(m), f.ptr(0, unsafe.Pointer(&n[0]))}
-	r, out, _ := f.call(l.moduleGetFunction, 3)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), uintptr(m), f.Ptr(0, unsafe.Pointer(&n[0]))}
+	r, out, _ := call(f, l.moduleGetFunction)
 	return Function(out[0]), r
 }
 
@@ -95,27 +95,27 @@ func (l *Lib) ModuleGetFunction(m Module, name string) (Function, Result) {
 // HasModuleGetGlobal).
 func (l *Lib) ModuleGetGlobal(m Module, name string) (DevicePtr, uint64, Result) {
 	n := cString(name)
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), f.outPtr(1), uintptr(m), f.ptr(0, unsafe.Pointer(&n[0]))}
-	r, out, _ := f.call(l.moduleGetGlobal, 4)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), f.Out(1), uintptr(m), f.Ptr(0, unsafe.Pointer(&n[0]))}
+	r, out, _ := call(f, l.moduleGetGlobal)
 	return DevicePtr(out[0]), out[1], r
 }
 
 // ModuleGetFunctionCount calls cuModuleGetFunctionCount (CUDA 12.4).
 // NotSupported when missing (see HasModuleEnumerateFunctions).
 func (l *Lib) ModuleGetFunctionCount(m Module) (uint32, Result) {
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), uintptr(m)}
-	r, out, _ := f.call(l.moduleGetFunctionCount, 2)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), uintptr(m)}
+	r, out, _ := call(f, l.moduleGetFunctionCount)
 	return uint32(int32At(&out[0])), r
 }
 
 // ModuleEnumerateFunctions calls cuModuleEnumerateFunctions (CUDA 12.4),
 // filling fns with up to len(fns) kernels of m.
 func (l *Lib) ModuleEnumerateFunctions(m Module, fns []Function) Result {
-	f := newFrame()
-	f.args = dl.Args{f.ptr(0, first(fns)), uintptr(uint32(len(fns))), uintptr(m)}
-	r, _, _ := f.call(l.moduleEnumerateFunctions, 3)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Ptr(0, first(fns)), uintptr(uint32(len(fns))), uintptr(m)}
+	r, _, _ := call(f, l.moduleEnumerateFunctions)
 	return r
 }
 
@@ -135,26 +135,26 @@ func (l *Lib) ModuleFunctions(m Module) ([]Function, Result) {
 // FuncGetName calls cuFuncGetName (CUDA 12.3): the kernel's (mangled)
 // name. NotSupported when missing (see HasFuncGetName).
 func (l *Lib) FuncGetName(fn Function) (string, Result) {
-	f := newFrame()
-	f.args = dl.Args{f.outpPtr(), uintptr(fn)}
-	r, _, p := f.call(l.funcGetName, 2)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.OutPtr(), uintptr(fn)}
+	r, _, p := call(f, l.funcGetName)
 	return goString(p), r
 }
 
 // FuncGetAttribute calls cuFuncGetAttribute.
 func (l *Lib) FuncGetAttribute(attr FunctionAttribute, fn Function) (int32, Result) {
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), uintptr(attr), uintptr(fn)}
-	r, out, _ := f.call(l.funcGetAttribute, 3)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), uintptr(attr), uintptr(fn)}
+	r, out, _ := call(f, l.funcGetAttribute)
 	return int32At(&out[0]), r
 }
 
 // FuncSetAttribute calls cuFuncSetAttribute, for the settable attributes
 // such as FuncAttributeMaxDynamicSharedSizeBytes.
 func (l *Lib) FuncSetAttribute(fn Function, attr FunctionAttribute, value int32) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(fn), uintptr(attr), uintptr(value)}
-	r, _, _ := f.call(l.funcSetAttribute, 3)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(fn), uintptr(attr), uintptr(value)}
+	r, _, _ := call(f, l.funcSetAttribute)
 	return r
 }
 
@@ -163,9 +163,9 @@ func (l *Lib) FuncSetAttribute(fn Function, attr FunctionAttribute, value int32)
 // the last parameter gives an error (InvalidValue). NotSupported when
 // missing (see HasFuncGetParamInfo).
 func (l *Lib) FuncGetParamInfo(fn Function, index uintptr) (offset, size uintptr, r Result) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(fn), index, f.outPtr(0), f.outPtr(1)}
-	r, out, _ := f.call(l.funcGetParamInfo, 4)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(fn), index, f.Out(0), f.Out(1)}
+	r, out, _ := call(f, l.funcGetParamInfo)
 	return uintptr(out[0]), uintptr(out[1]), r
 }
 
@@ -198,9 +198,9 @@ func (l *Lib) FuncParams(fn Function, maxParams int) ([]ParamInfo, Result) {
 // the minimum grid size that fills the device. blockSizeLimit 0 means no
 // limit. NotSupported when missing (see HasOccupancy).
 func (l *Lib) OccupancyMaxPotentialBlockSize(fn Function, dynamicSMem uintptr, blockSizeLimit int32) (minGridSize, blockSize int32, r Result) {
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), f.outPtr(1), uintptr(fn), 0, dynamicSMem, uintptr(blockSizeLimit)}
-	r, out, _ := f.call(l.occupancyMaxPotentialBlock, 6)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), f.Out(1), uintptr(fn), 0, dynamicSMem, uintptr(blockSizeLimit)}
+	r, out, _ := call(f, l.occupancyMaxPotentialBlock)
 	return int32At(&out[0]), int32At(&out[1]), r
 }
 

@@ -4,9 +4,9 @@ import "github.com/gour-dev/gour/internal/dl"
 
 // StreamCreate calls cuStreamCreate with Stream* flags.
 func (l *Lib) StreamCreate(flags uint32) (Stream, Result) {
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), uintptr(flags)}
-	r, out, _ := f.call(l.streamCreate, 2)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), uintptr(flags)}
+	r, out, _ := call(f, l.streamCreate)
 	return Stream(out[0]), r
 }
 
@@ -24,17 +24,17 @@ func (l *Lib) StreamQuery(s Stream) Result { return call1(l.streamQuery, uintptr
 // StreamWaitEvent calls cuStreamWaitEvent: work submitted to s afterwards
 // waits for e's last record. flags is EventWaitDefault or EventWaitExternal.
 func (l *Lib) StreamWaitEvent(s Stream, e Event, flags uint32) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(s), uintptr(e), uintptr(flags)}
-	r, _, _ := f.call(l.streamWaitEvent, 3)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(s), uintptr(e), uintptr(flags)}
+	r, _, _ := call(f, l.streamWaitEvent)
 	return r
 }
 
 // EventCreate calls cuEventCreate with Event* flags.
 func (l *Lib) EventCreate(flags uint32) (Event, Result) {
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), uintptr(flags)}
-	r, out, _ := f.call(l.eventCreate, 2)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), uintptr(flags)}
+	r, out, _ := call(f, l.eventCreate)
 	return Event(out[0]), r
 }
 
@@ -44,9 +44,9 @@ func (l *Lib) EventDestroy(e Event) Result { return call1(l.eventDestroy, uintpt
 // EventRecord calls cuEventRecord: e completes when the work submitted to s
 // so far has.
 func (l *Lib) EventRecord(e Event, s Stream) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(e), uintptr(s)}
-	r, _, _ := f.call(l.eventRecord, 2)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(e), uintptr(s)}
+	r, _, _ := call(f, l.eventRecord)
 	return r
 }
 
@@ -61,8 +61,8 @@ func (l *Lib) EventQuery(e Event) Result { return call1(l.eventQuery, uintptr(e)
 // cuEventElapsedTime on older drivers: the milliseconds between two
 // completed events created without EventDisableTiming.
 func (l *Lib) EventElapsedTime(start, end Event) (float32, Result) {
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), uintptr(start), uintptr(end)}
-	r, out, _ := f.call(l.eventElapsedTime, 3)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), uintptr(start), uintptr(end)}
+	r, out, _ := call(f, l.eventElapsedTime)
 	return float32At(&out[0]), r
 }

@@ -11,9 +11,9 @@ import (
 // command queue desc describes.
 func (l *Lib) CommandListCreateImmediate(c Context, dev Device, desc *CommandQueueDesc) (CommandList, Result) {
 	desc.Stype = StructureTypeCommandQueueDesc
-	f := newFrame()
-	f.args = dl.Args{uintptr(c), uintptr(dev), f.ptr(0, unsafe.Pointer(desc)), f.outPtr(0)}
-	r, out := f.call(l.commandListCreateImmediate)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(c), uintptr(dev), f.Ptr(0, unsafe.Pointer(desc)), f.Out(0)}
+	r, out := call(f, l.commandListCreateImmediate)
 	return CommandList(out[0]), r
 }
 
@@ -27,9 +27,9 @@ func (l *Lib) CommandListDestroy(cl CommandList) Result {
 // NotReady when the time ran out. NotSupported when missing (see
 // HasCommandListHostSynchronize).
 func (l *Lib) CommandListHostSynchronize(cl CommandList, timeout uint64) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(cl), uintptr(timeout)}
-	r, _ := f.call(l.commandListHostSynchronize)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(cl), uintptr(timeout)}
+	r, _ := call(f, l.commandListHostSynchronize)
 	return r
 }
 
@@ -37,18 +37,18 @@ func (l *Lib) CommandListHostSynchronize(cl CommandList, timeout uint64) Result 
 // appended later start after every earlier one (and after wait) completes;
 // signal, if not zero, is signalled then.
 func (l *Lib) CommandListAppendBarrier(cl CommandList, signal Event, wait []Event) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(cl), uintptr(signal), uintptr(uint32(len(wait))), f.ptr(0, first(wait))}
-	r, _ := f.call(l.commandListAppendBarrier)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(cl), uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(0, first(wait))}
+	r, _ := call(f, l.commandListAppendBarrier)
 	return r
 }
 
 // CommandListAppendMemoryCopy calls zeCommandListAppendMemoryCopy between
 // two device (or USM) addresses.
 func (l *Lib) CommandListAppendMemoryCopy(cl CommandList, dst, src, size uintptr, signal Event, wait []Event) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(cl), dst, src, size, uintptr(signal), uintptr(uint32(len(wait))), f.ptr(0, first(wait))}
-	r, _ := f.call(l.commandListAppendMemoryCopy)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(cl), dst, src, size, uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(0, first(wait))}
+	r, _ := call(f, l.commandListAppendMemoryCopy)
 	return r
 }
 
@@ -57,9 +57,9 @@ func (l *Lib) CommandListAppendMemoryCopy(cl CommandList, dst, src, size uintptr
 // the copy executes, not when it is appended: src must stay alive (and,
 // being Go memory, referenced) until then.
 func (l *Lib) CommandListAppendCopyFromHost(cl CommandList, dst uintptr, src unsafe.Pointer, size uintptr, signal Event, wait []Event) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(cl), dst, f.ptr(0, src), size, uintptr(signal), uintptr(uint32(len(wait))), f.ptr(1, first(wait))}
-	r, _ := f.call(l.commandListAppendMemoryCopy)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(cl), dst, f.Ptr(0, src), size, uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(1, first(wait))}
+	r, _ := call(f, l.commandListAppendMemoryCopy)
 	return r
 }
 
@@ -67,9 +67,9 @@ func (l *Lib) CommandListAppendCopyFromHost(cl CommandList, dst uintptr, src uns
 // device address src to host memory dst, which is written when the copy
 // executes and must stay referenced until then.
 func (l *Lib) CommandListAppendCopyToHost(cl CommandList, dst unsafe.Pointer, src, size uintptr, signal Event, wait []Event) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(cl), f.ptr(0, dst), src, size, uintptr(signal), uintptr(uint32(len(wait))), f.ptr(1, first(wait))}
-	r, _ := f.call(l.commandListAppendMemoryCopy)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(cl), f.Ptr(0, dst), src, size, uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(1, first(wait))}
+	r, _ := call(f, l.commandListAppendMemoryCopy)
 	return r
 }
 
@@ -77,35 +77,36 @@ func (l *Lib) CommandListAppendCopyToHost(cl CommandList, dst unsafe.Pointer, sr
 // bytes at ptr repeat pattern, whose length is a power of two no larger
 // than the queue group's MaxMemoryFillPatternSize.
 func (l *Lib) CommandListAppendMemoryFill(cl CommandList, ptr uintptr, pattern []byte, size uintptr, signal Event, wait []Event) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(cl), ptr, f.ptr(0, first(pattern)), uintptr(len(pattern)), size, uintptr(signal), uintptr(uint32(len(wait))), f.ptr(1, first(wait))}
-	r, _ := f.call(l.commandListAppendMemoryFill)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(cl), ptr, f.Ptr(0, first(pattern)), uintptr(len(pattern)), size, uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(1, first(wait))}
+	r, _ := call(f, l.commandListAppendMemoryFill)
 	return r
 }
 
 // CommandListAppendLaunchKernel calls zeCommandListAppendLaunchKernel with
-// the group count in the call frame, so that a launch without a wait list
-// allocates nothing.
+// the group count in a slot of the call frame (12 bytes, read during the
+// call), so that a launch without a wait list allocates nothing.
 func (l *Lib) CommandListAppendLaunchKernel(cl CommandList, k Kernel, groups GroupCount, signal Event, wait []Event) Result {
-	f := newFrame()
-	f.group = groups
-	f.args = dl.Args{uintptr(cl), uintptr(k), uintptr(unsafe.Pointer(&f.group)), uintptr(signal), uintptr(uint32(len(wait))), f.ptr(0, first(wait))}
-	r, _ := f.call(l.commandListAppendLaunchKernel)
+	f := dl.NewFrame()
+	g := f.Slot(0)
+	*(*GroupCount)(g) = groups
+	f.Args = dl.Args{uintptr(cl), uintptr(k), uintptr(g), uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(0, first(wait))}
+	r, _ := call(f, l.commandListAppendLaunchKernel)
 	return r
 }
 
 // CommandListAppendSignalEvent calls zeCommandListAppendSignalEvent.
 func (l *Lib) CommandListAppendSignalEvent(cl CommandList, e Event) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(cl), uintptr(e)}
-	r, _ := f.call(l.commandListAppendSignalEvent)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(cl), uintptr(e)}
+	r, _ := call(f, l.commandListAppendSignalEvent)
 	return r
 }
 
 // CommandListAppendWaitOnEvents calls zeCommandListAppendWaitOnEvents.
 func (l *Lib) CommandListAppendWaitOnEvents(cl CommandList, events []Event) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(cl), uintptr(uint32(len(events))), f.ptr(0, first(events))}
-	r, _ := f.call(l.commandListAppendWaitOnEvents)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(cl), uintptr(uint32(len(events))), f.Ptr(0, first(events))}
+	r, _ := call(f, l.commandListAppendWaitOnEvents)
 	return r
 }

@@ -10,9 +10,9 @@ import (
 // exactly devices (all of the driver's devices when devices is empty).
 func (l *Lib) ContextCreateEx(d Driver, devices []Device) (Context, Result) {
 	desc := &ContextDesc{Stype: StructureTypeContextDesc}
-	f := newFrame()
-	f.args = dl.Args{uintptr(d), f.ptr(0, unsafe.Pointer(desc)), uintptr(uint32(len(devices))), f.ptr(1, first(devices)), f.outPtr(0)}
-	r, out := f.call(l.contextCreateEx)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(d), f.Ptr(0, unsafe.Pointer(desc)), uintptr(uint32(len(devices))), f.Ptr(1, first(devices)), f.Out(0)}
+	r, out := call(f, l.contextCreateEx)
 	return Context(out[0]), r
 }
 

@@ -15,10 +15,10 @@
 // collector does not move heap objects) and kept referenced until the call
 // returns; pointers inside them are unsafe.Pointer fields, so the
 // collector keeps their targets alive too. Scalar outputs (handles,
-// counts, sizes) are written by C into a pooled call frame and returned as
-// values, and a launch's ze_group_count_t lives in that frame too, so the
-// hot-path calls (set argument, set group size, launch, event query)
-// allocate nothing.
+// counts, sizes) are written by C into a pooled call frame (dl.Frame) and
+// returned as values, and a launch's ze_group_count_t lives in that frame
+// too, so the hot-path calls (set argument, set group size, launch, event
+// query) allocate nothing.
 //
 // The layout of every structure is checked against the C header by
 // layout_cgo_test.go, which needs cgo, the zeheaders build tag and the

@@ -15,80 +15,80 @@ func (l *Lib) Init(flags InitFlags) Result { return call1(l.init, uintptr(flags)
 // lacks it (see HasInitDrivers).
 func (l *Lib) InitDrivers(types InitDriverTypeFlags) ([]Driver, Result) {
 	desc := &InitDriverTypeDesc{Stype: StructureTypeInitDriverTypeDesc, Flags: types}
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), 0, f.ptr(0, unsafe.Pointer(desc))}
-	r, out := f.call(l.initDrivers)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), 0, f.Ptr(0, unsafe.Pointer(desc))}
+	r, out := call(f, l.initDrivers)
 	if r != Success || out[0] == 0 {
 		return nil, r
 	}
 	drivers := make([]Driver, uint32(out[0]))
-	f = newFrame()
-	f.args = dl.Args{f.outPtrValue(0, uint64(len(drivers))), f.ptr(1, first(drivers)), f.ptr(0, unsafe.Pointer(desc))}
-	r, out = f.call(l.initDrivers)
+	f = dl.NewFrame()
+	f.Args = dl.Args{f.InOut(0, uint64(len(drivers))), f.Ptr(1, first(drivers)), f.Ptr(0, unsafe.Pointer(desc))}
+	r, out = call(f, l.initDrivers)
 	return drivers[:min(uint32(out[0]), uint32(len(drivers)))], r
 }
 
 // DriverGet calls zeDriverGet for the count, then for the handles.
 func (l *Lib) DriverGet() ([]Driver, Result) {
-	f := newFrame()
-	f.args = dl.Args{f.outPtr(0), 0}
-	r, out := f.call(l.driverGet)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), 0}
+	r, out := call(f, l.driverGet)
 	if r != Success || out[0] == 0 {
 		return nil, r
 	}
 	drivers := make([]Driver, uint32(out[0]))
-	f = newFrame()
-	f.args = dl.Args{f.outPtrValue(0, uint64(len(drivers))), f.ptr(0, first(drivers))}
-	r, out = f.call(l.driverGet)
+	f = dl.NewFrame()
+	f.Args = dl.Args{f.InOut(0, uint64(len(drivers))), f.Ptr(0, first(drivers))}
+	r, out = call(f, l.driverGet)
 	return drivers[:min(uint32(out[0]), uint32(len(drivers)))], r
 }
 
 // DriverGetAPIVersion calls zeDriverGetApiVersion.
 func (l *Lib) DriverGetAPIVersion(d Driver) (APIVersion, Result) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(d), f.outPtr(0)}
-	r, out := f.call(l.driverGetAPIVersion)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(d), f.Out(0)}
+	r, out := call(f, l.driverGetAPIVersion)
 	return APIVersion(uint32(out[0])), r
 }
 
 // DriverGetProperties calls zeDriverGetProperties.
 func (l *Lib) DriverGetProperties(d Driver) (*DriverProperties, Result) {
 	p := &DriverProperties{Stype: StructureTypeDriverProperties}
-	f := newFrame()
-	f.args = dl.Args{uintptr(d), f.ptr(0, unsafe.Pointer(p))}
-	r, _ := f.call(l.driverGetProperties)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(d), f.Ptr(0, unsafe.Pointer(p))}
+	r, _ := call(f, l.driverGetProperties)
 	return p, r
 }
 
 // DriverGetExtensionProperties calls zeDriverGetExtensionProperties for
 // the count, then for the extensions.
 func (l *Lib) DriverGetExtensionProperties(d Driver) ([]DriverExtensionProperties, Result) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(d), f.outPtr(0), 0}
-	r, out := f.call(l.driverGetExtensionProp)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(d), f.Out(0), 0}
+	r, out := call(f, l.driverGetExtensionProp)
 	if r != Success || out[0] == 0 {
 		return nil, r
 	}
 	exts := make([]DriverExtensionProperties, uint32(out[0]))
-	f = newFrame()
-	f.args = dl.Args{uintptr(d), f.outPtrValue(0, uint64(len(exts))), f.ptr(0, first(exts))}
-	r, out = f.call(l.driverGetExtensionProp)
+	f = dl.NewFrame()
+	f.Args = dl.Args{uintptr(d), f.InOut(0, uint64(len(exts))), f.Ptr(0, first(exts))}
+	r, out = call(f, l.driverGetExtensionProp)
 	return exts[:min(uint32(out[0]), uint32(len(exts)))], r
 }
 
 // DeviceGet calls zeDeviceGet for the count, then for the root devices of
 // the driver.
 func (l *Lib) DeviceGet(d Driver) ([]Device, Result) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(d), f.outPtr(0), 0}
-	r, out := f.call(l.deviceGet)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(d), f.Out(0), 0}
+	r, out := call(f, l.deviceGet)
 	if r != Success || out[0] == 0 {
 		return nil, r
 	}
 	devices := make([]Device, uint32(out[0]))
-	f = newFrame()
-	f.args = dl.Args{uintptr(d), f.outPtrValue(0, uint64(len(devices))), f.ptr(0, first(devices))}
-	r, out = f.call(l.deviceGet)
+	f = dl.NewFrame()
+	f.Args = dl.Args{uintptr(d), f.InOut(0, uint64(len(devices))), f.Ptr(0, first(devices))}
+	r, out = call(f, l.deviceGet)
 	return devices[:min(uint32(out[0]), uint32(len(devices)))], r
 }
 
@@ -96,9 +96,9 @@ func (l *Lib) DeviceGet(d Driver) ([]Device, Result) {
 // type, so TimerResolution is in nanoseconds.
 func (l *Lib) DeviceGetProperties(dev Device) (*DeviceProperties, Result) {
 	p := &DeviceProperties{Stype: StructureTypeDeviceProperties}
-	f := newFrame()
-	f.args = dl.Args{uintptr(dev), f.ptr(0, unsafe.Pointer(p))}
-	r, _ := f.call(l.deviceGetProperties)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(dev), f.Ptr(0, unsafe.Pointer(p))}
+	r, _ := call(f, l.deviceGetProperties)
 	return p, r
 }
 
@@ -107,27 +107,27 @@ func (l *Lib) DeviceGetProperties(dev Device) (*DeviceProperties, Result) {
 // timestamp frequency in cycles per second.
 func (l *Lib) DeviceTimerFrequency(dev Device) (uint64, Result) {
 	p := &DeviceProperties{Stype: StructureTypeDeviceProperties12}
-	f := newFrame()
-	f.args = dl.Args{uintptr(dev), f.ptr(0, unsafe.Pointer(p))}
-	r, _ := f.call(l.deviceGetProperties)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(dev), f.Ptr(0, unsafe.Pointer(p))}
+	r, _ := call(f, l.deviceGetProperties)
 	return p.TimerResolution, r
 }
 
 // DeviceGetComputeProperties calls zeDeviceGetComputeProperties.
 func (l *Lib) DeviceGetComputeProperties(dev Device) (*DeviceComputeProperties, Result) {
 	p := &DeviceComputeProperties{Stype: StructureTypeDeviceComputeProperties}
-	f := newFrame()
-	f.args = dl.Args{uintptr(dev), f.ptr(0, unsafe.Pointer(p))}
-	r, _ := f.call(l.deviceGetComputeProperties)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(dev), f.Ptr(0, unsafe.Pointer(p))}
+	r, _ := call(f, l.deviceGetComputeProperties)
 	return p, r
 }
 
 // DeviceGetModuleProperties calls zeDeviceGetModuleProperties.
 func (l *Lib) DeviceGetModuleProperties(dev Device) (*DeviceModuleProperties, Result) {
 	p := &DeviceModuleProperties{Stype: StructureTypeDeviceModuleProperties}
-	f := newFrame()
-	f.args = dl.Args{uintptr(dev), f.ptr(0, unsafe.Pointer(p))}
-	r, _ := f.call(l.deviceGetModuleProperties)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(dev), f.Ptr(0, unsafe.Pointer(p))}
+	r, _ := call(f, l.deviceGetModuleProperties)
 	return p, r
 }
 
@@ -135,9 +135,9 @@ func (l *Lib) DeviceGetModuleProperties(dev Device) (*DeviceModuleProperties, Re
 // zeDeviceGetCommandQueueGroupProperties for the count, then for every
 // group; a group's index in the result is its ordinal.
 func (l *Lib) DeviceGetCommandQueueGroupProperties(dev Device) ([]CommandQueueGroupProperties, Result) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(dev), f.outPtr(0), 0}
-	r, out := f.call(l.deviceGetCommandQueueGroupProps)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(dev), f.Out(0), 0}
+	r, out := call(f, l.deviceGetCommandQueueGroupProps)
 	if r != Success || out[0] == 0 {
 		return nil, r
 	}
@@ -145,18 +145,18 @@ func (l *Lib) DeviceGetCommandQueueGroupProperties(dev Device) ([]CommandQueueGr
 	for i := range groups {
 		groups[i].Stype = StructureTypeCommandQueueGroupProperties
 	}
-	f = newFrame()
-	f.args = dl.Args{uintptr(dev), f.outPtrValue(0, uint64(len(groups))), f.ptr(0, first(groups))}
-	r, out = f.call(l.deviceGetCommandQueueGroupProps)
+	f = dl.NewFrame()
+	f.Args = dl.Args{uintptr(dev), f.InOut(0, uint64(len(groups))), f.Ptr(0, first(groups))}
+	r, out = call(f, l.deviceGetCommandQueueGroupProps)
 	return groups[:min(uint32(out[0]), uint32(len(groups)))], r
 }
 
 // DeviceGetMemoryProperties calls zeDeviceGetMemoryProperties for the
 // count, then for every memory of the device.
 func (l *Lib) DeviceGetMemoryProperties(dev Device) ([]DeviceMemoryProperties, Result) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(dev), f.outPtr(0), 0}
-	r, out := f.call(l.deviceGetMemoryProperties)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(dev), f.Out(0), 0}
+	r, out := call(f, l.deviceGetMemoryProperties)
 	if r != Success || out[0] == 0 {
 		return nil, r
 	}
@@ -164,9 +164,9 @@ func (l *Lib) DeviceGetMemoryProperties(dev Device) ([]DeviceMemoryProperties, R
 	for i := range mems {
 		mems[i].Stype = StructureTypeDeviceMemoryProperties
 	}
-	f = newFrame()
-	f.args = dl.Args{uintptr(dev), f.outPtrValue(0, uint64(len(mems))), f.ptr(0, first(mems))}
-	r, out = f.call(l.deviceGetMemoryProperties)
+	f = dl.NewFrame()
+	f.Args = dl.Args{uintptr(dev), f.InOut(0, uint64(len(mems))), f.Ptr(0, first(mems))}
+	r, out = call(f, l.deviceGetMemoryProperties)
 	return mems[:min(uint32(out[0]), uint32(len(mems)))], r
 }
 
@@ -174,8 +174,8 @@ func (l *Lib) DeviceGetMemoryProperties(dev Device) ([]DeviceMemoryProperties, R
 // clock (ns) and the device's global timestamp (ticks) read together.
 // NotSupported when missing (see HasGlobalTimestamps).
 func (l *Lib) DeviceGetGlobalTimestamps(dev Device) (host, device uint64, r Result) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(dev), f.outPtr(0), f.outPtr(1)}
-	r, out := f.call(l.deviceGetGlobalTimestamps)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(dev), f.Out(0), f.Out(1)}
+	r, out := call(f, l.deviceGetGlobalTimestamps)
 	return out[0], out[1], r
 }

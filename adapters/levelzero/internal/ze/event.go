@@ -10,9 +10,9 @@ import (
 // given devices of the context (all of them when devices is empty).
 func (l *Lib) EventPoolCreate(c Context, flags, count uint32, devices []Device) (EventPool, Result) {
 	desc := &EventPoolDesc{Stype: StructureTypeEventPoolDesc, Flags: flags, Count: count}
-	f := newFrame()
-	f.args = dl.Args{uintptr(c), f.ptr(0, unsafe.Pointer(desc)), uintptr(uint32(len(devices))), f.ptr(1, first(devices)), f.outPtr(0)}
-	r, out := f.call(l.eventPoolCreate)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(c), f.Ptr(0, unsafe.Pointer(desc)), uintptr(uint32(len(devices))), f.Ptr(1, first(devices)), f.Out(0)}
+	r, out := call(f, l.eventPoolCreate)
 	return EventPool(out[0]), r
 }
 
@@ -23,9 +23,9 @@ func (l *Lib) EventPoolDestroy(p EventPool) Result { return call1(l.eventPoolDes
 // cache scopes a signal flushes to and a wait invalidates.
 func (l *Lib) EventCreate(p EventPool, index, signal, wait uint32) (Event, Result) {
 	desc := &EventDesc{Stype: StructureTypeEventDesc, Index: index, Signal: signal, Wait: wait}
-	f := newFrame()
-	f.args = dl.Args{uintptr(p), f.ptr(0, unsafe.Pointer(desc)), f.outPtr(0)}
-	r, out := f.call(l.eventCreate)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(p), f.Ptr(0, unsafe.Pointer(desc)), f.Out(0)}
+	r, out := call(f, l.eventCreate)
 	return Event(out[0]), r
 }
 
@@ -36,9 +36,9 @@ func (l *Lib) EventDestroy(e Event) Result { return call1(l.eventDestroy, uintpt
 // timeout ns (TimeoutInfinite: until signalled); NotReady when the time
 // ran out.
 func (l *Lib) EventHostSynchronize(e Event, timeout uint64) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(e), uintptr(timeout)}
-	r, _ := f.call(l.eventHostSynchronize)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(e), uintptr(timeout)}
+	r, _ := call(f, l.eventHostSynchronize)
 	return r
 }
 
@@ -54,8 +54,8 @@ func (l *Lib) EventQueryStatus(e Event) Result { return call1(l.eventQueryStatus
 // end of its command in device ticks. NotReady before it is signalled.
 func (l *Lib) EventQueryKernelTimestamp(e Event) (KernelTimestampResult, Result) {
 	ts := &KernelTimestampResult{}
-	f := newFrame()
-	f.args = dl.Args{uintptr(e), f.ptr(0, unsafe.Pointer(ts))}
-	r, _ := f.call(l.eventQueryKernelTimestamp)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(e), f.Ptr(0, unsafe.Pointer(ts))}
+	r, _ := call(f, l.eventQueryKernelTimestamp)
 	return *ts, r
 }

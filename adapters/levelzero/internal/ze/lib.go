@@ -2,7 +2,6 @@ package ze
 
 import (
 	"fmt"
-	"sync"
 	"unsafe"
 
 	"github.com/gour-dev/gour/internal/dl"
@@ -197,60 +196,16 @@ func (l *Lib) HasGlobalTimestamps() bool { return l.deviceGetGlobalTimestamps !=
 // ErrorUnsupportedFeature when it lacks ZE_experimental_global_offset.
 func (l *Lib) HasKernelSetGlobalOffset() bool { return l.kernelSetGlobalOffsetExp != 0 }
 
-// frame is the argument block of one C call, made for dl.Call.
-//
-// Frames come from a pool, so they are on the heap. Pointer arguments are
-// stored in keep as well as in args: that keeps their targets alive during
-// the call and makes them escape to the heap, so a uintptr taken from them
-// cannot go stale when a goroutine stack moves (dl.Call's contract).
-// C writes scalar output parameters into out; group is the
-// ze_group_count_t of a launch, which Level Zero takes by pointer.
-type frame struct {
-	args  dl.Args
-	keep  [6]unsafe.Pointer
-	out   [4]uint64
-	group GroupCount
-}
-
-var frames = sync.Pool{New: func() any { return new(frame) }}
-
-func newFrame() *frame { return frames.Get().(*frame) }
-
-// ptr records pointer argument i and returns it as a uintptr.
-func (f *frame) ptr(i int, p unsafe.Pointer) uintptr {
-	f.keep[i] = p
-	return uintptr(p)
-}
-
-// outPtr clears output slot i and returns its address. A slot holds up to
-// 8 bytes: a handle, a size_t, a uint64_t or a uint32_t.
-func (f *frame) outPtr(i int) uintptr {
-	f.out[i] = 0
-	return uintptr(unsafe.Pointer(&f.out[i]))
-}
-
-// outPtrValue sets output slot i to v before the call, for in/out
-// parameters such as the pCount of the enumeration calls.
-func (f *frame) outPtrValue(i int, v uint64) uintptr {
-	f.out[i] = v
-	return uintptr(unsafe.Pointer(&f.out[i]))
-}
-
-// call runs fn with the frame's arguments, then returns the frame to the
-// pool. It hands back the output slots as they were after the call. A zero
-// fn (an optional entry point the loader lacks) gives NotSupported without
-// a call.
-func (f *frame) call(fn uintptr) (r Result, out [4]uint64) {
+// call calls fn with f's arguments and returns its result and the output
+// slots. A zero fn (an optional entry point the loader lacks) gives
+// NotSupported without a call.
+func call(f *dl.Frame, fn uintptr) (r Result, out [4]uint64) {
 	if fn == 0 {
-		r = NotSupported
-	} else {
-		r = result(dl.Call(fn, &f.args))
+		f.Release()
+		return NotSupported, out
 	}
-	out = f.out
-	f.keep = [len(f.keep)]unsafe.Pointer{}
-	f.args = dl.Args{}
-	frames.Put(f)
-	return r, out
+	r1, out, _ := f.Call(fn)
+	return result(r1), out
 }
 
 // result converts a ze_result_t return register: only the low 32 bits are
@@ -259,9 +214,9 @@ func result(r uintptr) Result { return Result(uint32(r)) }
 
 // call1 runs a function of one handle, such as zeContextDestroy.
 func call1(fn, h uintptr) Result {
-	f := newFrame()
-	f.args[0] = h
-	r, _ := f.call(fn)
+	f := dl.NewFrame()
+	f.Args[0] = h
+	r, _ := call(f, fn)
 	return r
 }
 

@@ -11,9 +11,9 @@ import (
 // device address, never dereferenced on the host.
 func (l *Lib) MemAllocDevice(c Context, dev Device, size, alignment uintptr, ordinal uint32) (uintptr, Result) {
 	desc := &DeviceMemAllocDesc{Stype: StructureTypeDeviceMemAllocDesc, Ordinal: ordinal}
-	f := newFrame()
-	f.args = dl.Args{uintptr(c), f.ptr(0, unsafe.Pointer(desc)), size, alignment, uintptr(dev), f.outPtr(0)}
-	r, out := f.call(l.memAllocDevice)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(c), f.Ptr(0, unsafe.Pointer(desc)), size, alignment, uintptr(dev), f.Out(0)}
+	r, out := call(f, l.memAllocDevice)
 	return uintptr(out[0]), r
 }
 
@@ -21,9 +21,9 @@ func (l *Lib) MemAllocDevice(c Context, dev Device, size, alignment uintptr, ord
 // context's devices can access.
 func (l *Lib) MemAllocHost(c Context, size, alignment uintptr) (uintptr, Result) {
 	desc := &HostMemAllocDesc{Stype: StructureTypeHostMemAllocDesc}
-	f := newFrame()
-	f.args = dl.Args{uintptr(c), f.ptr(0, unsafe.Pointer(desc)), size, alignment, f.outPtr(0)}
-	r, out := f.call(l.memAllocHost)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(c), f.Ptr(0, unsafe.Pointer(desc)), size, alignment, f.Out(0)}
+	r, out := call(f, l.memAllocHost)
 	return uintptr(out[0]), r
 }
 
@@ -32,16 +32,16 @@ func (l *Lib) MemAllocHost(c Context, size, alignment uintptr) (uintptr, Result)
 func (l *Lib) MemAllocShared(c Context, dev Device, size, alignment uintptr) (uintptr, Result) {
 	ddesc := &DeviceMemAllocDesc{Stype: StructureTypeDeviceMemAllocDesc}
 	hdesc := &HostMemAllocDesc{Stype: StructureTypeHostMemAllocDesc}
-	f := newFrame()
-	f.args = dl.Args{uintptr(c), f.ptr(0, unsafe.Pointer(ddesc)), f.ptr(1, unsafe.Pointer(hdesc)), size, alignment, uintptr(dev), f.outPtr(0)}
-	r, out := f.call(l.memAllocShared)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(c), f.Ptr(0, unsafe.Pointer(ddesc)), f.Ptr(1, unsafe.Pointer(hdesc)), size, alignment, uintptr(dev), f.Out(0)}
+	r, out := call(f, l.memAllocShared)
 	return uintptr(out[0]), r
 }
 
 // MemFree calls zeMemFree. The device must no longer use the memory.
 func (l *Lib) MemFree(c Context, ptr uintptr) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(c), ptr}
-	r, _ := f.call(l.memFree)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(c), ptr}
+	r, _ := call(f, l.memFree)
 	return r
 }

@@ -96,9 +96,9 @@ func (l *Lib) ModuleCreateLinked(c Context, dev Device, inputs []ModuleInput) (M
 }
 
 func (l *Lib) moduleCreate1(c Context, dev Device, desc *ModuleDesc) (Module, BuildLog, Result) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(c), uintptr(dev), f.ptr(0, unsafe.Pointer(desc)), f.outPtr(0), f.outPtr(1)}
-	r, out := f.call(l.moduleCreate)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(c), uintptr(dev), f.Ptr(0, unsafe.Pointer(desc)), f.Out(0), f.Out(1)}
+	r, out := call(f, l.moduleCreate)
 	return Module(out[0]), BuildLog(out[1]), r
 }
 
@@ -110,9 +110,9 @@ func (l *Lib) ModuleDestroy(m Module) Result { return call1(l.moduleDestroy, uin
 // are resolved against the exports of the others. It returns the link log
 // handle, to read and destroy as ModuleCreate's.
 func (l *Lib) ModuleDynamicLink(modules []Module) (BuildLog, Result) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(uint32(len(modules))), f.ptr(0, first(modules)), f.outPtr(0)}
-	r, out := f.call(l.moduleDynamicLink)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(uint32(len(modules))), f.Ptr(0, first(modules)), f.Out(0)}
+	r, out := call(f, l.moduleDynamicLink)
 	return BuildLog(out[0]), r
 }
 
@@ -131,50 +131,50 @@ func (l *Lib) BuildLogString(log BuildLog) (string, Result) {
 	if log == 0 {
 		return "", Success
 	}
-	f := newFrame()
-	f.args = dl.Args{uintptr(log), f.outPtr(0), 0}
-	r, out := f.call(l.moduleBuildLogGetString)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(log), f.Out(0), 0}
+	r, out := call(f, l.moduleBuildLogGetString)
 	if r != Success || out[0] == 0 {
 		return "", r
 	}
 	buf := make([]byte, out[0])
-	f = newFrame()
-	f.args = dl.Args{uintptr(log), f.outPtrValue(0, uint64(len(buf))), f.ptr(0, unsafe.Pointer(&buf[0]))}
-	r, _ = f.call(l.moduleBuildLogGetString)
+	f = dl.NewFrame()
+	f.Args = dl.Args{uintptr(log), f.InOut(0, uint64(len(buf))), f.Ptr(0, unsafe.Pointer(&buf[0]))}
+	r, _ = call(f, l.moduleBuildLogGetString)
 	return strings.TrimRight(BufString(buf), " \t\r\n"), r
 }
 
 // ModuleGetNativeBinary calls zeModuleGetNativeBinary for the size, then
 // the device binary a module can be recreated from with ModuleFormatNative.
 func (l *Lib) ModuleGetNativeBinary(m Module) ([]byte, Result) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(m), f.outPtr(0), 0}
-	r, out := f.call(l.moduleGetNativeBinary)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(m), f.Out(0), 0}
+	r, out := call(f, l.moduleGetNativeBinary)
 	if r != Success || out[0] == 0 {
 		return nil, r
 	}
 	bin := make([]byte, out[0])
-	f = newFrame()
-	f.args = dl.Args{uintptr(m), f.outPtrValue(0, uint64(len(bin))), f.ptr(0, unsafe.Pointer(&bin[0]))}
-	r, out = f.call(l.moduleGetNativeBinary)
+	f = dl.NewFrame()
+	f.Args = dl.Args{uintptr(m), f.InOut(0, uint64(len(bin))), f.Ptr(0, unsafe.Pointer(&bin[0]))}
+	r, out = call(f, l.moduleGetNativeBinary)
 	return bin[:min(out[0], uint64(len(bin)))], r
 }
 
 // ModuleGetKernelNames calls zeModuleGetKernelNames for the count, then
 // the names, which it copies out of the module's memory.
 func (l *Lib) ModuleGetKernelNames(m Module) ([]string, Result) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(m), f.outPtr(0), 0}
-	r, out := f.call(l.moduleGetKernelNames)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(m), f.Out(0), 0}
+	r, out := call(f, l.moduleGetKernelNames)
 	if r != Success || out[0] == 0 {
 		return nil, r
 	}
 	// The driver writes const char* values: uintptr, so that the collector
 	// never sees C pointers in Go memory.
 	ptrs := make([]uintptr, uint32(out[0]))
-	f = newFrame()
-	f.args = dl.Args{uintptr(m), f.outPtrValue(0, uint64(len(ptrs))), f.ptr(0, first(ptrs))}
-	r, out = f.call(l.moduleGetKernelNames)
+	f = dl.NewFrame()
+	f.Args = dl.Args{uintptr(m), f.InOut(0, uint64(len(ptrs))), f.Ptr(0, first(ptrs))}
+	r, out = call(f, l.moduleGetKernelNames)
 	if r != Success {
 		return nil, r
 	}
@@ -199,9 +199,9 @@ func cStringAt(p uintptr) string {
 func (l *Lib) KernelCreate(m Module, name string) (Kernel, Result) {
 	n := CString(name)
 	desc := &KernelDesc{Stype: StructureTypeKernelDesc, PKernelName: unsafe.Pointer(&n[0])}
-	f := newFrame()
-	f.args = dl.Args{uintptr(m), f.ptr(0, unsafe.Pointer(desc)), f.outPtr(0)}
-	r, out := f.call(l.kernelCreate)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(m), f.Ptr(0, unsafe.Pointer(desc)), f.Out(0)}
+	r, out := call(f, l.kernelCreate)
 	return Kernel(out[0]), r
 }
 
@@ -211,18 +211,18 @@ func (l *Lib) KernelDestroy(k Kernel) Result { return call1(l.kernelDestroy, uin
 // KernelSetGroupSize calls zeKernelSetGroupSize: the work-group size of
 // the kernel's next launches.
 func (l *Lib) KernelSetGroupSize(k Kernel, x, y, z uint32) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(k), uintptr(x), uintptr(y), uintptr(z)}
-	r, _ := f.call(l.kernelSetGroupSize)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(k), uintptr(x), uintptr(y), uintptr(z)}
+	r, _ := call(f, l.kernelSetGroupSize)
 	return r
 }
 
 // KernelSuggestGroupSize calls zeKernelSuggestGroupSize: the work-group
 // size the driver proposes for a global size.
 func (l *Lib) KernelSuggestGroupSize(k Kernel, gx, gy, gz uint32) (x, y, z uint32, r Result) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(k), uintptr(gx), uintptr(gy), uintptr(gz), f.outPtr(0), f.outPtr(1), f.outPtr(2)}
-	r, out := f.call(l.kernelSuggestGroupSize)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(k), uintptr(gx), uintptr(gy), uintptr(gz), f.Out(0), f.Out(1), f.Out(2)}
+	r, out := call(f, l.kernelSuggestGroupSize)
 	return uint32(out[0]), uint32(out[1]), uint32(out[2]), r
 }
 
@@ -230,18 +230,18 @@ func (l *Lib) KernelSuggestGroupSize(k Kernel, gx, gy, gz uint32) (x, y, z uint3
 // the size bytes at value before returning; a nil value with a non-zero
 // size sets a local-memory argument of that many bytes.
 func (l *Lib) KernelSetArgumentValue(k Kernel, index uint32, size uintptr, value unsafe.Pointer) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(k), uintptr(index), size, f.ptr(0, value)}
-	r, _ := f.call(l.kernelSetArgumentValue)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(k), uintptr(index), size, f.Ptr(0, value)}
+	r, _ := call(f, l.kernelSetArgumentValue)
 	return r
 }
 
 // KernelGetProperties calls zeKernelGetProperties.
 func (l *Lib) KernelGetProperties(k Kernel) (*KernelProperties, Result) {
 	p := &KernelProperties{Stype: StructureTypeKernelProperties}
-	f := newFrame()
-	f.args = dl.Args{uintptr(k), f.ptr(0, unsafe.Pointer(p))}
-	r, _ := f.call(l.kernelGetProperties)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(k), f.Ptr(0, unsafe.Pointer(p))}
+	r, _ := call(f, l.kernelGetProperties)
 	return p, r
 }
 
@@ -250,8 +250,8 @@ func (l *Lib) KernelGetProperties(k Kernel) (*KernelProperties, Result) {
 // launches. NotSupported when the loader lacks it (see
 // HasKernelSetGlobalOffset).
 func (l *Lib) KernelSetGlobalOffsetExp(k Kernel, x, y, z uint32) Result {
-	f := newFrame()
-	f.args = dl.Args{uintptr(k), uintptr(x), uintptr(y), uintptr(z)}
-	r, _ := f.call(l.kernelSetGlobalOffsetExp)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(k), uintptr(x), uintptr(y), uintptr(z)}
+	r, _ := call(f, l.kernelSetGlobalOffsetExp)
 	return r
 }

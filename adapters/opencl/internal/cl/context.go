@@ -14,17 +14,17 @@ func (l *Lib) CreateContext(properties []uintptr, devices []Device) (Context, St
 	if len(properties) > 0 && properties[len(properties)-1] != 0 {
 		properties = append(properties[:len(properties):len(properties)], 0)
 	}
-	f := newFrame()
-	f.args = dl.Args{
-		f.ptr(0, first(properties)),
+	f := dl.NewFrame()
+	f.Args = dl.Args{
+		f.Ptr(0, first(properties)),
 		uintptr(len(devices)),
-		f.ptr(1, first(devices)),
+		f.Ptr(1, first(devices)),
 		0, // pfn_notify
 		0, // user_data
-		f.errPtr(),
+		f.Out(0),
 	}
-	r, errcode := f.call(l.createContext, 6)
-	return Context(r), errcode
+	r, out, _ := f.Call(l.createContext)
+	return Context(r), errcode(out)
 }
 
 // RetainContext calls clRetainContext.

@@ -10,15 +10,15 @@ import (
 // DeviceType* bitfield): it fills devices (may be empty) and stores the
 // number available in numDevices (may be nil).
 func (l *Lib) GetDeviceIDs(p Platform, deviceType uint64, devices []Device, numDevices *uint32) Status {
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(p),
 		uintptr(deviceType),
 		uintptr(len(devices)),
-		f.ptr(0, first(devices)),
-		f.ptr(1, unsafe.Pointer(numDevices)),
+		f.Ptr(0, first(devices)),
+		f.Ptr(1, unsafe.Pointer(numDevices)),
 	}
-	r, _ := f.call(l.getDeviceIDs, 5)
+	r, _, _ := f.Call(l.getDeviceIDs)
 	return status(r)
 }
 

@@ -9,9 +9,9 @@ import (
 // WaitForEvents calls clWaitForEvents. An empty list gives InvalidValue
 // from C.
 func (l *Lib) WaitForEvents(events []Event) Status {
-	f := newFrame()
-	f.args = dl.Args{uintptr(len(events)), f.ptr(0, first(events))}
-	r, _ := f.call(l.waitForEvents, 2)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(len(events)), f.Ptr(0, first(events))}
+	r, _, _ := f.Call(l.waitForEvents)
 	return status(r)
 }
 

@@ -9,10 +9,10 @@ import (
 // CreateKernel calls clCreateKernel.
 func (l *Lib) CreateKernel(p Program, name string) (Kernel, Status) {
 	n := cString(name)
-	f := newFrame()
-	f.args = dl.Args{uintptr(p), f.ptr(0, unsafe.Pointer(&n[0])), f.errPtr()}
-	r, errcode := f.call(l.createKernel, 3)
-	return Kernel(r), errcode
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(p), f.Ptr(0, unsafe.Pointer(&n[0])), f.Out(0)}
+	r, out, _ := f.Call(l.createKernel)
+	return Kernel(r), errcode(out)
 }
 
 // RetainKernel calls clRetainKernel.
@@ -26,11 +26,11 @@ func (l *Lib) ReleaseKernel(k Kernel) Status { return call1(l.releaseKernel, uin
 // call returns; nil with a size declares __local memory.
 //
 // Hot path: it allocates nothing when value points to heap memory. A
-// pointer to a local variable moves that variable to the heap (see frame).
+// pointer to a local variable moves that variable to the heap (see dl.Frame).
 func (l *Lib) SetKernelArg(k Kernel, index uint32, size uintptr, value unsafe.Pointer) Status {
-	f := newFrame()
-	f.args = dl.Args{uintptr(k), uintptr(index), size, f.ptr(0, value)}
-	r, _ := f.call(l.setKernelArg, 4)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(k), uintptr(index), size, f.Ptr(0, value)}
+	r, _, _ := f.Call(l.setKernelArg)
 	return status(r)
 }
 
@@ -59,18 +59,18 @@ func (l *Lib) GetKernelArgInfo(k Kernel, index uint32, param uint32, size uintpt
 // Hot path: it allocates nothing when the pointers and waitList point to
 // heap memory, for example arrays kept in a long-lived struct.
 func (l *Lib) EnqueueNDRangeKernel(q Queue, k Kernel, workDim uint32, globalOffset, globalSize, localSize *uintptr, waitList []Event, event *Event) Status {
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(q),
 		uintptr(k),
 		uintptr(workDim),
-		f.ptr(0, unsafe.Pointer(globalOffset)),
-		f.ptr(1, unsafe.Pointer(globalSize)),
-		f.ptr(2, unsafe.Pointer(localSize)),
+		f.Ptr(0, unsafe.Pointer(globalOffset)),
+		f.Ptr(1, unsafe.Pointer(globalSize)),
+		f.Ptr(2, unsafe.Pointer(localSize)),
 		uintptr(len(waitList)),
-		f.ptr(3, first(waitList)),
-		f.ptr(4, unsafe.Pointer(event)),
+		f.Ptr(3, first(waitList)),
+		f.Ptr(4, unsafe.Pointer(event)),
 	}
-	r, _ := f.call(l.enqueueNDRangeKernel, 9)
+	r, _, _ := f.Call(l.enqueueNDRangeKernel)
 	return status(r)
 }

@@ -1,7 +1,6 @@
 package cl
 
 import (
-	"sync"
 	"unsafe"
 
 	"github.com/gour-dev/gour/internal/dl"
@@ -186,66 +185,32 @@ func (l *Lib) HasSpecializationConstants() bool { return l.setProgramSpecializat
 // defined by the C ABI.
 func status(r uintptr) Status { return Status(int32(r)) }
 
-// frame is the argument block of one C call, made for dl.Call.
-//
-// Frames come from a pool, so they are on the heap. Pointer arguments are
-// stored in keep as well as in args: that keeps their targets alive during
-// the call and makes them escape to the heap, so a uintptr taken from them
-// cannot go stale when a goroutine stack moves (dl.Call's contract).
-type frame struct {
-	args    dl.Args
-	keep    [5]unsafe.Pointer
-	errcode int32 // errcode_ret target for the create functions
-}
-
-var frames = sync.Pool{New: func() any { return new(frame) }}
-
-func newFrame() *frame { return frames.Get().(*frame) }
-
-// ptr records pointer argument i and returns it as a uintptr.
-func (f *frame) ptr(i int, p unsafe.Pointer) uintptr {
-	f.keep[i] = p
-	return uintptr(p)
-}
-
-// errPtr returns the address of the frame's errcode_ret slot.
-func (f *frame) errPtr() uintptr {
-	f.errcode = 0
-	return uintptr(unsafe.Pointer(&f.errcode))
-}
-
-// call runs fn on the first n arguments, then returns the frame to the
-// pool. errcode is the errcode_ret slot, for calls that passed errPtr.
-func (f *frame) call(fn uintptr, n int) (r uintptr, errcode Status) {
-	r = dl.Call(fn, &f.args)
-	errcode = Status(f.errcode)
-	f.keep = [len(f.keep)]unsafe.Pointer{}
-	frames.Put(f)
-	return r, errcode
-}
+// errcode reads the cl_int errcode_ret of a create function, which C
+// wrote into output slot 0 (passed as f.Out(0)).
+func errcode(out [4]uint64) Status { return Status(int32(out[0])) }
 
 // call1 runs a function of one handle, such as clRetainKernel or clFinish.
 func call1(fn, h uintptr) Status {
-	f := newFrame()
-	f.args[0] = h
-	r, _ := f.call(fn, 1)
+	f := dl.NewFrame()
+	f.Args[0] = h
+	r, _, _ := f.Call(fn)
 	return status(r)
 }
 
 // getInfo runs a clGet*Info function of one object.
 func getInfo(fn, obj uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) Status {
-	f := newFrame()
-	f.args = dl.Args{obj, uintptr(param), size, f.ptr(0, value), f.ptr(1, unsafe.Pointer(sizeRet))}
-	r, _ := f.call(fn, 5)
+	f := dl.NewFrame()
+	f.Args = dl.Args{obj, uintptr(param), size, f.Ptr(0, value), f.Ptr(1, unsafe.Pointer(sizeRet))}
+	r, _, _ := f.Call(fn)
 	return status(r)
 }
 
 // getInfo2 runs a clGet*Info function of two objects (or an object and an
 // index), such as clGetProgramBuildInfo.
 func getInfo2(fn, obj, obj2 uintptr, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) Status {
-	f := newFrame()
-	f.args = dl.Args{obj, obj2, uintptr(param), size, f.ptr(0, value), f.ptr(1, unsafe.Pointer(sizeRet))}
-	r, _ := f.call(fn, 6)
+	f := dl.NewFrame()
+	f.Args = dl.Args{obj, obj2, uintptr(param), size, f.Ptr(0, value), f.Ptr(1, unsafe.Pointer(sizeRet))}
+	r, _, _ := f.Call(fn)
 	return status(r)
 }
 

@@ -9,10 +9,10 @@ import (
 // CreateBuffer calls clCreateBuffer with Mem* flags. hostPtr may be nil; with
 // MemUseHostPtr C keeps it, so it must outlive the buffer.
 func (l *Lib) CreateBuffer(c Context, flags uint64, size uintptr, hostPtr unsafe.Pointer) (Mem, Status) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(c), uintptr(flags), size, f.ptr(0, hostPtr), f.errPtr()}
-	r, errcode := f.call(l.createBuffer, 5)
-	return Mem(r), errcode
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(c), uintptr(flags), size, f.Ptr(0, hostPtr), f.Out(0)}
+	r, out, _ := f.Call(l.createBuffer)
+	return Mem(r), errcode(out)
 }
 
 // RetainMemObject calls clRetainMemObject.
@@ -30,19 +30,19 @@ func (l *Lib) GetMemObjectInfo(m Mem, param uint32, size uintptr, value unsafe.P
 // go to dst. A non-blocking read writes dst later, so dst must stay alive
 // until the event completes. event may be nil.
 func (l *Lib) EnqueueReadBuffer(q Queue, buf Mem, blocking bool, offset, size uintptr, dst unsafe.Pointer, waitList []Event, event *Event) Status {
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(q),
 		uintptr(buf),
 		clBool(blocking),
 		offset,
 		size,
-		f.ptr(0, dst),
+		f.Ptr(0, dst),
 		uintptr(len(waitList)),
-		f.ptr(1, first(waitList)),
-		f.ptr(2, unsafe.Pointer(event)),
+		f.Ptr(1, first(waitList)),
+		f.Ptr(2, unsafe.Pointer(event)),
 	}
-	r, _ := f.call(l.enqueueReadBuffer, 9)
+	r, _, _ := f.Call(l.enqueueReadBuffer)
 	return status(r)
 }
 
@@ -50,26 +50,26 @@ func (l *Lib) EnqueueReadBuffer(q Queue, buf Mem, blocking bool, offset, size ui
 // offset in buf. A non-blocking write may read src later, so src must stay
 // alive until the event completes. event may be nil.
 func (l *Lib) EnqueueWriteBuffer(q Queue, buf Mem, blocking bool, offset, size uintptr, src unsafe.Pointer, waitList []Event, event *Event) Status {
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(q),
 		uintptr(buf),
 		clBool(blocking),
 		offset,
 		size,
-		f.ptr(0, src),
+		f.Ptr(0, src),
 		uintptr(len(waitList)),
-		f.ptr(1, first(waitList)),
-		f.ptr(2, unsafe.Pointer(event)),
+		f.Ptr(1, first(waitList)),
+		f.Ptr(2, unsafe.Pointer(event)),
 	}
-	r, _ := f.call(l.enqueueWriteBuffer, 9)
+	r, _, _ := f.Call(l.enqueueWriteBuffer)
 	return status(r)
 }
 
 // EnqueueCopyBuffer calls clEnqueueCopyBuffer. event may be nil.
 func (l *Lib) EnqueueCopyBuffer(q Queue, src, dst Mem, srcOffset, dstOffset, size uintptr, waitList []Event, event *Event) Status {
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(q),
 		uintptr(src),
 		uintptr(dst),
@@ -77,10 +77,10 @@ func (l *Lib) EnqueueCopyBuffer(q Queue, src, dst Mem, srcOffset, dstOffset, siz
 		dstOffset,
 		size,
 		uintptr(len(waitList)),
-		f.ptr(0, first(waitList)),
-		f.ptr(1, unsafe.Pointer(event)),
+		f.Ptr(0, first(waitList)),
+		f.Ptr(1, unsafe.Pointer(event)),
 	}
-	r, _ := f.call(l.enqueueCopyBuffer, 9)
+	r, _, _ := f.Call(l.enqueueCopyBuffer)
 	return status(r)
 }
 
@@ -88,18 +88,18 @@ func (l *Lib) EnqueueCopyBuffer(q Queue, src, dst Mem, srcOffset, dstOffset, siz
 // at pattern are repeated over size bytes from offset. The pattern is copied
 // before the call returns. event may be nil.
 func (l *Lib) EnqueueFillBuffer(q Queue, buf Mem, pattern unsafe.Pointer, patternSize, offset, size uintptr, waitList []Event, event *Event) Status {
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(q),
 		uintptr(buf),
-		f.ptr(0, pattern),
+		f.Ptr(0, pattern),
 		patternSize,
 		offset,
 		size,
 		uintptr(len(waitList)),
-		f.ptr(1, first(waitList)),
-		f.ptr(2, unsafe.Pointer(event)),
+		f.Ptr(1, first(waitList)),
+		f.Ptr(2, unsafe.Pointer(event)),
 	}
-	r, _ := f.call(l.enqueueFillBuffer, 9)
+	r, _, _ := f.Call(l.enqueueFillBuffer)
 	return status(r)
 }

@@ -9,13 +9,13 @@ import (
 // GetPlatformIDs calls clGetPlatformIDs: it fills platforms (may be empty)
 // and stores the number available in numPlatforms (may be nil).
 func (l *Lib) GetPlatformIDs(platforms []Platform, numPlatforms *uint32) Status {
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(len(platforms)),
-		f.ptr(0, first(platforms)),
-		f.ptr(1, unsafe.Pointer(numPlatforms)),
+		f.Ptr(0, first(platforms)),
+		f.Ptr(1, unsafe.Pointer(numPlatforms)),
 	}
-	r, _ := f.call(l.getPlatformIDs, 3)
+	r, _, _ := f.Call(l.getPlatformIDs)
 	return status(r)
 }
 

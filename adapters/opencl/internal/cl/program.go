@@ -12,16 +12,16 @@ func (l *Lib) CreateProgramWithSource(c Context, source string) (Program, Status
 	src := cString(source)
 	strs := &[1]*byte{&src[0]}
 	lengths := &[1]uintptr{uintptr(len(source))}
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(c),
 		1,
-		f.ptr(0, unsafe.Pointer(strs)),
-		f.ptr(1, unsafe.Pointer(lengths)),
-		f.errPtr(),
+		f.Ptr(0, unsafe.Pointer(strs)),
+		f.Ptr(1, unsafe.Pointer(lengths)),
+		f.Out(0),
 	}
-	r, errcode := f.call(l.createProgramWithSource, 5)
-	return Program(r), errcode
+	r, out, _ := f.Call(l.createProgramWithSource)
+	return Program(r), errcode(out)
 }
 
 // CreateProgramWithBinary calls clCreateProgramWithBinary with one binary
@@ -41,18 +41,18 @@ func (l *Lib) CreateProgramWithBinary(c Context, devices []Device, binaries [][]
 		}
 	}
 	binStatus := make([]Status, n) // Status has cl_int's layout
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(c),
 		uintptr(n),
-		f.ptr(0, first(devices)),
-		f.ptr(1, first(lengths)),
-		f.ptr(2, first(ptrs)),
-		f.ptr(3, first(binStatus)),
-		f.errPtr(),
+		f.Ptr(0, first(devices)),
+		f.Ptr(1, first(lengths)),
+		f.Ptr(2, first(ptrs)),
+		f.Ptr(3, first(binStatus)),
+		f.Out(0),
 	}
-	r, errcode := f.call(l.createProgramWithBinary, 7)
-	return Program(r), binStatus, errcode
+	r, out, _ := f.Call(l.createProgramWithBinary)
+	return Program(r), binStatus, errcode(out)
 }
 
 // CreateProgramWithIL calls clCreateProgramWithIL (2.1), typically with
@@ -62,26 +62,26 @@ func (l *Lib) CreateProgramWithIL(c Context, il []byte) (Program, Status) {
 	if l.createProgramWithIL == 0 {
 		return 0, InvalidOperation
 	}
-	f := newFrame()
-	f.args = dl.Args{uintptr(c), f.ptr(0, first(il)), uintptr(len(il)), f.errPtr()}
-	r, errcode := f.call(l.createProgramWithIL, 4)
-	return Program(r), errcode
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(c), f.Ptr(0, first(il)), uintptr(len(il)), f.Out(0)}
+	r, out, _ := f.Call(l.createProgramWithIL)
+	return Program(r), errcode(out)
 }
 
 // BuildProgram calls clBuildProgram synchronously (no callback). Empty
 // devices means every device of the program's context.
 func (l *Lib) BuildProgram(p Program, devices []Device, options string) Status {
 	opts := cString(options)
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(p),
 		uintptr(len(devices)),
-		f.ptr(0, first(devices)),
-		f.ptr(1, unsafe.Pointer(&opts[0])),
+		f.Ptr(0, first(devices)),
+		f.Ptr(1, unsafe.Pointer(&opts[0])),
 		0, // pfn_notify
 		0, // user_data
 	}
-	r, _ := f.call(l.buildProgram, 6)
+	r, _, _ := f.Call(l.buildProgram)
 	return status(r)
 }
 
@@ -89,19 +89,19 @@ func (l *Lib) BuildProgram(p Program, devices []Device, options string) Status {
 // embedded headers.
 func (l *Lib) CompileProgram(p Program, devices []Device, options string) Status {
 	opts := cString(options)
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(p),
 		uintptr(len(devices)),
-		f.ptr(0, first(devices)),
-		f.ptr(1, unsafe.Pointer(&opts[0])),
+		f.Ptr(0, first(devices)),
+		f.Ptr(1, unsafe.Pointer(&opts[0])),
 		0, // num_input_headers
 		0, // input_headers
 		0, // header_include_names
 		0, // pfn_notify
 		0, // user_data
 	}
-	r, _ := f.call(l.compileProgram, 9)
+	r, _, _ := f.Call(l.compileProgram)
 	return status(r)
 }
 
@@ -110,20 +110,20 @@ func (l *Lib) CompileProgram(p Program, devices []Device, options string) Status
 // and holds the link log.
 func (l *Lib) LinkProgram(c Context, devices []Device, options string, inputs []Program) (Program, Status) {
 	opts := cString(options)
-	f := newFrame()
-	f.args = dl.Args{
+	f := dl.NewFrame()
+	f.Args = dl.Args{
 		uintptr(c),
 		uintptr(len(devices)),
-		f.ptr(0, first(devices)),
-		f.ptr(1, unsafe.Pointer(&opts[0])),
+		f.Ptr(0, first(devices)),
+		f.Ptr(1, unsafe.Pointer(&opts[0])),
 		uintptr(len(inputs)),
-		f.ptr(2, first(inputs)),
+		f.Ptr(2, first(inputs)),
 		0, // pfn_notify
 		0, // user_data
-		f.errPtr(),
+		f.Out(0),
 	}
-	r, errcode := f.call(l.linkProgram, 9)
-	return Program(r), errcode
+	r, out, _ := f.Call(l.linkProgram)
+	return Program(r), errcode(out)
 }
 
 // RetainProgram calls clRetainProgram.
@@ -149,8 +149,8 @@ func (l *Lib) SetProgramSpecializationConstant(p Program, specID uint32, size ui
 	if l.setProgramSpecializationConstant == 0 {
 		return InvalidOperation
 	}
-	f := newFrame()
-	f.args = dl.Args{uintptr(p), uintptr(specID), size, f.ptr(0, value)}
-	r, _ := f.call(l.setProgramSpecializationConstant, 4)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(p), uintptr(specID), size, f.Ptr(0, value)}
+	r, _, _ := f.Call(l.setProgramSpecializationConstant)
 	return status(r)
 }

@@ -9,10 +9,10 @@ import (
 // CreateCommandQueue calls clCreateCommandQueue (the 1.2 entry point,
 // deprecated in 2.0 but exported by every loader) with a Queue* bitfield.
 func (l *Lib) CreateCommandQueue(c Context, d Device, properties uint64) (Queue, Status) {
-	f := newFrame()
-	f.args = dl.Args{uintptr(c), uintptr(d), uintptr(properties), f.errPtr()}
-	r, errcode := f.call(l.createCommandQueue, 4)
-	return Queue(r), errcode
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(c), uintptr(d), uintptr(properties), f.Out(0)}
+	r, out, _ := f.Call(l.createCommandQueue)
+	return Queue(r), errcode(out)
 }
 
 // CreateCommandQueueWithProperties calls clCreateCommandQueueWithProperties
@@ -27,10 +27,10 @@ func (l *Lib) CreateCommandQueueWithProperties(c Context, d Device, properties [
 	if len(properties) > 0 && properties[len(properties)-1] != 0 {
 		properties = append(properties[:len(properties):len(properties)], 0)
 	}
-	f := newFrame()
-	f.args = dl.Args{uintptr(c), uintptr(d), f.ptr(0, first(properties)), f.errPtr()}
-	r, errcode := f.call(l.createCommandQueueWithProperties, 4)
-	return Queue(r), errcode
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(c), uintptr(d), f.Ptr(0, first(properties)), f.Out(0)}
+	r, out, _ := f.Call(l.createCommandQueueWithProperties)
+	return Queue(r), errcode(out)
 }
 
 // RetainCommandQueue calls clRetainCommandQueue.
