@@ -42,7 +42,7 @@ func (m *Manager) buildProgram(ctx context.Context, img *Image, devs []*ur.Devic
 	var p *Program
 	err := m.retryOOM(ctx, "building image "+img.id.Short(), func() error {
 		var err error
-		p, err = m.buildOnce(ctx, img, devs, spec, opts)
+		p, err = m.buildOrLoad(ctx, img, devs, spec, opts)
 		return err
 	})
 	if err != nil {

@@ -107,5 +107,6 @@ func ExampleManager_GetKernel() {
 	}
 	s := m.Stats()
 	fmt.Printf("builds %d, hits %d (fast %d)\n", s.Builds, s.Hits, s.FastHits)
-	// Prints: builds 1, hits 2 (fast 2)
+	// Prints: builds 1, hits 2 (fast 2) — or builds 0 when the persistent
+	// cache already held the program from an earlier run.
 }

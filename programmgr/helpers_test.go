@@ -12,6 +12,7 @@ import (
 	"time"
 
 	_ "github.com/gour-dev/gour/adapters/all"
+	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/programmgr/internal/faultinject"
 	"github.com/gour-dev/gour/ur"
@@ -87,6 +88,9 @@ func newFixture(t testing.TB, opts Options, ndev int) *fixture {
 	}
 	if opts.InMemCache == nil {
 		opts.InMemCache = ptr(true)
+	}
+	if opts.DiskCache == nil {
+		opts.DiskCache = noDisk(t)
 	}
 	m, err := newManager(ctx, opts, noEnv)
 	if err != nil {
@@ -175,7 +179,13 @@ func runKernel(t testing.TB, ctx *ur.Context, k *Kernel) int32 {
 // the test on error.
 func (f *fixture) getKernel(img *Image, name string) *Kernel {
 	f.t.Helper()
-	k, err := f.m.GetKernel(context.Background(), img, name, f.dev, SpecValues{}, "")
+	return f.getKernelSpec(img, name, SpecValues{})
+}
+
+// getKernelSpec is getKernel with spec-constant values.
+func (f *fixture) getKernelSpec(img *Image, name string, spec SpecValues) *Kernel {
+	f.t.Helper()
+	k, err := f.m.GetKernel(context.Background(), img, name, f.dev, spec, "")
 	if err != nil {
 		f.t.Fatalf("GetKernel(%s): %v", name, err)
 	}
@@ -272,4 +282,13 @@ func (m *Manager) checkInvariants(t testing.TB) {
 	if m.cfg.threshold > 0 && m.bytes > m.cfg.threshold {
 		t.Errorf("%d bytes cached, over the threshold of %d", m.bytes, m.cfg.threshold)
 	}
+}
+
+// noDisk is a persistent cache that is off, so that tests count every build.
+func noDisk(t testing.TB) *cache.Cache {
+	c, err := cache.Open(cache.Config{Persistent: ptr(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

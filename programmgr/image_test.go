@@ -375,6 +375,7 @@ func TestNewReadsEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ctx.Release()
+	t.Setenv("SYCL_CACHE_DIR", t.TempDir())
 	t.Setenv(EnvCacheInMem, "0")
 	t.Setenv(EnvEvictionThreshold, "123")
 	t.Setenv(EnvCacheTrace, "2")

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -18,6 +19,7 @@ import (
 type Manager struct {
 	ctx      *ur.Context
 	cfg      config
+	disk     *cache.Cache // the persistent cache; disabled when off
 	traceOn  bool
 	devices  []*ur.Device
 	devIndex map[*ur.Device]int
@@ -57,6 +59,7 @@ type Manager struct {
 
 type counters struct {
 	hits, misses, builds, kernelBuilds, failures, oomRetries, evictions atomic.Int64
+	diskHits, diskRejects                                               atomic.Int64
 }
 
 // programKey identifies a program: the image, the spec-constant values
@@ -143,9 +146,14 @@ func newManager(ctx *ur.Context, opts Options, getenv func(string) string) (*Man
 	if err != nil {
 		return nil, err
 	}
+	disk, err := openDisk(opts, cfg, getenv)
+	if err != nil {
+		return nil, err
+	}
 	m := &Manager{
 		ctx:      ctx,
 		cfg:      cfg,
+		disk:     disk,
 		traceOn:  cfg.trace&TraceInMemCache != 0,
 		devices:  ctx.Devices(),
 		devIndex: map[*ur.Device]int{},
@@ -620,13 +628,16 @@ type Stats struct {
 	Hits     int64 // requests answered from the cache, fast hits included
 	FastHits int64 // requests answered by the fast kernel cache
 	Misses   int64 // requests that built, waited for a build, or failed
-	// Builds counts program builds run, each out-of-memory retry
-	// included; KernelBuilds counts kernel creations the same way.
+	// Builds counts program builds run (not programs made from binaries of
+	// the persistent cache), each out-of-memory retry included;
+	// KernelBuilds counts kernel creations the same way.
 	Builds       int64
 	KernelBuilds int64
 	Failures     int64 // builds that ended in an error
 	OOMRetries   int64 // evict-everything-and-retry rounds after out of memory
 	Evictions    int64 // programs evicted (LRU, out of memory, Evict, Clear, Close)
+	DiskHits     int64 // programs created from binaries of the persistent cache
+	DiskRejects  int64 // cached binaries the driver refused: removed and rebuilt
 
 	Bytes        int64 // sum of the binary sizes of the cached programs
 	Programs     int   // built programs in the cache
@@ -666,6 +677,8 @@ func (m *Manager) Stats() Stats {
 	s.Failures = m.stats.failures.Load()
 	s.OOMRetries = m.stats.oomRetries.Load()
 	s.Evictions = m.stats.evictions.Load()
+	s.DiskHits = m.stats.diskHits.Load()
+	s.DiskRejects = m.stats.diskRejects.Load()
 	return s
 }
 

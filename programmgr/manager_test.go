@@ -634,7 +634,7 @@ func TestRealOpenCL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ctx.Release()
-	m, err := newManager(ctx, Options{InMemCache: ptr(true)}, noEnv)
+	m, err := newManager(ctx, Options{InMemCache: ptr(true), DiskCache: noDisk(t)}, noEnv)
 	if err != nil {
 		t.Fatal(err)
 	}

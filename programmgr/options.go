@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -50,11 +51,17 @@ type Options struct {
 	// InMemCache turns the in-memory cache on or off; nil reads
 	// SYCL_CACHE_IN_MEM (default on).
 	InMemCache *bool
-	// Trace is the SYCL_CACHE_TRACE bit mask; nil reads the variable. Only
-	// TraceInMemCache (2) matters here.
+	// Trace is the SYCL_CACHE_TRACE bit mask; nil reads the variable.
+	// TraceInMemCache (2) logs the in-memory cache, TracePersistentCache
+	// (1) the persistent one.
 	Trace *int
 	// Logger receives the trace lines; nil is slog.Default().
 	Logger *slog.Logger
+	// DiskCache is the persistent device code cache; nil opens one as
+	// the SYCL_CACHE_* variables say (on by default, in
+	// $XDG_CACHE_HOME/gour). A disabled cache (SYCL_CACHE_PERSISTENT=0)
+	// turns it off.
+	DiskCache *cache.Cache
 }
 
 // DefaultOptions reads every setting from the environment; it is the zero

@@ -1,0 +1,117 @@
+// Package cache is gour's persistent device code cache (SPEC.md §4): it
+// stores built device binaries on disk so that a restarted application
+// skips the JIT. It stores and finds bytes by Key and knows nothing of
+// the program manager; package urkey makes the device part of a key from
+// a ur.Device.
+//
+// # Use
+//
+//	c, err := cache.Open(cache.Config{})   // reads the SYCL_CACHE_* variables
+//	e, fromCache, err := c.GetOrBuild(ctx, key, info, func() ([]byte, error) {
+//		// build the program, return its binary for key.Device
+//	})
+//	// load e.Binary; if the driver refuses it (INVALID_BINARY):
+//	c.Reject(e) // and GetOrBuild again, once
+//
+// GetOrBuild makes N processes (and goroutines) that miss one key at
+// once build it once. Get and Put are the parts on their own. The
+// maintenance methods (List, Stats, Verify, Prune, Clear) serve the
+// urcache tool.
+//
+// # Layout
+//
+//	<root>/v1/                          format version
+//	    cache_size.txt  size.lock  sweep.lock  last_sweep
+//	    <device>/<images>/<spec>/<options>/   one leaf directory per key hash
+//	        lock  build.lock                  lock files
+//	        0.src  0.bin  0.use               entry 0
+//	        1.src  1.bin  1.use               entry 1 (a key whose hashes collide)
+//
+// Each of the four directory names is the hex SHA-256 of a versioned,
+// domain-tagged canonical encoding (length-prefixed strings, image IDs in
+// order): the same in every process, machine and Go version; no path
+// component comes from anything but a hash. <n>.src holds the full key
+// and the Info; a lookup walks n = 0, 1, ... and takes the first entry
+// whose full key is equal, so colliding hashes are resolved, never
+// served. <n>.bin holds the binary; <n>.use the entry's last use.
+//
+// # Files
+//
+// .src, .bin and .use start with a header: magic, kind, format version,
+// payload length and CRC-32C of the payload (format.go has the byte
+// layout); the file must be exactly header plus payload. (cache_size.txt
+// is a plain decimal number, as in DPC++; it is parsed strictly and
+// rebuilt from a scan when malformed.) The .src also
+// records the length, checksum and a random nonce of its .bin, so a .bin
+// that is not the one written with its .src is detected. Every read is
+// bounded (by the format's limits and the file's size), opens with
+// O_NOFOLLOW|O_NONBLOCK and accepts only regular files; a file that
+// fails any check — empty, truncated, garbage, another format, a .src
+// without .bin or the reverse — is a miss, and the entry is removed, but
+// only if its .src is still the very file that was read (same inode,
+// size, mode and modification time) and only under the entry's exclusive
+// lock. Nothing a file holds can make the process panic (see the fuzz
+// tests).
+//
+// Writes are atomic: each file is written to a temporary file in the
+// same directory, fsynced and renamed into place; the .bin first, the
+// .src last (the .src is the commit), then the directory is fsynced. A
+// crash leaves a temporary file or a .bin without its .src; both are
+// misses and are swept.
+//
+// # Locks
+//
+// Every leaf has two lock files, flock(2) locks through gofrs/flock:
+// "lock" is held shared by readers and exclusively by writers and
+// removers of the leaf's entries; "build.lock" is held by GetOrBuild
+// from its second lookup until its store is done. The kernel releases a
+// dead process's locks, so no stale lock ever blocks anyone. Lock files
+// are removed only together with their (empty) leaf directory, by a
+// process holding both locks; a process that opened a lock file before
+// it was unlinked notices, once it holds the lock, that the path no
+// longer names that file and starts again. Because a reader holds the
+// shared lock while it reads and an evictor needs the exclusive one (and
+// skips an entry whose lock is taken), eviction never makes a reader see
+// half an entry (cf. intel/llvm #16515).
+//
+// # Eviction and sweeping
+//
+// cache_size.txt holds the total size of the entries, adjusted under
+// size.lock by every store and removal (and rebuilt from a scan when it
+// is missing or malformed). When a store takes it past MaxSize
+// (SYCL_CACHE_MAX_SIZE, bytes, 0 = no limit), the least recently used
+// entries — by their .use stamps, written on every hit, not by atime —
+// are removed until the cache is at half the limit; the scan this needs
+// also rewrites the total. At most once an hour a store also sweeps:
+// temporary files and half-written entries in directories no process is
+// writing to (their lock is free, so they cannot be in use), empty
+// directories, and, with SYCL_CACHE_THRESHOLD days, entries unused that
+// long. SYCL_CACHE_EVICTION_DISABLE=1 turns size and age eviction off.
+//
+// # Settings
+//
+//	SYCL_CACHE_PERSISTENT             1 (default: on, unlike DPC++, since the cache is crash-safe) or 0
+//	SYCL_CACHE_DIR                    root; default $XDG_CACHE_HOME/gour, else $HOME/.cache/gour; none: off, one warning
+//	SYCL_CACHE_MAX_SIZE               bytes; 0 or unset: no size limit
+//	SYCL_CACHE_THRESHOLD              days; 0 or unset: no age limit
+//	SYCL_CACHE_EVICTION_DISABLE       1: no eviction
+//	SYCL_CACHE_MIN_DEVICE_IMAGE_SIZE  bytes; images smaller are not cached (default 0)
+//	SYCL_CACHE_MAX_DEVICE_IMAGE_SIZE  bytes; images larger are not cached (default 1 GiB)
+//	SYCL_CACHE_TRACE                  bit mask; value&1 logs every hit, miss, store, eviction, rejection and removal (slog, level Info)
+//	SYCL_CACHE_ALLOW_SHARED           1: accept a root owned by another user or writable by group/others; new files 0660, directories 0770
+//
+// Booleans are 1/0 (or true/false), sizes and days decimal integers; a
+// malformed value makes Open fail with a *SettingError naming the
+// variable. Config fields win over the variables.
+//
+// # Failure is never fatal
+//
+// A directory that cannot be used — none configured, not creatable,
+// read-only, full, deleted during the run, a file where it should be,
+// owned by another user or writable by others — turns the cache off for
+// the rest of the run with exactly one slog warning, and every call goes
+// on without it: Get misses, Put returns an error wrapping ErrDisabled,
+// GetOrBuild builds. Directories are created 0700 and files 0600; only
+// the root may be reached through a symbolic link, nothing inside it is
+// followed.
+package cache

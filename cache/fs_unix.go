@@ -1,0 +1,30 @@
+//go:build unix
+
+package cache
+
+import (
+	"os"
+	"syscall"
+)
+
+// oNoFollow makes an open fail on a symbolic link; oNonblock keeps an
+// open of a FIFO planted in the cache from blocking.
+const (
+	oNoFollow = syscall.O_NOFOLLOW
+	oNonblock = syscall.O_NONBLOCK
+)
+
+// ownerOf returns the user ID that owns fi.
+func ownerOf(fi os.FileInfo) (uid int, ok bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
+}
+
+func currentUID() int { return os.Geteuid() }
+
+// isLoop reports an open refused because the path is a symbolic link
+// (O_NOFOLLOW) or a FIFO without a reader.
+func isLoop(err error) bool { return errorIs(err, syscall.ELOOP, syscall.ENXIO) }

@@ -1,0 +1,505 @@
+package main
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	_ "github.com/gour-dev/gour/adapters/all"
+	"github.com/gour-dev/gour/cache"
+	"github.com/gour-dev/gour/cache/urkey"
+	"github.com/gour-dev/gour/ur"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, discover))
+}
+
+// presentFunc returns the device keys present now and the backends
+// whose adapter loaded.
+type presentFunc func() (devices []cache.DeviceKey, loaded []string, err error)
+
+// discover finds every device of every adapter that loads.
+func discover() ([]cache.DeviceKey, []string, error) {
+	sys, err := ur.Discover(ur.Config{Selector: "*:*"})
+	if err != nil {
+		return nil, nil, err
+	}
+	var keys []cache.DeviceKey
+	for _, d := range sys.Devices {
+		keys = append(keys, urkey.Device(d))
+	}
+	var loaded []string
+	for _, a := range sys.Adapters {
+		loaded = append(loaded, a.Name())
+	}
+	return keys, loaded, nil
+}
+
+type options struct {
+	dir      string
+	json     bool
+	repair   bool
+	maxSize  string
+	olderThn string
+	stale    bool
+}
+
+const usage = `usage: urcache [--dir DIR] [--json] COMMAND [flags]
+
+commands:
+  ls                 list entries (last use, size, device, image, kernels)
+  stat               totals
+  verify [--repair]  check every entry; --repair removes bad ones
+  prune [--max-size SIZE] [--older-than AGE] [--stale]
+                     sweep, and remove entries by size, age or absent device
+  clear              remove every entry
+`
+
+func commonFlags(name string, o *options, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	fs.StringVar(&o.dir, "dir", o.dir, "cache root")
+	fs.BoolVar(&o.json, "json", o.json, "print JSON")
+	return fs
+}
+
+// run is urcache without the process; it returns the exit status.
+func run(args []string, stdout, stderr io.Writer, present presentFunc) int {
+	var o options
+	fs := commonFlags("urcache", &o, stderr)
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	cmd, rest := fs.Arg(0), fs.Args()[1:]
+	cfs := commonFlags("urcache "+cmd, &o, stderr)
+	switch cmd {
+	case "ls", "stat", "clear":
+	case "verify":
+		cfs.BoolVar(&o.repair, "repair", false, "remove bad entries")
+	case "prune":
+		cfs.StringVar(&o.maxSize, "max-size", "", "remove least recently used entries down to SIZE")
+		cfs.StringVar(&o.olderThn, "older-than", "", "remove entries unused for longer than AGE")
+		cfs.BoolVar(&o.stale, "stale", false, "remove entries of devices no longer present")
+	default:
+		fmt.Fprintf(stderr, "urcache: unknown command %q\n", cmd)
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	if err := cfs.Parse(rest); err != nil {
+		return exitUsage
+	}
+	if cfs.NArg() != 0 {
+		fmt.Fprintf(stderr, "urcache %s: unexpected argument %q\n", cmd, cfs.Arg(0))
+		return exitUsage
+	}
+	var prune cache.PruneOptions
+	if cmd == "prune" {
+		var err error
+		if o.maxSize != "" {
+			if prune.MaxSize, err = parseSize(o.maxSize); err != nil || prune.MaxSize <= 0 {
+				fmt.Fprintf(stderr, "urcache prune: --max-size %q: want a size above 0, such as 500M or 2G\n", o.maxSize)
+				return exitUsage
+			}
+		}
+		if o.olderThn != "" {
+			if prune.OlderThan, err = parseAge(o.olderThn); err != nil || prune.OlderThan <= 0 {
+				fmt.Fprintf(stderr, "urcache prune: --older-than %q: want a duration above 0, such as 36h or 7d\n", o.olderThn)
+				return exitUsage
+			}
+		}
+	}
+
+	c, root, done, status := openCache(o, stderr)
+	if c == nil {
+		return status
+	}
+	defer done()
+	w := &writer{out: stdout, err: stderr, json: o.json, root: root}
+	switch cmd {
+	case "ls":
+		return w.ls(c)
+	case "stat":
+		return w.stat(c)
+	case "verify":
+		return w.verify(c, o.repair)
+	case "prune":
+		if o.stale {
+			devs, loaded, err := present()
+			if err != nil {
+				fmt.Fprintln(stderr, "urcache prune --stale:", err)
+				return exitError
+			}
+			prune.Remove = staleFilter(devs, loaded)
+			if len(loaded) == 0 {
+				fmt.Fprintln(stderr, "urcache prune --stale: no adapter loaded; no entry is judged stale")
+			}
+		}
+		res, err := c.Prune(prune)
+		return w.pruned(res, err)
+	case "clear":
+		res, err := c.Clear()
+		return w.pruned(res, err)
+	}
+	return exitUsage
+}
+
+// openCache opens the cache at o.dir (or the default root). A root that
+// does not exist is opened as an empty cache in a temporary directory
+// (removed by done), so that the tool creates nothing. It returns nil and
+// an exit status on failure.
+func openCache(o options, stderr io.Writer) (c *cache.Cache, root string, done func(), status int) {
+	done = func() {}
+	on := true
+	cfg := cache.Config{Dir: o.dir, Persistent: &on, Logger: slog.New(slog.DiscardHandler)}
+	if v, _ := strconv.Atoi(os.Getenv(cache.EnvTrace)); v&1 != 0 {
+		cfg.Logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	root, err := cfg.Root()
+	if err != nil {
+		fmt.Fprintln(stderr, "urcache:", err)
+		return nil, "", done, exitError
+	}
+	if _, err := os.Stat(root); errors.Is(err, os.ErrNotExist) {
+		empty, err := os.MkdirTemp("", "urcache-empty-")
+		if err != nil {
+			fmt.Fprintln(stderr, "urcache:", err)
+			return nil, "", done, exitError
+		}
+		done = func() { os.RemoveAll(empty) }
+		fmt.Fprintf(stderr, "urcache: no cache at %s\n", root)
+		cfg.Dir = empty
+	}
+	c, err = cache.Open(cfg)
+	if err != nil {
+		done()
+		fmt.Fprintln(stderr, "urcache:", err)
+		return nil, "", func() {}, exitUsage
+	}
+	if !c.Enabled() {
+		done()
+		fmt.Fprintln(stderr, "urcache:", c.Err())
+		return nil, "", func() {}, exitError
+	}
+	return c, root, done, exitOK
+}
+
+// staleFilter selects entries of a loaded backend whose device key
+// matches no present device.
+func staleFilter(devs []cache.DeviceKey, loaded []string) func(cache.EntryStat) bool {
+	present := map[cache.DeviceKey]bool{}
+	for _, d := range devs {
+		present[d] = true
+	}
+	isLoaded := map[string]bool{}
+	for _, b := range loaded {
+		isLoaded[b] = true
+	}
+	return func(e cache.EntryStat) bool {
+		return isLoaded[e.Key.Device.Backend] && !present[e.Key.Device]
+	}
+}
+
+// parseSize reads "123", "500M", "2GiB", "1.5G" (powers of 1024).
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := s, ""
+	if i >= 0 {
+		num, unit = s[:i], strings.ToUpper(strings.TrimSpace(s[i:]))
+	}
+	mult := map[string]float64{"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
+		"G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30, "T": 1 << 40, "TB": 1 << 40, "TIB": 1 << 40}[unit]
+	if mult == 0 || num == "" {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v < 0 || v*mult > 1<<62 {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return int64(v * mult), nil
+}
+
+// parseAge reads a Go duration or a number of days ("7d").
+func parseAge(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseFloat(d, 64)
+		if err != nil || n < 0 || n > 1e5 {
+			return 0, fmt.Errorf("bad age %q", s)
+		}
+		return time.Duration(n * float64(24*time.Hour)), nil
+	}
+	return time.ParseDuration(s)
+}
+
+// writer prints text or JSON.
+type writer struct {
+	out, err io.Writer
+	json     bool
+	root     string // the cache root asked for (shown by stat)
+}
+
+func (w *writer) emit(v any) {
+	enc := json.NewEncoder(w.out)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+type jsonDevice struct {
+	Backend  string `json:"backend"`
+	Platform string `json:"platform"`
+	Name     string `json:"name"`
+	Version  string `json:"version"`
+	Driver   string `json:"driver"`
+}
+
+type jsonEntry struct {
+	Path       string     `json:"path"`
+	Device     jsonDevice `json:"device"`
+	DeviceDir  string     `json:"device_dir"`
+	Images     []string   `json:"images"`
+	Spec       string     `json:"spec"`
+	Options    string     `json:"options"`
+	Format     string     `json:"format"`
+	Kernels    []string   `json:"kernels"`
+	ImageSize  int64      `json:"image_size"`
+	Size       int64      `json:"size"`
+	BinarySize int64      `json:"binary_size"`
+	Created    time.Time  `json:"created"`
+	LastUse    time.Time  `json:"last_use"`
+}
+
+func (w *writer) ls(c *cache.Cache) int {
+	list, err := c.List()
+	if err != nil {
+		fmt.Fprintln(w.err, "urcache ls:", err)
+		return exitError
+	}
+	if w.json {
+		out := make([]jsonEntry, 0, len(list))
+		for _, e := range list {
+			d := e.Key.Device
+			je := jsonEntry{
+				Path: e.Path, Device: jsonDevice{d.Backend, d.Platform, d.Name, d.Version, d.Driver}, DeviceDir: e.DeviceDir,
+				Images: []string{}, Spec: hex.EncodeToString(e.Key.Spec), Options: e.Key.Options, Format: e.Info.Format,
+				Kernels: e.Info.Kernels, ImageSize: e.Info.ImageSize, Size: e.Size, BinarySize: e.BinarySize,
+				Created: e.Created, LastUse: e.LastUse,
+			}
+			if je.Kernels == nil {
+				je.Kernels = []string{}
+			}
+			for _, id := range e.Key.Images {
+				je.Images = append(je.Images, hex.EncodeToString(id[:]))
+			}
+			out = append(out, je)
+		}
+		w.emit(out)
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(w.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LAST USE\tSIZE\tDEVICE\tIMAGE\tKERNELS")
+	for _, e := range list {
+		d := e.Key.Device
+		img := "-"
+		if len(e.Key.Images) > 0 {
+			img = hex.EncodeToString(e.Key.Images[0][:6])
+			if len(e.Key.Images) > 1 {
+				img += fmt.Sprintf("+%d", len(e.Key.Images)-1)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.LastUse.Local().Format("2006-01-02 15:04:05"), human(e.Size),
+			fmt.Sprintf("%s: %s [%s]", d.Backend, d.Name, d.Driver), img, kernels(e.Info.Kernels))
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func kernels(ks []string) string {
+	if len(ks) == 0 {
+		return "-"
+	}
+	s := strings.Join(ks, ",")
+	if len(s) <= 48 {
+		return s
+	}
+	n := 0
+	for i, k := range ks {
+		if n+len(k) > 40 {
+			return strings.Join(ks[:i], ",") + fmt.Sprintf(",… (%d)", len(ks))
+		}
+		n += len(k) + 1
+	}
+	return s
+}
+
+func human(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func (w *writer) stat(c *cache.Cache) int {
+	st, err := c.Stats()
+	if err != nil {
+		fmt.Fprintln(w.err, "urcache stat:", err)
+		return exitError
+	}
+	st.Dir = w.root
+	if w.json {
+		w.emit(struct {
+			Dir              string     `json:"dir"`
+			Entries          int        `json:"entries"`
+			Devices          int        `json:"devices"`
+			Bytes            int64      `json:"bytes"`
+			TrackedBytes     int64      `json:"tracked_bytes"`
+			MaxSize          int64      `json:"max_size"`
+			ThresholdDays    int        `json:"threshold_days"`
+			EvictionDisabled bool       `json:"eviction_disabled"`
+			OldestUse        *time.Time `json:"oldest_use,omitempty"`
+			NewestUse        *time.Time `json:"newest_use,omitempty"`
+		}{st.Dir, st.Entries, st.Devices, st.Bytes, st.TrackedBytes, st.MaxSize, st.ThresholdDays, st.EvictionDisabled,
+			timePtr(st.Oldest), timePtr(st.Newest)})
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(w.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "dir:\t%s\n", st.Dir)
+	fmt.Fprintf(tw, "entries:\t%d\n", st.Entries)
+	fmt.Fprintf(tw, "devices:\t%d\n", st.Devices)
+	fmt.Fprintf(tw, "size:\t%s (%d bytes)\n", human(st.Bytes), st.Bytes)
+	if st.TrackedBytes >= 0 {
+		fmt.Fprintf(tw, "tracked size:\t%d bytes (cache_size.txt)\n", st.TrackedBytes)
+	} else {
+		fmt.Fprintf(tw, "tracked size:\tnone (cache_size.txt missing)\n")
+	}
+	limit := "no limit"
+	if st.MaxSize > 0 {
+		limit = fmt.Sprintf("%s (%d bytes)", human(st.MaxSize), st.MaxSize)
+	}
+	age := "off"
+	if st.ThresholdDays > 0 {
+		age = fmt.Sprintf("%d days", st.ThresholdDays)
+	}
+	if st.EvictionDisabled {
+		limit, age = "eviction disabled", "eviction disabled"
+	}
+	fmt.Fprintf(tw, "max size:\t%s\n", limit)
+	fmt.Fprintf(tw, "age limit:\t%s\n", age)
+	if st.Entries > 0 {
+		fmt.Fprintf(tw, "oldest use:\t%s\n", st.Oldest.Local().Format(time.DateTime))
+		fmt.Fprintf(tw, "newest use:\t%s\n", st.Newest.Local().Format(time.DateTime))
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func (w *writer) verify(c *cache.Cache, repair bool) int {
+	res, err := c.Verify(repair)
+	if err != nil {
+		fmt.Fprintln(w.err, "urcache verify:", err)
+		return exitError
+	}
+	left := 0
+	for _, p := range res.Problems {
+		if !p.Removed {
+			left++
+		}
+	}
+	if w.json {
+		type jp struct {
+			Path    string `json:"path"`
+			Reason  string `json:"reason"`
+			Removed bool   `json:"removed"`
+		}
+		out := struct {
+			Entries  int  `json:"entries"`
+			Good     int  `json:"good"`
+			Busy     int  `json:"busy"`
+			Problems []jp `json:"problems"`
+		}{res.Entries, res.Good, res.Busy, []jp{}}
+		for _, p := range res.Problems {
+			out.Problems = append(out.Problems, jp{p.Path, p.Reason, p.Removed})
+		}
+		w.emit(out)
+	} else {
+		for _, p := range res.Problems {
+			state := ""
+			if p.Removed {
+				state = " (removed)"
+			}
+			fmt.Fprintf(w.out, "BAD %s: %s%s\n", p.Path, p.Reason, state)
+		}
+		fmt.Fprintf(w.out, "%d entries, %d good, %d problems", res.Entries, res.Good, len(res.Problems))
+		if repair {
+			fmt.Fprintf(w.out, ", %d removed", len(res.Problems)-left)
+		}
+		if res.Busy > 0 {
+			fmt.Fprintf(w.out, ", %d directories busy (not checked)", res.Busy)
+		}
+		fmt.Fprintln(w.out)
+	}
+	if left > 0 {
+		return exitError
+	}
+	return exitOK
+}
+
+func (w *writer) pruned(res cache.PruneResult, err error) int {
+	if err != nil {
+		fmt.Fprintln(w.err, "urcache:", err)
+		return exitError
+	}
+	if w.json {
+		w.emit(struct {
+			Removed   int   `json:"removed"`
+			Freed     int64 `json:"freed"`
+			Swept     int   `json:"swept"`
+			Busy      int   `json:"busy"`
+			Entries   int   `json:"entries"`
+			Bytes     int64 `json:"bytes"`
+			DirsFreed int   `json:"dirs_freed"`
+		}{res.Removed, res.Freed, res.Swept, res.Busy, res.Entries, res.Bytes, res.DirsFreed})
+		return exitOK
+	}
+	fmt.Fprintf(w.out, "removed %d entries, swept %d files, freed %s; %d entries (%s) left",
+		res.Removed, res.Swept, human(res.Freed), res.Entries, human(res.Bytes))
+	if res.Busy > 0 {
+		fmt.Fprintf(w.out, "; %d directories busy (skipped)", res.Busy)
+	}
+	fmt.Fprintln(w.out)
+	return exitOK
+}

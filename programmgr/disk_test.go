@@ -1,0 +1,120 @@
+package programmgr
+
+import (
+	"os"
+	"testing"
+
+	"github.com/gour-dev/gour/cache"
+	"github.com/gour-dev/gour/programmgr/internal/faultinject"
+)
+
+// openDiskAt opens a persistent cache in dir, as a new process would.
+func openDiskAt(t testing.TB, dir string) *cache.Cache {
+	t.Helper()
+	c, err := cache.Open(cache.Config{Dir: dir, Persistent: ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Enabled() {
+		t.Fatalf("cache in %s is disabled: %v", dir, c.Err())
+	}
+	return c
+}
+
+// TestDiskCacheServesANewManager: a manager over a new context (what a
+// restarted process has) gets the program from the binary the first one
+// stored, without building, and the kernel computes the same.
+func TestDiskCacheServesANewManager(t *testing.T) {
+	dir := t.TempDir()
+	img := image(t, 7, "k0", "k1")
+	first := newFixture(t, Options{DiskCache: openDiskAt(t, dir)}, 1)
+	k := first.getKernel(img, "k1")
+	if got := first.run(k); got != 8 {
+		t.Errorf("first manager: k1 computed %d, want 8", got)
+	}
+	k.Release()
+	if n := first.ctl.Calls(faultinject.CreateSource); n != 1 {
+		t.Errorf("first manager: %d programs from source, want 1", n)
+	}
+
+	second := newFixture(t, Options{DiskCache: openDiskAt(t, dir)}, 1)
+	k = second.getKernel(img, "k1")
+	if got := second.run(k); got != 8 {
+		t.Errorf("second manager: k1 computed %d, want 8", got)
+	}
+	k.Release()
+	if n := second.ctl.Calls(faultinject.CreateSource); n != 0 {
+		t.Errorf("second manager built %d programs from source, want 0 (served from disk)", n)
+	}
+	if n := second.ctl.Calls(faultinject.CreateBinaries); n != 1 {
+		t.Errorf("second manager created %d programs from binaries, want 1", n)
+	}
+	if s := second.m.Stats(); s.DiskHits != 1 || s.Builds != 0 {
+		t.Errorf("second manager: DiskHits %d, Builds %d; want 1 and 0", s.DiskHits, s.Builds)
+	}
+
+	// Other spec-constant values or options are other entries.
+	third := newFixture(t, Options{DiskCache: openDiskAt(t, dir)}, 1)
+	k = third.getKernelSpec(img, "k1", Spec(map[uint32][]byte{1: SpecInt32(40)}))
+	if got := third.run(k); got != 41 {
+		t.Errorf("spec 40: k1 computed %d, want 41", got)
+	}
+	k.Release()
+	if n := third.ctl.Calls(faultinject.CreateSource); n != 1 {
+		t.Errorf("other spec values: %d programs from source, want 1 (not the cached default)", n)
+	}
+}
+
+// TestDiskCacheRejectedBinaryIsRebuilt: a binary the driver refuses (as
+// after a driver upgrade) is removed, the program built again and the good
+// binary stored in its place.
+func TestDiskCacheRejectedBinaryIsRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	img := image(t, 3, "k0")
+	f := newFixture(t, Options{DiskCache: openDiskAt(t, dir)}, 1)
+	key := diskKey(img, f.dev, SpecValues{}, f.m.cfg.optionsFor(img, SpecValues{}, ""))
+	stale := openDiskAt(t, dir)
+	if err := stale.Put(key, []byte("a binary of another driver version"), cache.Info{Format: "opencl-c", Kernels: []string{"k0"}}); err != nil {
+		t.Fatal(err)
+	}
+	k := f.getKernel(img, "k0")
+	if got := f.run(k); got != 3 {
+		t.Errorf("k0 computed %d, want 3", got)
+	}
+	k.Release()
+	if s := f.m.Stats(); s.DiskRejects != 1 || s.DiskHits != 0 {
+		t.Errorf("DiskRejects %d, DiskHits %d; want 1 and 0", s.DiskRejects, s.DiskHits)
+	}
+	if n := f.ctl.Calls(faultinject.CreateSource); n != 1 {
+		t.Errorf("%d programs from source, want 1 (the rebuild)", n)
+	}
+	again := newFixture(t, Options{DiskCache: openDiskAt(t, dir)}, 1)
+	k = again.getKernel(img, "k0")
+	if got := again.run(k); got != 3 {
+		t.Errorf("after the rebuild: k0 computed %d, want 3", got)
+	}
+	k.Release()
+	if s := again.m.Stats(); s.DiskHits != 1 {
+		t.Errorf("after the rebuild: DiskHits %d, want 1 (the rebuilt binary replaced the refused one)", s.DiskHits)
+	}
+}
+
+// TestDiskCacheOffByEnvironment: SYCL_CACHE_PERSISTENT=0 stores nothing.
+func TestDiskCacheOffByEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"SYCL_CACHE_PERSISTENT": "0", "SYCL_CACHE_DIR": dir}
+	c, err := openDisk(Options{}, config{}, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Enabled() {
+		t.Fatal("SYCL_CACHE_PERSISTENT=0 left the persistent cache on")
+	}
+	env["SYCL_CACHE_PERSISTENT"] = "maybe"
+	if _, err := openDisk(Options{}, config{}, func(k string) string { return env[k] }); err == nil {
+		t.Error("SYCL_CACHE_PERSISTENT=maybe was accepted")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the cache directory holds %d entries, want none", len(entries))
+	}
+}
