@@ -2,6 +2,7 @@
 //
 //	urbench launch -backend cuda -ptx scripts/bench/empty.ptx [-iters N -rounds R]
 //	urbench jit [-kernels 200]
+//	urbench diskcache -backend opencl|cuda [-runs 5]
 //
 // launch times R rounds of N launches of the kernel "empty" (one block or
 // work-group of 32) through gour, with no event, then one Finish, and
@@ -12,4 +13,9 @@
 // the driver's JIT (run it with CUDA_CACHE_DISABLE=1 for a cold JIT), takes
 // the cubin the program hands back, and times creating the program from
 // that cubin instead.
+//
+// diskcache times a new process's first GetKernel through the program
+// manager three ways: cold (gour's persistent cache and the driver's own
+// cache off), with the driver's own kernel cache warm, and with gour's
+// persistent cache warm; see diskcache.go.
 package main

@@ -15,7 +15,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: urbench launch|jit [flags]")
+		fmt.Fprintln(os.Stderr, "usage: urbench launch|jit|diskcache [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -24,8 +24,10 @@ func main() {
 		err = launch(os.Stdout, os.Args[2:])
 	case "jit":
 		err = jit(os.Stdout, os.Args[2:])
+	case "diskcache":
+		err = diskcache(os.Stdout, os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown benchmark %q: want launch or jit", os.Args[1])
+		err = fmt.Errorf("unknown benchmark %q: want launch, jit or diskcache", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "urbench:", err)

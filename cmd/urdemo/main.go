@@ -12,6 +12,7 @@ import (
 	"time"
 
 	_ "github.com/gour-dev/gour/adapters/all"
+	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/programmgr"
 	"github.com/gour-dev/gour/ur"
 )
@@ -57,7 +58,12 @@ func run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "build:  %v (%s)\n", res.build.Round(time.Microsecond), buildNote(dev))
+	if res.fromDisk {
+		fmt.Fprintf(w, "build:  %v (served from gour's persistent cache in %s: no compile)\n", res.build.Round(time.Microsecond), res.diskDir)
+	} else {
+		fmt.Fprintf(w, "build:  %v (%s)%s\n",
+			res.build.Round(time.Microsecond), buildNote(dev), storedNote(res.diskDir))
+	}
 	fmt.Fprintf(w, "cached: %v (the same kernel asked for again: the program manager's in-memory cache)\n", res.cached)
 	fmt.Fprintf(w, "launch: %v first, %v second (enqueue + finish, n = %d)\n",
 		res.firstLaunch.Round(time.Microsecond), res.launch.Round(time.Microsecond), n)
@@ -100,6 +106,15 @@ func listDevices(w io.Writer) (*ur.Device, error) {
 	return dev, nil
 }
 
+// storedNote says where the build went, so that a second run is served
+// from disk.
+func storedNote(dir string) string {
+	if dir == "" {
+		return " (gour's persistent cache is off)"
+	}
+	return "\n        stored in gour's persistent cache (" + dir + "): run again to load it from there"
+}
+
 // buildNote says whether the build time is a cold one.
 func buildNote(dev *ur.Device) string {
 	if !strings.Contains(dev.Platform().Info().Name, "Portable Computing Language") {
@@ -112,7 +127,9 @@ func buildNote(dev *ur.Device) string {
 }
 
 type axpyResult struct {
-	build         time.Duration // the first GetKernel: a build
+	build         time.Duration // the first GetKernel: a build, or a load from disk
+	fromDisk      bool          // the first GetKernel was served by the persistent cache
+	diskDir       string        // where the persistent cache is, or "" when off
 	cached        time.Duration // the second: a fast kernel cache hit
 	firstLaunch   time.Duration // the first launch, enqueue to finish
 	launch        time.Duration // the second one
@@ -146,7 +163,14 @@ func runAxpy(dev *ur.Device) (res axpyResult, err error) {
 
 	// The program manager builds the kernel once; asking again is a hit in
 	// its in-memory cache.
-	m, err := programmgr.New(ctx, programmgr.Options{})
+	disk, err := cache.Open(cache.Config{}) // SYCL_CACHE_DIR, SYCL_CACHE_PERSISTENT, ...
+	if err != nil {
+		return res, err
+	}
+	if disk.Enabled() {
+		res.diskDir = disk.Dir()
+	}
+	m, err := programmgr.New(ctx, programmgr.Options{DiskCache: disk})
 	if err != nil {
 		return res, err
 	}
@@ -166,6 +190,7 @@ func runAxpy(dev *ur.Device) (res axpyResult, err error) {
 		return res, fmt.Errorf("building axpy: %w", err)
 	}
 	res.build = time.Since(start)
+	res.fromDisk = m.Stats().DiskHits > 0
 	defer release(cold)
 	start = time.Now()
 	ck, err := m.GetKernel(bg, img, "axpy", dev, programmgr.SpecValues{}, "")

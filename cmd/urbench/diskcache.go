@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gour-dev/gour/programmgr"
+	"github.com/gour-dev/gour/ur"
+)
+
+//go:embed axpy.cl
+var axpyOpenCL string
+
+// The child process of diskcache: its one measurement, in a fresh
+// process as an application restarting would be.
+const envDiskCacheChild = "GOUR_URBENCH_CHILD"
+
+// diskcache times a new process's first GetKernel in three setups and
+// prints the medians and ratios:
+//
+//   - cold: gour's persistent cache off and the driver's own cache off
+//     (POCL_KERNEL_CACHE=0, CUDA_CACHE_DISABLE=1): a full build or JIT;
+//   - driver cache: gour's persistent cache off, the driver's own kernel
+//     cache on and warm (POCL_KERNEL_CACHE=1 or the CUDA compute cache);
+//   - gour: gour's persistent cache on and warm, the driver's cache off.
+//
+// Each setup is warmed by one process first, then measured in runs more.
+func diskcache(w io.Writer, args []string) error {
+	fs := flag.NewFlagSet("diskcache", flag.ContinueOnError)
+	backend := fs.String("backend", "opencl", "opencl (OpenCL C on the first device) or cuda (a generated PTX module)")
+	kernels := fs.Int("kernels", 200, "kernels in the generated PTX module (cuda)")
+	runs := fs.Int("runs", 5, "measured processes per setup")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if os.Getenv(envDiskCacheChild) != "" {
+		return diskcacheChild(w, *backend, *kernels)
+	}
+	tmp, err := os.MkdirTemp("", "urbench-diskcache-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	driverOff, driverOn := []string{"POCL_KERNEL_CACHE=0"}, []string{"POCL_KERNEL_CACHE=1", "POCL_CACHE_DIR=" + tmp + "/pocl"}
+	if *backend == "cuda" {
+		driverOff, driverOn = []string{"CUDA_CACHE_DISABLE=1"}, []string{"CUDA_CACHE_DISABLE=0", "CUDA_CACHE_PATH=" + tmp + "/nv", "CUDA_CACHE_MAXSIZE=4294967296"}
+	}
+	gourOff, gourOn := []string{"SYCL_CACHE_PERSISTENT=0"}, []string{"SYCL_CACHE_PERSISTENT=1", "SYCL_CACHE_DIR=" + tmp + "/gour"}
+	setups := []struct {
+		name string
+		env  []string
+		warm bool
+	}{
+		{"cold", append(gourOff, driverOff...), false},
+		{"driver cache", append(gourOff, driverOn...), true},
+		{"gour", append(gourOn, driverOff...), true},
+	}
+	medians := make([]float64, len(setups))
+	for i, s := range setups {
+		if s.warm {
+			if _, err := runChild(args, s.env); err != nil {
+				return fmt.Errorf("%s (warm-up): %w", s.name, err)
+			}
+		}
+		var times []float64
+		for range *runs {
+			line, err := runChild(args, s.env)
+			if err != nil {
+				return fmt.Errorf("%s: %w", s.name, err)
+			}
+			fmt.Fprintf(w, "%-12s %s\n", s.name, line)
+			ns, err := strconv.ParseFloat(strings.Fields(line)[1], 64)
+			if err != nil {
+				return fmt.Errorf("%s: bad line %q", s.name, line)
+			}
+			times = append(times, ns)
+		}
+		medians[i] = median(times)
+	}
+	fmt.Fprintf(w, "\nfirst GetKernel of a new process, median of %d (ms): cold %.3f, driver cache %.3f, gour %.3f\n",
+		*runs, medians[0]/1e6, medians[1]/1e6, medians[2]/1e6)
+	fmt.Fprintf(w, "gour vs cold: %.0fx faster; gour vs the driver's cache: %.1fx faster\n", medians[0]/medians[2], medians[1]/medians[2])
+	return nil
+}
+
+// runChild runs this program's diskcache as a child with env added and
+// returns its result line.
+func runChild(args, env []string) (string, error) {
+	cmd := exec.Command(os.Args[0], append([]string{"diskcache"}, args...)...)
+	cmd.Env = append(append(os.Environ(), envDiskCacheChild+"=1"), env...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", err
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "ns ") {
+			return sc.Text(), nil
+		}
+	}
+	return "", fmt.Errorf("child printed no result: %q", out)
+}
+
+// diskcacheChild times one GetKernel through a program manager set up by
+// the environment.
+func diskcacheChild(w io.Writer, backend string, kernels int) error {
+	dev, err := firstDevice(backend)
+	if err != nil {
+		return err
+	}
+	ctx, err := ur.NewContext(dev)
+	if err != nil {
+		return err
+	}
+	defer ctx.Release()
+	m, err := programmgr.New(ctx, programmgr.Options{})
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	desc := programmgr.ImageDesc{Format: programmgr.FormatOpenCLC, Bytes: []byte(axpyOpenCL), KernelNames: []string{"axpy"}}
+	name := "axpy"
+	if backend == "cuda" {
+		desc = programmgr.ImageDesc{Format: programmgr.FormatPTX, Bytes: []byte(generatePTX(kernels, 120))}
+		name = fmt.Sprintf("kernel_%03d", kernels-1)
+	}
+	img, err := programmgr.NewImage(desc)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	k, err := m.GetKernel(context.Background(), img, name, dev, programmgr.SpecValues{}, "")
+	elapsed := time.Since(start)
+	if err != nil {
+		return err
+	}
+	k.Release()
+	s := m.Stats()
+	fmt.Fprintf(w, "ns %d (builds %d, from gour's disk cache %d)\n", elapsed.Nanoseconds(), s.Builds, s.DiskHits)
+	return nil
+}
