@@ -83,3 +83,49 @@ func BenchmarkAdapterLaunch(b *testing.B) {
 	}
 	q.Finish()
 }
+
+// The host-bound variants launch in batches of 200 and wait for the
+// stream after each, so the stream never fills and a launch costs what the
+// host spends on it (as scripts/bench/cuda.sh's host-bound regime).
+
+const hostBoundBatch = 200
+
+func benchHostBound(b *testing.B, q *queue, launch func() cu.Result) {
+	for b.Loop() {
+		for range hostBoundBatch {
+			if r := launch(); r != cu.Success {
+				b.Fatal(r)
+			}
+		}
+		q.cu.StreamSynchronize(q.stream)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*hostBoundBatch), "ns/launch")
+}
+
+func BenchmarkHostBoundRawLaunch(b *testing.B) {
+	d, q, k := openForBench(b)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	d.a.cu.CtxSetCurrent(d.ctx)
+	benchHostBound(b, q, func() cu.Result {
+		return d.a.cu.LaunchKernel(k.fn, 1, 1, 1, 32, 1, 1, 0, q.stream, &k.ptrs[0], nil)
+	})
+}
+
+func BenchmarkHostBoundRawLaunchIn(b *testing.B) {
+	d, q, k := openForBench(b)
+	benchHostBound(b, q, func() cu.Result {
+		return d.a.cu.LaunchKernelIn(d.ctx, k.fn, 1, 1, 1, 32, 1, 1, 0, q.stream, &k.ptrs[0], nil)
+	})
+}
+
+func BenchmarkHostBoundAdapterLaunch(b *testing.B) {
+	_, q, k := openForBench(b)
+	r := driver.NDRange{Dims: 1, Global: [3]uint64{32, 1, 1}}
+	benchHostBound(b, q, func() cu.Result {
+		if _, err := q.Launch(k, r, nil, false); err != nil {
+			return cu.Unknown
+		}
+		return cu.Success
+	})
+}
