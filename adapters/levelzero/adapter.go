@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gour-dev/gour/internal/dl"
+
 	"github.com/gour-dev/gour/adapters/levelzero/internal/ze"
 	"github.com/gour-dev/gour/ur/driver"
 )
@@ -138,7 +140,7 @@ func (a *adapter) openPlatform(h ze.Driver) (*platform, error) {
 	names := make([]string, 0, len(exts))
 	p := &platform{a: a, handle: h, api: api, version: props.DriverVersion}
 	for _, e := range exts {
-		n := ze.BufString(e.Name[:])
+		n := dl.BufString(e.Name[:])
 		names = append(names, n)
 		if n == "ZE_experimental_module_program" {
 			p.moduleProgram = true
@@ -209,7 +211,7 @@ func (p *platform) openDevice(h ze.Device) (*device, error) {
 		}
 	}
 	if d.computeOrdinal == ^uint32(0) {
-		return nil, driver.Errorf(driver.ResultDeviceNotAvailable, "device %q has no compute command queue group", ze.BufString(props.Name[:]))
+		return nil, driver.Errorf(driver.ResultDeviceNotAvailable, "device %q has no compute command queue group", dl.BufString(props.Name[:]))
 	}
 	var globalMem uint64
 	for _, m := range mems {
@@ -233,7 +235,7 @@ func (p *platform) openDevice(h ze.Device) (*device, error) {
 	fp16 := module.FP16Flags != 0 || module.Flags&ze.DeviceModuleFlagFP16 != 0
 	d.info = driver.DeviceInfo{
 		Type:             deviceType(props.Type),
-		Name:             ze.BufString(props.Name[:]),
+		Name:             dl.BufString(props.Name[:]),
 		Vendor:           vendorName(props.VendorID),
 		VendorID:         props.VendorID,
 		DeviceVersion:    fmt.Sprintf("Level Zero %d.%d, device id %#04x", p.api.Major(), p.api.Minor(), props.DeviceID),

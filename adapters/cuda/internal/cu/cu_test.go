@@ -264,15 +264,15 @@ func TestStringHelpers(t *testing.T) {
 	if got := trimLog(make([]byte, 16)); got != "" {
 		t.Errorf("trimLog(zeros) = %q", got)
 	}
-	if got := bufString([]byte("no nul")); got != "no nul" {
+	if got := dl.BufString([]byte("no nul")); got != "no nul" {
 		t.Errorf("bufString = %q", got)
 	}
 	s := []byte("CUDA_ERROR_X\x00tail")
-	if got := goString(unsafe.Pointer(&s[0])); got != "CUDA_ERROR_X" {
+	if got := dl.GoString(unsafe.Pointer(&s[0])); got != "CUDA_ERROR_X" {
 		t.Errorf("goString = %q", got)
 	}
-	if goString(nil) != "" {
-		t.Error("goString(nil)")
+	if dl.GoString(nil) != "" {
+		t.Error("dl.GoString(nil)")
 	}
 }
 

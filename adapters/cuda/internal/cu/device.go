@@ -30,7 +30,7 @@ func (l *Lib) GetErrorName(r Result) (string, Result) {
 	f := dl.NewFrame()
 	f.Args = dl.Args{uintptr(uint32(r)), f.OutPtr()}
 	rr, _, p := call(f, l.getErrorName)
-	return goString(p), rr
+	return dl.GoString(p), rr
 }
 
 // GetErrorString calls cuGetErrorString: the driver's description of r.
@@ -39,7 +39,7 @@ func (l *Lib) GetErrorString(r Result) (string, Result) {
 	f := dl.NewFrame()
 	f.Args = dl.Args{uintptr(uint32(r)), f.OutPtr()}
 	rr, _, p := call(f, l.getErrorString)
-	return goString(p), rr
+	return dl.GoString(p), rr
 }
 
 // DeviceGetCount calls cuDeviceGetCount.
@@ -77,7 +77,7 @@ func (l *Lib) DeviceName(d Device) (string, Result) {
 	if r := l.DeviceGetName(buf, d); r != Success {
 		return "", r
 	}
-	return bufString(buf), Success
+	return dl.BufString(buf), Success
 }
 
 // DeviceGetAttribute calls cuDeviceGetAttribute.

@@ -18,8 +18,8 @@ func (l *Lib) LinkCreate(options []JitOption, values []uintptr) (LinkState, Resu
 	f := dl.NewFrame()
 	f.Args = dl.Args{
 		uintptr(len(options)),
-		f.Ptr(0, first(options)),
-		f.Ptr(1, first(values)),
+		f.Ptr(0, dl.First(options)),
+		f.Ptr(1, dl.First(values)),
 		f.Out(0),
 	}
 	r, out, _ := call(f, l.linkCreate)
@@ -38,7 +38,7 @@ func (l *Lib) LinkAddData(s LinkState, typ JitInputType, data []byte, name strin
 	}
 	var cname []byte
 	if name != "" {
-		cname = cString(name)
+		cname = dl.CString(name)
 	}
 	f := dl.NewFrame()
 	f.Args = dl.Args{
@@ -46,10 +46,10 @@ func (l *Lib) LinkAddData(s LinkState, typ JitInputType, data []byte, name strin
 		uintptr(typ),
 		f.Ptr(0, unsafe.Pointer(&data[0])),
 		uintptr(len(data)),
-		f.Ptr(1, first(cname)),
+		f.Ptr(1, dl.First(cname)),
 		uintptr(len(options)),
-		f.Ptr(2, first(options)),
-		f.Ptr(3, first(values)),
+		f.Ptr(2, dl.First(options)),
+		f.Ptr(3, dl.First(values)),
 	}
 	r, _, _ := call(f, l.linkAddData)
 	return r

@@ -49,8 +49,8 @@ func (l *Lib) ModuleLoadDataWithOptions(image []byte, options []JitOption, value
 		f.Out(0),
 		f.Ptr(0, unsafe.Pointer(&img[0])),
 		uintptr(len(options)),
-		f.Ptr(1, first(options)),
-		f.Ptr(2, first(values)),
+		f.Ptr(1, dl.First(options)),
+		f.Ptr(2, dl.First(values)),
 	}
 	r, out, _ := call(f, l.moduleLoadDataEx)
 	return Module(out[0]), r
@@ -83,7 +83,7 @@ func (l *Lib) ModuleUnload(m Module) Result { return call1(l.moduleUnload, uintp
 // ModuleGetFunction calls cuModuleGetFunction; NotFound when m has no
 // kernel of that (mangled) name.
 func (l *Lib) ModuleGetFunction(m Module, name string) (Function, Result) {
-	n := cString(name)
+	n := dl.CString(name)
 	f := dl.NewFrame()
 	f.Args = dl.Args{f.Out(0), uintptr(m), f.Ptr(0, unsafe.Pointer(&n[0]))}
 	r, out, _ := call(f, l.moduleGetFunction)
@@ -94,7 +94,7 @@ func (l *Lib) ModuleGetFunction(m Module, name string) (Function, Result) {
 // __device__ or __constant__ variable. NotSupported when missing (see
 // HasModuleGetGlobal).
 func (l *Lib) ModuleGetGlobal(m Module, name string) (DevicePtr, uint64, Result) {
-	n := cString(name)
+	n := dl.CString(name)
 	f := dl.NewFrame()
 	f.Args = dl.Args{f.Out(0), f.Out(1), uintptr(m), f.Ptr(0, unsafe.Pointer(&n[0]))}
 	r, out, _ := call(f, l.moduleGetGlobal)
@@ -114,7 +114,7 @@ func (l *Lib) ModuleGetFunctionCount(m Module) (uint32, Result) {
 // filling fns with up to len(fns) kernels of m.
 func (l *Lib) ModuleEnumerateFunctions(m Module, fns []Function) Result {
 	f := dl.NewFrame()
-	f.Args = dl.Args{f.Ptr(0, first(fns)), uintptr(uint32(len(fns))), uintptr(m)}
+	f.Args = dl.Args{f.Ptr(0, dl.First(fns)), uintptr(uint32(len(fns))), uintptr(m)}
 	r, _, _ := call(f, l.moduleEnumerateFunctions)
 	return r
 }
@@ -138,7 +138,7 @@ func (l *Lib) FuncGetName(fn Function) (string, Result) {
 	f := dl.NewFrame()
 	f.Args = dl.Args{f.OutPtr(), uintptr(fn)}
 	r, _, p := call(f, l.funcGetName)
-	return goString(p), r
+	return dl.GoString(p), r
 }
 
 // FuncGetAttribute calls cuFuncGetAttribute.
@@ -231,5 +231,5 @@ func isBinaryImage(image []byte) bool {
 // trimLog decodes a log buffer the JIT filled: the text before the first
 // NUL, without trailing blanks.
 func trimLog(b []byte) string {
-	return strings.TrimRight(bufString(b), " \t\r\n")
+	return strings.TrimRight(dl.BufString(b), " \t\r\n")
 }

@@ -184,11 +184,11 @@ func (l *Lib) Create(options []string) (Handle, Result) {
 	strs := make([][]byte, len(options))
 	ptrs := make([]*byte, len(options))
 	for i, o := range options {
-		strs[i] = cString(o)
+		strs[i] = dl.CString(o)
 		ptrs[i] = &strs[i][0]
 	}
 	var h Handle
-	r1, _, _ := purego.SyscallN(l.create, uintptr(unsafe.Pointer(&h)), uintptr(uint32(len(ptrs))), uintptr(first(ptrs)))
+	r1, _, _ := purego.SyscallN(l.create, uintptr(unsafe.Pointer(&h)), uintptr(uint32(len(ptrs))), uintptr(dl.First(ptrs)))
 	return h, result(r1)
 }
 
@@ -216,10 +216,10 @@ func (l *Lib) AddData(h Handle, typ InputType, data []byte, name string) Result 
 	}
 	var cname []byte
 	if name != "" {
-		cname = cString(name)
+		cname = dl.CString(name)
 	}
 	r1, _, _ := purego.SyscallN(l.addData, uintptr(h), uintptr(typ),
-		uintptr(unsafe.Pointer(&data[0])), uintptr(len(data)), uintptr(first(cname)))
+		uintptr(unsafe.Pointer(&data[0])), uintptr(len(data)), uintptr(dl.First(cname)))
 	return result(r1)
 }
 
@@ -352,21 +352,6 @@ func (l *Lib) logs(h Handle) string {
 		return errLog
 	}
 	return errLog + "\n" + infoLog
-}
-
-// first returns a pointer to the first element, or nil for an empty slice.
-func first[T any](s []T) unsafe.Pointer {
-	if len(s) == 0 {
-		return nil
-	}
-	return unsafe.Pointer(unsafe.SliceData(s))
-}
-
-// cString returns s as a NUL-terminated byte slice for C.
-func cString(s string) []byte {
-	b := make([]byte, len(s)+1)
-	copy(b, s)
-	return b
 }
 
 // trimLog decodes a log: the text before the first NUL, without trailing

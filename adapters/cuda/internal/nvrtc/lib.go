@@ -123,7 +123,7 @@ func (l *Lib) GetErrorString(r Result) string {
 		return r.Name()
 	}
 	p, _, _ := purego.SyscallN(l.getErrorString, uintptr(uint32(r)))
-	return goString(*(*unsafe.Pointer)(unsafe.Pointer(&p)))
+	return dl.GoString(*(*unsafe.Pointer)(unsafe.Pointer(&p)))
 }
 
 // CreateProgram calls nvrtcCreateProgram with src and a program name used
@@ -132,16 +132,16 @@ func (l *Lib) CreateProgram(src, name string) (Program, Result) {
 	if l.createProgram == 0 {
 		return 0, EntryPointMissing
 	}
-	csrc := cString(src)
+	csrc := dl.CString(src)
 	var cname []byte
 	if name != "" {
-		cname = cString(name)
+		cname = dl.CString(name)
 	}
 	var p Program
 	r1, _, _ := purego.SyscallN(l.createProgram,
 		uintptr(unsafe.Pointer(&p)),
 		uintptr(unsafe.Pointer(&csrc[0])),
-		uintptr(first(cname)),
+		uintptr(dl.First(cname)),
 		0, // numHeaders
 		0, // headers
 		0, // includeNames
@@ -167,10 +167,10 @@ func (l *Lib) CompileProgram(p Program, options []string) Result {
 	strs := make([][]byte, len(options))
 	ptrs := make([]*byte, len(options))
 	for i, o := range options {
-		strs[i] = cString(o)
+		strs[i] = dl.CString(o)
 		ptrs[i] = &strs[i][0]
 	}
-	r1, _, _ := purego.SyscallN(l.compileProgram, uintptr(p), uintptr(len(ptrs)), uintptr(first(ptrs)))
+	r1, _, _ := purego.SyscallN(l.compileProgram, uintptr(p), uintptr(len(ptrs)), uintptr(dl.First(ptrs)))
 	return result(r1)
 }
 
@@ -207,7 +207,7 @@ func (l *Lib) AddNameExpression(p Program, expr string) Result {
 	if l.addNameExpression == 0 {
 		return EntryPointMissing
 	}
-	cexpr := cString(expr)
+	cexpr := dl.CString(expr)
 	r1, _, _ := purego.SyscallN(l.addNameExpression, uintptr(p), uintptr(unsafe.Pointer(&cexpr[0])))
 	return result(r1)
 }
@@ -218,10 +218,10 @@ func (l *Lib) GetLoweredName(p Program, expr string) (string, Result) {
 	if l.getLoweredName == 0 {
 		return "", EntryPointMissing
 	}
-	cexpr := cString(expr)
+	cexpr := dl.CString(expr)
 	var lowered unsafe.Pointer // const char*, owned by the program
 	r1, _, _ := purego.SyscallN(l.getLoweredName, uintptr(p), uintptr(unsafe.Pointer(&cexpr[0])), uintptr(unsafe.Pointer(&lowered)))
-	return goString(lowered), result(r1)
+	return dl.GoString(lowered), result(r1)
 }
 
 // size runs an nvrtcGet*Size function.
@@ -328,33 +328,6 @@ func realArch(options []string) bool {
 		}
 	}
 	return false
-}
-
-// first returns a pointer to the first element, or nil for an empty slice.
-func first[T any](s []T) unsafe.Pointer {
-	if len(s) == 0 {
-		return nil
-	}
-	return unsafe.Pointer(unsafe.SliceData(s))
-}
-
-// cString returns s as a NUL-terminated byte slice for C.
-func cString(s string) []byte {
-	b := make([]byte, len(s)+1)
-	copy(b, s)
-	return b
-}
-
-// goString copies the NUL-terminated C string at p; nil gives "".
-func goString(p unsafe.Pointer) string {
-	if p == nil {
-		return ""
-	}
-	n := 0
-	for *(*byte)(unsafe.Add(p, n)) != 0 {
-		n++
-	}
-	return string(unsafe.Slice((*byte)(p), n))
 }
 
 // trimNUL drops trailing NUL bytes.

@@ -38,7 +38,7 @@ func (l *Lib) CommandListHostSynchronize(cl CommandList, timeout uint64) Result 
 // signal, if not zero, is signalled then.
 func (l *Lib) CommandListAppendBarrier(cl CommandList, signal Event, wait []Event) Result {
 	f := dl.NewFrame()
-	f.Args = dl.Args{uintptr(cl), uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(0, first(wait))}
+	f.Args = dl.Args{uintptr(cl), uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(0, dl.First(wait))}
 	r, _ := call(f, l.commandListAppendBarrier)
 	return r
 }
@@ -47,7 +47,7 @@ func (l *Lib) CommandListAppendBarrier(cl CommandList, signal Event, wait []Even
 // two device (or USM) addresses.
 func (l *Lib) CommandListAppendMemoryCopy(cl CommandList, dst, src, size uintptr, signal Event, wait []Event) Result {
 	f := dl.NewFrame()
-	f.Args = dl.Args{uintptr(cl), dst, src, size, uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(0, first(wait))}
+	f.Args = dl.Args{uintptr(cl), dst, src, size, uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(0, dl.First(wait))}
 	r, _ := call(f, l.commandListAppendMemoryCopy)
 	return r
 }
@@ -58,7 +58,7 @@ func (l *Lib) CommandListAppendMemoryCopy(cl CommandList, dst, src, size uintptr
 // being Go memory, referenced) until then.
 func (l *Lib) CommandListAppendCopyFromHost(cl CommandList, dst uintptr, src unsafe.Pointer, size uintptr, signal Event, wait []Event) Result {
 	f := dl.NewFrame()
-	f.Args = dl.Args{uintptr(cl), dst, f.Ptr(0, src), size, uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(1, first(wait))}
+	f.Args = dl.Args{uintptr(cl), dst, f.Ptr(0, src), size, uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(1, dl.First(wait))}
 	r, _ := call(f, l.commandListAppendMemoryCopy)
 	return r
 }
@@ -68,7 +68,7 @@ func (l *Lib) CommandListAppendCopyFromHost(cl CommandList, dst uintptr, src uns
 // executes and must stay referenced until then.
 func (l *Lib) CommandListAppendCopyToHost(cl CommandList, dst unsafe.Pointer, src, size uintptr, signal Event, wait []Event) Result {
 	f := dl.NewFrame()
-	f.Args = dl.Args{uintptr(cl), f.Ptr(0, dst), src, size, uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(1, first(wait))}
+	f.Args = dl.Args{uintptr(cl), f.Ptr(0, dst), src, size, uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(1, dl.First(wait))}
 	r, _ := call(f, l.commandListAppendMemoryCopy)
 	return r
 }
@@ -78,7 +78,7 @@ func (l *Lib) CommandListAppendCopyToHost(cl CommandList, dst unsafe.Pointer, sr
 // than the queue group's MaxMemoryFillPatternSize.
 func (l *Lib) CommandListAppendMemoryFill(cl CommandList, ptr uintptr, pattern []byte, size uintptr, signal Event, wait []Event) Result {
 	f := dl.NewFrame()
-	f.Args = dl.Args{uintptr(cl), ptr, f.Ptr(0, first(pattern)), uintptr(len(pattern)), size, uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(1, first(wait))}
+	f.Args = dl.Args{uintptr(cl), ptr, f.Ptr(0, dl.First(pattern)), uintptr(len(pattern)), size, uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(1, dl.First(wait))}
 	r, _ := call(f, l.commandListAppendMemoryFill)
 	return r
 }
@@ -90,7 +90,7 @@ func (l *Lib) CommandListAppendLaunchKernel(cl CommandList, k Kernel, groups Gro
 	f := dl.NewFrame()
 	g := f.Slot(0)
 	*(*GroupCount)(g) = groups
-	f.Args = dl.Args{uintptr(cl), uintptr(k), uintptr(g), uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(0, first(wait))}
+	f.Args = dl.Args{uintptr(cl), uintptr(k), uintptr(g), uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(0, dl.First(wait))}
 	r, _ := call(f, l.commandListAppendLaunchKernel)
 	return r
 }
@@ -106,7 +106,7 @@ func (l *Lib) CommandListAppendSignalEvent(cl CommandList, e Event) Result {
 // CommandListAppendWaitOnEvents calls zeCommandListAppendWaitOnEvents.
 func (l *Lib) CommandListAppendWaitOnEvents(cl CommandList, events []Event) Result {
 	f := dl.NewFrame()
-	f.Args = dl.Args{uintptr(cl), uintptr(uint32(len(events))), f.Ptr(0, first(events))}
+	f.Args = dl.Args{uintptr(cl), uintptr(uint32(len(events))), f.Ptr(0, dl.First(events))}
 	r, _ := call(f, l.commandListAppendWaitOnEvents)
 	return r
 }

@@ -11,7 +11,7 @@ import (
 func (l *Lib) ContextCreateEx(d Driver, devices []Device) (Context, Result) {
 	desc := &ContextDesc{Stype: StructureTypeContextDesc}
 	f := dl.NewFrame()
-	f.Args = dl.Args{uintptr(d), f.Ptr(0, unsafe.Pointer(desc)), uintptr(uint32(len(devices))), f.Ptr(1, first(devices)), f.Out(0)}
+	f.Args = dl.Args{uintptr(d), f.Ptr(0, unsafe.Pointer(desc)), uintptr(uint32(len(devices))), f.Ptr(1, dl.First(devices)), f.Out(0)}
 	r, out := call(f, l.contextCreateEx)
 	return Context(out[0]), r
 }

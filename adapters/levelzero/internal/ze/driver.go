@@ -23,7 +23,7 @@ func (l *Lib) InitDrivers(types InitDriverTypeFlags) ([]Driver, Result) {
 	}
 	drivers := make([]Driver, uint32(out[0]))
 	f = dl.NewFrame()
-	f.Args = dl.Args{f.InOut(0, uint64(len(drivers))), f.Ptr(1, first(drivers)), f.Ptr(0, unsafe.Pointer(desc))}
+	f.Args = dl.Args{f.InOut(0, uint64(len(drivers))), f.Ptr(1, dl.First(drivers)), f.Ptr(0, unsafe.Pointer(desc))}
 	r, out = call(f, l.initDrivers)
 	return drivers[:min(uint32(out[0]), uint32(len(drivers)))], r
 }
@@ -38,7 +38,7 @@ func (l *Lib) DriverGet() ([]Driver, Result) {
 	}
 	drivers := make([]Driver, uint32(out[0]))
 	f = dl.NewFrame()
-	f.Args = dl.Args{f.InOut(0, uint64(len(drivers))), f.Ptr(0, first(drivers))}
+	f.Args = dl.Args{f.InOut(0, uint64(len(drivers))), f.Ptr(0, dl.First(drivers))}
 	r, out = call(f, l.driverGet)
 	return drivers[:min(uint32(out[0]), uint32(len(drivers)))], r
 }
@@ -71,7 +71,7 @@ func (l *Lib) DriverGetExtensionProperties(d Driver) ([]DriverExtensionPropertie
 	}
 	exts := make([]DriverExtensionProperties, uint32(out[0]))
 	f = dl.NewFrame()
-	f.Args = dl.Args{uintptr(d), f.InOut(0, uint64(len(exts))), f.Ptr(0, first(exts))}
+	f.Args = dl.Args{uintptr(d), f.InOut(0, uint64(len(exts))), f.Ptr(0, dl.First(exts))}
 	r, out = call(f, l.driverGetExtensionProp)
 	return exts[:min(uint32(out[0]), uint32(len(exts)))], r
 }
@@ -87,7 +87,7 @@ func (l *Lib) DeviceGet(d Driver) ([]Device, Result) {
 	}
 	devices := make([]Device, uint32(out[0]))
 	f = dl.NewFrame()
-	f.Args = dl.Args{uintptr(d), f.InOut(0, uint64(len(devices))), f.Ptr(0, first(devices))}
+	f.Args = dl.Args{uintptr(d), f.InOut(0, uint64(len(devices))), f.Ptr(0, dl.First(devices))}
 	r, out = call(f, l.deviceGet)
 	return devices[:min(uint32(out[0]), uint32(len(devices)))], r
 }
@@ -146,7 +146,7 @@ func (l *Lib) DeviceGetCommandQueueGroupProperties(dev Device) ([]CommandQueueGr
 		groups[i].Stype = StructureTypeCommandQueueGroupProperties
 	}
 	f = dl.NewFrame()
-	f.Args = dl.Args{uintptr(dev), f.InOut(0, uint64(len(groups))), f.Ptr(0, first(groups))}
+	f.Args = dl.Args{uintptr(dev), f.InOut(0, uint64(len(groups))), f.Ptr(0, dl.First(groups))}
 	r, out = call(f, l.deviceGetCommandQueueGroupProps)
 	return groups[:min(uint32(out[0]), uint32(len(groups)))], r
 }
@@ -165,7 +165,7 @@ func (l *Lib) DeviceGetMemoryProperties(dev Device) ([]DeviceMemoryProperties, R
 		mems[i].Stype = StructureTypeDeviceMemoryProperties
 	}
 	f = dl.NewFrame()
-	f.Args = dl.Args{uintptr(dev), f.InOut(0, uint64(len(mems))), f.Ptr(0, first(mems))}
+	f.Args = dl.Args{uintptr(dev), f.InOut(0, uint64(len(mems))), f.Ptr(0, dl.First(mems))}
 	r, out = call(f, l.deviceGetMemoryProperties)
 	return mems[:min(uint32(out[0]), uint32(len(mems)))], r
 }

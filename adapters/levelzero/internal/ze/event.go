@@ -11,7 +11,7 @@ import (
 func (l *Lib) EventPoolCreate(c Context, flags, count uint32, devices []Device) (EventPool, Result) {
 	desc := &EventPoolDesc{Stype: StructureTypeEventPoolDesc, Flags: flags, Count: count}
 	f := dl.NewFrame()
-	f.Args = dl.Args{uintptr(c), f.Ptr(0, unsafe.Pointer(desc)), uintptr(uint32(len(devices))), f.Ptr(1, first(devices)), f.Out(0)}
+	f.Args = dl.Args{uintptr(c), f.Ptr(0, unsafe.Pointer(desc)), uintptr(uint32(len(devices))), f.Ptr(1, dl.First(devices)), f.Out(0)}
 	r, out := call(f, l.eventPoolCreate)
 	return EventPool(out[0]), r
 }

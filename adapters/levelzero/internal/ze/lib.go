@@ -2,7 +2,6 @@ package ze
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/gour-dev/gour/internal/dl"
 )
@@ -218,43 +217,6 @@ func call1(fn, h uintptr) Result {
 	f.Args[0] = h
 	r, _ := call(f, fn)
 	return r
-}
-
-// first returns a pointer to the first element, or nil for an empty slice.
-func first[T any](s []T) unsafe.Pointer {
-	if len(s) == 0 {
-		return nil
-	}
-	return unsafe.Pointer(unsafe.SliceData(s))
-}
-
-// CString returns s as a NUL-terminated byte slice for C.
-func CString(s string) []byte {
-	b := make([]byte, len(s)+1)
-	copy(b, s)
-	return b
-}
-
-// GoString copies the NUL-terminated C string at p; nil gives "".
-func GoString(p unsafe.Pointer) string {
-	if p == nil {
-		return ""
-	}
-	n := 0
-	for *(*byte)(unsafe.Add(p, n)) != 0 {
-		n++
-	}
-	return string(unsafe.Slice((*byte)(p), n))
-}
-
-// BufString decodes a char[] filled by C: everything before the first NUL.
-func BufString(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
-	}
-	return string(b)
 }
 
 // Stub returns a table whose every entry point, optional ones included,

@@ -45,8 +45,8 @@ func (l *Lib) ModuleCreate(c Context, dev Device, format ModuleFormat, input []b
 		Stype:        StructureTypeModuleDesc,
 		Format:       format,
 		InputSize:    uintptr(len(input)),
-		PInputModule: first(input),
-		PBuildFlags:  unsafe.Pointer(&CString(flags)[0]),
+		PInputModule: dl.First(input),
+		PBuildFlags:  unsafe.Pointer(&dl.CString(flags)[0]),
 		PConstants:   unsafe.Pointer(consts),
 	}
 	return l.moduleCreate1(c, dev, desc)
@@ -73,17 +73,17 @@ func (l *Lib) ModuleCreateLinked(c Context, dev Device, inputs []ModuleInput) (M
 	consts := make([]unsafe.Pointer, n)
 	for i, in := range inputs {
 		sizes[i] = uintptr(len(in.IL))
-		ils[i] = first(in.IL)
-		flags[i] = unsafe.Pointer(&CString(in.Flags)[0])
+		ils[i] = dl.First(in.IL)
+		flags[i] = unsafe.Pointer(&dl.CString(in.Flags)[0])
 		consts[i] = unsafe.Pointer(in.Constants)
 	}
 	prog := &ModuleProgramExpDesc{
 		Stype:         StructureTypeModuleProgramExpDesc,
 		Count:         uint32(n),
-		InputSizes:    first(sizes),
-		PInputModules: first(ils),
-		PBuildFlags:   first(flags),
-		PConstants:    first(consts),
+		InputSizes:    dl.First(sizes),
+		PInputModules: dl.First(ils),
+		PBuildFlags:   dl.First(flags),
+		PConstants:    dl.First(consts),
 	}
 	desc := &ModuleDesc{Stype: StructureTypeModuleDesc, PNext: unsafe.Pointer(prog), Format: ModuleFormatILSPIRV}
 	if n > 0 {
@@ -111,7 +111,7 @@ func (l *Lib) ModuleDestroy(m Module) Result { return call1(l.moduleDestroy, uin
 // handle, to read and destroy as ModuleCreate's.
 func (l *Lib) ModuleDynamicLink(modules []Module) (BuildLog, Result) {
 	f := dl.NewFrame()
-	f.Args = dl.Args{uintptr(uint32(len(modules))), f.Ptr(0, first(modules)), f.Out(0)}
+	f.Args = dl.Args{uintptr(uint32(len(modules))), f.Ptr(0, dl.First(modules)), f.Out(0)}
 	r, out := call(f, l.moduleDynamicLink)
 	return BuildLog(out[0]), r
 }
@@ -141,7 +141,7 @@ func (l *Lib) BuildLogString(log BuildLog) (string, Result) {
 	f = dl.NewFrame()
 	f.Args = dl.Args{uintptr(log), f.InOut(0, uint64(len(buf))), f.Ptr(0, unsafe.Pointer(&buf[0]))}
 	r, _ = call(f, l.moduleBuildLogGetString)
-	return strings.TrimRight(BufString(buf), " \t\r\n"), r
+	return strings.TrimRight(dl.BufString(buf), " \t\r\n"), r
 }
 
 // ModuleGetNativeBinary calls zeModuleGetNativeBinary for the size, then
@@ -173,7 +173,7 @@ func (l *Lib) ModuleGetKernelNames(m Module) ([]string, Result) {
 	// never sees C pointers in Go memory.
 	ptrs := make([]uintptr, uint32(out[0]))
 	f = dl.NewFrame()
-	f.Args = dl.Args{uintptr(m), f.InOut(0, uint64(len(ptrs))), f.Ptr(0, first(ptrs))}
+	f.Args = dl.Args{uintptr(m), f.InOut(0, uint64(len(ptrs))), f.Ptr(0, dl.First(ptrs))}
 	r, out = call(f, l.moduleGetKernelNames)
 	if r != Success {
 		return nil, r
@@ -191,13 +191,13 @@ func cStringAt(p uintptr) string {
 		return ""
 	}
 	// p is memory of the driver, outside the Go heap.
-	return GoString(*(*unsafe.Pointer)(unsafe.Pointer(&p)))
+	return dl.GoString(*(*unsafe.Pointer)(unsafe.Pointer(&p)))
 }
 
 // KernelCreate calls zeKernelCreate for the kernel of that name;
 // ErrorInvalidKernelName when the module has none.
 func (l *Lib) KernelCreate(m Module, name string) (Kernel, Result) {
-	n := CString(name)
+	n := dl.CString(name)
 	desc := &KernelDesc{Stype: StructureTypeKernelDesc, PKernelName: unsafe.Pointer(&n[0])}
 	f := dl.NewFrame()
 	f.Args = dl.Args{uintptr(m), f.Ptr(0, unsafe.Pointer(desc)), f.Out(0)}

@@ -16,9 +16,9 @@ func (l *Lib) CreateContext(properties []uintptr, devices []Device) (Context, St
 	}
 	f := dl.NewFrame()
 	f.Args = dl.Args{
-		f.Ptr(0, first(properties)),
+		f.Ptr(0, dl.First(properties)),
 		uintptr(len(devices)),
-		f.Ptr(1, first(devices)),
+		f.Ptr(1, dl.First(devices)),
 		0, // pfn_notify
 		0, // user_data
 		f.Out(0),

@@ -15,7 +15,7 @@ func (l *Lib) GetDeviceIDs(p Platform, deviceType uint64, devices []Device, numD
 		uintptr(p),
 		uintptr(deviceType),
 		uintptr(len(devices)),
-		f.Ptr(0, first(devices)),
+		f.Ptr(0, dl.First(devices)),
 		f.Ptr(1, unsafe.Pointer(numDevices)),
 	}
 	r, _, _ := f.Call(l.getDeviceIDs)

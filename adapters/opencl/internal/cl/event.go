@@ -10,7 +10,7 @@ import (
 // from C.
 func (l *Lib) WaitForEvents(events []Event) Status {
 	f := dl.NewFrame()
-	f.Args = dl.Args{uintptr(len(events)), f.Ptr(0, first(events))}
+	f.Args = dl.Args{uintptr(len(events)), f.Ptr(0, dl.First(events))}
 	r, _, _ := f.Call(l.waitForEvents)
 	return status(r)
 }

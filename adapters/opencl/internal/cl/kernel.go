@@ -8,7 +8,7 @@ import (
 
 // CreateKernel calls clCreateKernel.
 func (l *Lib) CreateKernel(p Program, name string) (Kernel, Status) {
-	n := cString(name)
+	n := dl.CString(name)
 	f := dl.NewFrame()
 	f.Args = dl.Args{uintptr(p), f.Ptr(0, unsafe.Pointer(&n[0])), f.Out(0)}
 	r, out, _ := f.Call(l.createKernel)
@@ -68,7 +68,7 @@ func (l *Lib) EnqueueNDRangeKernel(q Queue, k Kernel, workDim uint32, globalOffs
 		f.Ptr(1, unsafe.Pointer(globalSize)),
 		f.Ptr(2, unsafe.Pointer(localSize)),
 		uintptr(len(waitList)),
-		f.Ptr(3, first(waitList)),
+		f.Ptr(3, dl.First(waitList)),
 		f.Ptr(4, unsafe.Pointer(event)),
 	}
 	r, _, _ := f.Call(l.enqueueNDRangeKernel)

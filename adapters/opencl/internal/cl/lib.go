@@ -214,26 +214,10 @@ func getInfo2(fn, obj, obj2 uintptr, param uint32, size uintptr, value unsafe.Po
 	return status(r)
 }
 
-// first returns a pointer to the first element, or nil for an empty slice:
-// OpenCL rejects a non-NULL list with a zero count.
-func first[T any](s []T) unsafe.Pointer {
-	if len(s) == 0 {
-		return nil
-	}
-	return unsafe.Pointer(unsafe.SliceData(s))
-}
-
 // clBool converts to cl_bool.
 func clBool(b bool) uintptr {
 	if b {
 		return True
 	}
 	return False
-}
-
-// cString returns s as a NUL-terminated byte slice for C.
-func cString(s string) []byte {
-	b := make([]byte, len(s)+1)
-	copy(b, s)
-	return b
 }

@@ -39,7 +39,7 @@ func (l *Lib) EnqueueReadBuffer(q Queue, buf Mem, blocking bool, offset, size ui
 		size,
 		f.Ptr(0, dst),
 		uintptr(len(waitList)),
-		f.Ptr(1, first(waitList)),
+		f.Ptr(1, dl.First(waitList)),
 		f.Ptr(2, unsafe.Pointer(event)),
 	}
 	r, _, _ := f.Call(l.enqueueReadBuffer)
@@ -59,7 +59,7 @@ func (l *Lib) EnqueueWriteBuffer(q Queue, buf Mem, blocking bool, offset, size u
 		size,
 		f.Ptr(0, src),
 		uintptr(len(waitList)),
-		f.Ptr(1, first(waitList)),
+		f.Ptr(1, dl.First(waitList)),
 		f.Ptr(2, unsafe.Pointer(event)),
 	}
 	r, _, _ := f.Call(l.enqueueWriteBuffer)
@@ -77,7 +77,7 @@ func (l *Lib) EnqueueCopyBuffer(q Queue, src, dst Mem, srcOffset, dstOffset, siz
 		dstOffset,
 		size,
 		uintptr(len(waitList)),
-		f.Ptr(0, first(waitList)),
+		f.Ptr(0, dl.First(waitList)),
 		f.Ptr(1, unsafe.Pointer(event)),
 	}
 	r, _, _ := f.Call(l.enqueueCopyBuffer)
@@ -97,7 +97,7 @@ func (l *Lib) EnqueueFillBuffer(q Queue, buf Mem, pattern unsafe.Pointer, patter
 		offset,
 		size,
 		uintptr(len(waitList)),
-		f.Ptr(1, first(waitList)),
+		f.Ptr(1, dl.First(waitList)),
 		f.Ptr(2, unsafe.Pointer(event)),
 	}
 	r, _, _ := f.Call(l.enqueueFillBuffer)

@@ -12,7 +12,7 @@ func (l *Lib) GetPlatformIDs(platforms []Platform, numPlatforms *uint32) Status 
 	f := dl.NewFrame()
 	f.Args = dl.Args{
 		uintptr(len(platforms)),
-		f.Ptr(0, first(platforms)),
+		f.Ptr(0, dl.First(platforms)),
 		f.Ptr(1, unsafe.Pointer(numPlatforms)),
 	}
 	r, _, _ := f.Call(l.getPlatformIDs)

@@ -9,7 +9,7 @@ import (
 // CreateProgramWithSource calls clCreateProgramWithSource with one source
 // string.
 func (l *Lib) CreateProgramWithSource(c Context, source string) (Program, Status) {
-	src := cString(source)
+	src := dl.CString(source)
 	strs := &[1]*byte{&src[0]}
 	lengths := &[1]uintptr{uintptr(len(source))}
 	f := dl.NewFrame()
@@ -45,10 +45,10 @@ func (l *Lib) CreateProgramWithBinary(c Context, devices []Device, binaries [][]
 	f.Args = dl.Args{
 		uintptr(c),
 		uintptr(n),
-		f.Ptr(0, first(devices)),
-		f.Ptr(1, first(lengths)),
-		f.Ptr(2, first(ptrs)),
-		f.Ptr(3, first(binStatus)),
+		f.Ptr(0, dl.First(devices)),
+		f.Ptr(1, dl.First(lengths)),
+		f.Ptr(2, dl.First(ptrs)),
+		f.Ptr(3, dl.First(binStatus)),
 		f.Out(0),
 	}
 	r, out, _ := f.Call(l.createProgramWithBinary)
@@ -63,7 +63,7 @@ func (l *Lib) CreateProgramWithIL(c Context, il []byte) (Program, Status) {
 		return 0, InvalidOperation
 	}
 	f := dl.NewFrame()
-	f.Args = dl.Args{uintptr(c), f.Ptr(0, first(il)), uintptr(len(il)), f.Out(0)}
+	f.Args = dl.Args{uintptr(c), f.Ptr(0, dl.First(il)), uintptr(len(il)), f.Out(0)}
 	r, out, _ := f.Call(l.createProgramWithIL)
 	return Program(r), errcode(out)
 }
@@ -71,12 +71,12 @@ func (l *Lib) CreateProgramWithIL(c Context, il []byte) (Program, Status) {
 // BuildProgram calls clBuildProgram synchronously (no callback). Empty
 // devices means every device of the program's context.
 func (l *Lib) BuildProgram(p Program, devices []Device, options string) Status {
-	opts := cString(options)
+	opts := dl.CString(options)
 	f := dl.NewFrame()
 	f.Args = dl.Args{
 		uintptr(p),
 		uintptr(len(devices)),
-		f.Ptr(0, first(devices)),
+		f.Ptr(0, dl.First(devices)),
 		f.Ptr(1, unsafe.Pointer(&opts[0])),
 		0, // pfn_notify
 		0, // user_data
@@ -88,12 +88,12 @@ func (l *Lib) BuildProgram(p Program, devices []Device, options string) Status {
 // CompileProgram calls clCompileProgram (1.2) synchronously, without
 // embedded headers.
 func (l *Lib) CompileProgram(p Program, devices []Device, options string) Status {
-	opts := cString(options)
+	opts := dl.CString(options)
 	f := dl.NewFrame()
 	f.Args = dl.Args{
 		uintptr(p),
 		uintptr(len(devices)),
-		f.Ptr(0, first(devices)),
+		f.Ptr(0, dl.First(devices)),
 		f.Ptr(1, unsafe.Pointer(&opts[0])),
 		0, // num_input_headers
 		0, // input_headers
@@ -109,15 +109,15 @@ func (l *Lib) CompileProgram(p Program, devices []Device, options string) Status
 // program. On LinkProgramFailure the returned program may still be valid
 // and holds the link log.
 func (l *Lib) LinkProgram(c Context, devices []Device, options string, inputs []Program) (Program, Status) {
-	opts := cString(options)
+	opts := dl.CString(options)
 	f := dl.NewFrame()
 	f.Args = dl.Args{
 		uintptr(c),
 		uintptr(len(devices)),
-		f.Ptr(0, first(devices)),
+		f.Ptr(0, dl.First(devices)),
 		f.Ptr(1, unsafe.Pointer(&opts[0])),
 		uintptr(len(inputs)),
-		f.Ptr(2, first(inputs)),
+		f.Ptr(2, dl.First(inputs)),
 		0, // pfn_notify
 		0, // user_data
 		f.Out(0),

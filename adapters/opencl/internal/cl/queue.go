@@ -28,7 +28,7 @@ func (l *Lib) CreateCommandQueueWithProperties(c Context, d Device, properties [
 		properties = append(properties[:len(properties):len(properties)], 0)
 	}
 	f := dl.NewFrame()
-	f.Args = dl.Args{uintptr(c), uintptr(d), f.Ptr(0, first(properties)), f.Out(0)}
+	f.Args = dl.Args{uintptr(c), uintptr(d), f.Ptr(0, dl.First(properties)), f.Out(0)}
 	r, out, _ := f.Call(l.createCommandQueueWithProperties)
 	return Queue(r), errcode(out)
 }

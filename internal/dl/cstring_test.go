@@ -1,0 +1,28 @@
+package dl
+
+import (
+	"testing"
+	"unsafe"
+)
+
+func TestCStrings(t *testing.T) {
+	c := CString("gour")
+	if string(c) != "gour\x00" {
+		t.Errorf("CString = %q", c)
+	}
+	if got := GoString(unsafe.Pointer(&c[0])); got != "gour" {
+		t.Errorf("GoString = %q", got)
+	}
+	if GoString(nil) != "" {
+		t.Error("GoString(nil) is not empty")
+	}
+	if got := BufString([]byte("name\x00garbage")); got != "name" {
+		t.Errorf("BufString = %q", got)
+	}
+	if got := BufString([]byte("full")); got != "full" {
+		t.Errorf("BufString without NUL = %q", got)
+	}
+	if First([]int(nil)) != nil || First([]int{1}) == nil {
+		t.Error("First of an empty and a full slice")
+	}
+}
