@@ -42,6 +42,7 @@ type System struct {
 	Adapters []*Adapter
 	Statuses []AdapterStatus // every registered adapter, loaded or not
 	Devices  []*Device       // selected devices, in adapter, platform, device order
+	selector string          // the selector text that chose Devices
 }
 
 // Discover loads the registered adapters and lists their devices. It fails
@@ -63,7 +64,7 @@ func Discover(cfg Config) (*System, error) {
 		}
 		return nil, err
 	}
-	sys := &System{}
+	sys := &System{selector: selText}
 	for _, name := range names {
 		drv, err := openAdapter(name)
 		if err != nil {
@@ -106,13 +107,7 @@ func DefaultDevice() (*Device, error) {
 		return nil, err
 	}
 	if len(sys.Devices) == 0 {
-		var why []string
-		for _, s := range sys.Statuses {
-			if s.Err != nil {
-				why = append(why, s.Err.Error())
-			}
-		}
-		return nil, newError(ErrDeviceNotFound, "DefaultDevice", "", "no device selected (%s)", strings.Join(why, "; "))
+		return nil, newError(ErrDeviceNotFound, "DefaultDevice", "", "no device selected: %s", sys.WhyNoDevice())
 	}
 	rank := map[DeviceType]int{DeviceTypeGPU: 0, DeviceTypeAccelerator: 1, DeviceTypeCPU: 2, DeviceTypeOther: 3}
 	best := sys.Devices[0]
@@ -122,6 +117,24 @@ func DefaultDevice() (*Device, error) {
 		}
 	}
 	return best, nil
+}
+
+// WhyNoDevice says why discovery selected no device: the reason of every
+// adapter that did not load, and the selector when adapters loaded.
+func (s *System) WhyNoDevice() string {
+	var why []string
+	for _, st := range s.Statuses {
+		if st.Err != nil {
+			why = append(why, st.Err.Error())
+		}
+	}
+	if len(s.Adapters) > 0 {
+		why = append(why, fmt.Sprintf("the %d loaded adapter(s) have no device the selector %q (%s) lets through", len(s.Adapters), s.selector, EnvDeviceSelector))
+	}
+	if len(why) == 0 {
+		return "no adapter is registered (import github.com/gour-dev/gour/adapters/all)"
+	}
+	return strings.Join(why, "; ")
 }
 
 // adaptersToLoad applies UR_ADAPTERS_FORCE_LOAD to the registered names.

@@ -129,6 +129,9 @@ func TestForceLoadKeepsOrderAndDropsDuplicates(t *testing.T) {
 	if !strings.Contains(sys.Statuses[0].Err.Error(), "test adapter") {
 		t.Errorf("status %v does not carry the adapter's reason", sys.Statuses[0].Err)
 	}
+	if why := sys.WhyNoDevice(); !strings.Contains(why, "test adapter") {
+		t.Errorf("WhyNoDevice() = %q, want the adapter's reason", why)
+	}
 }
 
 func TestPanickingAdapterIsNotAvailable(t *testing.T) {

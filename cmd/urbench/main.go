@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	_ "github.com/gour-dev/gour/adapters/all"
@@ -42,13 +41,7 @@ func firstDevice(backend string) (*ur.Device, error) {
 		return nil, err
 	}
 	if len(sys.Devices) == 0 {
-		var why []string
-		for _, s := range sys.Statuses {
-			if s.Err != nil {
-				why = append(why, s.Err.Error())
-			}
-		}
-		return nil, fmt.Errorf("no %s device (%s)", backend, strings.Join(why, "; "))
+		return nil, fmt.Errorf("no %s device: %s", backend, sys.WhyNoDevice())
 	}
 	return sys.Devices[0], nil
 }
