@@ -69,7 +69,9 @@ func (m *Mem) enter(op string) error {
 	return m.object.enter("Mem", ErrInvalidMemObject, op)
 }
 
-// Release frees the buffer once no queued command uses it.
+// Release releases the buffer. The memory is freed once no queued command
+// uses it and no kernel holds it as an argument (Kernel.SetArgMem keeps it
+// alive until the argument is replaced or the kernel released).
 func (m *Mem) Release() error {
 	if m == nil {
 		return nilHandle("Mem", "Mem.Release")
