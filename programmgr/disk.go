@@ -3,6 +3,8 @@ package programmgr
 import (
 	"context"
 	"errors"
+	"os"
+	"sync"
 
 	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/cache/urkey"
@@ -26,6 +28,21 @@ func openDisk(opts Options, cfg config, getenv func(string) string) (*cache.Cach
 		return nil, &ur.Error{Result: ur.ErrInvalidValue, Op: "programmgr.New", Message: err.Error(), Err: err}
 	}
 	return c, nil
+}
+
+// The managers of a process that leave Options.DiskCache nil share one
+// persistent cache, opened from the environment by the first: its checks
+// of the directory run once, and an unusable directory is warned about
+// once, not once per manager.
+var processDisk struct {
+	once sync.Once
+	c    *cache.Cache
+	err  error
+}
+
+func sharedDisk(cfg config) (*cache.Cache, error) {
+	processDisk.once.Do(func() { processDisk.c, processDisk.err = openDisk(Options{}, cfg, os.Getenv) })
+	return processDisk.c, processDisk.err
 }
 
 // diskKey is the persistent cache's key of img built for dev: the device's

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/programmgr/internal/faultinject"
+	"github.com/gour-dev/gour/ur"
 )
 
 // openDiskAt opens a persistent cache in dir, as a new process would.
@@ -116,5 +117,38 @@ func TestDiskCacheOffByEnvironment(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("the cache directory holds %d entries, want none", len(entries))
+	}
+}
+
+// TestManagersShareTheProcessDiskCache: managers made with New and no
+// DiskCache share one persistent cache, opened once.
+func TestManagersShareTheProcessDiskCache(t *testing.T) {
+	t.Setenv("SYCL_CACHE_DIR", t.TempDir()) // used if this test opens it first
+	ctx, err := ur.NewContext(fiDevices(t)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Release()
+	a, err := New(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := New(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if a.disk == nil || a.disk != b.disk {
+		t.Errorf("two managers have persistent caches %p and %p, want one shared", a.disk, b.disk)
+	}
+	own := noDisk(t)
+	c, err := New(ctx, Options{DiskCache: own})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.disk != own {
+		t.Error("Options.DiskCache was not used")
 	}
 }

@@ -134,8 +134,19 @@ type programEntry struct {
 // ur.ErrInvalidValue that names the variable. The manager does not own
 // ctx: release the context after closing the manager.
 func New(ctx *ur.Context, opts Options) (*Manager, error) {
+	if ctx != nil && opts.DiskCache == nil {
+		cfg, err := opts.resolve(os.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		if opts.DiskCache, err = sharedDisk(cfg); err != nil {
+			return nil, err
+		}
+	}
 	return newManager(ctx, opts, os.Getenv)
 }
+
+// newManager makes a manager with the settings getenv reads.
 
 func newManager(ctx *ur.Context, opts Options, getenv func(string) string) (*Manager, error) {
 	const op = "programmgr.New"
