@@ -57,10 +57,11 @@ type Options struct {
 	Trace *int
 	// Logger receives the trace lines; nil is slog.Default().
 	Logger *slog.Logger
-	// DiskCache is the persistent device code cache; nil opens one as
-	// the SYCL_CACHE_* variables say (on by default, in
-	// $XDG_CACHE_HOME/gour). A disabled cache (SYCL_CACHE_PERSISTENT=0)
-	// turns it off.
+	// DiskCache is the persistent device code cache; nil uses the one the
+	// process's managers share, opened on first use as the SYCL_CACHE_*
+	// variables say (on by default, in $XDG_CACHE_HOME/gour), with the
+	// first manager's Logger and Trace. A disabled cache
+	// (SYCL_CACHE_PERSISTENT=0) turns it off.
 	DiskCache *cache.Cache
 }
 
