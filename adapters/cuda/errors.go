@@ -41,15 +41,8 @@ func resultOf(r cu.Result) driver.Result {
 	return driver.ResultUnknown
 }
 
-// check turns a failing CUresult of the CUDA call fn into a driver error.
-// It allocates nothing on success.
-func check(fn string, r cu.Result) error {
-	if r == cu.Success {
-		return nil
-	}
-	return cuError(fn, r)
-}
+// check turns a failing code of the call fn into a driver error; it
+// allocates nothing on success.
+func check(fn string, r cu.Result) error { return driver.Check(fn, r, resultOf) }
 
-func cuError(fn string, r cu.Result) *driver.Error {
-	return &driver.Error{Result: resultOf(r), Native: int64(r), NativeName: r.Name(), Message: fn + " failed"}
-}
+func cuError(fn string, r cu.Result) *driver.Error { return driver.Failure(fn, r, resultOf) }

@@ -84,15 +84,8 @@ func resultOf(r ze.Result) driver.Result {
 	return driver.ResultUnknown
 }
 
-// check turns a failing ze_result_t of the Level Zero call fn into a
-// driver error. It allocates nothing on success.
-func check(fn string, r ze.Result) error {
-	if r == ze.Success {
-		return nil
-	}
-	return zeError(fn, r)
-}
+// check turns a failing code of the call fn into a driver error; it
+// allocates nothing on success.
+func check(fn string, r ze.Result) error { return driver.Check(fn, r, resultOf) }
 
-func zeError(fn string, r ze.Result) *driver.Error {
-	return &driver.Error{Result: resultOf(r), Native: int64(r), NativeName: r.Name(), Message: fn + " failed"}
-}
+func zeError(fn string, r ze.Result) *driver.Error { return driver.Failure(fn, r, resultOf) }

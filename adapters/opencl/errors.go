@@ -85,15 +85,8 @@ func resultOf(s cl.Status) driver.Result {
 	return driver.ResultUnknown
 }
 
-// check turns a failing status of the OpenCL call fn into a driver error.
-// It allocates nothing on success.
-func check(fn string, s cl.Status) error {
-	if s == cl.Success {
-		return nil
-	}
-	return statusError(fn, s)
-}
+// check turns a failing code of the call fn into a driver error; it
+// allocates nothing on success.
+func check(fn string, s cl.Status) error { return driver.Check(fn, s, resultOf) }
 
-func statusError(fn string, s cl.Status) *driver.Error {
-	return &driver.Error{Result: resultOf(s), Native: int64(s), NativeName: s.Name(), Message: fn + " failed"}
-}
+func statusError(fn string, s cl.Status) *driver.Error { return driver.Failure(fn, s, resultOf) }

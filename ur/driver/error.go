@@ -35,3 +35,25 @@ func (e *Error) Is(target error) bool {
 func Errorf(code Result, format string, args ...any) *Error {
 	return &Error{Result: code, Message: fmt.Sprintf(format, args...)}
 }
+
+// Code is a vendor's result type (cl_int, CUresult, ze_result_t, ...):
+// zero is success, and Name gives the C name of a value.
+type Code interface {
+	~int32 | ~uint32
+	Name() string
+}
+
+// Check returns nil when the vendor call fn returned success (0), and
+// otherwise the *Error for its code, mapped to a Result by toResult. It
+// allocates nothing on success, so hot paths may use it.
+func Check[C Code](fn string, code C, toResult func(C) Result) error {
+	if code == 0 {
+		return nil
+	}
+	return Failure(fn, code, toResult)
+}
+
+// Failure is the *Error of the vendor call fn that returned code.
+func Failure[C Code](fn string, code C, toResult func(C) Result) *Error {
+	return &Error{Result: toResult(code), Native: int64(code), NativeName: code.Name(), Message: fn + " failed"}
+}
