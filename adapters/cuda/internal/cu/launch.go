@@ -19,20 +19,7 @@ import (
 // extra are heap memory the caller keeps, for example arrays in a
 // long-lived struct. Nothing here takes the address of a local variable.
 func (l *Lib) LaunchKernel(fn Function, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem uint32, s Stream, params, extra *unsafe.Pointer) Result {
-	f := dl.NewFrame()
-	f.Args = dl.Args{
-		uintptr(fn),
-		uintptr(gridX),
-		uintptr(gridY),
-		uintptr(gridZ),
-		uintptr(blockX),
-		uintptr(blockY),
-		uintptr(blockZ),
-		uintptr(sharedMem),
-		uintptr(s),
-		f.Ptr(0, unsafe.Pointer(params)),
-		f.Ptr(1, unsafe.Pointer(extra)),
-	}
+	f := launchFrame(fn, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem, s, params, extra)
 	r, _, _ := call(f, l.launchKernel)
 	return r
 }
@@ -41,19 +28,21 @@ func (l *Lib) LaunchKernel(fn Function, gridX, gridY, gridZ, blockX, blockY, blo
 // C call, so that it is right on whatever OS thread the goroutine runs.
 // A failure to make ctx current is returned as that call's result.
 func (l *Lib) LaunchKernelIn(ctx Context, fn Function, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem uint32, s Stream, params, extra *unsafe.Pointer) Result {
+	f := launchFrame(fn, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem, s, params, extra)
+	return callIn(f, l.ctxSetCurrent, ctx, l.launchKernel)
+}
+
+// launchFrame is the argument block of cuLaunchKernel.
+func launchFrame(fn Function, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem uint32, s Stream, params, extra *unsafe.Pointer) *dl.Frame {
 	f := dl.NewFrame()
 	f.Args = dl.Args{
 		uintptr(fn),
-		uintptr(gridX),
-		uintptr(gridY),
-		uintptr(gridZ),
-		uintptr(blockX),
-		uintptr(blockY),
-		uintptr(blockZ),
+		uintptr(gridX), uintptr(gridY), uintptr(gridZ),
+		uintptr(blockX), uintptr(blockY), uintptr(blockZ),
 		uintptr(sharedMem),
 		uintptr(s),
 		f.Ptr(0, unsafe.Pointer(params)),
 		f.Ptr(1, unsafe.Pointer(extra)),
 	}
-	return callIn(f, l.ctxSetCurrent, ctx, l.launchKernel)
+	return f
 }
