@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	_ "embed"
 	"flag"
 	"fmt"
 	"io"
@@ -13,12 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gour-dev/gour/internal/axpy"
 	"github.com/gour-dev/gour/programmgr"
 	"github.com/gour-dev/gour/ur"
 )
-
-//go:embed axpy.cl
-var axpyOpenCL string
 
 // The child process of diskcache: its one measurement, in a fresh
 // process as an application restarting would be.
@@ -128,13 +125,12 @@ func diskcacheChild(w io.Writer, backend string, kernels int) error {
 		return err
 	}
 	defer m.Close()
-	desc := programmgr.ImageDesc{Format: programmgr.FormatOpenCLC, Bytes: []byte(axpyOpenCL), KernelNames: []string{"axpy"}}
+	img, err := axpy.Image("opencl")
 	name := "axpy"
 	if backend == "cuda" {
-		desc = programmgr.ImageDesc{Format: programmgr.FormatPTX, Bytes: []byte(generatePTX(kernels, 120))}
+		img, err = programmgr.NewImage(programmgr.ImageDesc{Format: programmgr.FormatPTX, Bytes: []byte(generatePTX(kernels, 120))})
 		name = fmt.Sprintf("kernel_%03d", kernels-1)
 	}
-	img, err := programmgr.NewImage(desc)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -13,26 +12,10 @@ import (
 
 	_ "github.com/gour-dev/gour/adapters/all"
 	"github.com/gour-dev/gour/cache"
+	"github.com/gour-dev/gour/internal/axpy"
 	"github.com/gour-dev/gour/programmgr"
 	"github.com/gour-dev/gour/ur"
 )
-
-// The same kernel in each backend's language.
-var (
-	//go:embed axpy.cl
-	axpyOpenCL string
-	//go:embed axpy.cu
-	axpyCUDA string
-)
-
-// axpyImage returns the device image of axpy for the device's backend.
-func axpyImage(dev *ur.Device) (*programmgr.Image, error) {
-	desc := programmgr.ImageDesc{Format: programmgr.FormatOpenCLC, Bytes: []byte(axpyOpenCL), KernelNames: []string{"axpy"}}
-	if dev.Backend() == "cuda" {
-		desc.Format, desc.Bytes = programmgr.FormatCUDAC, []byte(axpyCUDA)
-	}
-	return programmgr.NewImage(desc)
-}
 
 const (
 	n         = 1 << 20
@@ -179,7 +162,7 @@ func runAxpy(dev *ur.Device) (res axpyResult, err error) {
 			err = cerr
 		}
 	}()
-	img, err := axpyImage(dev)
+	img, err := axpy.Image(dev.Backend())
 	if err != nil {
 		return res, err
 	}
