@@ -31,8 +31,9 @@ func Range3D(x, y, z uint64) NDRange { return NDRange{Dims: 3, Global: [3]uint64
 // ordering. Use one Kernel per goroutine for concurrent launches.
 type Kernel struct {
 	object
-	program *Program
 	drv     driver.Kernel
+	ctx     *Context // the program's, kept here for the launch path
+	program *Program
 	name    string
 	numArgs uint32
 	// scratch holds a scalar argument while the adapter copies it, so that
@@ -64,7 +65,7 @@ func (p *Program) NewKernel(name string) (*Kernel, error) {
 		drv.Release()
 		return nil, wrapError(err, op, p.adapter.name)
 	}
-	k := &Kernel{object: object{adapter: p.adapter}, program: p, drv: drv, name: name, numArgs: info.NumArgs}
+	k := &Kernel{object: object{adapter: p.adapter}, program: p, ctx: p.ctx, drv: drv, name: name, numArgs: info.NumArgs}
 	if info.NumArgs != driver.NumArgsUnknown {
 		k.memArgs = make([]*Mem, info.NumArgs)
 	}
@@ -124,7 +125,7 @@ func (k *Kernel) Info(dev *Device) (KernelInfo, error) {
 	if dev == nil {
 		return KernelInfo{}, nilHandle("Device", op)
 	}
-	if !k.program.ctx.hasDevice(dev) {
+	if !k.ctx.hasDevice(dev) {
 		return KernelInfo{}, newError(ErrInvalidDevice, op, k.adapter.name, "device %q is not in the context", dev.Name())
 	}
 	info, err := k.drv.Info(dev.drv)
@@ -222,7 +223,7 @@ func (k *Kernel) SetArgMem(index int, m *Mem) error {
 		return err
 	}
 	defer m.life.leave()
-	if m.ctx != k.program.ctx {
+	if m.ctx != k.ctx {
 		if err := k.sameAdapter(&m.object, "Mem", ErrInvalidMemObject, op); err != nil {
 			return err
 		}
@@ -320,12 +321,14 @@ func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEven
 	if err := q.enter(op); err != nil {
 		return nil, err
 	}
-	defer q.life.leave()
 	if err := k.enter(op); err != nil {
+		q.life.leave()
 		return nil, err
 	}
-	defer k.life.leave()
-	if k.program.ctx != q.ctx {
+	// One defer with few returns is open-coded by the compiler, nearly
+	// free; three of them were not, and cost more than the rest of the path.
+	defer leaveBoth(&q.life, &k.life)
+	if k.ctx != q.ctx {
 		if err := q.sameAdapter(&k.object, "Kernel", ErrInvalidKernel, op); err != nil {
 			return nil, err
 		}
@@ -334,11 +337,24 @@ func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEven
 	if err := checkRange(op, q.adapter.name, r); err != nil {
 		return nil, err
 	}
+	if len(wait) == 0 {
+		ev, err := q.drv.Launch(k.drv, *r, nil, wantEvent)
+		if ev == nil && err == nil {
+			return nil, nil
+		}
+		return q.finishEnqueue(op, ev, err, nil)
+	}
 	dw, err := q.useWaitList(op, wait)
 	if err != nil {
 		return nil, err
 	}
-	defer leaveEvents(wait)
 	ev, err := q.drv.Launch(k.drv, *r, dw, wantEvent)
+	leaveEvents(wait)
 	return q.finishEnqueue(op, ev, err, nil)
+}
+
+// leaveBoth ends the use of two handles.
+func leaveBoth(a, b *lifetime) {
+	b.leave()
+	a.leave()
 }

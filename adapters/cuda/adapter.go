@@ -30,14 +30,16 @@ type platform struct {
 }
 
 type device struct {
-	a       *adapter
-	ordinal cu.Device
-	ctx     cu.Context // the primary context, retained for the process
-	info    driver.DeviceInfo
-	arch    string // "sm_90"
+	// What a launch reads, first and together.
+	ctx cu.Context // the primary context, retained for the process
 	// Limits a launch is checked against.
 	maxBlock [3]uint32
 	maxGrid  [3]uint32
+
+	a       *adapter
+	ordinal cu.Device
+	info    driver.DeviceInfo
+	arch    string // "sm_90"
 }
 
 // Open loads libcuda, initialises the driver and retains each device's

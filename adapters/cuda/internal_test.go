@@ -58,6 +58,21 @@ func TestLargestDivisor(t *testing.T) {
 			t.Errorf("largestDivisor(%d, %d) = %d, want %d", c.n, c.limit, got, c.want)
 		}
 	}
+	// Against the obvious search.
+	for _, limit := range []uint64{1, 7, 32, 1000, 1024} {
+		for n := uint64(1); n <= 5000; n++ {
+			want := uint64(1)
+			for b := min(n, limit); b >= 1; b-- {
+				if n%b == 0 {
+					want = b
+					break
+				}
+			}
+			if got := largestDivisor(n, limit); got != want {
+				t.Fatalf("largestDivisor(%d, %d) = %d, want %d", n, limit, got, want)
+			}
+		}
+	}
 }
 
 func TestKernelArgsWithoutParamInfo(t *testing.T) {

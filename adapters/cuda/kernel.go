@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"math/bits"
 	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
@@ -20,6 +21,7 @@ type kernel struct {
 	ptrs       []unsafe.Pointer
 	set        []bool
 	nset       int
+	ready      bool     // every argument is set: checked by each launch
 	local      []uint64 // bytes of shared memory per local argument, else 0
 	sharedMem  uint32
 	maxThreads uint32
@@ -124,6 +126,7 @@ func (k *kernel) argBytes(index uint32, size uintptr) ([]byte, error) {
 		k.set[i] = true
 		k.nset++
 	}
+	k.ready = k.nset == len(k.set) && (k.params == nil || len(k.set) == len(k.params))
 	return unsafe.Slice((*byte)(k.ptrs[i]), size), nil
 }
 
@@ -215,7 +218,7 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 	if r.Offset != [3]uint64{} {
 		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "CUDA has no global offset (offset %v)", r.Offset)
 	}
-	if k.nset != len(k.set) || (k.params != nil && len(k.set) != len(k.params)) {
+	if !k.ready && (k.nset != len(k.set) || (k.params != nil && len(k.set) != len(k.params))) {
 		return nil, driver.Errorf(driver.ResultInvalidKernelArgs, "kernel %s: %d of %d arguments set", k.name, k.nset, max(len(k.set), len(k.params)))
 	}
 	grid, block, err := q.dev.shape(k, &r)
@@ -229,7 +232,10 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 	if len(wait) == 0 && !wantEvent {
 		// The common launch: context and launch in one C call, no thread lock.
 		res := q.cu.LaunchKernelIn(q.dev.ctx, k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, params, nil)
-		return nil, check("cuLaunchKernel", res)
+		if res != cu.Success {
+			return nil, cuError("cuLaunchKernel", res)
+		}
+		return nil, nil
 	}
 	if err := q.dev.bind(); err != nil {
 		return nil, err
@@ -259,11 +265,16 @@ func (d *device) shape(k *kernel, r *driver.NDRange) (grid, block [3]uint32, err
 		switch {
 		case b > uint64(d.maxBlock[i]) || b > limit:
 			return grid, block, driver.Errorf(driver.ResultInvalidWorkGroupSize, "local size %d in dimension %d exceeds the kernel's limit %d", b, i, min(limit, uint64(d.maxBlock[i])))
-		case g/b > uint64(d.maxGrid[i]):
+		case g > uint64(d.maxGrid[i])*b:
 			return grid, block, driver.Errorf(driver.ResultInvalidGlobalWidthDimension, "global size %d in dimension %d needs more than %d blocks", g, i, d.maxGrid[i])
 		}
-		grid[i], block[i] = uint32(g/b), uint32(b)
-		limit /= b
+		if b&(b-1) == 0 { // the usual power of two: shifts, not divisions
+			shift := bits.TrailingZeros64(b)
+			grid[i], limit = uint32(g>>shift), limit>>shift
+		} else {
+			grid[i], limit = uint32(g/b), limit/b
+		}
+		block[i] = uint32(b)
 	}
 	if uint64(block[0])*uint64(block[1])*uint64(block[2]) > uint64(k.maxThreads) && k.maxThreads != 0 {
 		return grid, block, driver.Errorf(driver.ResultInvalidWorkGroupSize, "work-group of %d×%d×%d exceeds the kernel's limit of %d work-items", block[0], block[1], block[2], k.maxThreads)
@@ -272,12 +283,16 @@ func (d *device) shape(k *kernel, r *driver.NDRange) (grid, block [3]uint32, err
 }
 
 // largestDivisor returns the largest divisor of n that is at most limit:
-// a power of two in the usual case, found in a few steps, else a search.
+// in the usual case a power of two, found without a division (launches
+// pay for this), else by a search.
 func largestDivisor(n, limit uint64) uint64 {
 	top := min(limit, n)
-	best := uint64(1)
-	for b := uint64(1); b <= top && n%b == 0; b *= 2 {
-		best = b
+	if top == 0 {
+		return 1
+	}
+	best := n & -n // the largest power of two dividing n
+	for best > top {
+		best >>= 1
 	}
 	if best == top {
 		return best

@@ -2,11 +2,18 @@
 # cuda.sh runs gour's CUDA benchmarks on a machine with an NVIDIA GPU, nvcc
 # and no Go: build bin/urbench here first (make build-device-tests).
 #
-#   1. launch: an empty kernel through gour vs a C program calling
-#      cuLaunchKernel (built with nvcc), interleaved, RUNS times each; the
-#      ratio of the medians of the enqueue times (what the host spends per
-#      launch) and of the totals, host-bound and saturated.
-#   2. jit: a generated PTX module of 200 kernels, cold JIT
+#   1. launch, in one process: `urbench launch -c-loop` loads a C library
+#      (scripts/bench/c/cuda_loop.c, built with nvcc) that calls
+#      cuLaunchKernel in a loop, and alternates its rounds with rounds of
+#      gour launches on the same context, stream and kernel; the ratio of
+#      the medians, host-bound and saturated. Sharing the process and the
+#      moment removes the run-to-run drift of the machine (C's own medians
+#      vary by 15% between processes), which is larger than the 5% asked.
+#   2. launch, two processes: the same kernel through gour vs a C program
+#      calling cuLaunchKernel (built with nvcc), interleaved, RUNS times
+#      each; the ratio of the medians of the enqueue times (what the host
+#      spends per launch) and of the totals, host-bound and saturated.
+#   3. jit: a generated PTX module of 200 kernels, cold JIT
 #      (CUDA_CACHE_DISABLE=1) vs the program created from the cubin gour
 #      handed back.
 #
@@ -19,6 +26,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 export PATH=$PATH:/usr/local/cuda/bin
 nvcc -O2 -o bin/cuda_launch scripts/bench/c/cuda_launch.c -lcuda
+nvcc -O2 -shared -Xcompiler -fPIC -o bin/libcudaloop.so scripts/bench/c/cuda_loop.c -lcuda
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 field() { awk -v k="$1" '{for (i = 1; i < NF; i++) if ($i == k) print $(i + 1)}'; }
@@ -44,13 +52,22 @@ compare() {
 	}'
 }
 
+# One process, C and gour rounds alternating: host-bound rounds of 200
+# launches, then saturated rounds of ITERS.
+echo "== launch in one process, host-bound (the stream never fills)"
+bin/urbench launch -backend cuda -ptx scripts/bench/empty.ptx -c-loop bin/libcudaloop.so -iters 200 -rounds "$((rounds * 300))"
+echo
+echo "== launch in one process, saturated (the stream fills; launches wait for the GPU)"
+bin/urbench launch -backend cuda -ptx scripts/bench/empty.ptx -c-loop bin/libcudaloop.so -iters "$iters" -rounds "$((rounds * 2))"
+echo
+
 # Host-bound: rounds short enough that the stream never fills, so the
 # enqueue time is what the host spends per launch.
-echo "== launch, host-bound (the stream never fills)"
+echo "== launch, two processes, host-bound (the stream never fills)"
 compare 200 "$((rounds * 30))"
 echo
 # Saturated: long rounds fill the stream; launches then wait for the GPU.
-echo "== launch, saturated (the stream fills; launches wait for the GPU)"
+echo "== launch, two processes, saturated (the stream fills; launches wait for the GPU)"
 compare "$iters" "$rounds"
 echo
 echo "== JIT vs handed-back cubin"

@@ -306,26 +306,27 @@ func newLaunchState(x, y DevicePtr, n uint32) *launchState {
 	return h
 }
 
-// TestLaunchKernelAllocsFakeC runs LaunchKernel's 11-argument call through
-// sched_yield, a C function that ignores its arguments and returns 0, to
-// check the call path allocates nothing without a GPU.
+// TestLaunchKernelAllocsFakeC runs LaunchKernel's and LaunchKernelIn's
+// calls through sched_yield, a C function that ignores its arguments and
+// returns 0, to check the launch path allocates nothing without a GPU.
 func TestLaunchKernelAllocsFakeC(t *testing.T) {
-	if raceEnabled {
-		t.Skip("sync.Pool drops items at random under the race detector")
-	}
-	l := &Lib{launchKernel: fakeC(t, "sched_yield")}
+	yield := fakeC(t, "sched_yield")
+	l := &Lib{launchKernel: yield, ctxSetCurrent: yield}
 	h := newLaunchState(0, 0, 1)
 	var bad Result
 	allocs := testing.AllocsPerRun(100, func() {
 		if r := l.LaunchKernel(1, 1, 1, 1, 64, 1, 1, 0, 0, &h.params[0], nil); r != Success {
 			bad = r
 		}
+		if r := l.LaunchKernelIn(1, 1, 1, 1, 1, 64, 1, 1, 0, 0, &h.params[0], nil); r != Success {
+			bad = r
+		}
 	})
 	if bad != Success {
-		t.Fatalf("LaunchKernel through sched_yield = %v", bad)
+		t.Fatalf("launch through sched_yield = %v", bad)
 	}
 	if allocs != 0 {
-		t.Errorf("LaunchKernel: %v allocs per call, want 0", allocs)
+		t.Errorf("LaunchKernel + LaunchKernelIn: %v allocs per call, want 0", allocs)
 	}
 }
 

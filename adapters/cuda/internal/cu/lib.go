@@ -13,6 +13,15 @@ import (
 // (the driver's own rules still apply, e.g. the current context is per OS
 // thread).
 type Lib struct {
+	// The launch path first, in one cache line: launches alternate with
+	// the driver's own work, which evicts what they touch.
+	launchKernel uintptr
+	// current sets cuCtxSetCurrent's per-thread context and remembers, per
+	// OS thread, the context gour last made current there, so that a launch
+	// skips cuCtxSetCurrent when it is already right. Nil in tables built
+	// by hand in tests: every launch then sets the context.
+	current *dl.ThreadValue
+
 	lib *dl.Library
 
 	// Initialization, version, errors.
@@ -75,9 +84,6 @@ type Lib struct {
 	funcGetParamInfo           uintptr // optional, 12.4
 	occupancyMaxPotentialBlock uintptr // optional
 
-	// Launch.
-	launchKernel uintptr
-
 	// JIT linker.
 	linkCreate   uintptr
 	linkAddData  uintptr
@@ -118,6 +124,7 @@ func Load() (*Lib, error) {
 		_ = lib.Close()
 		return nil, fmt.Errorf("cu: %s: symbol cuEventElapsedTime not found", lib.Name)
 	}
+	l.current = dl.NewThreadValue(l.ctxSetCurrent)
 	return l, nil
 }
 

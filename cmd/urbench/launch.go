@@ -1,0 +1,271 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"time"
+	"unsafe"
+
+	"github.com/gour-dev/gour/internal/dl"
+	"github.com/gour-dev/gour/ur"
+)
+
+// launchBench is the state of `urbench launch`: the kernel "empty" with its
+// one argument set, and the queue it is launched on.
+type launchBench struct {
+	ctx *ur.Context
+	q   *ur.Queue
+	k   *ur.Kernel
+}
+
+// round times one round: launch n times (through launchN), then Finish. It
+// returns nanoseconds per launch until the queue finished (total) and
+// until the last launch returned (enqueue: what the host spends).
+func (b *launchBench) round(n int, launchN func(int) error) (total, enqueue float64, err error) {
+	start := time.Now()
+	if err := launchN(n); err != nil {
+		return 0, 0, err
+	}
+	enqueued := time.Since(start)
+	if err := b.q.Finish(); err != nil {
+		return 0, 0, err
+	}
+	return float64(time.Since(start).Nanoseconds()) / float64(n), float64(enqueued.Nanoseconds()) / float64(n), nil
+}
+
+// gourLaunches launches the kernel n times through gour, one Queue.Launch
+// each.
+func (b *launchBench) gourLaunches(n int) error {
+	r := ur.Range1D(32)
+	for range n {
+		if err := b.q.Launch(b.k, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// side is one way of launching that compare times.
+type side struct {
+	name             string
+	launchN          func(int) error
+	totals, enqueues []float64
+}
+
+// cSides returns the C launchers: n launches in one call of
+// gour_bench_launch_loop (scripts/bench/c/cuda_loop.c) from the library at
+// path, with the same context, kernel and stream as gour's launches; the
+// second also makes the context current before each launch.
+func (b *launchBench) cSides(path string) (c, cSetCtx side, err error) {
+	lib, err := dl.Open(path)
+	if err != nil {
+		return c, cSetCtx, err
+	}
+	loop, err := lib.Lookup("gour_bench_launch_loop")
+	if err != nil {
+		return c, cSetCtx, err
+	}
+	ctx, fn, stream := b.ctx.Native(), b.k.Native(), b.q.Native()
+	launcher := func(setCtx uintptr) func(int) error {
+		return func(n int) error {
+			args := dl.Args{ctx, fn, stream, uintptr(n), setCtx}
+			if r := int32(dl.Call(loop, &args)); r != 0 {
+				return fmt.Errorf("gour_bench_launch_loop: CUDA error %d", r)
+			}
+			return nil
+		}
+	}
+	return side{name: "c", launchN: launcher(0)}, side{name: "c-setctx", launchN: launcher(1)}, nil
+}
+
+// directSides returns launchers that call cuLaunchKernel from Go through
+// internal/dl, one C call per launch, without gour's layers: the first on
+// a locked thread with the context made current once, the second making
+// it current in each call, as the CUDA adapter does. They split gour's
+// cost into the Go-to-C call and the rest.
+func (b *launchBench) directSides() (direct, directSetCtx side, err error) {
+	lib, err := dl.Open("libcuda.so.1")
+	if err != nil {
+		return direct, directSetCtx, err
+	}
+	var launchKernel, setCurrent uintptr
+	if err := lib.Resolve([]dl.Symbol{{Name: "cuLaunchKernel", Addr: &launchKernel}, {Name: "cuCtxSetCurrent", Addr: &setCurrent}}); err != nil {
+		return direct, directSetCtx, err
+	}
+	ctx, fn, stream := b.ctx.Native(), b.k.Native(), b.q.Native()
+	params := &struct {
+		ptrs  [1]unsafe.Pointer
+		value uint64
+	}{}
+	params.ptrs[0] = unsafe.Pointer(&params.value)
+	args := &dl.Args{fn, 1, 1, 1, 32, 1, 1, 0, stream, uintptr(unsafe.Pointer(&params.ptrs[0]))}
+	fail := func(r uintptr) error { return fmt.Errorf("cuLaunchKernel: CUDA error %d", int32(r)) }
+	direct = side{name: "go-direct", launchN: func(n int) error {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		setArgs := dl.Args{ctx}
+		if r := int32(dl.Call(setCurrent, &setArgs)); r != 0 {
+			return fail(uintptr(r))
+		}
+		for range n {
+			if r := dl.Call(launchKernel, args); int32(r) != 0 {
+				return fail(r)
+			}
+		}
+		runtime.KeepAlive(params)
+		return nil
+	}}
+	directSetCtx = side{name: "go-direct-setctx", launchN: func(n int) error {
+		for range n {
+			if r, _ := dl.CallAfter(setCurrent, ctx, launchKernel, args); int32(r) != 0 {
+				return fail(r)
+			}
+		}
+		runtime.KeepAlive(params)
+		return nil
+	}}
+	return direct, directSetCtx, nil
+}
+
+func launch(w io.Writer, args []string) error {
+	fs := flag.NewFlagSet("launch", flag.ContinueOnError)
+	backend := fs.String("backend", "cuda", "adapter to launch on")
+	ptxFile := fs.String("ptx", "scripts/bench/empty.ptx", "PTX holding the kernel empty(u64) (cuda)")
+	iters := fs.Int("iters", 20000, "launches per round")
+	rounds := fs.Int("rounds", 10, "rounds")
+	cLoopLib := fs.String("c-loop", "", "library built from scripts/bench/c/cuda_loop.c: alternate gour's rounds with rounds of C launches in this process (cuda)")
+	breakdown := fs.Bool("breakdown", false, "with -c-loop: also time C making the context current before each launch, and Go calling cuLaunchKernel without gour's layers")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed rounds to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *cLoopLib != "" && *backend != "cuda" {
+		return fmt.Errorf("-c-loop needs -backend cuda")
+	}
+	dev, err := firstDevice(*backend)
+	if err != nil {
+		return err
+	}
+	b := &launchBench{}
+	if b.ctx, err = ur.NewContext(dev); err != nil {
+		return err
+	}
+	defer b.ctx.Release()
+	if b.q, err = b.ctx.NewQueue(dev, ur.QueueProperties{}); err != nil {
+		return err
+	}
+	defer b.q.Release()
+	var prog *ur.Program
+	if *backend == "cuda" {
+		ptx, err := os.ReadFile(*ptxFile)
+		if err != nil {
+			return err
+		}
+		prog, err = b.ctx.NewProgramFromIL(ptx)
+		if err != nil {
+			return err
+		}
+	} else {
+		prog, err = b.ctx.NewProgramFromSource("__kernel void empty(ulong p) {}")
+		if err != nil {
+			return err
+		}
+	}
+	defer prog.Release()
+	if err := prog.Build(""); err != nil {
+		return err
+	}
+	if b.k, err = prog.NewKernel("empty"); err != nil {
+		return err
+	}
+	defer b.k.Release()
+	if err := b.k.SetArgUint64(0, 0); err != nil {
+		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *cLoopLib == "" {
+		return b.report(w, "gour", b.gourLaunches, *iters, *rounds)
+	}
+	c, cSetCtx, err := b.cSides(*cLoopLib)
+	if err != nil {
+		return err
+	}
+	sides := []side{c, {name: "gour", launchN: b.gourLaunches}}
+	if *breakdown {
+		direct, directSetCtx, err := b.directSides()
+		if err != nil {
+			return err
+		}
+		sides = append(sides, cSetCtx, direct, directSetCtx)
+	}
+	return b.compare(w, sides, *iters, *rounds)
+}
+
+// report times rounds of iters launches and prints the medians in the
+// format of the C programs in scripts/bench/c.
+func (b *launchBench) report(w io.Writer, name string, launchN func(int) error, iters, rounds int) error {
+	if _, _, err := b.round(1000, launchN); err != nil { // warm up
+		return err
+	}
+	var totals, enqueues []float64
+	for range rounds {
+		t, e, err := b.round(iters, launchN)
+		if err != nil {
+			return err
+		}
+		totals = append(totals, t)
+		enqueues = append(enqueues, e)
+	}
+	fmt.Fprintf(w, "%-4s ns/launch %.1f enqueue %.1f (median of %d rounds x %d launches; min %.1f max %.1f)\n",
+		name, median(totals), median(enqueues), rounds, iters, slices.Min(totals), slices.Max(totals))
+	return nil
+}
+
+// compare times rounds of each side in turn, rotating which goes first
+// every round so none always follows another, and prints each side's
+// medians and their ratio to the first side's. The sides share the
+// process, the context, the stream and the machine's state at that moment,
+// so the ratios are their costs over C's and little else.
+func (b *launchBench) compare(w io.Writer, sides []side, iters, rounds int) error {
+	for i := range sides {
+		if _, _, err := b.round(1000, sides[i].launchN); err != nil { // warm up
+			return err
+		}
+	}
+	for r := range rounds {
+		for j := range sides {
+			s := &sides[(j+r)%len(sides)]
+			t, e, err := b.round(iters, s.launchN)
+			if err != nil {
+				return err
+			}
+			s.totals = append(s.totals, t)
+			s.enqueues = append(s.enqueues, e)
+		}
+	}
+	base := sides[0]
+	for _, s := range sides {
+		fmt.Fprintf(w, "in-process %-16s ns/launch %.1f enqueue %.1f (median of %d rounds x %d launches; min %.1f max %.1f)\n",
+			s.name, median(s.totals), median(s.enqueues), rounds, iters, slices.Min(s.totals), slices.Max(s.totals))
+	}
+	for _, s := range sides[1:] {
+		fmt.Fprintf(w, "in-process ratio %s/%s: enqueue %.3f total %.3f\n", s.name, base.name,
+			median(s.enqueues)/median(base.enqueues), median(s.totals)/median(base.totals))
+	}
+	return nil
+}
