@@ -15,6 +15,7 @@ bin/urinfo >"$out/urinfo.txt" 2>&1
 (cd conformance && UR_REQUIRE_ADAPTERS=cuda,opencl timeout 300 ../bin/conformance.test -test.count=1 -test.v >"$out/cts.log" 2>&1; echo "exit $?" >>"$out/cts.log")
 bash scripts/cts-summary.sh "$out/cts.log" >"$out/cts-summary.md"
 UR_REQUIRE_ADAPTERS=cuda bin/adapters-cuda.test -test.count=1 -test.v >"$out/cuda-adapter.log" 2>&1
+UR_REQUIRE_ADAPTERS=cuda bin/adapters-cuda-internal-cu.test -test.count=1 -test.v >"$out/cuda-cu.log" 2>&1
 timeout 300 bash scripts/bench/cuda.sh 20000 10 5 >"$out/cuda-bench.log" 2>&1
 bin/urbench diskcache -backend cuda -kernels 200 -runs 5 >"$out/diskcache-cuda.log" 2>&1
 ONEAPI_DEVICE_SELECTOR=opencl:cpu bin/urbench diskcache -backend opencl -runs 5 >"$out/diskcache-pocl.log" 2>&1

@@ -25,4 +25,8 @@
 // The CUDA current context belongs to an OS thread. Every call that needs
 // it locks the calling goroutine to its thread and makes the device's
 // primary context current first, so any goroutine may call the adapter.
+// A launch is the exception, for speed: a function belongs to its module's
+// context, where the driver launches it whatever the thread has current,
+// so a launch is one cuLaunchKernel; a driver that refuses gets the
+// context made current and the launch again (cu.Lib.LaunchKernelIn).
 package cuda

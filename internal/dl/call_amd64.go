@@ -5,10 +5,9 @@ package dl
 import "unsafe"
 
 // frame is what the trampolines read: the function, its twelve arguments,
-// a slot for the result, for CallAfter and CallWith the function to call
-// first, and for CallWith the thread's record. It lives on the caller's
-// stack, which cannot move while the goroutine is inside the C call.
-// call_amd64.s relies on this layout.
+// a slot for the result and, for CallAfter, the function to call first.
+// It lives on the caller's stack, which cannot move while the goroutine is
+// inside the C call. call_amd64.s relies on this layout.
 type frame struct {
 	fn          uintptr
 	args        Args
@@ -16,17 +15,10 @@ type frame struct {
 	first       uintptr
 	firstArg    uintptr
 	firstResult uintptr
-	// CallWith: pthread_getspecific, pthread_setspecific and the key; force
-	// (in) ignores the record, trusted (out) says it was trusted.
-	get, put, key  uintptr
-	force, trusted uintptr
 }
 
-// threadRecords says ThreadValue may keep per-thread records here.
-const threadRecords = true
-
 // The addresses of the assembly trampolines (call_amd64.s).
-var trampolineABI0, trampolineAfterABI0, trampolineWithABI0 uintptr
+var trampolineABI0, trampolineAfterABI0 uintptr
 
 // runtimeCgocall switches to the system stack, leaves the Go scheduler's
 // accounting as a cgo call does, and runs fn(arg) with the C ABI. The
@@ -52,33 +44,4 @@ func callAfter(first, firstArg, fn uintptr, args *Args) (uintptr, bool) {
 		return f.firstResult, false
 	}
 	return f.result, true
-}
-
-func (t *ThreadValue) callWith(v, fn uintptr, args *Args, force bool) (uintptr, bool, bool) {
-	if t.tls.get == 0 {
-		if fn == 0 {
-			return call(t.set, &Args{v}), true, false
-		}
-		f := frame{fn: fn, first: t.set, firstArg: v}
-		if args != nil {
-			f.args = *args
-		}
-		runtimeCgocall(trampolineAfterABI0, unsafe.Pointer(&f))
-		if f.firstResult != 0 {
-			return f.firstResult, false, false
-		}
-		return f.result, true, false
-	}
-	f := frame{fn: fn, first: t.set, firstArg: v, get: t.tls.get, put: t.tls.put, key: t.tls.key}
-	if args != nil {
-		f.args = *args
-	}
-	if force {
-		f.force = 1
-	}
-	runtimeCgocall(trampolineWithABI0, unsafe.Pointer(&f))
-	if f.firstResult != 0 {
-		return f.firstResult, false, false
-	}
-	return f.result, true, f.trusted != 0
 }

@@ -5,8 +5,7 @@
 // Both trampolines are called by runtime.asmcgocall on the system stack
 // with the C calling convention: DI points to a frame (call_amd64.go)
 //
-//	0 fn, 8..96 a1..a12, 104 result, 112 first, 120 firstArg, 128 firstResult,
-//	136 get, 144 put, 152 key, 160 force, 168 trusted
+//	0 fn, 8..96 a1..a12, 104 result, 112 first, 120 firstArg, 128 firstResult
 //
 // They pass a1..a6 in registers and a7..a12 on the stack, call fn and
 // store RAX in result. The 64-byte frame keeps SP 16-byte aligned at each
@@ -60,50 +59,6 @@ TEXT trampolineAfter(SB), NOSPLIT, $64
 	MOVQ AX, 128(DI)
 	TESTQ AX, AX
 	JNE done
-	CALL_FN
-done:
-	RET
-
-// trampolineWith serves ThreadValue.CallWith: unless force is set, it
-// reads the thread's record, get(key); when that equals firstArg it sets
-// trusted and goes straight to fn. Otherwise it calls first(firstArg) as
-// trampolineAfter does and, when that succeeds, records firstArg with
-// put(key, firstArg) before calling fn. A zero fn only sets.
-GLOBL ·trampolineWithABI0(SB), NOPTR|RODATA, $8
-DATA ·trampolineWithABI0(SB)/8, $trampolineWith(SB)
-TEXT trampolineWith(SB), NOSPLIT, $64
-	MOVQ DI, 56(SP)
-	CMPQ 160(DI), $0
-	JNE set
-	MOVQ 136(DI), R10 // get
-	MOVQ 152(DI), DI  // key
-	XORL AX, AX
-	CALL R10
-	MOVQ 56(SP), DI
-	CMPQ AX, 120(DI)
-	JNE set
-	MOVQ $1, 168(DI)
-	JMP call
-set:
-	MOVQ 56(SP), DI
-	MOVQ 112(DI), R10 // first
-	MOVQ 120(DI), DI  // firstArg
-	XORL AX, AX
-	CALL R10
-	MOVQ 56(SP), DI
-	MOVL AX, AX
-	MOVQ AX, 128(DI)
-	TESTQ AX, AX
-	JNE done
-	MOVQ 144(DI), R10 // put
-	MOVQ 120(DI), SI  // value
-	MOVQ 152(DI), DI  // key
-	XORL AX, AX
-	CALL R10          // a failed put leaves the record stale: CallWith's callers cope
-	MOVQ 56(SP), DI
-call:
-	CMPQ 0(DI), $0
-	JEQ done
 	CALL_FN
 done:
 	RET

@@ -23,16 +23,3 @@ func callAfter(first, firstArg, fn uintptr, args *Args) (uintptr, bool) {
 	}
 	return call(fn, args), true
 }
-
-// threadRecords is false: purego makes each C call separately, so a
-// record could be read on one thread and trusted on another.
-const threadRecords = false
-
-func (t *ThreadValue) callWith(v, fn uintptr, args *Args, _ bool) (uintptr, bool, bool) {
-	if fn == 0 {
-		r, _, _ := purego.SyscallN(t.set, v)
-		return r, true, false
-	}
-	r, ok := callAfter(t.set, v, fn, args)
-	return r, ok, false
-}

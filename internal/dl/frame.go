@@ -18,8 +18,8 @@ import (
 // therefore moves that variable to the heap; to allocate nothing, pass
 // pointers to memory that is on the heap already.
 //
-// Call or CallAfter (or Release, for a call not made) returns the frame to
-// the pool; it must not be used afterwards.
+// Call (or Release, for a call not made) returns the frame to the pool;
+// it must not be used afterwards.
 type Frame struct {
 	// Args are the call's arguments, in order.
 	Args Args
@@ -77,14 +77,6 @@ func (f *Frame) Call(fn uintptr) (r uintptr, out [4]uint64, outp unsafe.Pointer)
 	out, outp = f.out, f.outp
 	f.Release()
 	return r, out, outp
-}
-
-// CallAfter calls first(firstArg) and, when that returns 0, fn with Args,
-// on one OS thread (see [CallAfter]), then returns the frame to the pool.
-func (f *Frame) CallAfter(first, firstArg, fn uintptr) (r uintptr, ok bool) {
-	r, ok = callAfter(first, firstArg, fn, &f.Args)
-	f.Release()
-	return r, ok
 }
 
 // Release returns the frame to the pool without a call, for a binding

@@ -79,23 +79,6 @@ func TestFrameOutputs(t *testing.T) {
 	})
 }
 
-// TestFrameCallAfter runs strlen after abs(0) and checks that a failing
-// first call stops it.
-func TestFrameCallAfter(t *testing.T) {
-	abs, strlen := libc(t, "abs"), libc(t, "strlen")
-	str := []byte("four\x00")
-	f := NewFrame()
-	f.Args = Args{f.Ptr(0, unsafe.Pointer(&str[0]))}
-	if r, ok := f.CallAfter(abs, 0, strlen); !ok || r != 4 {
-		t.Errorf("CallAfter(abs(0), strlen) = %d, %v; want 4, true", r, ok)
-	}
-	f = NewFrame()
-	f.Args = Args{f.Ptr(0, unsafe.Pointer(&str[0]))}
-	if r, ok := f.CallAfter(abs, 5, strlen); ok || r != 5 {
-		t.Errorf("CallAfter(abs(5), strlen) = %d, %v; want 5, false", r, ok)
-	}
-}
-
 // TestFrameReturnedCleared checks that a frame goes back to the pool
 // holding no argument and no pointer, so it keeps nothing alive and the
 // next call starts from zero Args.

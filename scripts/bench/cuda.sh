@@ -9,6 +9,9 @@
 #      the medians, host-bound and saturated. Sharing the process and the
 #      moment removes the run-to-run drift of the machine (C's own medians
 #      vary by 15% between processes), which is larger than the 5% asked.
+#      The host-bound run also times, interleaved the same way, C making the
+#      context current before each launch and Go calling cuLaunchKernel
+#      directly (urbench launch -breakdown), which splits gour's cost.
 #   2. launch, two processes: the same kernel through gour vs a C program
 #      calling cuLaunchKernel (built with nvcc), interleaved, RUNS times
 #      each; the ratio of the medians of the enqueue times (what the host
@@ -55,7 +58,7 @@ compare() {
 # One process, C and gour rounds alternating: host-bound rounds of 200
 # launches, then saturated rounds of ITERS.
 echo "== launch in one process, host-bound (the stream never fills)"
-bin/urbench launch -backend cuda -ptx scripts/bench/empty.ptx -c-loop bin/libcudaloop.so -iters 200 -rounds "$((rounds * 300))"
+bin/urbench launch -backend cuda -ptx scripts/bench/empty.ptx -c-loop bin/libcudaloop.so -breakdown -iters 200 -rounds "$((rounds * 300))"
 echo
 echo "== launch in one process, saturated (the stream fills; launches wait for the GPU)"
 bin/urbench launch -backend cuda -ptx scripts/bench/empty.ptx -c-loop bin/libcudaloop.so -iters "$iters" -rounds "$((rounds * 2))"

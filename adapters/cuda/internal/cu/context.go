@@ -4,14 +4,8 @@ import "github.com/gour-dev/gour/internal/dl"
 
 // CtxSetCurrent calls cuCtxSetCurrent: c becomes the calling OS thread's
 // current context (0 unbinds). Goroutines move between threads: callers
-// lock the OS thread, or set the context before each group of calls. It
-// also records c as the thread's context for LaunchKernelIn.
-func (l *Lib) CtxSetCurrent(c Context) Result {
-	if l.current == nil || l.ctxSetCurrent == 0 {
-		return call1(l.ctxSetCurrent, uintptr(c))
-	}
-	return result(l.current.Set(uintptr(c)))
-}
+// lock the OS thread, or set the context before each group of calls.
+func (l *Lib) CtxSetCurrent(c Context) Result { return call1(l.ctxSetCurrent, uintptr(c)) }
 
 // CtxGetCurrent calls cuCtxGetCurrent; 0 means none.
 func (l *Lib) CtxGetCurrent() (Context, Result) {
@@ -21,9 +15,7 @@ func (l *Lib) CtxGetCurrent() (Context, Result) {
 	return Context(out[0]), r
 }
 
-// CtxPushCurrent calls cuCtxPushCurrent_v2. Like CtxPopCurrent, it changes
-// the thread's context without updating LaunchKernelIn's record, which
-// then finds out when a launch fails and sets the context again.
+// CtxPushCurrent calls cuCtxPushCurrent_v2.
 func (l *Lib) CtxPushCurrent(c Context) Result { return call1(l.ctxPushCurrent, uintptr(c)) }
 
 // CtxPopCurrent calls cuCtxPopCurrent_v2 and returns the context popped.

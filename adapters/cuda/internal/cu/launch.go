@@ -31,36 +31,35 @@ func (l *Lib) LaunchKernel(fn Function, gridX, gridY, gridZ, blockX, blockY, blo
 	return result(r)
 }
 
-// LaunchKernelIn is LaunchKernel with ctx made current first, in the same
-// C call, so that it is right on whatever OS thread the goroutine runs.
-// A failure to make ctx current is returned as that call's result.
+// LaunchKernelIn is LaunchKernel for a function of context ctx, from
+// whatever OS thread the goroutine runs on: it calls cuLaunchKernel as it
+// is and, only when the driver refuses, makes ctx current and launches
+// again in the same C call (dl.CallAfter).
 //
-// The context is set only when the thread's record (see dl.ThreadValue)
-// says another one is current: most launches are one C call, as in a C
-// program that set its context once. Code outside gour that changes the
-// thread's context leaves the record stale; the launch then fails
-// (CUDA_ERROR_INVALID_CONTEXT or _INVALID_HANDLE, having enqueued nothing)
-// and is made again after setting the context.
+// A CUfunction belongs to its module's context, and the CUDA 12 and 13
+// drivers launch it there whatever context the thread has current, or
+// none (TestLaunchAfterContextChangedBehindGour checks it on the GPU), so
+// the usual launch is one C call, as in a C program that set its context
+// once. A driver that wants the context current (older ones) fails the
+// launch without enqueueing anything: the second call sets it, and leaves
+// it set on that thread for the next launch.
 func (l *Lib) LaunchKernelIn(ctx Context, fn Function, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem uint32, s Stream, params, extra *unsafe.Pointer) Result {
-	if l.launchKernel == 0 {
+	if l.launchKernel == 0 || l.ctxSetCurrent == 0 {
 		return NotSupported
 	}
 	args := launchArgs(fn, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem, s, params, extra)
-	var r uintptr
-	if l.current == nil {
-		if l.ctxSetCurrent == 0 {
-			return NotSupported
-		}
-		r, _ = dl.CallAfter(l.ctxSetCurrent, uintptr(ctx), l.launchKernel, &args)
-	} else {
-		var ok, trusted bool
-		r, ok, trusted = l.current.CallWith(uintptr(ctx), l.launchKernel, &args, false)
-		if ok && trusted && result(r) != Success {
-			r, _, _ = l.current.CallWith(uintptr(ctx), l.launchKernel, &args, true)
-		}
+	r := result(dl.Call(l.launchKernel, &args))
+	if r != Success {
+		r = l.relaunchIn(ctx, &args)
 	}
 	runtime.KeepAlive(params)
 	runtime.KeepAlive(extra)
+	return r
+}
+
+// relaunchIn is LaunchKernelIn's second try, out of its way.
+func (l *Lib) relaunchIn(ctx Context, args *dl.Args) Result {
+	r, _ := dl.CallAfter(l.ctxSetCurrent, uintptr(ctx), l.launchKernel, args)
 	return result(r)
 }
 

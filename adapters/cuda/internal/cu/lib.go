@@ -15,12 +15,8 @@ import (
 type Lib struct {
 	// The launch path first, in one cache line: launches alternate with
 	// the driver's own work, which evicts what they touch.
-	launchKernel uintptr
-	// current sets cuCtxSetCurrent's per-thread context and remembers, per
-	// OS thread, the context gour last made current there, so that a launch
-	// skips cuCtxSetCurrent when it is already right. Nil in tables built
-	// by hand in tests: every launch then sets the context.
-	current *dl.ThreadValue
+	launchKernel  uintptr
+	ctxSetCurrent uintptr
 
 	lib *dl.Library
 
@@ -41,7 +37,6 @@ type Lib struct {
 	// Primary context and context stack.
 	devicePrimaryCtxRetain  uintptr
 	devicePrimaryCtxRelease uintptr
-	ctxSetCurrent           uintptr
 	ctxGetCurrent           uintptr
 	ctxPushCurrent          uintptr
 	ctxPopCurrent           uintptr
@@ -124,7 +119,6 @@ func Load() (*Lib, error) {
 		_ = lib.Close()
 		return nil, fmt.Errorf("cu: %s: symbol cuEventElapsedTime not found", lib.Name)
 	}
-	l.current = dl.NewThreadValue(l.ctxSetCurrent)
 	return l, nil
 }
 
@@ -262,18 +256,6 @@ func call(f *dl.Frame, fn uintptr) (r Result, out [4]uint64, outp unsafe.Pointer
 	}
 	r1, out, outp := f.Call(fn)
 	return result(r1), out, outp
-}
-
-// callIn is call with the context ctx made current first, on the same OS
-// thread within the same C call (dl.CallAfter): the goroutine needs no
-// runtime.LockOSThread and the pair costs one call.
-func callIn(f *dl.Frame, setCurrent uintptr, ctx Context, fn uintptr) Result {
-	if fn == 0 || setCurrent == 0 {
-		f.Release()
-		return NotSupported
-	}
-	r, _ := f.CallAfter(setCurrent, uintptr(ctx), fn)
-	return result(r)
 }
 
 // result converts a CUresult return register: only the low 32 bits are

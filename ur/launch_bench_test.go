@@ -1,0 +1,31 @@
+package ur
+
+import (
+	"testing"
+
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// nopQueue is an adapter queue whose launches do nothing.
+type nopQueue struct{ driver.Queue }
+
+func (nopQueue) Launch(driver.Kernel, driver.NDRange, []driver.Event, bool) (driver.Event, error) {
+	return nil, nil
+}
+
+// BenchmarkLaunchLayers times Queue.Launch over an adapter that does
+// nothing: what the front end's checks and handle guards cost a launch.
+func BenchmarkLaunchLayers(b *testing.B) {
+	a := &Adapter{name: "nop"}
+	ctx := &Context{object: object{adapter: a}}
+	p := &Program{object: object{adapter: a}, ctx: ctx}
+	q := &Queue{object: object{adapter: a}, ctx: ctx, drv: nopQueue{}}
+	k := &Kernel{object: object{adapter: a}, ctx: ctx, program: p}
+	r := Range1D(32)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := q.Launch(k, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
