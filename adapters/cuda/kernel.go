@@ -230,7 +230,7 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 		params = &k.ptrs[0]
 	}
 	if len(wait) == 0 && !wantEvent {
-		// The common launch: context and launch in one C call, no thread lock.
+		// The common launch: one cuLaunchKernel, no thread lock (cu.Lib.LaunchKernelIn).
 		res := q.cu.LaunchKernelIn(q.dev.ctx, k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, params, nil)
 		if res != cu.Success {
 			return nil, cuError("cuLaunchKernel", res)

@@ -18,9 +18,10 @@ import (
 // launchBench is the state of `urbench launch`: the kernel "empty" with its
 // one argument set, and the queue it is launched on.
 type launchBench struct {
-	ctx *ur.Context
-	q   *ur.Queue
-	k   *ur.Kernel
+	ctx  *ur.Context
+	q    *ur.Queue
+	prog *ur.Program
+	k    *ur.Kernel
 }
 
 // round times one round: launch n times (through launchN), then Finish. It
@@ -86,8 +87,9 @@ func (b *launchBench) cSides(path string) (c, cSetCtx side, err error) {
 // directSides returns launchers that call cuLaunchKernel from Go through
 // internal/dl, one C call per launch, without gour's layers: the first on
 // a locked thread with the context made current once, the second making
-// it current in each call, as the CUDA adapter does. They split gour's
-// cost into the Go-to-C call and the rest.
+// it current in the same C call each time (dl.CallAfter), as Go code that
+// does not lock its thread must where the driver wants the context
+// current. They split gour's cost into the Go-to-C call and the rest.
 func (b *launchBench) directSides() (direct, directSetCtx side, err error) {
 	lib, err := dl.Open("libcuda.so.1")
 	if err != nil {
@@ -104,17 +106,17 @@ func (b *launchBench) directSides() (direct, directSetCtx side, err error) {
 	}{}
 	params.ptrs[0] = unsafe.Pointer(&params.value)
 	args := &dl.Args{fn, 1, 1, 1, 32, 1, 1, 0, stream, uintptr(unsafe.Pointer(&params.ptrs[0]))}
-	fail := func(r uintptr) error { return fmt.Errorf("cuLaunchKernel: CUDA error %d", int32(r)) }
+	fail := func(fn string, r uintptr) error { return fmt.Errorf("%s: CUDA error %d", fn, int32(r)) }
 	direct = side{name: "go-direct", launchN: func(n int) error {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		setArgs := dl.Args{ctx}
 		if r := int32(dl.Call(setCurrent, &setArgs)); r != 0 {
-			return fail(uintptr(r))
+			return fail("cuCtxSetCurrent", uintptr(r))
 		}
 		for range n {
 			if r := dl.Call(launchKernel, args); int32(r) != 0 {
-				return fail(r)
+				return fail("cuLaunchKernel", r)
 			}
 		}
 		runtime.KeepAlive(params)
@@ -122,14 +124,76 @@ func (b *launchBench) directSides() (direct, directSetCtx side, err error) {
 	}}
 	directSetCtx = side{name: "go-direct-setctx", launchN: func(n int) error {
 		for range n {
-			if r, _ := dl.CallAfter(setCurrent, ctx, launchKernel, args); int32(r) != 0 {
-				return fail(r)
+			if r, ok := dl.CallAfter(setCurrent, ctx, launchKernel, args); int32(r) != 0 {
+				if !ok {
+					return fail("cuCtxSetCurrent", r)
+				}
+				return fail("cuLaunchKernel", r)
 			}
 		}
 		runtime.KeepAlive(params)
 		return nil
 	}}
 	return direct, directSetCtx, nil
+}
+
+// newLaunchBench makes the queue and the kernel "empty" on the first
+// device of backend: from the PTX in ptxFile on CUDA, from OpenCL C
+// otherwise.
+func newLaunchBench(backend, ptxFile string) (*launchBench, error) {
+	dev, err := firstDevice(backend)
+	if err != nil {
+		return nil, err
+	}
+	b := &launchBench{}
+	if b.ctx, err = ur.NewContext(dev); err != nil {
+		return nil, err
+	}
+	if b.q, err = b.ctx.NewQueue(dev, ur.QueueProperties{}); err != nil {
+		b.close()
+		return nil, err
+	}
+	if backend == "cuda" {
+		ptx, err := os.ReadFile(ptxFile)
+		if err != nil {
+			b.close()
+			return nil, err
+		}
+		b.prog, err = b.ctx.NewProgramFromIL(ptx)
+	} else {
+		b.prog, err = b.ctx.NewProgramFromSource("__kernel void empty(ulong p) {}")
+	}
+	if err != nil {
+		b.close()
+		return nil, err
+	}
+	if err := b.prog.Build(""); err != nil {
+		b.close()
+		return nil, err
+	}
+	if b.k, err = b.prog.NewKernel("empty"); err != nil {
+		b.close()
+		return nil, err
+	}
+	if err := b.k.SetArgUint64(0, 0); err != nil {
+		b.close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// close releases what newLaunchBench made.
+func (b *launchBench) close() {
+	if b.k != nil {
+		b.k.Release()
+	}
+	if b.prog != nil {
+		b.prog.Release()
+	}
+	if b.q != nil {
+		b.q.Release()
+	}
+	b.ctx.Release()
 }
 
 func launch(w io.Writer, args []string) error {
@@ -147,46 +211,11 @@ func launch(w io.Writer, args []string) error {
 	if *cLoopLib != "" && *backend != "cuda" {
 		return fmt.Errorf("-c-loop needs -backend cuda")
 	}
-	dev, err := firstDevice(*backend)
+	b, err := newLaunchBench(*backend, *ptxFile)
 	if err != nil {
 		return err
 	}
-	b := &launchBench{}
-	if b.ctx, err = ur.NewContext(dev); err != nil {
-		return err
-	}
-	defer b.ctx.Release()
-	if b.q, err = b.ctx.NewQueue(dev, ur.QueueProperties{}); err != nil {
-		return err
-	}
-	defer b.q.Release()
-	var prog *ur.Program
-	if *backend == "cuda" {
-		ptx, err := os.ReadFile(*ptxFile)
-		if err != nil {
-			return err
-		}
-		prog, err = b.ctx.NewProgramFromIL(ptx)
-		if err != nil {
-			return err
-		}
-	} else {
-		prog, err = b.ctx.NewProgramFromSource("__kernel void empty(ulong p) {}")
-		if err != nil {
-			return err
-		}
-	}
-	defer prog.Release()
-	if err := prog.Build(""); err != nil {
-		return err
-	}
-	if b.k, err = prog.NewKernel("empty"); err != nil {
-		return err
-	}
-	defer b.k.Release()
-	if err := b.k.SetArgUint64(0, 0); err != nil {
-		return err
-	}
+	defer b.close()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
