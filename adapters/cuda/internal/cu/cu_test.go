@@ -3,6 +3,8 @@ package cu
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -328,6 +330,40 @@ func TestLaunchKernelAllocsFakeC(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("LaunchKernel + LaunchKernelIn: %v allocs per call, want 0", allocs)
 	}
+}
+
+// TestLaunchKernelInRelaunchesFakeC drives LaunchKernelIn's second try
+// with libc standing in for the driver: the "launch" is access(path, F_OK),
+// which fails until the "context" is made current by mkdir(path). The
+// first launch fails, the context is set, and the launch made again
+// succeeds; the next launch succeeds at once. A context that cannot be
+// made current (mkdir under a missing directory) is reported as such.
+func TestLaunchKernelInRelaunchesFakeC(t *testing.T) {
+	l := &Lib{launchKernel: fakeC(t, "access"), ctxSetCurrent: fakeC(t, "mkdir")}
+	dir := t.TempDir()
+	path := dl.CString(filepath.Join(dir, "ctx"))
+	handle := uintptr(unsafe.Pointer(&path[0])) // both the function and the context: the path
+	h := newLaunchState(0, 0, 1)
+	launch := func() Result {
+		// gridX is access's mode: F_OK.
+		return l.LaunchKernelIn(Context(handle), Function(handle), 0, 1, 1, 1, 1, 1, 0, 0, &h.params[0], nil)
+	}
+	if r := launch(); r != Success {
+		t.Fatalf("first launch = %v, want Success after making the context current", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ctx")); err != nil {
+		t.Fatalf("the context was not made current: %v", err)
+	}
+	if r := launch(); r != Success {
+		t.Errorf("second launch = %v, want Success", r)
+	}
+	missing := dl.CString(filepath.Join(dir, "no", "ctx"))
+	handle = uintptr(unsafe.Pointer(&missing[0]))
+	if r := launch(); r == Success {
+		t.Error("a launch whose context cannot be made current succeeded")
+	}
+	runtime.KeepAlive(path)
+	runtime.KeepAlive(missing)
 }
 
 // TestOutputSlotFakeC checks the output-parameter path with time(3), which

@@ -36,13 +36,13 @@ func (l *Lib) LaunchKernel(fn Function, gridX, gridY, gridZ, blockX, blockY, blo
 // is and, only when the driver refuses, makes ctx current and launches
 // again in the same C call (dl.CallAfter).
 //
-// A CUfunction belongs to its module's context, and the CUDA 12 and 13
-// drivers launch it there whatever context the thread has current, or
-// none (TestLaunchAfterContextChangedBehindGour checks it on the GPU), so
-// the usual launch is one C call, as in a C program that set its context
-// once. A driver that wants the context current (older ones) fails the
-// launch without enqueueing anything: the second call sets it, and leaves
-// it set on that thread for the next launch.
+// A CUfunction belongs to its module's context, and the CUDA 13 driver
+// (580) launches it there whatever context the thread has current, or none
+// (TestLaunchAfterContextChangedBehindGour of the adapter checks it on the
+// GPU), so the usual launch is one C call, as in a C program that set its
+// context once. A driver that wants the context current fails the launch
+// without enqueueing anything: the second call sets it, and leaves it set
+// on that thread for the next launch (TestLaunchKernelInRelaunchesFakeC).
 func (l *Lib) LaunchKernelIn(ctx Context, fn Function, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem uint32, s Stream, params, extra *unsafe.Pointer) Result {
 	if l.launchKernel == 0 || l.ctxSetCurrent == 0 {
 		return NotSupported
