@@ -78,21 +78,29 @@ func newFixture(tb testing.TB) *fixture {
 	return f
 }
 
+// queueAndKernel makes a queue and the kernel name of f.prog, released
+// when tb ends.
+func (f *fixture) queueAndKernel(tb testing.TB, name string) (*ur.Queue, *ur.Kernel) {
+	tb.Helper()
+	q, err := f.ctx.NewQueue(f.dev, ur.QueueProperties{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { q.Release() })
+	k, err := f.prog.NewKernel(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { k.Release() })
+	return q, k
+}
+
 // BenchmarkLaunchEmpty is the launch whose cost scripts/bench compares with
 // a C program calling cuLaunchKernel: one empty kernel, one block of 32
 // threads, no event.
 func BenchmarkLaunchEmpty(b *testing.B) {
 	f := newFixture(b)
-	q, err := f.ctx.NewQueue(f.dev, ur.QueueProperties{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer q.Release()
-	k, err := f.prog.NewKernel("empty")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer k.Release()
+	q, k := f.queueAndKernel(b, "empty")
 	if err := k.SetArgUint64(0, 0); err != nil {
 		b.Fatal(err)
 	}
@@ -213,16 +221,7 @@ func TestLaunchAllocatesNothing(t *testing.T) {
 		t.Skip("the race detector makes sync.Pool drop items: allocation counts mean nothing")
 	}
 	f := newFixture(t)
-	q, err := f.ctx.NewQueue(f.dev, ur.QueueProperties{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Release()
-	k, err := f.prog.NewKernel("add1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Release()
+	q, k := f.queueAndKernel(t, "add1")
 	y, err := f.ctx.NewBufferFrom(ur.MemReadWrite, make([]byte, 1024*4))
 	if err != nil {
 		t.Fatal(err)

@@ -76,16 +76,7 @@ func TestLaunchAfterContextChangedBehindGour(t *testing.T) {
 	runtime.LockOSThread() // every step on the thread whose context changes
 	defer runtime.UnlockOSThread()
 
-	q, err := f.ctx.NewQueue(f.dev, ur.QueueProperties{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Release()
-	k, err := f.prog.NewKernel("add1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Release()
+	q, k := f.queueAndKernel(t, "add1")
 	const n = 1024
 	y, err := f.ctx.NewBufferFrom(ur.MemReadWrite, make([]byte, n*4))
 	if err != nil {
