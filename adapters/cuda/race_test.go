@@ -1,7 +1,0 @@
-//go:build race
-
-package cuda_test
-
-// raceEnabled: the race detector makes sync.Pool drop items on purpose,
-// so allocation counts are only meaningful without it.
-const raceEnabled = true
