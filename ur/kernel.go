@@ -337,19 +337,15 @@ func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEven
 	if err := checkRange(op, q.adapter.name, r); err != nil {
 		return nil, err
 	}
-	if len(wait) == 0 {
-		ev, err := q.drv.Launch(k.drv, *r, nil, wantEvent)
-		if ev == nil && err == nil {
-			return nil, nil
-		}
-		return q.finishEnqueue(op, ev, err, nil)
-	}
 	dw, err := q.useWaitList(op, wait)
 	if err != nil {
 		return nil, err
 	}
 	ev, err := q.drv.Launch(k.drv, *r, dw, wantEvent)
 	leaveEvents(wait)
+	if ev == nil && err == nil {
+		return nil, nil // the launch loop's answer, without a call
+	}
 	return q.finishEnqueue(op, ev, err, nil)
 }
 

@@ -104,11 +104,16 @@ func (q *Queue) useMem(op string, m *Mem) error {
 }
 
 // useWaitList enters every event of a wait list and returns the adapter's
-// events; the caller must call leaveEvents afterwards.
+// events; the caller must call leaveEvents afterwards. The empty list of
+// most enqueues is answered inline, without a call.
 func (q *Queue) useWaitList(op string, wait []*Event) ([]driver.Event, error) {
 	if len(wait) == 0 {
 		return nil, nil
 	}
+	return q.enterWaitList(op, wait)
+}
+
+func (q *Queue) enterWaitList(op string, wait []*Event) ([]driver.Event, error) {
 	out := make([]driver.Event, len(wait))
 	for i, e := range wait {
 		err := e.enter(op)
@@ -126,13 +131,21 @@ func (q *Queue) useWaitList(op string, wait []*Event) ([]driver.Event, error) {
 	return out, nil
 }
 
+// leaveEvents ends the use of a wait list; inline for an empty one.
 func leaveEvents(events []*Event) {
+	if len(events) > 0 {
+		leaveEach(events)
+	}
+}
+
+func leaveEach(events []*Event) {
 	for _, e := range events {
 		e.life.leave()
 	}
 }
 
-// finishEnqueue shapes an adapter's answer to an enqueue.
+// finishEnqueue shapes an adapter's answer to an enqueue; the event keeps
+// host, the memory a non-blocking transfer reads or writes, alive.
 func (q *Queue) finishEnqueue(op string, drv driver.Event, err error, host []byte) (*Event, error) {
 	if err != nil {
 		return nil, wrapError(err, op, q.adapter.name)

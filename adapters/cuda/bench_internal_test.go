@@ -1,12 +1,10 @@
 package cuda
 
 import (
-	"os"
 	"runtime"
 	"testing"
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
-	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -130,32 +128,4 @@ func BenchmarkHostBoundAdapterLaunch(b *testing.B) {
 		}
 		return cu.Success
 	})
-}
-
-// BenchmarkHostBoundCLoop is the C baseline of the variants above, in this
-// process: each batch is one call of gour_bench_launch_loop
-// (scripts/bench/c/cuda_loop.c, built by scripts/bench/cuda.sh), whose
-// path is in GOUR_BENCH_CUDA_LOOP, making hostBoundBatch launches in C.
-func BenchmarkHostBoundCLoop(b *testing.B) {
-	path := os.Getenv("GOUR_BENCH_CUDA_LOOP")
-	if path == "" {
-		b.Skip("GOUR_BENCH_CUDA_LOOP names no library built from scripts/bench/c/cuda_loop.c")
-	}
-	d, q, k := openForBench(b)
-	lib, err := dl.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	loop, err := lib.Lookup("gour_bench_launch_loop")
-	if err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		args := dl.Args{uintptr(d.ctx), uintptr(k.fn), uintptr(q.stream), hostBoundBatch, 0}
-		if r := cu.Result(int32(dl.Call(loop, &args))); r != cu.Success {
-			b.Fatal(r)
-		}
-		q.cu.StreamSynchronize(q.stream)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*hostBoundBatch), "ns/launch")
 }

@@ -21,7 +21,6 @@ type kernel struct {
 	ptrs       []unsafe.Pointer
 	set        []bool
 	nset       int
-	ready      bool     // every argument is set: checked by each launch
 	local      []uint64 // bytes of shared memory per local argument, else 0
 	sharedMem  uint32
 	maxThreads uint32
@@ -126,7 +125,6 @@ func (k *kernel) argBytes(index uint32, size uintptr) ([]byte, error) {
 		k.set[i] = true
 		k.nset++
 	}
-	k.ready = k.nset == len(k.set) && (k.params == nil || len(k.set) == len(k.params))
 	return unsafe.Slice((*byte)(k.ptrs[i]), size), nil
 }
 
@@ -218,7 +216,7 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 	if r.Offset != [3]uint64{} {
 		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "CUDA has no global offset (offset %v)", r.Offset)
 	}
-	if !k.ready && (k.nset != len(k.set) || (k.params != nil && len(k.set) != len(k.params))) {
+	if k.nset != len(k.set) || (k.params != nil && len(k.set) != len(k.params)) {
 		return nil, driver.Errorf(driver.ResultInvalidKernelArgs, "kernel %s: %d of %d arguments set", k.name, k.nset, max(len(k.set), len(k.params)))
 	}
 	grid, block, err := q.dev.shape(k, &r)
@@ -232,10 +230,7 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 	if len(wait) == 0 && !wantEvent {
 		// The common launch: one cuLaunchKernel, no thread lock (cu.Lib.LaunchKernelIn).
 		res := q.cu.LaunchKernelIn(q.dev.ctx, k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, params, nil)
-		if res != cu.Success {
-			return nil, cuError("cuLaunchKernel", res)
-		}
-		return nil, nil
+		return nil, check("cuLaunchKernel", res)
 	}
 	if err := q.dev.bind(); err != nil {
 		return nil, err
