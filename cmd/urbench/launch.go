@@ -226,7 +226,7 @@ func launch(w io.Writer, args []string) error {
 		defer pprof.StopCPUProfile()
 	}
 	if *cLoopLib == "" {
-		return b.report(w, "gour", b.gourLaunches, *iters, *rounds)
+		return b.report(w, side{name: "gour", launchN: b.gourLaunches}, *iters, *rounds)
 	}
 	c, cSetCtx, err := b.cSides(*cLoopLib)
 	if err != nil {
@@ -243,32 +243,10 @@ func launch(w io.Writer, args []string) error {
 	return b.compare(w, sides, *iters, *rounds)
 }
 
-// report times rounds of iters launches and prints the medians in the
-// format of the C programs in scripts/bench/c.
-func (b *launchBench) report(w io.Writer, name string, launchN func(int) error, iters, rounds int) error {
-	if _, _, err := b.round(1000, launchN); err != nil { // warm up
-		return err
-	}
-	var totals, enqueues []float64
-	for range rounds {
-		t, e, err := b.round(iters, launchN)
-		if err != nil {
-			return err
-		}
-		totals = append(totals, t)
-		enqueues = append(enqueues, e)
-	}
-	fmt.Fprintf(w, "%-4s ns/launch %.1f enqueue %.1f (median of %d rounds x %d launches; min %.1f max %.1f)\n",
-		name, median(totals), median(enqueues), rounds, iters, slices.Min(totals), slices.Max(totals))
-	return nil
-}
-
-// compare times rounds of each side in turn, rotating which goes first
-// every round so none always follows another, and prints each side's
-// medians and their ratio to the first side's. The sides share the
-// process, the context, the stream and the machine's state at that moment,
-// so the ratios are their costs over C's and little else.
-func (b *launchBench) compare(w io.Writer, sides []side, iters, rounds int) error {
+// timeRounds warms each side up, then times rounds of iters launches of
+// each side in turn, rotating which goes first every round so none always
+// follows another, and records each round's times in its side.
+func (b *launchBench) timeRounds(sides []side, iters, rounds int) error {
 	for i := range sides {
 		if _, _, err := b.round(1000, sides[i].launchN); err != nil { // warm up
 			return err
@@ -285,10 +263,37 @@ func (b *launchBench) compare(w io.Writer, sides []side, iters, rounds int) erro
 			s.enqueues = append(s.enqueues, e)
 		}
 	}
-	base := sides[0]
-	for _, s := range sides {
-		fmt.Fprintf(w, "in-process %-16s ns/launch %.1f enqueue %.1f (median of %d rounds x %d launches; min %.1f max %.1f)\n",
-			s.name, median(s.totals), median(s.enqueues), rounds, iters, slices.Min(s.totals), slices.Max(s.totals))
+	return nil
+}
+
+// line formats a side's medians in the format of the C programs in
+// scripts/bench/c, which scripts/bench parses.
+func (s *side) line(iters, rounds int) string {
+	return fmt.Sprintf("ns/launch %.1f enqueue %.1f (median of %d rounds x %d launches; min %.1f max %.1f)",
+		median(s.totals), median(s.enqueues), rounds, iters, slices.Min(s.totals), slices.Max(s.totals))
+}
+
+// report times one side and prints its line.
+func (b *launchBench) report(w io.Writer, s side, iters, rounds int) error {
+	sides := []side{s}
+	if err := b.timeRounds(sides, iters, rounds); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%-4s %s\n", s.name, sides[0].line(iters, rounds))
+	return err
+}
+
+// compare times the sides against each other and prints each one's line
+// and its ratio to the first side's. The sides share the process, the
+// context, the stream and the machine's state at that moment, so the
+// ratios are their costs over C's and little else.
+func (b *launchBench) compare(w io.Writer, sides []side, iters, rounds int) error {
+	if err := b.timeRounds(sides, iters, rounds); err != nil {
+		return err
+	}
+	base := &sides[0]
+	for i := range sides {
+		fmt.Fprintf(w, "in-process %-16s %s\n", sides[i].name, sides[i].line(iters, rounds))
 	}
 	for _, s := range sides[1:] {
 		fmt.Fprintf(w, "in-process ratio %s/%s: enqueue %.3f total %.3f\n", s.name, base.name,
