@@ -13,9 +13,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "cuda_loop.c" /* the launch loop itself, shared with urbench -c-loop */
+
 #define CHECK(call)                                                          \
 	do {                                                                     \
-		CUresult r_ = (call);                                                \
+		CUresult r_ = (CUresult)(call);                                      \
 		if (r_ != CUDA_SUCCESS) {                                            \
 			const char *name_ = "?";                                         \
 			cuGetErrorName(r_, &name_);                                      \
@@ -70,22 +72,14 @@ int main(int argc, char **argv) {
 	CHECK(cuModuleLoadData(&mod, ptx));
 	CHECK(cuModuleGetFunction(&fn, mod, "empty"));
 	CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
-	unsigned long long p = 0;
-	void *params[] = {&p};
-
-	for (int i = 0; i < 1000; i++) /* warm up */
-		CHECK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, stream, params, NULL));
+	CHECK(gour_bench_launch_loop(ctx, fn, stream, 1000, setctx)); /* warm up */
 	CHECK(cuStreamSynchronize(stream));
 
 	double *total = malloc(rounds * sizeof *total), *enq = malloc(rounds * sizeof *enq);
 	double lo = 1e300, hi = 0;
 	for (int r = 0; r < rounds; r++) {
 		double t0 = now_ns();
-		for (int i = 0; i < iters; i++) {
-			if (setctx)
-				CHECK(cuCtxSetCurrent(ctx));
-			CHECK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, stream, params, NULL));
-		}
+		CHECK(gour_bench_launch_loop(ctx, fn, stream, iters, setctx));
 		double t1 = now_ns();
 		CHECK(cuStreamSynchronize(stream));
 		double t2 = now_ns();
