@@ -34,4 +34,9 @@
 //	k.SetArgMem(1, x)
 //	q.Launch(k, ur.Range1D(n))         // no event, no allocation
 //	q.ReadBuffer(y, 0, ur.AsBytes(ys)) // blocking
+//
+// Code that makes the same launch many times can check it once with
+// Queue.PrepareLaunch: each PreparedLaunch.Launch then takes the kernel's
+// current arguments and, on CUDA and OpenCL, is the driver's launch call
+// and little more.
 package ur

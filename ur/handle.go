@@ -17,9 +17,17 @@ func nilHandle(kind, op string) error {
 // the code OpenCL and the Unified Runtime use for a bad handle of its kind.
 func (o *object) enter(kind string, invalidCode Result, op string) error {
 	if !o.life.enter() {
-		return newError(invalidCode, op, o.adapter.name, "%s was released", kind)
+		return o.releasedError(kind, invalidCode, op)
 	}
 	return nil
+}
+
+// releasedError is enter's error, out of line for the same reason as
+// lifetime.undoEnter.
+//
+//go:noinline
+func (o *object) releasedError(kind string, invalidCode Result, op string) error {
+	return newError(invalidCode, op, o.adapter.name, "%s was released", kind)
 }
 
 // release is the body of every Release method.

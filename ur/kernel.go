@@ -82,6 +82,14 @@ func (p *Program) NewKernel(name string) (*Kernel, error) {
 	return k, nil
 }
 
+// enterError is the error of a failed enter of k, nil or released.
+func (k *Kernel) enterError(op string) error {
+	if k == nil {
+		return nilHandle("Kernel", op)
+	}
+	return k.releasedError("Kernel", ErrInvalidKernel, op)
+}
+
 func (k *Kernel) enter(op string) error {
 	if k == nil {
 		return nilHandle("Kernel", op)
@@ -306,6 +314,7 @@ func checkRange(op, adapter string, r *NDRange) error {
 
 // Launch enqueues the kernel over r with its current arguments. It returns
 // no event and allocates nothing: the hot path for repeated launches.
+// PrepareLaunch makes a launch repeated over the same range cheaper still.
 func (q *Queue) Launch(k *Kernel, r NDRange) error {
 	_, err := q.launch("Queue.Launch", k, &r, nil, false)
 	return err
@@ -318,12 +327,13 @@ func (q *Queue) EnqueueKernel(k *Kernel, r NDRange, wait ...*Event) (*Event, err
 }
 
 func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEvent bool) (*Event, error) {
-	if err := q.enter(op); err != nil {
-		return nil, err
+	// The guards inline here; their errors are made out of line.
+	if q == nil || !q.life.enter() {
+		return nil, q.enterError(op)
 	}
-	if err := k.enter(op); err != nil {
+	if k == nil || !k.life.enter() {
 		q.life.leave()
-		return nil, err
+		return nil, k.enterError(op)
 	}
 	// One defer with few returns is open-coded by the compiler, nearly
 	// free; three of them were not, and cost more than the rest of the path.

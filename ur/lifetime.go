@@ -24,12 +24,18 @@ const releasedBit = 1
 // enter reports whether the handle is still live; on true the caller must
 // call leave.
 func (l *lifetime) enter() bool {
-	if l.refs.Add(2)&releasedBit != 0 {
-		l.leave()
-		return false
+	if l.refs.Add(2)&releasedBit == 0 {
+		return true
 	}
-	return true
+	l.undoEnter()
+	return false
 }
+
+// undoEnter is enter's way out of a released handle. Kept out of line,
+// it leaves enter small enough to inline into every call's fast path.
+//
+//go:noinline
+func (l *lifetime) undoEnter() { l.leave() }
 
 func (l *lifetime) leave() {
 	if l.refs.Add(-2) == releasedBit {

@@ -43,6 +43,14 @@ func (c *Context) NewQueue(dev *Device, props QueueProperties) (*Queue, error) {
 	return q, nil
 }
 
+// enterError is the error of a failed enter of q, nil or released.
+func (q *Queue) enterError(op string) error {
+	if q == nil {
+		return nilHandle("Queue", op)
+	}
+	return q.releasedError("Queue", ErrInvalidQueue, op)
+}
+
 func (q *Queue) enter(op string) error {
 	if q == nil {
 		return nilHandle("Queue", op)

@@ -24,6 +24,9 @@ type kernel struct {
 	local      []uint64 // bytes of shared memory per local argument, else 0
 	sharedMem  uint32
 	maxThreads uint32
+	// gen counts the changes that make a prepared launch stale: a new
+	// argument layout, new shared memory (driver.NativeLaunch).
+	gen uint64
 }
 
 func (p *program) NewKernel(name string) (driver.Kernel, error) {
@@ -74,6 +77,7 @@ func (k *kernel) layout(n int, size func(int) uintptr) {
 	}
 	k.set = make([]bool, n)
 	k.local = make([]uint64, n)
+	k.gen++
 }
 
 // grow makes room for argument index of size bytes when the driver gave no
@@ -173,6 +177,7 @@ func (k *kernel) setLocal(i int, size uint64) {
 		return
 	}
 	k.local[i] = size
+	k.gen++
 	var off uint64
 	for j, n := range k.local {
 		if n == 0 {
@@ -213,11 +218,8 @@ func (k *kernel) Info(driver.Device) (driver.KernelInfo, error) {
 // nothing.
 func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	k := dk.(*kernel)
-	if r.Offset != [3]uint64{} {
-		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "CUDA has no global offset (offset %v)", r.Offset)
-	}
-	if k.nset != len(k.set) || (k.params != nil && len(k.set) != len(k.params)) {
-		return nil, driver.Errorf(driver.ResultInvalidKernelArgs, "kernel %s: %d of %d arguments set", k.name, k.nset, max(len(k.set), len(k.params)))
+	if !k.launchable(&r) {
+		return nil, k.launchError(&r)
 	}
 	grid, block, err := q.dev.shape(k, &r)
 	if err != nil {
@@ -242,6 +244,45 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 	}
 	res := q.cu.LaunchKernel(k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, params, nil)
 	return q.finish("cuLaunchKernel", e, res)
+}
+
+// PrepareLaunch checks a launch of dk over r as Launch does and returns it
+// as one cuLaunchKernel call, which is current until the kernel's argument
+// layout or shared memory changes. The front end makes the call on any OS
+// thread, as Launch's common path does, and relaunches through Launch
+// when the driver refuses.
+func (q *queue) PrepareLaunch(dk driver.Kernel, r driver.NDRange) (*driver.NativeLaunch, error) {
+	k := dk.(*kernel)
+	if !k.launchable(&r) {
+		return nil, k.launchError(&r)
+	}
+	grid, block, err := q.dev.shape(k, &r)
+	if err != nil {
+		return nil, err
+	}
+	var params *unsafe.Pointer
+	if len(k.ptrs) > 0 {
+		params = &k.ptrs[0]
+	}
+	fn, args := q.cu.LaunchKernelCall(k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, params)
+	if fn == 0 {
+		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "the driver has no cuLaunchKernel")
+	}
+	return &driver.NativeLaunch{Fn: fn, Args: args, Keep: k, Gen: &k.gen, Want: k.gen}, nil
+}
+
+// launchable reports whether CUDA can launch k over r: no global offset,
+// every argument set (set has an entry per parameter the driver reported).
+func (k *kernel) launchable(r *driver.NDRange) bool {
+	return r.Offset == [3]uint64{} && k.nset == len(k.set)
+}
+
+// launchError says why k cannot be launched over r.
+func (k *kernel) launchError(r *driver.NDRange) error {
+	if r.Offset != [3]uint64{} {
+		return driver.Errorf(driver.ResultUnsupportedFeature, "CUDA has no global offset (offset %v)", r.Offset)
+	}
+	return driver.Errorf(driver.ResultInvalidKernelArgs, "kernel %s: %d of %d arguments set", k.name, k.nset, len(k.set))
 }
 
 // shape turns global and local sizes into CUDA's grid and block. Without a

@@ -91,6 +91,32 @@ func (q *queue) FillBuffer(m driver.Mem, pattern []byte, offset, size uint64, wa
 
 // Launch is the hot path: with no wait list and no event it allocates
 // nothing.
+// preparedSizes are a prepared launch's size arrays, in the heap for C.
+type preparedSizes struct {
+	offset, global, local [3]uintptr
+}
+
+// PrepareLaunch returns the launch of k over r as one
+// clEnqueueNDRangeKernel call, with the sizes in memory of its own. It
+// never goes stale: the call names the kernel, whose arguments OpenCL
+// keeps. What the driver checks (arguments not set, a bad work-group
+// size) it reports when the launch is made.
+func (q *queue) PrepareLaunch(k driver.Kernel, r driver.NDRange) (*driver.NativeLaunch, error) {
+	s := new(preparedSizes)
+	var offset, local *uintptr
+	for i := range r.Dims {
+		s.global[i], s.local[i], s.offset[i] = uintptr(r.Global[i]), uintptr(r.Local[i]), uintptr(r.Offset[i])
+		if r.Offset[i] != 0 {
+			offset = &s.offset[0]
+		}
+	}
+	if r.Local[0] != 0 {
+		local = &s.local[0]
+	}
+	fn, args := q.lib.EnqueueNDRangeKernelCall(q.handle, k.(*kernel).handle, r.Dims, offset, &s.global[0], local)
+	return &driver.NativeLaunch{Fn: fn, Args: args, Keep: s}, nil
+}
+
 func (q *queue) Launch(k driver.Kernel, r driver.NDRange, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	e, ev := q.newEvent(wantEvent)
 	var offset, local *uintptr

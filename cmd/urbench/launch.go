@@ -51,6 +51,24 @@ func (b *launchBench) gourLaunches(n int) error {
 	return nil
 }
 
+// preparedLaunches returns a launcher that launches the kernel n times
+// through one ur.PreparedLaunch, and the function that releases it.
+func (b *launchBench) preparedLaunches() (launchN func(int) error, release func(), err error) {
+	p, err := b.q.PrepareLaunch(b.k, ur.Range1D(32))
+	if err != nil {
+		return nil, nil, err
+	}
+	launchN = func(n int) error {
+		for range n {
+			if err := p.Launch(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return launchN, func() { p.Release() }, nil
+}
+
 // side is one way of launching that compare times.
 type side struct {
 	name             string
@@ -203,6 +221,7 @@ func launch(w io.Writer, args []string) error {
 	cLoopLib := fs.String("c-loop", "", "library built from scripts/bench/c/cuda_loop.c: alternate gour's rounds with rounds of C launches in this process (cuda)")
 	breakdown := fs.Bool("breakdown", false, "with -c-loop: also time C making the context current before each launch, and Go calling cuLaunchKernel without gour's layers")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed rounds to this file")
+	prepared := fs.Bool("prepared", false, "without -c-loop: launch through a ur.PreparedLaunch instead of Queue.Launch (with -c-loop both are timed)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -225,14 +244,22 @@ func launch(w io.Writer, args []string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	preparedN, release, err := b.preparedLaunches()
+	if err != nil {
+		return err
+	}
+	defer release()
 	if *cLoopLib == "" {
+		if *prepared {
+			return b.report(w, side{name: "gour", launchN: preparedN}, *iters, *rounds)
+		}
 		return b.report(w, side{name: "gour", launchN: b.gourLaunches}, *iters, *rounds)
 	}
 	c, cSetCtx, err := b.cSides(*cLoopLib)
 	if err != nil {
 		return err
 	}
-	sides := []side{c, {name: "gour", launchN: b.gourLaunches}}
+	sides := []side{c, {name: "gour", launchN: b.gourLaunches}, {name: "gour-prepared", launchN: preparedN}}
 	if *breakdown {
 		direct, directSetCtx, err := b.directSides()
 		if err != nil {

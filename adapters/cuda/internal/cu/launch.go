@@ -63,6 +63,14 @@ func (l *Lib) relaunchIn(ctx Context, args *dl.Args) Result {
 	return result(r)
 }
 
+// LaunchKernelCall returns cuLaunchKernel's address (0 if the driver lacks
+// it) and the arguments of LaunchKernel(fn, ..., s, params, nil), for a
+// caller that makes the same call many times itself (a prepared launch).
+// params follows LaunchKernel's rules, and must outlive the arguments.
+func (l *Lib) LaunchKernelCall(fn Function, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem uint32, s Stream, params *unsafe.Pointer) (uintptr, dl.Args) {
+	return l.launchKernel, launchArgs(fn, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem, s, params, nil)
+}
+
 // launchArgs is the argument list of cuLaunchKernel.
 func launchArgs(fn Function, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem uint32, s Stream, params, extra *unsafe.Pointer) dl.Args {
 	return dl.Args{

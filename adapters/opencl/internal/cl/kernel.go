@@ -58,6 +58,22 @@ func (l *Lib) GetKernelArgInfo(k Kernel, index uint32, param uint32, size uintpt
 //
 // Hot path: it allocates nothing when the pointers and waitList point to
 // heap memory, for example arrays kept in a long-lived struct.
+// EnqueueNDRangeKernelCall returns clEnqueueNDRangeKernel's address and
+// the arguments of EnqueueNDRangeKernel(q, k, workDim, globalOffset,
+// globalSize, localSize, nil, nil), for a caller that makes the same call
+// many times itself (a prepared launch). The size arrays must be heap
+// memory that outlives the arguments.
+func (l *Lib) EnqueueNDRangeKernelCall(q Queue, k Kernel, workDim uint32, globalOffset, globalSize, localSize *uintptr) (uintptr, dl.Args) {
+	return l.enqueueNDRangeKernel, dl.Args{
+		uintptr(q),
+		uintptr(k),
+		uintptr(workDim),
+		uintptr(unsafe.Pointer(globalOffset)),
+		uintptr(unsafe.Pointer(globalSize)),
+		uintptr(unsafe.Pointer(localSize)),
+	}
+}
+
 func (l *Lib) EnqueueNDRangeKernel(q Queue, k Kernel, workDim uint32, globalOffset, globalSize, localSize *uintptr, waitList []Event, event *Event) Status {
 	f := dl.NewFrame()
 	f.Args = dl.Args{
