@@ -271,3 +271,30 @@ func TestPreparedLaunchRacesRelease(t *testing.T) {
 		t.Errorf("queue freed %d times, want 1", freed[0])
 	}
 }
+
+// BenchmarkPreparedLaunch times PreparedLaunch.Launch whose native call is
+// libc's abs: the front end's cost over one C call (compare with
+// `go test -bench Call ./internal/dl`), with hot caches.
+func BenchmarkPreparedLaunch(b *testing.B) {
+	lib, err := dl.Open("libc.so.6")
+	if err != nil {
+		b.Skipf("libc.so.6 not loadable: %v", err)
+	}
+	abs, err := lib.Lookup("abs")
+	if err != nil {
+		b.Skipf("libc: %v", err)
+	}
+	var freed [2]int
+	q, k := fakeLaunchHandles(&preparingQueue{abs: abs}, &freed)
+	p, err := q.PrepareLaunch(k, Range1D(32))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Release()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := p.Launch(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

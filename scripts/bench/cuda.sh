@@ -6,7 +6,8 @@
 #      (scripts/bench/c/cuda_loop.c, built with nvcc) that calls
 #      cuLaunchKernel in a loop, and alternates its rounds with rounds of
 #      gour launches on the same context, stream and kernel; the ratio of
-#      the medians, host-bound and saturated. Sharing the process and the
+#      the medians, host-bound and saturated; gour both through
+#      Queue.Launch and through a ur.PreparedLaunch. Sharing the process and the
 #      moment removes the run-to-run drift of the machine (C's own medians
 #      vary by 15% between processes), which is larger than the 5% asked.
 #      The host-bound run also times, interleaved the same way, C making the
