@@ -206,34 +206,58 @@ func TestKernelAxpyFloat64(t *testing.T) {
 	})
 }
 
+// groupSum is the kernel group_sum set up to sum each work-group's slice
+// of 0, 1, 2, ... into dst through local memory, with the range to launch
+// it over.
+type groupSum struct {
+	k   *ur.Kernel
+	dst *ur.Mem
+	r   ur.NDRange
+}
+
+const groupSumLocal, groupSumGroups = 64, 16
+
+// newGroupSum sets group_sum up with localBytes of local memory, skipping
+// the test where the kernel cannot run groupSumLocal work-items a group.
+func newGroupSum(t *testing.T, f *Fixture, localBytes uint64) groupSum {
+	t.Helper()
+	const local, groups = groupSumLocal, groupSumGroups
+	k := f.Kernel(t, "group_sum")
+	info, err := k.Info(f.Device)
+	must(t, "Info", err)
+	if info.WorkGroupSize < local {
+		t.Skipf("kernel work-group size limit %d < %d", info.WorkGroupSize, local)
+	}
+	in := make([]uint32, local*groups)
+	for i := range in {
+		in[i] = uint32(i)
+	}
+	src := f.BufferFrom(t, ur.MemReadOnly, ur.AsBytes(in))
+	dst := f.Buffer(t, ur.MemReadWrite, 4*groups)
+	must(t, "SetArgMem(0)", k.SetArgMem(0, src))
+	must(t, "SetArgMem(1)", k.SetArgMem(1, dst))
+	must(t, "SetArgLocal(2)", k.SetArgLocal(2, localBytes))
+	r := ur.Range1D(local * groups)
+	r.Local[0] = local
+	return groupSum{k: k, dst: dst, r: r}
+}
+
+// check reads dst and compares each group's sum of g*local .. g*local+local-1.
+func (g groupSum) check(t *testing.T, q *ur.Queue, what string) {
+	t.Helper()
+	const local = groupSumLocal
+	checkUint32s(t, what, readUint32s(t, q, g.dst, groupSumGroups), func(group int) uint32 {
+		first := uint32(group * local)
+		return local*first + local*(local-1)/2
+	})
+}
+
 func TestKernelLocalMemory(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, f *Fixture) {
-		const local, groups = 64, 16
-		k := f.Kernel(t, "group_sum")
-		info, err := k.Info(f.Device)
-		must(t, "Info", err)
-		if info.WorkGroupSize < local {
-			t.Skipf("kernel work-group size limit %d < %d", info.WorkGroupSize, local)
-		}
-		in := make([]uint32, local*groups)
-		for i := range in {
-			in[i] = uint32(i)
-		}
+		g := newGroupSum(t, f, 4*groupSumLocal)
 		q := f.Queue(t)
-		src := f.BufferFrom(t, ur.MemReadOnly, ur.AsBytes(in))
-		dst := f.Buffer(t, ur.MemReadWrite, 4*groups)
-		must(t, "SetArgMem(0)", k.SetArgMem(0, src))
-		must(t, "SetArgMem(1)", k.SetArgMem(1, dst))
-		must(t, "SetArgLocal(2)", k.SetArgLocal(2, 4*local))
-		r := ur.Range1D(local * groups)
-		r.Local[0] = local
-		must(t, "Launch", q.Launch(k, r))
-		got := readUint32s(t, q, dst, groups)
-		checkUint32s(t, "group sums", got, func(g int) uint32 {
-			// sum of g*local .. g*local+local-1
-			first := uint32(g * local)
-			return local*first + local*(local-1)/2
-		})
+		must(t, "Launch", q.Launch(g.k, g.r))
+		g.check(t, q, "group sums")
 	})
 }
 

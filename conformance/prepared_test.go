@@ -62,35 +62,17 @@ func TestPreparedLaunchInOrder(t *testing.T) {
 // of dynamic shared memory) is taken by the next launch.
 func TestPreparedLaunchLocalMemoryResized(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, f *Fixture) {
-		const local, groups = 64, 16
-		k := f.Kernel(t, "group_sum")
-		info, err := k.Info(f.Device)
-		must(t, "Info", err)
-		if info.WorkGroupSize < local {
-			t.Skipf("kernel work-group size limit %d < %d", info.WorkGroupSize, local)
-		}
-		in := make([]uint32, local*groups)
-		for i := range in {
-			in[i] = uint32(i)
-		}
+		g := newGroupSum(t, f, 8*groupSumLocal)
 		q := f.Queue(t)
-		src := f.BufferFrom(t, ur.MemReadOnly, ur.AsBytes(in))
-		dst := f.Buffer(t, ur.MemReadWrite, 4*groups)
-		must(t, "SetArgMem(0)", k.SetArgMem(0, src))
-		must(t, "SetArgMem(1)", k.SetArgMem(1, dst))
-		must(t, "SetArgLocal(2)", k.SetArgLocal(2, 8*local))
-		r := ur.Range1D(local * groups)
-		r.Local[0] = local
-		p := prepare(t, q, k, r)
-		want := func(g int) uint32 { first := uint32(g * local); return local*first + local*(local-1)/2 }
+		p := prepare(t, q, g.k, g.r)
 		must(t, "Launch", p.Launch())
-		checkUint32s(t, "group sums", readUint32s(t, q, dst, groups), want)
-		ev, err := q.EnqueueFill(dst, []byte{0}, 0, 4*groups)
+		g.check(t, q, "group sums")
+		ev, err := q.EnqueueFill(g.dst, []byte{0}, 0, g.dst.Size())
 		must(t, "EnqueueFill", err)
 		ev.Release()
-		must(t, "SetArgLocal(2)", k.SetArgLocal(2, 4*local))
+		must(t, "SetArgLocal(2)", g.k.SetArgLocal(2, 4*groupSumLocal))
 		must(t, "Launch", p.Launch())
-		checkUint32s(t, "group sums after resizing local memory", readUint32s(t, q, dst, groups), want)
+		g.check(t, q, "group sums after resizing local memory")
 	})
 }
 

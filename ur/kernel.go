@@ -339,10 +339,7 @@ func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEven
 	// free; three of them were not, and cost more than the rest of the path.
 	defer leaveBoth(&q.life, &k.life)
 	if k.ctx != q.ctx {
-		if err := q.sameAdapter(&k.object, "Kernel", ErrInvalidKernel, op); err != nil {
-			return nil, err
-		}
-		return nil, newError(ErrInvalidContext, op, q.adapter.name, "kernel belongs to another context")
+		return nil, q.foreignKernel(op, k)
 	}
 	if err := checkRange(op, q.adapter.name, r); err != nil {
 		return nil, err
@@ -357,6 +354,14 @@ func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEven
 		return nil, nil // the launch loop's answer, without a call
 	}
 	return q.finishEnqueue(op, ev, err, nil)
+}
+
+// foreignKernel is the error for a kernel of another context than q's.
+func (q *Queue) foreignKernel(op string, k *Kernel) error {
+	if err := q.sameAdapter(&k.object, "Kernel", ErrInvalidKernel, op); err != nil {
+		return err
+	}
+	return newError(ErrInvalidContext, op, q.adapter.name, "kernel belongs to another context")
 }
 
 // leaveBoth ends the use of two handles.

@@ -54,10 +54,7 @@ func (q *Queue) PrepareLaunch(k *Kernel, r NDRange) (*PreparedLaunch, error) {
 
 func (q *Queue) prepare(op string, k *Kernel, r *NDRange) (*PreparedLaunch, error) {
 	if k.ctx != q.ctx {
-		if err := q.sameAdapter(&k.object, "Kernel", ErrInvalidKernel, op); err != nil {
-			return nil, err
-		}
-		return nil, newError(ErrInvalidContext, op, q.adapter.name, "kernel belongs to another context")
+		return nil, q.foreignKernel(op, k)
 	}
 	if err := checkRange(op, q.adapter.name, r); err != nil {
 		return nil, err

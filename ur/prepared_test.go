@@ -55,7 +55,20 @@ func fakeLaunchHandles(drv driver.Queue, freed *[2]int) (*Queue, *Kernel) {
 	return q, k
 }
 
-func newPreparingQueue(t *testing.T) *preparingQueue {
+// preparedOver prepares a launch over 64 work-items on a queue over drv;
+// freed counts the frees of the queue and of the kernel.
+func preparedOver(t testing.TB, drv driver.Queue) (q *Queue, k *Kernel, p *PreparedLaunch, freed *[2]int) {
+	t.Helper()
+	freed = new([2]int)
+	q, k = fakeLaunchHandles(drv, freed)
+	p, err := q.PrepareLaunch(k, Range1D(64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q, k, p, freed
+}
+
+func newPreparingQueue(t testing.TB) *preparingQueue {
 	t.Helper()
 	lib, err := dl.Open("libc.so.6")
 	if err != nil {
@@ -70,12 +83,7 @@ func newPreparingQueue(t *testing.T) *preparingQueue {
 
 func TestPreparedLaunchMakesTheNativeCall(t *testing.T) {
 	drv := newPreparingQueue(t)
-	var freed [2]int
-	q, k := fakeLaunchHandles(drv, &freed)
-	p, err := q.PrepareLaunch(k, Range1D(64))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, p, _ := preparedOver(t, drv)
 	for range 3 {
 		if err := p.Launch(); err != nil {
 			t.Fatal(err)
@@ -109,12 +117,7 @@ func TestPreparedLaunchMakesTheNativeCall(t *testing.T) {
 
 func TestPreparedLaunchPreparesAgainWhenStale(t *testing.T) {
 	drv := newPreparingQueue(t)
-	var freed [2]int
-	q, k := fakeLaunchHandles(drv, &freed)
-	p, err := q.PrepareLaunch(k, Range1D(64))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, p, _ := preparedOver(t, drv)
 	defer p.Release()
 	drv.gen++ // say, the kernel's arguments took a new layout
 	if err := p.Launch(); err != nil {
@@ -134,14 +137,9 @@ func TestPreparedLaunchFailureGoesThroughTheAdapter(t *testing.T) {
 	drv := newPreparingQueue(t)
 	drv.arg = 5 // abs(5) != 0: the native call fails
 	drv.launchErr = driver.Errorf(driver.ResultOutOfResources, "no room")
-	var freed [2]int
-	q, k := fakeLaunchHandles(drv, &freed)
-	p, err := q.PrepareLaunch(k, Range1D(64))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, p, _ := preparedOver(t, drv)
 	defer p.Release()
-	err = p.Launch()
+	err := p.Launch()
 	var e *Error
 	if !errors.Is(err, ErrOutOfResources) || !errors.As(err, &e) || e.Op != "PreparedLaunch.Launch" {
 		t.Errorf("Launch = %v, want ErrOutOfResources from PreparedLaunch.Launch", err)
@@ -158,12 +156,7 @@ func TestPreparedLaunchFailureGoesThroughTheAdapter(t *testing.T) {
 // Without LaunchPreparer, the adapter's Launch makes every launch.
 func TestPreparedLaunchWithoutPreparer(t *testing.T) {
 	drv := newPreparingQueue(t)
-	var freed [2]int
-	q, k := fakeLaunchHandles(struct{ driver.Queue }{drv}, &freed)
-	p, err := q.PrepareLaunch(k, Range1D(64))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, p, _ := preparedOver(t, struct{ driver.Queue }{drv})
 	defer p.Release()
 	if err := p.Launch(); err != nil {
 		t.Fatal(err)
@@ -200,12 +193,7 @@ func TestPrepareLaunchChecks(t *testing.T) {
 // once the PreparedLaunch is released.
 func TestPreparedLaunchHoldsQueueAndKernel(t *testing.T) {
 	drv := newPreparingQueue(t)
-	var freed [2]int
-	q, k := fakeLaunchHandles(drv, &freed)
-	p, err := q.PrepareLaunch(k, Range1D(64))
-	if err != nil {
-		t.Fatal(err)
-	}
+	q, k, p, freed := preparedOver(t, drv)
 	if err := k.Release(); err != nil {
 		t.Fatal(err)
 	}
@@ -218,13 +206,13 @@ func TestPreparedLaunchHoldsQueueAndKernel(t *testing.T) {
 	if err := p.Launch(); !errors.Is(err, ErrInvalidQueue) {
 		t.Errorf("Launch after the queue's Release = %v, want ErrInvalidQueue", err)
 	}
-	if freed != [2]int{} {
+	if *freed != [2]int{} {
 		t.Fatalf("freed %v while the PreparedLaunch holds them, want none", freed)
 	}
 	if err := p.Release(); err != nil {
 		t.Fatal(err)
 	}
-	if freed != [2]int{1, 1} {
+	if *freed != [2]int{1, 1} {
 		t.Errorf("freed %v after the PreparedLaunch's Release, want the queue and the kernel once each", freed)
 	}
 }
@@ -234,12 +222,7 @@ func TestPreparedLaunchHoldsQueueAndKernel(t *testing.T) {
 // once, after the last launch.
 func TestPreparedLaunchRacesRelease(t *testing.T) {
 	drv := newPreparingQueue(t)
-	var freed [2]int
-	q, k := fakeLaunchHandles(drv, &freed)
-	p, err := q.PrepareLaunch(k, Range1D(64))
-	if err != nil {
-		t.Fatal(err)
-	}
+	q, _, p, freed := preparedOver(t, drv)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for range 8 {
@@ -276,20 +259,7 @@ func TestPreparedLaunchRacesRelease(t *testing.T) {
 // libc's abs: the front end's cost over one C call (compare with
 // `go test -bench Call ./internal/dl`), with hot caches.
 func BenchmarkPreparedLaunch(b *testing.B) {
-	lib, err := dl.Open("libc.so.6")
-	if err != nil {
-		b.Skipf("libc.so.6 not loadable: %v", err)
-	}
-	abs, err := lib.Lookup("abs")
-	if err != nil {
-		b.Skipf("libc: %v", err)
-	}
-	var freed [2]int
-	q, k := fakeLaunchHandles(&preparingQueue{abs: abs}, &freed)
-	p, err := q.PrepareLaunch(k, Range1D(32))
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, _, p, _ := preparedOver(b, newPreparingQueue(b))
 	defer p.Release()
 	b.ReportAllocs()
 	for b.Loop() {

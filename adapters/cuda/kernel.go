@@ -218,20 +218,14 @@ func (k *kernel) Info(driver.Device) (driver.KernelInfo, error) {
 // nothing.
 func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	k := dk.(*kernel)
-	if !k.launchable(&r) {
-		return nil, k.launchError(&r)
-	}
-	grid, block, err := q.dev.shape(k, &r)
+	geo, err := q.dev.geometry(k, &r)
 	if err != nil {
 		return nil, err
 	}
-	var params *unsafe.Pointer
-	if len(k.ptrs) > 0 {
-		params = &k.ptrs[0]
-	}
+	grid, block := geo.grid, geo.block
 	if len(wait) == 0 && !wantEvent {
 		// The common launch: one cuLaunchKernel, no thread lock (cu.Lib.LaunchKernelIn).
-		res := q.cu.LaunchKernelIn(q.dev.ctx, k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, params, nil)
+		res := q.cu.LaunchKernelIn(q.dev.ctx, k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, geo.params, nil)
 		return nil, check("cuLaunchKernel", res)
 	}
 	if err := q.dev.bind(); err != nil {
@@ -242,7 +236,7 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 	if err != nil {
 		return nil, err
 	}
-	res := q.cu.LaunchKernel(k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, params, nil)
+	res := q.cu.LaunchKernel(k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, geo.params, nil)
 	return q.finish("cuLaunchKernel", e, res)
 }
 
@@ -253,42 +247,37 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 // when the driver refuses.
 func (q *queue) PrepareLaunch(dk driver.Kernel, r driver.NDRange) (*driver.NativeLaunch, error) {
 	k := dk.(*kernel)
-	if !k.launchable(&r) {
-		return nil, k.launchError(&r)
-	}
-	grid, block, err := q.dev.shape(k, &r)
+	geo, err := q.dev.geometry(k, &r)
 	if err != nil {
 		return nil, err
 	}
-	var params *unsafe.Pointer
-	if len(k.ptrs) > 0 {
-		params = &k.ptrs[0]
-	}
-	fn, args := q.cu.LaunchKernelCall(k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, params)
+	grid, block := geo.grid, geo.block
+	fn, args := q.cu.LaunchKernelCall(k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, geo.params)
 	if fn == 0 {
 		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "the driver has no cuLaunchKernel")
 	}
 	return &driver.NativeLaunch{Fn: fn, Args: args, Keep: k, Gen: &k.gen, Want: k.gen}, nil
 }
 
-// launchable reports whether CUDA can launch k over r: no global offset,
-// every argument set (set has an entry per parameter the driver reported).
-func (k *kernel) launchable(r *driver.NDRange) bool {
-	return r.Offset == [3]uint64{} && k.nset == len(k.set)
+// geometry is what cuLaunchKernel takes of a launch besides the function,
+// its shared memory and the stream.
+type geometry struct {
+	grid, block [3]uint32
+	params      *unsafe.Pointer // the kernel's parameter table; nil without parameters
 }
 
-// launchError says why k cannot be launched over r.
-func (k *kernel) launchError(r *driver.NDRange) error {
+// geometry checks a launch of k over r and turns its global and local
+// sizes into CUDA's grid and block. Without a local size it picks the
+// largest block that divides the global size.
+func (d *device) geometry(k *kernel, r *driver.NDRange) (geometry, error) {
 	if r.Offset != [3]uint64{} {
-		return driver.Errorf(driver.ResultUnsupportedFeature, "CUDA has no global offset (offset %v)", r.Offset)
+		return geometry{}, driver.Errorf(driver.ResultUnsupportedFeature, "CUDA has no global offset (offset %v)", r.Offset)
 	}
-	return driver.Errorf(driver.ResultInvalidKernelArgs, "kernel %s: %d of %d arguments set", k.name, k.nset, len(k.set))
-}
-
-// shape turns global and local sizes into CUDA's grid and block. Without a
-// local size it picks the largest block that divides the global size.
-func (d *device) shape(k *kernel, r *driver.NDRange) (grid, block [3]uint32, err error) {
-	grid, block = [3]uint32{1, 1, 1}, [3]uint32{1, 1, 1}
+	if k.nset != len(k.set) { // set has an entry per parameter the driver reported
+		return geometry{}, driver.Errorf(driver.ResultInvalidKernelArgs, "kernel %s: %d of %d arguments set", k.name, k.nset, len(k.set))
+	}
+	geo := geometry{grid: [3]uint32{1, 1, 1}, block: [3]uint32{1, 1, 1}}
+	grid, block := &geo.grid, &geo.block
 	limit := uint64(k.maxThreads)
 	if limit == 0 {
 		limit = 1024
@@ -300,9 +289,9 @@ func (d *device) shape(k *kernel, r *driver.NDRange) (grid, block [3]uint32, err
 		}
 		switch {
 		case b > uint64(d.maxBlock[i]) || b > limit:
-			return grid, block, driver.Errorf(driver.ResultInvalidWorkGroupSize, "local size %d in dimension %d exceeds the kernel's limit %d", b, i, min(limit, uint64(d.maxBlock[i])))
+			return geometry{}, driver.Errorf(driver.ResultInvalidWorkGroupSize, "local size %d in dimension %d exceeds the kernel's limit %d", b, i, min(limit, uint64(d.maxBlock[i])))
 		case g > uint64(d.maxGrid[i])*b:
-			return grid, block, driver.Errorf(driver.ResultInvalidGlobalWidthDimension, "global size %d in dimension %d needs more than %d blocks", g, i, d.maxGrid[i])
+			return geometry{}, driver.Errorf(driver.ResultInvalidGlobalWidthDimension, "global size %d in dimension %d needs more than %d blocks", g, i, d.maxGrid[i])
 		}
 		if b&(b-1) == 0 { // the usual power of two: shifts, not divisions
 			shift := bits.TrailingZeros64(b)
@@ -313,9 +302,12 @@ func (d *device) shape(k *kernel, r *driver.NDRange) (grid, block [3]uint32, err
 		block[i] = uint32(b)
 	}
 	if uint64(block[0])*uint64(block[1])*uint64(block[2]) > uint64(k.maxThreads) && k.maxThreads != 0 {
-		return grid, block, driver.Errorf(driver.ResultInvalidWorkGroupSize, "work-group of %d×%d×%d exceeds the kernel's limit of %d work-items", block[0], block[1], block[2], k.maxThreads)
+		return geometry{}, driver.Errorf(driver.ResultInvalidWorkGroupSize, "work-group of %d×%d×%d exceeds the kernel's limit of %d work-items", block[0], block[1], block[2], k.maxThreads)
 	}
-	return grid, block, nil
+	if len(k.ptrs) > 0 {
+		geo.params = &k.ptrs[0]
+	}
+	return geo, nil
 }
 
 // largestDivisor returns the largest divisor of n that is at most limit:
