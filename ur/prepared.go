@@ -74,36 +74,35 @@ func (q *Queue) prepare(op string, k *Kernel, r *NDRange) (*PreparedLaunch, erro
 // Launch enqueues the prepared launch. It returns no event and allocates
 // nothing.
 func (p *PreparedLaunch) Launch() error {
-	const op = "PreparedLaunch.Launch"
-	if p == nil {
-		return nilHandle("PreparedLaunch", op)
-	}
-	if !p.life.enter() {
-		return newError(ErrInvalidValue, op, p.adapter.name, "PreparedLaunch was released")
+	if p == nil || !p.life.enter() {
+		return p.enterError()
 	}
 	defer p.life.leave()
 	// p keeps the queue and the kernel from being freed, so a load tells
 	// whether they were released: no read-modify-write for them.
 	if p.q.life.refs.Load()&releasedBit != 0 || p.k.life.refs.Load()&releasedBit != 0 {
-		return p.releasedError(op)
+		return p.heldReleasedError()
 	}
 	// n.Call, inline: a frame less costs measurably after the driver's
-	// work has left the caches cold.
+	// work has left the caches cold. The errors are made out of line, for
+	// a smaller frame.
 	if n := p.native.Load(); n != nil && n.Current() && int32(dl.Call(n.Fn, &n.Args)) == 0 {
 		return nil
 	}
-	return p.launchSlowly(op)
+	return p.launchSlowly()
 }
+
+const opPreparedLaunch = "PreparedLaunch.Launch"
 
 // launchSlowly is Launch when the native call is stale, failed or absent:
 // prepare again where it went stale, else launch through the adapter,
 // which makes the error of a failed call (the failed call enqueued
 // nothing).
-func (p *PreparedLaunch) launchSlowly(op string) error {
+func (p *PreparedLaunch) launchSlowly() error {
 	if n := p.native.Load(); n != nil && !n.Current() {
 		n, err := p.prep.PrepareLaunch(p.k.drv, p.r)
 		if err != nil {
-			return wrapError(err, op, p.adapter.name)
+			return wrapError(err, opPreparedLaunch, p.adapter.name)
 		}
 		p.native.Store(n)
 		if n.Call() {
@@ -111,14 +110,23 @@ func (p *PreparedLaunch) launchSlowly(op string) error {
 		}
 	}
 	_, err := p.q.drv.Launch(p.k.drv, p.r, nil, false)
-	return wrapError(err, op, p.adapter.name)
+	return wrapError(err, opPreparedLaunch, p.adapter.name)
 }
 
-func (p *PreparedLaunch) releasedError(op string) error {
-	if p.q.life.refs.Load()&releasedBit != 0 {
-		return newError(ErrInvalidQueue, op, p.adapter.name, "Queue was released")
+// enterError is Launch's error for a nil or released p.
+func (p *PreparedLaunch) enterError() error {
+	if p == nil {
+		return nilHandle("PreparedLaunch", opPreparedLaunch)
 	}
-	return newError(ErrInvalidKernel, op, p.adapter.name, "Kernel was released")
+	return p.releasedError("PreparedLaunch", ErrInvalidValue, opPreparedLaunch)
+}
+
+// heldReleasedError is Launch's error for a released queue or kernel.
+func (p *PreparedLaunch) heldReleasedError() error {
+	if p.q.life.refs.Load()&releasedBit != 0 {
+		return newError(ErrInvalidQueue, opPreparedLaunch, p.adapter.name, "Queue was released")
+	}
+	return newError(ErrInvalidKernel, opPreparedLaunch, p.adapter.name, "Kernel was released")
 }
 
 // Release releases the prepared launch, and with it its hold on the queue

@@ -5,37 +5,38 @@
 // Both trampolines are called by runtime.asmcgocall on the system stack
 // with the C calling convention: DI points to a frame (call_amd64.go)
 //
-//	0 fn, 8..96 a1..a12, 104 result, 112 first, 120 firstArg, 128 firstResult
+//	0 fn, 8 args (a pointer to a1..a12), 16 result, 24 first, 32 firstArg, 40 firstResult
 //
 // They pass a1..a6 in registers and a7..a12 on the stack, call fn and
 // store RAX in result. The 64-byte frame keeps SP 16-byte aligned at each
 // CALL (8 return address + 8 saved BP + 64).
 
 #define CALL_FN \
-	MOVQ 56(SP), R11 \
-	MOVQ 56(R11), R12 \
+	MOVQ 56(SP), R10 \
+	MOVQ 8(R10), R11 \
+	MOVQ 48(R11), R12 \
 	MOVQ R12, 0(SP) \
-	MOVQ 64(R11), R12 \
+	MOVQ 56(R11), R12 \
 	MOVQ R12, 8(SP) \
-	MOVQ 72(R11), R12 \
+	MOVQ 64(R11), R12 \
 	MOVQ R12, 16(SP) \
-	MOVQ 80(R11), R12 \
+	MOVQ 72(R11), R12 \
 	MOVQ R12, 24(SP) \
-	MOVQ 88(R11), R12 \
+	MOVQ 80(R11), R12 \
 	MOVQ R12, 32(SP) \
-	MOVQ 96(R11), R12 \
+	MOVQ 88(R11), R12 \
 	MOVQ R12, 40(SP) \
-	MOVQ 8(R11), DI \
-	MOVQ 16(R11), SI \
-	MOVQ 24(R11), DX \
-	MOVQ 32(R11), CX \
-	MOVQ 40(R11), R8 \
-	MOVQ 48(R11), R9 \
-	MOVQ 0(R11), R10 \
+	MOVQ 0(R11), DI \
+	MOVQ 8(R11), SI \
+	MOVQ 16(R11), DX \
+	MOVQ 24(R11), CX \
+	MOVQ 32(R11), R8 \
+	MOVQ 40(R11), R9 \
+	MOVQ 0(R10), R10 \
 	XORL AX, AX \
 	CALL R10 \
 	MOVQ 56(SP), DI \
-	MOVQ AX, 104(DI)
+	MOVQ AX, 16(DI)
 
 GLOBL ·trampolineABI0(SB), NOPTR|RODATA, $8
 DATA ·trampolineABI0(SB)/8, $trampoline(SB)
@@ -50,13 +51,13 @@ GLOBL ·trampolineAfterABI0(SB), NOPTR|RODATA, $8
 DATA ·trampolineAfterABI0(SB)/8, $trampolineAfter(SB)
 TEXT trampolineAfter(SB), NOSPLIT, $64
 	MOVQ DI, 56(SP)
-	MOVQ 112(DI), R10 // first
-	MOVQ 120(DI), DI  // firstArg
+	MOVQ 24(DI), R10 // first
+	MOVQ 32(DI), DI  // firstArg
 	XORL AX, AX
 	CALL R10
 	MOVQ 56(SP), DI
 	MOVL AX, AX       // the C result is an int: keep its 32 bits
-	MOVQ AX, 128(DI)
+	MOVQ AX, 40(DI)
 	TESTQ AX, AX
 	JNE done
 	CALL_FN
