@@ -72,7 +72,9 @@ func (q *Queue) prepare(op string, k *Kernel, r *NDRange) (*PreparedLaunch, erro
 }
 
 // Launch enqueues the prepared launch. It returns no event and allocates
-// nothing.
+// nothing, except to prepare the call again after a change of the kernel
+// made it stale (on CUDA, resized local memory). On a released
+// PreparedLaunch it fails with ErrInvalidValue.
 func (p *PreparedLaunch) Launch() error {
 	if p == nil || !p.life.enter() {
 		return p.enterError()

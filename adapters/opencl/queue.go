@@ -89,8 +89,6 @@ func (q *queue) FillBuffer(m driver.Mem, pattern []byte, offset, size uint64, wa
 	return result("clEnqueueFillBuffer", e, st)
 }
 
-// Launch is the hot path: with no wait list and no event it allocates
-// nothing.
 // preparedSizes are a prepared launch's size arrays, in the heap for C.
 type preparedSizes struct {
 	offset, global, local [3]uintptr
@@ -117,6 +115,8 @@ func (q *queue) PrepareLaunch(k driver.Kernel, r driver.NDRange) (*driver.Native
 	return &driver.NativeLaunch{Fn: fn, Args: args, Keep: s}, nil
 }
 
+// Launch is the hot path: with no wait list and no event it allocates
+// nothing.
 func (q *queue) Launch(k driver.Kernel, r driver.NDRange, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	e, ev := q.newEvent(wantEvent)
 	var offset, local *uintptr

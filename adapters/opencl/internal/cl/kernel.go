@@ -51,13 +51,6 @@ func (l *Lib) GetKernelArgInfo(k Kernel, index uint32, param uint32, size uintpt
 	return getInfo2(l.getKernelArgInfo, uintptr(k), uintptr(index), param, size, value, sizeRet)
 }
 
-// EnqueueNDRangeKernel calls clEnqueueNDRangeKernel. globalOffset,
-// globalSize and localSize each point to workDim sizes; globalOffset and
-// localSize may be nil (zero offset, driver-chosen work-group size). event
-// may be nil.
-//
-// Hot path: it allocates nothing when the pointers and waitList point to
-// heap memory, for example arrays kept in a long-lived struct.
 // EnqueueNDRangeKernelCall returns clEnqueueNDRangeKernel's address and
 // the arguments of EnqueueNDRangeKernel(q, k, workDim, globalOffset,
 // globalSize, localSize, nil, nil), for a caller that makes the same call
@@ -74,6 +67,13 @@ func (l *Lib) EnqueueNDRangeKernelCall(q Queue, k Kernel, workDim uint32, global
 	}
 }
 
+// EnqueueNDRangeKernel calls clEnqueueNDRangeKernel. globalOffset,
+// globalSize and localSize each point to workDim sizes; globalOffset and
+// localSize may be nil (zero offset, driver-chosen work-group size). event
+// may be nil.
+//
+// Hot path: it allocates nothing when the pointers and waitList point to
+// heap memory, for example arrays kept in a long-lived struct.
 func (l *Lib) EnqueueNDRangeKernel(q Queue, k Kernel, workDim uint32, globalOffset, globalSize, localSize *uintptr, waitList []Event, event *Event) Status {
 	f := dl.NewFrame()
 	f.Args = dl.Args{
