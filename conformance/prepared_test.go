@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"errors"
+	"sync"
 	"testing"
 
 	"github.com/gour-dev/gour/ur"
@@ -55,6 +56,37 @@ func TestPreparedLaunchInOrder(t *testing.T) {
 			}
 		}
 		checkUint32s(t, "after 101 add_one launches", readUint32s(t, q, m, n), func(int) uint32 { return launches + 1 })
+	})
+}
+
+// Goroutines may share one prepared launch: every launch runs once, in
+// the queue's order.
+func TestPreparedLaunchFromGoroutines(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, f *Fixture) {
+		const n, workers, each = 256, 4, 50
+		q := f.Queue(t)
+		k := f.Kernel(t, "add_one")
+		m := f.BufferFrom(t, ur.MemReadWrite, ur.AsBytes(make([]uint32, n)))
+		must(t, "SetArgMem", k.SetArgMem(0, m))
+		p := prepare(t, q, k, ur.Range1D(n))
+		errs := make(chan error, workers)
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for range each {
+					if err := p.Launch(); err != nil {
+						errs <- err
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		checkUint32s(t, "after 4 × 50 launches", readUint32s(t, q, m, n), func(int) uint32 { return workers * each })
 	})
 }
 
