@@ -1,0 +1,60 @@
+package ur
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// repeatLaunch is a Kernel's prepared call for the launch it repeats: on a
+// queue whose adapter can prepare launches (driver.LaunchPreparer), the
+// second Queue.Launch in a row of the kernel over the same range on the
+// same queue prepares the call, and later ones make it directly (in
+// Queue.launch), as a PreparedLaunch does, skipping the checks and the
+// adapter; the guards stay. A failed call enqueued nothing, so the launch
+// then goes through the adapter, which makes the error. A kernel launched
+// over ever-changing ranges never prepares, so Queue.Launch still
+// allocates nothing.
+type repeatLaunch struct {
+	q      *Queue
+	r      NDRange
+	native *driver.NativeLaunch
+}
+
+// repeats is the state a Kernel keeps for it.
+type repeats struct {
+	last   atomic.Uint64                // launchKey of the last launch made through the adapter
+	launch atomic.Pointer[repeatLaunch] // the prepared repeat, or nil
+}
+
+// noteLaunch records a launch made through the adapter and, when it is
+// the same as the one before, prepares its call for the next.
+func (k *Kernel) noteLaunch(q *Queue, r *NDRange) {
+	prep, ok := q.drv.(driver.LaunchPreparer)
+	if !ok {
+		return
+	}
+	key := launchKey(q, r)
+	if k.repeats.last.Swap(key) != key {
+		return
+	}
+	n, err := prep.PrepareLaunch(k.drv, *r)
+	if err != nil {
+		return // the adapter's launch keeps serving it, and saying what is wrong
+	}
+	k.repeats.launch.Store(&repeatLaunch{q: q, r: *r, native: n})
+}
+
+// launchKey hashes a queue and a range. It only decides when to prepare:
+// a repeat is made only for an exactly equal queue and range.
+func launchKey(q *Queue, r *NDRange) uint64 {
+	const prime = 0x100000001b3
+	h := uint64(uintptr(unsafe.Pointer(q)))*prime ^ uint64(r.Dims)
+	for i := range 3 {
+		h = (h ^ r.Offset[i]) * prime
+		h = (h ^ r.Global[i]) * prime
+		h = (h ^ r.Local[i]) * prime
+	}
+	return h
+}

@@ -1,0 +1,115 @@
+package ur
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// launchCounts launches k over r on q n times and returns the adapter's
+// counts of preparations and launches.
+func launchCounts(t *testing.T, drv *preparingQueue, q *Queue, k *Kernel, r NDRange, n int) (prepares, launches int) {
+	t.Helper()
+	for range n {
+		if err := q.Launch(k, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return drv.counts()
+}
+
+// The second launch in a row over the same range prepares the call; from
+// the third on, Launch makes it without the adapter.
+func TestLaunchRepeatIsPreparedOnce(t *testing.T) {
+	drv := newPreparingQueue(t)
+	q, k := fakeLaunchHandles(drv, new([2]int))
+	r := Range1D(64)
+	for i, want := range [][2]int{{0, 1}, {1, 2}, {1, 2}, {1, 2}} {
+		if p, l := launchCounts(t, drv, q, k, r, 1); p != want[0] || l != want[1] {
+			t.Fatalf("after launch %d: %d prepares, %d adapter launches; want %d, %d", i+1, p, l, want[0], want[1])
+		}
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := q.Launch(k, r); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("repeated Launch: %v allocs, want 0", allocs)
+	}
+}
+
+// Ranges that change from launch to launch are never prepared, so Launch
+// allocates nothing.
+func TestLaunchChangingRangesIsNotPrepared(t *testing.T) {
+	drv := newPreparingQueue(t)
+	q, k := fakeLaunchHandles(drv, new([2]int))
+	a, b := Range1D(64), Range1D(128)
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := q.Launch(k, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Launch(k, b); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("alternating ranges: %v allocs, want 0", allocs)
+	}
+	if p, _ := drv.counts(); p != 0 {
+		t.Errorf("alternating ranges: %d prepares, want 0", p)
+	}
+	// Nor is the same range on another queue of the context.
+	other := &Queue{object: object{adapter: q.adapter}, ctx: q.ctx, drv: drv}
+	_, before := drv.counts()
+	if p, l := launchCounts(t, drv, q, k, a, 2); p != 1 || l != before+2 {
+		t.Fatalf("%d prepares, %d adapter launches; want 1, %d", p, l, before+2)
+	}
+	if p, l := launchCounts(t, drv, other, k, a, 1); p != 1 || l != before+3 {
+		t.Errorf("the same range on another queue: %d prepares, %d adapter launches; want 1, %d", p, l, before+3)
+	}
+}
+
+// A prepared repeat gone stale goes through the adapter and is prepared
+// again; one whose call fails goes through the adapter, whose error Launch
+// returns.
+func TestLaunchRepeatStaleOrFailing(t *testing.T) {
+	drv := newPreparingQueue(t)
+	q, k := fakeLaunchHandles(drv, new([2]int))
+	r := Range1D(64)
+	launchCounts(t, drv, q, k, r, 3)
+	drv.gen++
+	if p, l := launchCounts(t, drv, q, k, r, 2); p != 2 || l != 3 {
+		t.Errorf("after going stale: %d prepares, %d adapter launches; want 2, 3", p, l)
+	}
+	drv.arg = 5 // abs(5) != 0: calls prepared from now on fail
+	drv.gen++
+	drv.launchErr = driver.Errorf(driver.ResultOutOfResources, "no room")
+	err := q.Launch(k, r)
+	var e *Error
+	if !errors.Is(err, ErrOutOfResources) || !errors.As(err, &e) || e.Op != "Queue.Launch" {
+		t.Errorf("Launch = %v, want ErrOutOfResources from Queue.Launch", err)
+	}
+}
+
+// The guards come before the repeat: a released queue or kernel is an
+// error, not a launch.
+func TestLaunchRepeatAfterRelease(t *testing.T) {
+	drv := newPreparingQueue(t)
+	q, k := fakeLaunchHandles(drv, new([2]int))
+	r := Range1D(64)
+	launchCounts(t, drv, q, k, r, 3)
+	if err := k.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Launch(k, r); !errors.Is(err, ErrInvalidKernel) {
+		t.Errorf("Launch of a released kernel = %v, want ErrInvalidKernel", err)
+	}
+	if err := q.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Launch(k, r); !errors.Is(err, ErrInvalidQueue) {
+		t.Errorf("Launch on a released queue = %v, want ErrInvalidQueue", err)
+	}
+}
