@@ -38,5 +38,6 @@
 // Code that makes the same launch many times can check it once with
 // Queue.PrepareLaunch: each PreparedLaunch.Launch then takes the kernel's
 // current arguments and, on CUDA and OpenCL, is the driver's launch call
-// and little more.
+// and little more. Queue.Launch does the same by itself for a launch it
+// sees repeated (the same kernel, queue and range twice in a row).
 package ur
