@@ -15,7 +15,8 @@ import (
 // adapter; the guards stay. A failed call enqueued nothing, so the launch
 // then goes through the adapter, which makes the error. A kernel launched
 // over ever-changing ranges never prepares, so Queue.Launch still
-// allocates nothing.
+// allocates nothing; one that switches between launches replaces its
+// prepared one only every replaceAfter launches through the adapter.
 type repeatLaunch struct {
 	q      *Queue
 	r      NDRange
@@ -25,8 +26,15 @@ type repeatLaunch struct {
 // repeats is the state a Kernel keeps for it.
 type repeats struct {
 	last   atomic.Uint64                // launchKey of the last launch made through the adapter
+	slow   atomic.Uint32                // launches through the adapter since the last preparation
 	launch atomic.Pointer[repeatLaunch] // the prepared repeat, or nil
 }
+
+// replaceAfter is how many launches through the adapter a kernel makes
+// before a newly repeated launch may replace the prepared one, which its
+// own launches never count: a kernel that switches between two launches
+// then prepares seldom, not at every switch.
+const replaceAfter = 256
 
 // noteLaunch records a launch made through the adapter and, when it is
 // the same as the one before, prepares its call for the next.
@@ -36,9 +44,20 @@ func (k *Kernel) noteLaunch(q *Queue, r *NDRange) {
 		return
 	}
 	key := launchKey(q, r)
-	if k.repeats.last.Swap(key) != key {
+	repeated := k.repeats.last.Swap(key) == key
+	slow := k.repeats.slow.Add(1)
+	if !repeated {
 		return
 	}
+	if c := k.repeats.launch.Load(); c != nil {
+		// Its own launch, when stale, is prepared again at once. When it
+		// is current, its call failed: preparing it again would not help.
+		stale := c.q == q && c.r == *r && !c.native.Current()
+		if !stale && slow < replaceAfter {
+			return
+		}
+	}
+	k.repeats.slow.Store(0)
 	n, err := prep.PrepareLaunch(k.drv, *r)
 	if err != nil {
 		return // the adapter's launch keeps serving it, and saying what is wrong

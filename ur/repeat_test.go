@@ -113,3 +113,33 @@ func TestLaunchRepeatAfterRelease(t *testing.T) {
 		t.Errorf("Launch on a released queue = %v, want ErrInvalidQueue", err)
 	}
 }
+
+// A kernel that switches between its prepared launch and another one
+// repeated in between does not prepare at every switch, only after
+// replaceAfter launches through the adapter.
+func TestLaunchSwitchingPreparesSeldom(t *testing.T) {
+	drv := newPreparingQueue(t)
+	q, k := fakeLaunchHandles(drv, new([2]int))
+	a, b := Range1D(64), Range1D(128)
+	launchCounts(t, drv, q, k, a, 2) // a is prepared
+	cycle := func() {
+		for _, r := range []NDRange{a, b, b} {
+			if err := q.Launch(k, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	allocs := testing.AllocsPerRun(50, cycle)
+	if allocs != 0 {
+		t.Errorf("a, b, b, ...: %v allocs per cycle, want 0", allocs)
+	}
+	if p, _ := drv.counts(); p != 1 {
+		t.Fatalf("a, b, b, ...: %d prepares, want 1", p)
+	}
+	for range replaceAfter {
+		cycle()
+	}
+	if p, _ := drv.counts(); p != 2 {
+		t.Errorf("after %d more cycles: %d prepares, want 2 (b replaced a)", replaceAfter, p)
+	}
+}
