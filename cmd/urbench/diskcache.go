@@ -14,7 +14,6 @@ import (
 
 	"github.com/gour-dev/gour/internal/axpy"
 	"github.com/gour-dev/gour/programmgr"
-	"github.com/gour-dev/gour/ur"
 )
 
 // The child process of diskcache: its one measurement, in a fresh
@@ -111,11 +110,7 @@ func runChild(args, env []string) (string, error) {
 // diskcacheChild times one GetKernel through a program manager set up by
 // the environment.
 func diskcacheChild(w io.Writer, backend string, kernels int) error {
-	dev, err := firstDevice(backend)
-	if err != nil {
-		return err
-	}
-	ctx, err := ur.NewContext(dev)
+	dev, ctx, err := firstContext(backend)
 	if err != nil {
 		return err
 	}

@@ -48,11 +48,7 @@ func jit(w io.Writer, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	dev, err := firstDevice("cuda")
-	if err != nil {
-		return err
-	}
-	ctx, err := ur.NewContext(dev)
+	dev, ctx, err := firstContext("cuda")
 	if err != nil {
 		return err
 	}

@@ -159,14 +159,11 @@ func (b *launchBench) directSides() (direct, directSetCtx side, err error) {
 // device of backend: from the PTX in ptxFile on CUDA, from OpenCL C
 // otherwise.
 func newLaunchBench(backend, ptxFile string) (*launchBench, error) {
-	dev, err := firstDevice(backend)
+	dev, ctx, err := firstContext(backend)
 	if err != nil {
 		return nil, err
 	}
-	b := &launchBench{}
-	if b.ctx, err = ur.NewContext(dev); err != nil {
-		return nil, err
-	}
+	b := &launchBench{ctx: ctx}
 	if b.q, err = b.ctx.NewQueue(dev, ur.QueueProperties{}); err != nil {
 		b.close()
 		return nil, err

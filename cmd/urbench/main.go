@@ -31,16 +31,22 @@ func main() {
 	}
 }
 
-// firstDevice returns the first device of backend.
-func firstDevice(backend string) (*ur.Device, error) {
+// firstContext returns the first device of backend and a context on it,
+// which the caller releases.
+func firstContext(backend string) (*ur.Device, *ur.Context, error) {
 	sys, err := ur.Discover(ur.Config{Selector: backend + ":*"})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(sys.Devices) == 0 {
-		return nil, fmt.Errorf("no %s device: %s", backend, sys.WhyNoDevice())
+		return nil, nil, fmt.Errorf("no %s device: %s", backend, sys.WhyNoDevice())
 	}
-	return sys.Devices[0], nil
+	dev := sys.Devices[0]
+	ctx, err := ur.NewContext(dev)
+	if err != nil {
+		return nil, nil, err
+	}
+	return dev, ctx, nil
 }
 
 func median(xs []float64) float64 {
