@@ -790,16 +790,11 @@ func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() (
 		c.trace("hit after waiting for another build", "entry", short(rel), "slot", e.ref.slot)
 		return e, true, nil
 	}
-	c.counts.builds.Add(1)
-	if build == nil {
-		return nil, false, errNoBuild
-	}
-	bin, err := build()
+	e, _, err = c.buildOnly(k, info, build)
 	if err != nil {
 		return nil, false, err
 	}
-	e = &Entry{Key: k, Info: info, Binary: bin, Created: c.now()}
-	if ref, existed, err := c.put(k, bin, info); err == nil && !existed {
+	if ref, existed, err := c.put(k, e.Binary, info); err == nil && !existed {
 		e.ref = ref
 	}
 	return e, false, nil
@@ -807,6 +802,8 @@ func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() (
 
 var errNoBuild = errors.New("cache: miss, and GetOrBuild has no build function")
 
+// buildOnly builds without storing: GetOrBuild's way when the key cannot
+// be locked, and its first step when it can.
 func (c *Cache) buildOnly(k Key, info Info, build func() ([]byte, error)) (*Entry, bool, error) {
 	c.counts.builds.Add(1)
 	if build == nil {
