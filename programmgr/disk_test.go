@@ -30,20 +30,14 @@ func TestDiskCacheServesANewManager(t *testing.T) {
 	img := image(t, 7, "k0", "k1")
 	first := newFixture(t, Options{DiskCache: openDiskAt(t, dir)}, 1)
 	k := first.getKernel(img, "k1")
-	if got := first.run(k); got != 8 {
-		t.Errorf("first manager: k1 computed %d, want 8", got)
-	}
-	k.Release()
+	first.runAndRelease(k, 8, "first manager: k1")
 	if n := first.ctl.Calls(faultinject.CreateSource); n != 1 {
 		t.Errorf("first manager: %d programs from source, want 1", n)
 	}
 
 	second := newFixture(t, Options{DiskCache: openDiskAt(t, dir)}, 1)
 	k = second.getKernel(img, "k1")
-	if got := second.run(k); got != 8 {
-		t.Errorf("second manager: k1 computed %d, want 8", got)
-	}
-	k.Release()
+	second.runAndRelease(k, 8, "second manager: k1")
 	if n := second.ctl.Calls(faultinject.CreateSource); n != 0 {
 		t.Errorf("second manager built %d programs from source, want 0 (served from disk)", n)
 	}
@@ -57,10 +51,7 @@ func TestDiskCacheServesANewManager(t *testing.T) {
 	// Other spec-constant values or options are other entries.
 	third := newFixture(t, Options{DiskCache: openDiskAt(t, dir)}, 1)
 	k = third.getKernelSpec(img, "k1", Spec(map[uint32][]byte{1: SpecInt32(40)}))
-	if got := third.run(k); got != 41 {
-		t.Errorf("spec 40: k1 computed %d, want 41", got)
-	}
-	k.Release()
+	third.runAndRelease(k, 41, "spec 40: k1")
 	if n := third.ctl.Calls(faultinject.CreateSource); n != 1 {
 		t.Errorf("other spec values: %d programs from source, want 1 (not the cached default)", n)
 	}
@@ -79,10 +70,7 @@ func TestDiskCacheRejectedBinaryIsRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := f.getKernel(img, "k0")
-	if got := f.run(k); got != 3 {
-		t.Errorf("k0 computed %d, want 3", got)
-	}
-	k.Release()
+	f.runAndRelease(k, 3, "k0")
 	if s := f.m.Stats(); s.DiskRejects != 1 || s.DiskHits != 0 {
 		t.Errorf("DiskRejects %d, DiskHits %d; want 1 and 0", s.DiskRejects, s.DiskHits)
 	}
@@ -91,10 +79,7 @@ func TestDiskCacheRejectedBinaryIsRebuilt(t *testing.T) {
 	}
 	again := newFixture(t, Options{DiskCache: openDiskAt(t, dir)}, 1)
 	k = again.getKernel(img, "k0")
-	if got := again.run(k); got != 3 {
-		t.Errorf("after the rebuild: k0 computed %d, want 3", got)
-	}
-	k.Release()
+	again.runAndRelease(k, 3, "after the rebuild: k0")
 	if s := again.m.Stats(); s.DiskHits != 1 {
 		t.Errorf("after the rebuild: DiskHits %d, want 1 (the rebuilt binary replaced the refused one)", s.DiskHits)
 	}

@@ -147,6 +147,16 @@ func (f *fixture) run(k *Kernel) int32 {
 	return runKernel(f.t, f.ctx, k)
 }
 
+// runAndRelease runs k, checks that it computed want, and releases it;
+// what names the kernel in the error.
+func (f *fixture) runAndRelease(k *Kernel, want int32, what string) {
+	f.t.Helper()
+	if got := f.run(k); got != want {
+		f.t.Errorf("%s computed %d, want %d", what, got, want)
+	}
+	k.Release()
+}
+
 func runKernel(t testing.TB, ctx *ur.Context, k *Kernel) int32 {
 	t.Helper()
 	q, err := ctx.NewQueue(k.Device(), ur.QueueProperties{})

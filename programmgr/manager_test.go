@@ -603,10 +603,7 @@ func TestNativeAndILImages(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := f.getKernel(native, "k")
-	if got := f.run(k); got != 9 {
-		t.Errorf("native kernel computed %d, want 9", got)
-	}
-	k.Release()
+	f.runAndRelease(k, 9, "native kernel")
 	if got := f.ctl.Calls(faultinject.CreateBinaries); got != 1 {
 		t.Errorf("%d programs from binaries, want 1", got)
 	}

@@ -235,10 +235,7 @@ func TestThresholdSmallerThanProgram(t *testing.T) {
 	img := threeImages(t)[0]
 	for i := 1; i <= 2; i++ {
 		k := f.getKernel(img, "Kernel1")
-		if got := f.run(k); got != 10 {
-			t.Errorf("kernel computed %d, want 10", got)
-		}
-		k.Release()
+		f.runAndRelease(k, 10, "kernel")
 		if got := f.ctl.Calls(faultinject.CreateSource); got != int64(i) {
 			t.Errorf("request %d: %d programs created, want %d", i, got, i)
 		}
@@ -372,10 +369,7 @@ func testOutOfMemoryOnLink(t *testing.T, code ur.Result) {
 		t.Fatal("a link before the test")
 	}
 	k := f.getKernel(linked, "Kernel3")
-	if got := f.run(k); got != 30 {
-		t.Errorf("linked kernel computed %d, want 30", got)
-	}
-	k.Release()
+	f.runAndRelease(k, 30, "linked kernel")
 	if got := f.ctl.Calls(faultinject.Link); got != 2 {
 		t.Errorf("%d links, want 2 (one failure, one retry)", got)
 	}
@@ -415,10 +409,7 @@ func TestOutOfMemoryOnBuildAndKernel(t *testing.T) {
 	// program included; the kernel is still made and works.
 	f.ctl.Fail(faultinject.CreateKernel, ur.ErrOutOfResources, 1)
 	k := f.getKernel(imgs[2], "Kernel3")
-	if got := f.run(k); got != 30 {
-		t.Errorf("kernel computed %d, want 30", got)
-	}
-	k.Release()
+	f.runAndRelease(k, 30, "kernel")
 	if got := f.ctl.Calls(faultinject.CreateKernel); got != 4 {
 		t.Errorf("%d kernel creations, want 4", got)
 	}
