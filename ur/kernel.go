@@ -350,7 +350,7 @@ func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEven
 	// call is made here rather than in a function of its own, whose frame
 	// would cost more than the rest of it.
 	if c := k.repeats.launch.Load(); plain && c != nil && c.q == q && c.r == *r && c.native.Current() &&
-		int32(dl.Call(c.native.Fn, &c.native.Args)) == 0 {
+		int32(dl.CallQuickIf(c.native.Quick.Take(), c.native.Fn, &c.native.Args)) == 0 {
 		return nil, nil
 	}
 	if err := checkRange(op, q.adapter.name, r); err != nil {

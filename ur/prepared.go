@@ -88,7 +88,7 @@ func (p *PreparedLaunch) Launch() error {
 	// n.Call, inline: a frame less costs measurably after the driver's
 	// work has left the caches cold. The errors are made out of line, for
 	// a smaller frame.
-	if n := p.native.Load(); n != nil && n.Current() && int32(dl.Call(n.Fn, &n.Args)) == 0 {
+	if n := p.native.Load(); n != nil && n.Current() && int32(dl.CallQuickIf(n.Quick.Take(), n.Fn, &n.Args)) == 0 {
 		return nil
 	}
 	return p.launchSlowly()

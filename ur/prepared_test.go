@@ -2,7 +2,9 @@ package ur
 
 import (
 	"errors"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gour-dev/gour/internal/dl"
@@ -17,6 +19,7 @@ type preparingQueue struct {
 	arg       uintptr
 	gen       uint64
 	launchErr error
+	quick     *driver.QuickGate
 
 	mu                 sync.Mutex
 	prepares, launches int
@@ -26,7 +29,7 @@ func (q *preparingQueue) PrepareLaunch(driver.Kernel, driver.NDRange) (*driver.N
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.prepares++
-	return &driver.NativeLaunch{Fn: q.abs, Args: dl.Args{q.arg}, Gen: &q.gen, Want: q.gen}, nil
+	return &driver.NativeLaunch{Fn: q.abs, Args: dl.Args{q.arg}, Gen: &q.gen, Want: q.gen, Quick: q.quick}, nil
 }
 
 func (q *preparingQueue) Launch(driver.Kernel, driver.NDRange, []driver.Event, bool) (driver.Event, error) {
@@ -266,5 +269,63 @@ func BenchmarkPreparedLaunch(b *testing.B) {
 		if err := p.Launch(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// cgoCallsOf runs launch n times and returns how many of its C calls went
+// through runtime.cgocall, which counts them; quick calls are not counted.
+func cgoCallsOf(t *testing.T, n int, launch func() error) int64 {
+	t.Helper()
+	before := runtime.NumCgoCall()
+	for range n {
+		if err := launch(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return runtime.NumCgoCall() - before
+}
+
+// quickGate gives drv a gate of limit quick calls, full, and returns its
+// busy count.
+func quickGate(drv *preparingQueue, limit int64) *atomic.Int32 {
+	busy := new(atomic.Int32)
+	drv.quick = &driver.QuickGate{Busy: busy, Limit: limit}
+	drv.quick.Refill()
+	return busy
+}
+
+// A prepared launch is a quick call while its gate allows: within the
+// budget, and while the adapter has nothing in flight that can make it
+// wait.
+func TestPreparedLaunchIsQuickWhileTheGateAllows(t *testing.T) {
+	drv := newPreparingQueue(t)
+	busy := quickGate(drv, 10)
+	_, _, p, _ := preparedOver(t, drv)
+	if n := cgoCallsOf(t, 10, p.Launch); n != 0 {
+		t.Errorf("10 launches within a budget of 10: %d cgo calls, want 0", n)
+	}
+	if n := cgoCallsOf(t, 5, p.Launch); n != 5 {
+		t.Errorf("5 launches past the budget: %d cgo calls, want 5", n)
+	}
+	drv.quick.Refill()
+	busy.Add(1)
+	if n := cgoCallsOf(t, 3, p.Launch); n != 3 {
+		t.Errorf("3 launches while the adapter is busy: %d cgo calls, want 3", n)
+	}
+	busy.Add(-1)
+	if n := cgoCallsOf(t, 3, p.Launch); n != 0 {
+		t.Errorf("3 launches after the busy call ended: %d cgo calls, want 0", n)
+	}
+	if _, launches := drv.counts(); launches != 0 {
+		t.Errorf("%d launches through the adapter, want 0", launches)
+	}
+}
+
+// Without a gate every call goes through runtime.cgocall.
+func TestPreparedLaunchWithoutGateIsNeverQuick(t *testing.T) {
+	drv := newPreparingQueue(t)
+	_, _, p, _ := preparedOver(t, drv)
+	if n := cgoCallsOf(t, 5, p.Launch); n != 5 {
+		t.Errorf("5 launches without a gate: %d cgo calls, want 5", n)
 	}
 }

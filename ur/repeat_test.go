@@ -143,3 +143,20 @@ func TestLaunchSwitchingPreparesSeldom(t *testing.T) {
 		t.Errorf("after %d more cycles: %d prepares, want 2 (b replaced a)", replaceAfter, p)
 	}
 }
+
+// A repeated Queue.Launch makes its prepared call quick through the same
+// gate as a PreparedLaunch.
+func TestLaunchRepeatIsQuickWhileTheGateAllows(t *testing.T) {
+	drv := newPreparingQueue(t)
+	quickGate(drv, 100)
+	q, k := fakeLaunchHandles(drv, new([2]int))
+	launch := func() error { return q.Launch(k, Range1D(64)) }
+	// The first two go through the adapter, whose fake makes no C call
+	// and spends nothing: 48 quick calls.
+	if n := cgoCallsOf(t, 50, launch); n != 0 {
+		t.Errorf("50 repeated launches within the budget: %d cgo calls, want 0", n)
+	}
+	if n := cgoCallsOf(t, 60, launch); n != 8 {
+		t.Errorf("60 more launches, 52 of them within the budget: %d cgo calls, want 8", n)
+	}
+}

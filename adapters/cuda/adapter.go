@@ -2,8 +2,10 @@ package cuda
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
 	"github.com/gour-dev/gour/adapters/cuda/internal/nvrtc"
@@ -18,6 +20,11 @@ func init() { driver.Register(Name, Open) }
 type adapter struct {
 	cu       *cu.Lib
 	platform *platform
+	// quick: prepared launches may be quick calls (driver.QuickGate). It
+	// needs cuFuncLoad, to load every kernel before its first launch, and
+	// GOUR_CUDA_QUICK_LAUNCH=0 turns it off, for a process whose other
+	// CUDA libraries load code lazily behind gour's back.
+	quick bool
 
 	nvrtcOnce sync.Once
 	nvrtc     *nvrtc.Lib
@@ -40,7 +47,18 @@ type device struct {
 	ordinal cu.Device
 	info    driver.DeviceInfo
 	arch    string // "sm_90"
+	// busy counts the calls in flight that can hold the context's lock for
+	// long, so that a launch on another thread waits: loading and unloading
+	// modules and functions, the JIT linker, cuMemFree. While any is, no
+	// launch is a quick call (driver.QuickGate).
+	busy atomic.Int32
 }
+
+// quickLimit is how many commands a queue may hold, pending, and still
+// launch with quick calls: half of the 1021 launches an H100 stream takes
+// before cuLaunchKernel waits (docs/benchmarks.md), for streams that share
+// the device's hardware queues.
+const quickLimit = 512
 
 // Open loads libcuda, initialises the driver and retains each device's
 // primary context. A machine without the library or a GPU gets
@@ -63,7 +81,7 @@ func Open() (driver.Adapter, error) {
 		return nil, driver.NotAvailable("%s: no device (cuDeviceGetCount: %s, %d devices)", Name, r.Name(), n)
 	}
 	version, _ := lib.DriverGetVersion()
-	a := &adapter{cu: lib}
+	a := &adapter{cu: lib, quick: lib.HasFuncLoad() && os.Getenv("GOUR_CUDA_QUICK_LAUNCH") != "0"}
 	a.platform = &platform{info: driver.PlatformInfo{
 		Name:    "NVIDIA CUDA BACKEND",
 		Vendor:  "NVIDIA Corporation",
@@ -152,6 +170,22 @@ func (d *device) bind() error {
 }
 
 func unbind() { runtime.UnlockOSThread() }
+
+// bindBusy is bind for a call that can hold the context's lock for long
+// (device.busy), until unbindBusy.
+func (d *device) bindBusy() error {
+	d.busy.Add(1)
+	if err := d.bind(); err != nil {
+		d.busy.Add(-1)
+		return err
+	}
+	return nil
+}
+
+func (d *device) unbindBusy() {
+	unbind()
+	d.busy.Add(-1)
+}
 
 // compiler returns NVRTC, loading it on first use: a machine without the
 // CUDA toolkit can still run PTX and cubins.

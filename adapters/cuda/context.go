@@ -25,10 +25,10 @@ type mem struct {
 
 func (c *context) NewBuffer(_ driver.MemFlags, size uint64, host []byte) (driver.Mem, error) {
 	d := c.dev
-	if err := d.bind(); err != nil {
+	if err := d.bindBusy(); err != nil {
 		return nil, err
 	}
-	defer unbind()
+	defer d.unbindBusy()
 	ptr, r := d.a.cu.MemAlloc(uintptr(size))
 	if err := check("cuMemAlloc", r); err != nil {
 		return nil, err
@@ -51,10 +51,10 @@ func (c *context) NewBuffer(_ driver.MemFlags, size uint64, host []byte) (driver
 
 // Release frees the memory. cuMemFree waits for work that uses it.
 func (m *mem) Release() error {
-	if err := m.dev.bind(); err != nil {
+	if err := m.dev.bindBusy(); err != nil {
 		return err
 	}
-	defer unbind()
+	defer m.dev.unbindBusy()
 	return check("cuMemFree", m.dev.a.cu.MemFree(m.ptr))
 }
 
@@ -72,6 +72,10 @@ func (c *context) NewQueue(_ driver.Device, props driver.QueueProperties) (drive
 		return nil, err
 	}
 	q := &queue{dev: d, cu: d.a.cu, stream: s, profiling: props.Profiling}
+	if d.a.quick {
+		q.quick = &driver.QuickGate{Busy: &d.busy, Limit: quickLimit}
+		q.quick.Refill()
+	}
 	if props.Profiling {
 		// Device timestamps are elapsed times from this event, which is
 		// recorded once and paired with the host clock.

@@ -45,6 +45,18 @@ const emptyKernelPTX = `
 	st.global.f32 [%rd3], %f2;
 	ret;
 }
+.visible .entry spin(.param .u64 cycles) {
+	.reg .pred %p;
+	.reg .b64 %rd<5>;
+	ld.param.u64 %rd1, [cycles];
+	mov.u64 %rd2, %clock64;
+wait:
+	mov.u64 %rd3, %clock64;
+	sub.s64 %rd4, %rd3, %rd2;
+	setp.lt.s64 %p, %rd4, %rd1;
+	@%p bra wait;
+	ret;
+}
 `
 
 type fixture struct {

@@ -29,4 +29,16 @@
 // context, where the driver launches it whatever the thread has current,
 // so a launch is one cuLaunchKernel; a driver that refuses gets the
 // context made current and the launch again (cu.Lib.LaunchKernelIn).
+//
+// A prepared launch (ur.PreparedLaunch, or a repeated Queue.Launch) is a
+// quick call (dl.CallQuick), without the Go scheduler's system-call
+// accounting, while cuLaunchKernel cannot wait: while the stream holds
+// fewer than 512 commands since it was last seen drained (Queue.Finish, a
+// blocking read or write), and while no call that can hold the context's
+// lock for long (module loads and unloads, the JIT linker, memory
+// allocation and release) is in flight in the adapter. Every kernel is
+// loaded when it is created (cuFuncLoad, CUDA 12.4), so that no launch
+// loads it lazily; drivers without cuFuncLoad make no quick calls. Set
+// GOUR_CUDA_QUICK_LAUNCH=0 to make none where other libraries in the
+// process use CUDA with lazy loading, which can make a launch wait.
 package cuda

@@ -36,15 +36,22 @@ func (p *program) NewKernel(name string) (driver.Kernel, error) {
 		return nil, driver.Errorf(driver.ResultInvalidProgramExecutable, "the program is not built")
 	}
 	l := p.dev.a.cu
-	if err := p.dev.bind(); err != nil {
+	if err := p.dev.bindBusy(); err != nil {
 		return nil, err
 	}
-	defer unbind()
+	defer p.dev.unbindBusy()
 	fn, r := l.ModuleGetFunction(p.module, name)
 	if r != cu.Success {
 		e := cuError("cuModuleGetFunction", r)
 		e.Message += " for kernel " + name
 		return nil, e
+	}
+	if p.dev.a.quick {
+		// Loaded now, a kernel's launches never load it lazily, which
+		// would make them wait for the device (driver.QuickGate).
+		if err := check("cuFuncLoad", l.FuncLoad(fn)); err != nil {
+			return nil, err
+		}
 	}
 	k := &kernel{p: p, fn: fn, name: name}
 	if l.HasFuncGetParamInfo() {
@@ -223,6 +230,7 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 		return nil, err
 	}
 	grid, block := geo.grid, geo.block
+	q.quick.Spend()
 	if len(wait) == 0 && !wantEvent {
 		// The common launch: one cuLaunchKernel, no thread lock (cu.Lib.LaunchKernelIn).
 		res := q.cu.LaunchKernelIn(q.dev.ctx, k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, geo.params, nil)
@@ -243,8 +251,8 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 // PrepareLaunch checks a launch of dk over r as Launch does and returns it
 // as one cuLaunchKernel call, which is current until the kernel's argument
 // layout or shared memory changes. The front end makes the call on any OS
-// thread, as Launch's common path does, and relaunches through Launch
-// when the driver refuses.
+// thread, as Launch's common path does, quick while the queue's gate
+// allows, and relaunches through Launch when the driver refuses.
 func (q *queue) PrepareLaunch(dk driver.Kernel, r driver.NDRange) (*driver.NativeLaunch, error) {
 	k := dk.(*kernel)
 	geo, err := q.dev.geometry(k, &r)
@@ -256,7 +264,7 @@ func (q *queue) PrepareLaunch(dk driver.Kernel, r driver.NDRange) (*driver.Nativ
 	if fn == 0 {
 		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "the driver has no cuLaunchKernel")
 	}
-	return &driver.NativeLaunch{Fn: fn, Args: args, Keep: k, Gen: &k.gen, Want: k.gen}, nil
+	return &driver.NativeLaunch{Fn: fn, Args: args, Keep: k, Gen: &k.gen, Want: k.gen, Quick: q.quick}, nil
 }
 
 // geometry is what cuLaunchKernel takes of a launch besides the function,

@@ -91,10 +91,10 @@ func (p *program) unref() error {
 	if p.module == 0 {
 		return nil
 	}
-	if err := p.dev.bind(); err != nil {
+	if err := p.dev.bindBusy(); err != nil {
 		return err
 	}
-	defer unbind()
+	defer p.dev.unbindBusy()
 	err := check("cuModuleUnload", p.dev.a.cu.ModuleUnload(p.module))
 	p.module = 0
 	return err
@@ -216,10 +216,10 @@ func (p *program) jit(options string) error {
 		}
 		opts = nil
 	}
-	if err := p.dev.bind(); err != nil {
+	if err := p.dev.bindBusy(); err != nil {
 		return err
 	}
-	defer unbind()
+	defer p.dev.unbindBusy()
 	cubin, log, r := p.dev.a.cu.Link([]cu.LinkInput{{Type: cu.JitInputPTX, Data: p.ptx, Name: "gour.ptx"}}, opts...)
 	if log != "" {
 		p.log = strings.TrimSpace(p.log + "\n" + log)
@@ -238,10 +238,10 @@ func (p *program) jit(options string) error {
 
 // load loads p.binary as the program's module.
 func (p *program) load() error {
-	if err := p.dev.bind(); err != nil {
+	if err := p.dev.bindBusy(); err != nil {
 		return err
 	}
-	defer unbind()
+	defer p.dev.unbindBusy()
 	m, r := p.dev.a.cu.ModuleLoadData(p.binary)
 	if err := check("cuModuleLoadData", r); err != nil {
 		return err
@@ -272,11 +272,11 @@ func (c *context) Link(_ []driver.Device, programs []driver.Program, options str
 		}
 		in.mu.Unlock()
 	}
-	if err := c.dev.bind(); err != nil {
+	if err := c.dev.bindBusy(); err != nil {
 		return nil, err
 	}
 	cubin, log, r := c.dev.a.cu.Link(inputs, opts...)
-	unbind()
+	c.dev.unbindBusy()
 	if r != cu.Success {
 		e := cuError("cuLink", r)
 		e.Result = driver.ResultProgramLinkFailure

@@ -15,6 +15,9 @@ type queue struct {
 	profiling bool
 	base      cu.Event // profiling queues: the reference of device times
 	baseNS    uint64   // host time when base completed
+	// quick lets prepared launches be quick calls while the stream is
+	// short of full (driver.QuickGate); nil where the adapter's are not.
+	quick *driver.QuickGate
 }
 
 func (q *queue) Native() uintptr { return uintptr(q.stream) }
@@ -38,7 +41,11 @@ func (q *queue) Finish() error {
 		return err
 	}
 	defer unbind()
-	return check("cuStreamSynchronize", q.cu.StreamSynchronize(q.stream))
+	if err := check("cuStreamSynchronize", q.cu.StreamSynchronize(q.stream)); err != nil {
+		return err
+	}
+	q.quick.Refill()
+	return nil
 }
 
 // begin orders the stream after the wait list and, when an event is
@@ -113,6 +120,7 @@ func (q *queue) sync(blocking bool, ev driver.Event, err error) (driver.Event, e
 		}
 		return nil, cuError("cuStreamSynchronize", r)
 	}
+	q.quick.Refill()
 	return ev, nil
 }
 
@@ -127,6 +135,7 @@ func (q *queue) enqueue(fn string, blocking bool, wait []driver.Event, wantEvent
 	if err != nil {
 		return nil, err
 	}
+	q.quick.Spend()
 	ev, err := q.finish(fn, e, command())
 	return q.sync(blocking, ev, err)
 }

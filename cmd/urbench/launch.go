@@ -107,15 +107,16 @@ func (b *launchBench) cSides(path string) (c, cSetCtx side, err error) {
 // a locked thread with the context made current once, the second making
 // it current in the same C call each time (dl.CallAfter), as Go code that
 // does not lock its thread must where the driver wants the context
-// current. They split gour's cost into the Go-to-C call and the rest.
-func (b *launchBench) directSides() (direct, directSetCtx side, err error) {
+// current, the third as the first but with quick calls (dl.CallQuick).
+// They split gour's cost into the Go-to-C call and the rest.
+func (b *launchBench) directSides() (direct, directSetCtx, directQuick side, err error) {
 	lib, err := dl.Open("libcuda.so.1")
 	if err != nil {
-		return direct, directSetCtx, err
+		return direct, directSetCtx, directQuick, err
 	}
 	var launchKernel, setCurrent uintptr
 	if err := lib.Resolve([]dl.Symbol{{Name: "cuLaunchKernel", Addr: &launchKernel}, {Name: "cuCtxSetCurrent", Addr: &setCurrent}}); err != nil {
-		return direct, directSetCtx, err
+		return direct, directSetCtx, directQuick, err
 	}
 	ctx, fn, stream := b.ctx.Native(), b.k.Native(), b.q.Native()
 	params := &struct {
@@ -125,21 +126,26 @@ func (b *launchBench) directSides() (direct, directSetCtx side, err error) {
 	params.ptrs[0] = unsafe.Pointer(&params.value)
 	args := &dl.Args{fn, 1, 1, 1, 32, 1, 1, 0, stream, uintptr(unsafe.Pointer(&params.ptrs[0]))}
 	fail := func(fn string, r uintptr) error { return fmt.Errorf("%s: CUDA error %d", fn, int32(r)) }
-	direct = side{name: "go-direct", launchN: func(n int) error {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		setArgs := dl.Args{ctx}
-		if r := int32(dl.Call(setCurrent, &setArgs)); r != 0 {
-			return fail("cuCtxSetCurrent", uintptr(r))
-		}
-		for range n {
-			if r := dl.Call(launchKernel, args); int32(r) != 0 {
-				return fail("cuLaunchKernel", r)
+	// onThread launches on a locked thread with the context made current
+	// once, each launch one C call, quick (dl.CallQuick) or not.
+	onThread := func(name string, quick bool) side {
+		return side{name: name, launchN: func(n int) error {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			setArgs := dl.Args{ctx}
+			if r := int32(dl.Call(setCurrent, &setArgs)); r != 0 {
+				return fail("cuCtxSetCurrent", uintptr(r))
 			}
-		}
-		runtime.KeepAlive(params)
-		return nil
-	}}
+			for range n {
+				if r := dl.CallQuickIf(quick, launchKernel, args); int32(r) != 0 {
+					return fail("cuLaunchKernel", r)
+				}
+			}
+			runtime.KeepAlive(params)
+			return nil
+		}}
+	}
+	direct, directQuick = onThread("go-direct", false), onThread("go-direct-quick", true)
 	directSetCtx = side{name: "go-direct-setctx", launchN: func(n int) error {
 		for range n {
 			if r, ok := dl.CallAfter(setCurrent, ctx, launchKernel, args); int32(r) != 0 {
@@ -152,7 +158,7 @@ func (b *launchBench) directSides() (direct, directSetCtx side, err error) {
 		runtime.KeepAlive(params)
 		return nil
 	}}
-	return direct, directSetCtx, nil
+	return direct, directSetCtx, directQuick, nil
 }
 
 // newLaunchBench makes the queue and the kernel "empty" on the first
@@ -258,11 +264,11 @@ func launch(w io.Writer, args []string) error {
 	}
 	sides := []side{c, {name: "gour", launchN: b.gourLaunches}, {name: "gour-prepared", launchN: preparedN}}
 	if *breakdown {
-		direct, directSetCtx, err := b.directSides()
+		direct, directSetCtx, directQuick, err := b.directSides()
 		if err != nil {
 			return err
 		}
-		sides = append(sides, cSetCtx, direct, directSetCtx)
+		sides = append(sides, cSetCtx, direct, directSetCtx, directQuick)
 	}
 	return b.compare(w, sides, *iters, *rounds)
 }

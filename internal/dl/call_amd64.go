@@ -48,3 +48,22 @@ func callAfter(first, firstArg, fn uintptr, args *Args) (uintptr, bool) {
 	}
 	return f.result, true
 }
+
+// runtimeAsmcgocall is runtime.asmcgocall, the part of runtime.cgocall
+// that switches to the system stack and calls fn(arg) with the C ABI,
+// without the scheduler's accounting around it. The runtime calls libc the
+// same way on the platforms where it goes through libc for calls that do
+// not block. Reached from assembly (call_amd64.s), as it has no linkname.
+//
+//go:noescape
+func runtimeAsmcgocall(fn uintptr, arg unsafe.Pointer) int32
+
+func callQuickIf(quick bool, fn uintptr, args *Args) uintptr {
+	f := frame{fn: fn, args: args}
+	if quick {
+		runtimeAsmcgocall(trampolineABI0, unsafe.Pointer(&f))
+	} else {
+		runtimeCgocall(trampolineABI0, unsafe.Pointer(&f))
+	}
+	return f.result
+}

@@ -63,3 +63,8 @@ TEXT trampolineAfter(SB), NOSPLIT, $64
 	CALL_FN
 done:
 	RET
+
+// runtimeAsmcgocall(fn, arg uintptr) int32 jumps to runtime·asmcgocall,
+// whose frame and arguments are the same.
+TEXT ·runtimeAsmcgocall(SB), NOSPLIT, $0-20
+	JMP runtime·asmcgocall(SB)

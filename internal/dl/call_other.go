@@ -13,6 +13,9 @@ func call(fn uintptr, args *Args) uintptr {
 	return r
 }
 
+// callQuickIf is call: purego makes every call through runtime.cgocall.
+func callQuickIf(_ bool, fn uintptr, args *Args) uintptr { return call(fn, args) }
+
 // callAfter pins the goroutine to its thread for the two calls, which
 // purego makes separately.
 func callAfter(first, firstArg, fn uintptr, args *Args) (uintptr, bool) {

@@ -1,6 +1,10 @@
 package driver
 
-import "github.com/gour-dev/gour/internal/dl"
+import (
+	"sync/atomic"
+
+	"github.com/gour-dev/gour/internal/dl"
+)
 
 // LaunchPreparer is implemented by queues that can reduce a launch of one
 // kernel over one index space to a single C call (NativeLaunch), checked
@@ -34,6 +38,9 @@ type NativeLaunch struct {
 	// Keep holds the memory Args points into (the kernel's argument
 	// table, the sizes), so that it lives as long as the record.
 	Keep any
+	// Quick, when not nil, decides call by call whether the call may be
+	// made with dl.CallQuick; nil makes every call with dl.Call.
+	Quick *QuickGate
 }
 
 // Current reports whether the call still launches what it was made for.
@@ -41,4 +48,55 @@ func (n *NativeLaunch) Current() bool { return n.Gen == nil || *n.Gen == n.Want 
 
 // Call makes the C call and reports whether it succeeded. (The front
 // end's hot path makes the same call inline, without this frame.)
-func (n *NativeLaunch) Call() bool { return int32(dl.Call(n.Fn, &n.Args)) == 0 }
+func (n *NativeLaunch) Call() bool { return int32(dl.CallQuickIf(n.Quick.Take(), n.Fn, &n.Args)) == 0 }
+
+// QuickGate lets a queue's launches skip the Go scheduler's system-call
+// accounting (dl.CallQuick) while the driver is known not to make them
+// wait, since a quick call that waits holds up every stop-the-world pause
+// of the garbage collector. A launch call returns within microseconds
+// unless
+//   - the queue's launch queue is full (cuLaunchKernel then waits for a
+//     launch to finish: 1021 pending launches per stream on the H100,
+//     measured in docs/benchmarks.md), so a queue may make Limit quick
+//     calls, and the other commands enqueued count too, until it is known
+//     to have drained (Refill, after a synchronization);
+//   - another thread holds a lock the launch needs, as the driver does
+//     while it loads a module (cuModuleLoadData, or the lazy load of a
+//     function, which waits for the device to drain with the lock held),
+//     so no call is quick while the adapter has such a call in flight
+//     (Busy).
+//
+// The adapter must also make sure a launch never loads code itself (CUDA's
+// lazy loading): only a gate's owner knows its driver well enough to make
+// one. The zero budget allows no quick call until the first Refill.
+type QuickGate struct {
+	budget atomic.Int64
+	// Busy counts the adapter's calls in flight that can make a launch
+	// wait; it may be shared by many gates.
+	Busy *atomic.Int32
+	// Limit is how many commands the queue may hold, pending, before its
+	// launches stop being quick.
+	Limit int64
+}
+
+// Take reports whether the next launch may be a quick call, and counts it
+// against the budget. A nil gate never allows one.
+func (g *QuickGate) Take() bool {
+	return g != nil && g.Busy.Load() == 0 && g.budget.Add(-1) >= 0
+}
+
+// Spend counts a command enqueued some other way, which fills the queue
+// as a launch does. It does nothing on a nil gate.
+func (g *QuickGate) Spend() {
+	if g != nil {
+		g.budget.Add(-1)
+	}
+}
+
+// Refill restores the budget: the queue was seen empty. It does nothing
+// on a nil gate.
+func (g *QuickGate) Refill() {
+	if g != nil {
+		g.budget.Store(g.Limit)
+	}
+}

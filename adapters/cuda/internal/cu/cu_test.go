@@ -179,7 +179,7 @@ func TestConstantValues(t *testing.T) {
 func TestZeroLibNeverPanics(t *testing.T) {
 	var l Lib
 	if l.HasErrorString() || l.HasDeviceUUID() || l.HasMemset2D() || l.HasModuleGetGlobal() ||
-		l.HasModuleEnumerateFunctions() || l.HasFuncGetName() || l.HasFuncGetParamInfo() || l.HasOccupancy() {
+		l.HasModuleEnumerateFunctions() || l.HasFuncGetName() || l.HasFuncGetParamInfo() || l.HasFuncLoad() || l.HasOccupancy() {
 		t.Error("zero Lib reports optional entry points")
 	}
 	var params [1]unsafe.Pointer
@@ -190,6 +190,7 @@ func TestZeroLibNeverPanics(t *testing.T) {
 		"CtxSynchronize":   l.CtxSynchronize(),
 		"StreamQuery":      l.StreamQuery(0),
 		"ModuleUnload":     l.ModuleUnload(0),
+		"FuncLoad":         l.FuncLoad(0),
 		"EventRecord":      l.EventRecord(0, 0),
 		"MemcpyDtoHAsync":  l.MemcpyDtoHAsync(nil, 0, 0, 0),
 		"LinkDestroy":      l.LinkDestroy(0),

@@ -250,6 +250,11 @@ func TestPTXModuleLaunch(t *testing.T) {
 	if r := l.FuncSetAttribute(fn, FuncAttributeMaxDynamicSharedSizeBytes, 1024); r != Success {
 		t.Errorf("FuncSetAttribute: %v", r)
 	}
+	if l.HasFuncLoad() {
+		if r := l.FuncLoad(fn); r != Success {
+			t.Errorf("FuncLoad: %v", r)
+		}
+	}
 	if l.HasFuncGetName() {
 		if name, r := l.FuncGetName(fn); r != Success || name != "axpy" {
 			t.Errorf("FuncGetName = %q, %v", name, r)

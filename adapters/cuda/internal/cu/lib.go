@@ -77,6 +77,7 @@ type Lib struct {
 	funcGetAttribute           uintptr
 	funcSetAttribute           uintptr
 	funcGetParamInfo           uintptr // optional, 12.4
+	funcLoad                   uintptr // optional, 12.4
 	occupancyMaxPotentialBlock uintptr // optional
 
 	// JIT linker.
@@ -186,6 +187,7 @@ func (l *Lib) symbols() []dl.Symbol {
 		{Name: "cuFuncGetAttribute", Addr: &l.funcGetAttribute},
 		{Name: "cuFuncSetAttribute", Addr: &l.funcSetAttribute},
 		{Name: "cuFuncGetParamInfo", Addr: &l.funcGetParamInfo, Optional: true},
+		{Name: "cuFuncLoad", Addr: &l.funcLoad, Optional: true},
 		{Name: "cuOccupancyMaxPotentialBlockSize", Addr: &l.occupancyMaxPotentialBlock, Optional: true},
 
 		{Name: "cuLaunchKernel", Addr: &l.launchKernel},
@@ -243,6 +245,9 @@ func (l *Lib) HasFuncGetName() bool { return l.funcGetName != 0 }
 // HasFuncGetParamInfo reports whether cuFuncGetParamInfo (CUDA 12.4) is
 // exported.
 func (l *Lib) HasFuncGetParamInfo() bool { return l.funcGetParamInfo != 0 }
+
+// HasFuncLoad reports whether cuFuncLoad (CUDA 12.4) is exported.
+func (l *Lib) HasFuncLoad() bool { return l.funcLoad != 0 }
 
 // HasOccupancy reports whether cuOccupancyMaxPotentialBlockSize is exported.
 func (l *Lib) HasOccupancy() bool { return l.occupancyMaxPotentialBlock != 0 }

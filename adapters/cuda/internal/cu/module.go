@@ -169,6 +169,18 @@ func (l *Lib) FuncGetParamInfo(fn Function, index uintptr) (offset, size uintptr
 	return uintptr(out[0]), uintptr(out[1]), r
 }
 
+// FuncLoad calls cuFuncLoad: it loads fn's code onto the device now, where
+// lazy loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2)
+// would load it at its first launch, waiting there for the device to drain
+// with the context's lock held. NotSupported when missing (see
+// HasFuncLoad).
+func (l *Lib) FuncLoad(fn Function) Result {
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(fn)}
+	r, _, _ := call(f, l.funcLoad)
+	return r
+}
+
 // ParamInfo is where one kernel parameter lies in the parameter buffer.
 type ParamInfo struct {
 	Offset, Size uintptr
