@@ -320,57 +320,38 @@ func checkRange(op, adapter string, r *NDRange) error {
 // is made as a PreparedLaunch makes it from the third time on (preparing
 // it allocates once); PrepareLaunch saves a little more.
 func (q *Queue) Launch(k *Kernel, r NDRange) error {
-	const op = "Queue.Launch"
-	// enterLaunch, written out: the guards inline here, not there.
-	if q == nil || !q.life.enter() {
-		return q.enterError(op)
-	}
-	if k == nil || !k.life.enter() {
-		q.life.leave()
-		return k.enterError(op)
-	}
-	// One defer with few returns is open-coded by the compiler, nearly
-	// free; three of them were not, and cost more than the rest of the path.
-	defer leaveBoth(&q.life, &k.life)
-	// A repeated launch, checked when it was prepared (repeatLaunch: the
-	// kernel is of q's context, the range is valid); its call is made here,
-	// in Launch's own frame, as a frame more costs about 1% of a launch.
-	if c := k.repeats.launch.Load(); c != nil && c.q == q && c.r == r && c.native.Current() &&
-		int32(dl.CallQuickIf(c.native.Quick.Take(), c.native.Fn, &c.native.Args)) == 0 {
-		return nil
-	}
-	_, err := q.launchEntered(op, k, &r, nil, false)
+	_, err := q.launch("Queue.Launch", k, &r, nil, false)
 	return err
 }
 
 // EnqueueKernel enqueues the kernel over r after the wait list and returns
 // its event.
 func (q *Queue) EnqueueKernel(k *Kernel, r NDRange, wait ...*Event) (*Event, error) {
-	const op = "Queue.EnqueueKernel"
-	if err := enterLaunch(q, k, op); err != nil {
-		return nil, err
-	}
-	defer leaveBoth(&q.life, &k.life)
-	return q.launchEntered(op, k, &r, wait, true)
+	return q.launch("Queue.EnqueueKernel", k, &r, wait, true)
 }
 
-// enterLaunch enters q and k for op; on a nil error the caller must leave
-// both.
-func enterLaunch(q *Queue, k *Kernel, op string) error {
+func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEvent bool) (*Event, error) {
+	// The guards inline here; their errors are made out of line.
 	if q == nil || !q.life.enter() {
-		return q.enterError(op)
+		return nil, q.enterError(op)
 	}
 	if k == nil || !k.life.enter() {
 		q.life.leave()
-		return k.enterError(op)
+		return nil, k.enterError(op)
 	}
-	return nil
-}
-
-// launchEntered launches through the adapter, with q and k entered.
-func (q *Queue) launchEntered(op string, k *Kernel, r *NDRange, wait []*Event, wantEvent bool) (*Event, error) {
+	// One defer with few returns is open-coded by the compiler, nearly
+	// free; three of them were not, and cost more than the rest of the path.
+	defer leaveBoth(&q.life, &k.life)
 	if k.ctx != q.ctx {
 		return nil, q.foreignKernel(op, k)
+	}
+	plain := len(wait) == 0 && !wantEvent
+	// A repeated launch, checked when it was prepared (repeatLaunch); its
+	// call is made here rather than in a function of its own, whose frame
+	// would cost more than the rest of it.
+	if c := k.repeats.launch.Load(); plain && c != nil && c.q == q && c.r == *r && c.native.Current() &&
+		int32(dl.CallQuickIf(c.native.Quick.Take(), c.native.Fn, &c.native.Args)) == 0 {
+		return nil, nil
 	}
 	if err := checkRange(op, q.adapter.name, r); err != nil {
 		return nil, err
@@ -382,7 +363,7 @@ func (q *Queue) launchEntered(op string, k *Kernel, r *NDRange, wait []*Event, w
 	ev, err := q.drv.Launch(k.drv, *r, dw, wantEvent)
 	leaveEvents(wait)
 	if ev == nil && err == nil {
-		if len(wait) == 0 && !wantEvent {
+		if plain {
 			k.noteLaunch(q, r)
 		}
 		return nil, nil // the launch loop's answer, without a call
