@@ -1,8 +1,11 @@
 package dl
 
 import (
+	"io"
 	"runtime"
+	"runtime/pprof"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -118,6 +121,33 @@ func TestCallQuickFromManyGoroutines(t *testing.T) {
 	close(stop)
 	if want := int64(20000 * (15 * 16 / 2)); total != want {
 		t.Errorf("sum of labs results = %d, want %d", total, want)
+	}
+}
+
+// TestCallQuickUnderCPUProfile makes quick calls while the CPU profiler's
+// signals arrive: a signal that lands in C on the system stack, outside
+// runtime.cgocall, must be recorded as external code, not crash.
+func TestCallQuickUnderCPUProfile(t *testing.T) {
+	lib, err := Open("libc.so.6")
+	if err != nil {
+		t.Skipf("libc.so.6 not loadable here: %v", err)
+	}
+	defer lib.Close()
+	usleep, err := lib.Lookup("usleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	labs, _ := lib.Lookup("labs")
+	if err := pprof.StartCPUProfile(io.Discard); err != nil {
+		t.Skipf("a CPU profile is already running: %v", err)
+	}
+	defer pprof.StopCPUProfile()
+	sleep, minus := &Args{50}, &Args{^uintptr(0)}
+	for deadline := time.Now().Add(300 * time.Millisecond); time.Now().Before(deadline); {
+		CallQuick(usleep, sleep) // 50 µs in C: profiling signals land there
+		if r := CallQuick(labs, minus); r != 1 {
+			t.Fatalf("labs(-1) = %d", r)
+		}
 	}
 }
 
