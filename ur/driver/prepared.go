@@ -79,10 +79,10 @@ type QuickGate struct {
 	Limit int64
 }
 
-// Take reports whether the next launch may be a quick call, and counts it
-// against the budget. A nil gate never allows one.
+// Take counts the next launch against the budget and reports whether it
+// may be a quick call. A nil gate never allows one.
 func (g *QuickGate) Take() bool {
-	return g != nil && g.Busy.Load() == 0 && g.budget.Add(-1) >= 0
+	return g != nil && g.budget.Add(-1) >= 0 && g.Busy.Load() == 0
 }
 
 // Spend counts a command enqueued some other way, which fills the queue
