@@ -10,45 +10,19 @@ import (
 )
 
 // TestCallPassesEveryArgument calls libc's snprintf, which reads register
-// and stack arguments alike, and checks the text it formats.
+// and stack arguments alike, and checks the text it formats, through Call
+// and through CallQuick, which share the trampoline but not the way to it.
 func TestCallPassesEveryArgument(t *testing.T) {
-	lib, err := Open("libc.so.6")
-	if err != nil {
-		t.Skipf("libc.so.6 not loadable here: %v", err)
-	}
-	defer lib.Close()
-	snprintf, err := lib.Lookup("snprintf")
-	if err != nil {
-		t.Fatal(err)
-	}
+	snprintf := libc(t, "snprintf")
 	// Both live on the heap (callBuffers), as Call's contract requires.
-	buf, format := callBuffers.buf[:], []byte("%d %d %d %d %d %d %d %d %d\x00")
-	args := Args{uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(unsafe.Pointer(&format[0])), 1, 2, 3, 4, 5, 6, 7, 8, 9}
-	callBuffers.format = format
-	n := Call(snprintf, &args)
-	if got, want := string(buf[:n]), "1 2 3 4 5 6 7 8 9"; got != want {
-		t.Errorf("snprintf through Call = %q, want %q", got, want)
-	}
-}
-
-// TestCallQuickPassesEveryArgument is TestCallPassesEveryArgument for
-// CallQuick, which shares the trampoline but not the way to it.
-func TestCallQuickPassesEveryArgument(t *testing.T) {
-	lib, err := Open("libc.so.6")
-	if err != nil {
-		t.Skipf("libc.so.6 not loadable here: %v", err)
-	}
-	defer lib.Close()
-	snprintf, err := lib.Lookup("snprintf")
-	if err != nil {
-		t.Fatal(err)
-	}
 	buf, format := callBuffers.buf[:], []byte("%d %d %d %d %d %d %d %d %x\x00")
-	args := Args{uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(unsafe.Pointer(&format[0])), 9, 8, 7, 6, 5, 4, 3, 2, 0xabc}
 	callBuffers.format = format
-	n := CallQuick(snprintf, &args)
-	if got, want := string(buf[:n]), "9 8 7 6 5 4 3 2 abc"; got != want {
-		t.Errorf("snprintf through CallQuick = %q, want %q", got, want)
+	for _, quick := range []bool{false, true} {
+		args := Args{uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(unsafe.Pointer(&format[0])), 1, 2, 3, 4, 5, 6, 7, 8, 0xabc}
+		n := CallQuickIf(quick, snprintf, &args)
+		if got, want := string(buf[:n]), "1 2 3 4 5 6 7 8 abc"; got != want {
+			t.Errorf("snprintf through CallQuickIf(%v, …) = %q, want %q", quick, got, want)
+		}
 	}
 }
 
@@ -56,12 +30,7 @@ func TestCallQuickPassesEveryArgument(t *testing.T) {
 // runtime.NumCgoCall, which runtime.cgocall counts. Off amd64 both are
 // cgo calls.
 func TestCallQuickSkipsTheSchedulerAccounting(t *testing.T) {
-	lib, err := Open("libc.so.6")
-	if err != nil {
-		t.Skipf("libc.so.6 not loadable here: %v", err)
-	}
-	defer lib.Close()
-	labs, _ := lib.Lookup("labs")
+	labs := libc(t, "labs")
 	args := Args{1}
 	count := func(quick bool) int64 {
 		before := runtime.NumCgoCall()
@@ -86,12 +55,7 @@ func TestCallQuickSkipsTheSchedulerAccounting(t *testing.T) {
 // than threads while the garbage collector runs, which stops the world
 // between them and must find every goroutine back in Go.
 func TestCallQuickFromManyGoroutines(t *testing.T) {
-	lib, err := Open("libc.so.6")
-	if err != nil {
-		t.Skipf("libc.so.6 not loadable here: %v", err)
-	}
-	defer lib.Close()
-	labs, _ := lib.Lookup("labs")
+	labs := libc(t, "labs")
 	done := make(chan int64)
 	for g := range 16 {
 		go func() {
@@ -128,16 +92,7 @@ func TestCallQuickFromManyGoroutines(t *testing.T) {
 // signals arrive: a signal that lands in C on the system stack, outside
 // runtime.cgocall, must be recorded as external code, not crash.
 func TestCallQuickUnderCPUProfile(t *testing.T) {
-	lib, err := Open("libc.so.6")
-	if err != nil {
-		t.Skipf("libc.so.6 not loadable here: %v", err)
-	}
-	defer lib.Close()
-	usleep, err := lib.Lookup("usleep")
-	if err != nil {
-		t.Fatal(err)
-	}
-	labs, _ := lib.Lookup("labs")
+	usleep, labs := libc(t, "usleep"), libc(t, "labs")
 	if err := pprof.StartCPUProfile(io.Discard); err != nil {
 		t.Skipf("a CPU profile is already running: %v", err)
 	}
@@ -152,15 +107,7 @@ func TestCallQuickUnderCPUProfile(t *testing.T) {
 }
 
 func TestCallResult(t *testing.T) {
-	lib, err := Open("libc.so.6")
-	if err != nil {
-		t.Skipf("libc.so.6 not loadable here: %v", err)
-	}
-	defer lib.Close()
-	labs, err := lib.Lookup("labs")
-	if err != nil {
-		t.Fatal(err)
-	}
+	labs := libc(t, "labs")
 	neg := int64(-1234567890123)
 	args := Args{uintptr(neg)}
 	if got := int64(Call(labs, &args)); got != 1234567890123 {
@@ -168,31 +115,15 @@ func TestCallResult(t *testing.T) {
 	}
 }
 
-func BenchmarkCall(b *testing.B) {
-	lib, err := Open("libc.so.6")
-	if err != nil {
-		b.Skipf("libc.so.6 not loadable here: %v", err)
-	}
-	defer lib.Close()
-	labs, _ := lib.Lookup("labs")
-	args := Args{1}
-	b.ReportAllocs()
-	for b.Loop() {
-		Call(labs, &args)
-	}
-}
+func BenchmarkCall(b *testing.B)      { benchmarkCall(b, false) }
+func BenchmarkCallQuick(b *testing.B) { benchmarkCall(b, true) }
 
-func BenchmarkCallQuick(b *testing.B) {
-	lib, err := Open("libc.so.6")
-	if err != nil {
-		b.Skipf("libc.so.6 not loadable here: %v", err)
-	}
-	defer lib.Close()
-	labs, _ := lib.Lookup("labs")
+func benchmarkCall(b *testing.B, quick bool) {
+	labs := libc(b, "labs")
 	args := Args{1}
 	b.ReportAllocs()
 	for b.Loop() {
-		CallQuick(labs, &args)
+		CallQuickIf(quick, labs, &args)
 	}
 }
 
@@ -204,13 +135,7 @@ var callBuffers struct {
 // TestCallAfter checks both outcomes with libc: a first call returning 0
 // lets fn run; a non-zero one stops it and is reported.
 func TestCallAfter(t *testing.T) {
-	lib, err := Open("libc.so.6")
-	if err != nil {
-		t.Skipf("libc.so.6 not loadable here: %v", err)
-	}
-	defer lib.Close()
-	abs, _ := lib.Lookup("abs")
-	labs, _ := lib.Lookup("labs")
+	abs, labs := libc(t, "abs"), libc(t, "labs")
 	args := Args{^uintptr(41)} // -42
 	if r, ok := CallAfter(abs, 0, labs, &args); !ok || r != 42 {
 		t.Errorf("CallAfter(abs(0), labs(-42)) = %d, %v; want 42, true", r, ok)
