@@ -13,12 +13,10 @@ type queue struct {
 	lib    *cl.Lib
 	handle cl.Queue
 
-	// launchMu guards the size arrays below, which live in the queue so
-	// that a launch passes heap pointers to C and allocates nothing.
+	// launchMu guards sizes, which live in the queue so that a launch
+	// passes heap pointers to C and allocates nothing.
 	launchMu sync.Mutex
-	offset   [3]uintptr
-	global   [3]uintptr
-	local    [3]uintptr
+	sizes    launchSizes
 }
 
 func (q *queue) Native() uintptr { return uintptr(q.handle) }
@@ -89,19 +87,15 @@ func (q *queue) FillBuffer(m driver.Mem, pattern []byte, offset, size uint64, wa
 	return result("clEnqueueFillBuffer", e, st)
 }
 
-// preparedSizes are a prepared launch's size arrays, in the heap for C.
-type preparedSizes struct {
+// launchSizes are the size arrays clEnqueueNDRangeKernel reads, kept in
+// the heap for C.
+type launchSizes struct {
 	offset, global, local [3]uintptr
 }
 
-// PrepareLaunch returns the launch of k over r as one
-// clEnqueueNDRangeKernel call, with the sizes in memory of its own. It
-// never goes stale: the call names the kernel, whose arguments OpenCL
-// keeps. What the driver checks (arguments not set, a bad work-group
-// size) it reports when the launch is made.
-func (q *queue) PrepareLaunch(k driver.Kernel, r driver.NDRange) (*driver.NativeLaunch, error) {
-	s := new(preparedSizes)
-	var offset, local *uintptr
+// set stores r's sizes and returns the pointers to pass: offset and local
+// are nil when r has none (a zero offset, a driver-chosen work-group size).
+func (s *launchSizes) set(r *driver.NDRange) (offset, global, local *uintptr) {
 	for i := range r.Dims {
 		s.global[i], s.local[i], s.offset[i] = uintptr(r.Global[i]), uintptr(r.Local[i]), uintptr(r.Offset[i])
 		if r.Offset[i] != 0 {
@@ -111,7 +105,18 @@ func (q *queue) PrepareLaunch(k driver.Kernel, r driver.NDRange) (*driver.Native
 	if r.Local[0] != 0 {
 		local = &s.local[0]
 	}
-	fn, args := q.lib.EnqueueNDRangeKernelCall(q.handle, k.(*kernel).handle, r.Dims, offset, &s.global[0], local)
+	return offset, &s.global[0], local
+}
+
+// PrepareLaunch returns the launch of k over r as one
+// clEnqueueNDRangeKernel call, with the sizes in memory of its own. It
+// never goes stale: the call names the kernel, whose arguments OpenCL
+// keeps. What the driver checks (arguments not set, a bad work-group
+// size) it reports when the launch is made.
+func (q *queue) PrepareLaunch(k driver.Kernel, r driver.NDRange) (*driver.NativeLaunch, error) {
+	s := new(launchSizes)
+	offset, global, local := s.set(&r)
+	fn, args := q.lib.EnqueueNDRangeKernelCall(q.handle, k.(*kernel).handle, r.Dims, offset, global, local)
 	return &driver.NativeLaunch{Fn: fn, Args: args, Keep: s}, nil
 }
 
@@ -119,20 +124,9 @@ func (q *queue) PrepareLaunch(k driver.Kernel, r driver.NDRange) (*driver.Native
 // nothing.
 func (q *queue) Launch(k driver.Kernel, r driver.NDRange, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	e, ev := q.newEvent(wantEvent)
-	var offset, local *uintptr
 	q.launchMu.Lock()
-	for i := range r.Dims {
-		q.global[i] = uintptr(r.Global[i])
-		q.local[i] = uintptr(r.Local[i])
-		q.offset[i] = uintptr(r.Offset[i])
-		if r.Offset[i] != 0 {
-			offset = &q.offset[0]
-		}
-	}
-	if r.Local[0] != 0 {
-		local = &q.local[0]
-	}
-	st := q.lib.EnqueueNDRangeKernel(q.handle, k.(*kernel).handle, r.Dims, offset, &q.global[0], local, waitList(wait), ev)
+	offset, global, local := q.sizes.set(&r)
+	st := q.lib.EnqueueNDRangeKernel(q.handle, k.(*kernel).handle, r.Dims, offset, global, local, waitList(wait), ev)
 	q.launchMu.Unlock()
 	return result("clEnqueueNDRangeKernel", e, st)
 }
