@@ -93,10 +93,10 @@ func (k *Kernel) enterError(op string) error {
 }
 
 func (k *Kernel) enter(op string) error {
-	if k == nil {
-		return nilHandle("Kernel", op)
+	if k == nil || !k.life.enter() {
+		return k.enterError(op)
 	}
-	return k.object.enter("Kernel", ErrInvalidKernel, op)
+	return nil
 }
 
 // Release releases the kernel once no queued launch uses it.

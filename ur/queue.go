@@ -52,10 +52,10 @@ func (q *Queue) enterError(op string) error {
 }
 
 func (q *Queue) enter(op string) error {
-	if q == nil {
-		return nilHandle("Queue", op)
+	if q == nil || !q.life.enter() {
+		return q.enterError(op)
 	}
-	return q.object.enter("Queue", ErrInvalidQueue, op)
+	return nil
 }
 
 // Release releases the queue once its commands have been submitted.
