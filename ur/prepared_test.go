@@ -77,6 +77,7 @@ func newPreparingQueue(t testing.TB) *preparingQueue {
 	if err != nil {
 		t.Skipf("libc.so.6 not loadable: %v", err)
 	}
+	t.Cleanup(func() { lib.Close() })
 	abs, err := lib.Lookup("abs")
 	if err != nil {
 		t.Skipf("libc: %v", err)

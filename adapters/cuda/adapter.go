@@ -49,8 +49,9 @@ type device struct {
 	arch    string // "sm_90"
 	// busy counts the calls in flight that can hold the context's lock for
 	// long, so that a launch on another thread waits: loading and unloading
-	// modules and functions, the JIT linker, cuMemFree. While any is, no
-	// launch is a quick call (driver.QuickGate).
+	// modules, creating (and loading) kernels, the JIT linker, cuMemAlloc
+	// and cuMemFree. While any is, no launch is a quick call
+	// (driver.QuickGate).
 	busy atomic.Int32
 }
 
