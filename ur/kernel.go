@@ -4,7 +4,6 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -316,9 +315,10 @@ func checkRange(op, adapter string, r *NDRange) error {
 
 // Launch enqueues the kernel over r with its current arguments. It returns
 // no event and allocates nothing: the hot path for repeated launches. On
-// CUDA and OpenCL, a launch repeated over the same range on the same queue
-// is made as a PreparedLaunch makes it from the third time on (preparing
-// it allocates once); PrepareLaunch saves a little more.
+// an adapter that prepares launches (CUDA, OpenCL), a launch repeated over
+// the same range on the same queue is made as a PreparedLaunch makes it
+// from the third time on (preparing it allocates once); PrepareLaunch
+// saves a little more.
 func (q *Queue) Launch(k *Kernel, r NDRange) error {
 	_, err := q.launch("Queue.Launch", k, &r, nil, false)
 	return err
@@ -346,12 +346,12 @@ func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEven
 		return nil, q.foreignKernel(op, k)
 	}
 	plain := len(wait) == 0 && !wantEvent
-	// A repeated launch, checked when it was prepared (repeatLaunch); its
-	// call is made here rather than in a function of its own, whose frame
-	// would cost more than the rest of it.
-	if c := k.repeats.launch.Load(); plain && c != nil && c.q == q && c.r == *r && c.native.Current() &&
-		int32(dl.CallQuickIf(c.native.Quick.Take(), c.native.Fn, &c.native.Args)) == 0 {
-		return nil, nil
+	// A repeated launch, checked when it was prepared (repeatLaunch): one
+	// call of the adapter's prepared launch.
+	if c := k.repeats.launch.Load(); plain && c != nil && c.q == q && c.r == *r {
+		if st := c.call.Launch(); st == driver.Launched || st == driver.LaunchStale && k.relaunch(c) {
+			return nil, nil
+		}
 	}
 	if err := checkRange(op, q.adapter.name, r); err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package ur
 import (
 	"sync/atomic"
 
-	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -11,8 +10,9 @@ import (
 // queue, checked once, for code that makes the same launch many times (a
 // solver's time step, a training loop). Each Launch enqueues the kernel
 // with its arguments as they are then, like Queue.Launch, but skips the
-// checks already made: on CUDA and OpenCL it is one C call, the driver's
-// launch, and the same guards against release as every call.
+// checks already made: the adapter's prepared launch
+// (driver.PreparedLaunch; on CUDA and OpenCL one C call, the driver's
+// launch) and the same guards against release as every call.
 //
 // A PreparedLaunch holds its queue and kernel: releasing either makes
 // Launch fail with ErrInvalidQueue or ErrInvalidKernel, and their driver
@@ -21,11 +21,26 @@ import (
 // by the caller, as for Queue.Launch.
 type PreparedLaunch struct {
 	object
-	q      *Queue
-	k      *Kernel
-	native atomic.Pointer[driver.NativeLaunch] // nil where the adapter launches itself
-	prep   driver.LaunchPreparer               // nil for such an adapter
-	r      NDRange
+	q    *Queue
+	k    *Kernel
+	call atomic.Pointer[preparedCall] // nil where the adapter cannot prepare launches
+	prep driver.LaunchPreparer        // nil for such an adapter
+	r    NDRange
+}
+
+// preparedCall holds the adapter's prepared launch, an interface, behind
+// one pointer, so that a launch gone stale is replaced atomically while
+// other goroutines launch it.
+type preparedCall struct{ driver.PreparedLaunch }
+
+// newPreparedCall wraps an adapter's prepared launch; nil, which an
+// adapter should not return without an error, leaves the launches to the
+// adapter's Queue.Launch.
+func newPreparedCall(pl driver.PreparedLaunch) *preparedCall {
+	if pl == nil {
+		return nil
+	}
+	return &preparedCall{pl}
 }
 
 // PrepareLaunch checks a launch of k over r on q as Queue.Launch would and
@@ -61,18 +76,18 @@ func (q *Queue) prepare(op string, k *Kernel, r *NDRange) (*PreparedLaunch, erro
 	}
 	p := &PreparedLaunch{object: object{adapter: q.adapter}, q: q, k: k, r: *r}
 	if prep, ok := q.drv.(driver.LaunchPreparer); ok {
-		n, err := prep.PrepareLaunch(k.drv, *r)
+		pl, err := prep.PrepareLaunch(k.drv, *r)
 		if err != nil {
 			return nil, wrapError(err, op, q.adapter.name)
 		}
-		p.native.Store(n)
+		p.call.Store(newPreparedCall(pl))
 		p.prep = prep
 	}
 	return p, nil
 }
 
 // Launch enqueues the prepared launch. It returns no event and allocates
-// nothing, except to prepare the call again after a change of the kernel
+// nothing, except to prepare the launch again after a change of the kernel
 // made it stale (on CUDA, resized local memory). On a released
 // PreparedLaunch it fails with ErrInvalidValue.
 func (p *PreparedLaunch) Launch() error {
@@ -85,29 +100,32 @@ func (p *PreparedLaunch) Launch() error {
 	if p.q.life.refs.Load()&releasedBit != 0 || p.k.life.refs.Load()&releasedBit != 0 {
 		return p.heldReleasedError()
 	}
-	// n.Call, inline: a frame less costs measurably after the driver's
-	// work has left the caches cold. The errors are made out of line, for
-	// a smaller frame.
-	if n := p.native.Load(); n != nil && n.Current() && int32(dl.CallQuickIf(n.Quick.Take(), n.Fn, &n.Args)) == 0 {
-		return nil
+	// The rest, and the errors, are made out of line, for a smaller frame.
+	if c := p.call.Load(); c != nil {
+		st := c.Launch()
+		if st == driver.Launched {
+			return nil
+		}
+		return p.launchSlowly(st)
 	}
-	return p.launchSlowly()
+	return p.launchSlowly(driver.LaunchFailed)
 }
 
 const opPreparedLaunch = "PreparedLaunch.Launch"
 
-// launchSlowly is Launch when the native call is stale, failed or absent:
-// prepare again where it went stale, else launch through the adapter,
-// which makes the error of a failed call (the failed call enqueued
-// nothing).
-func (p *PreparedLaunch) launchSlowly() error {
-	if n := p.native.Load(); n != nil && !n.Current() {
-		n, err := p.prep.PrepareLaunch(p.k.drv, p.r)
+// launchSlowly is Launch when the prepared launch reported st instead of
+// launching, or there is none (st LaunchFailed): prepare again where it
+// went stale, else launch through the adapter, which makes the error of a
+// failed launch (which enqueued nothing).
+func (p *PreparedLaunch) launchSlowly(st driver.LaunchStatus) error {
+	if st == driver.LaunchStale {
+		pl, err := p.prep.PrepareLaunch(p.k.drv, p.r)
 		if err != nil {
 			return wrapError(err, opPreparedLaunch, p.adapter.name)
 		}
-		p.native.Store(n)
-		if n.Call() {
+		c := newPreparedCall(pl)
+		p.call.Store(c)
+		if c != nil && c.Launch() == driver.Launched {
 			return nil
 		}
 	}

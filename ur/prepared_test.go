@@ -2,34 +2,32 @@ package ur
 
 import (
 	"errors"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 
-	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
-// preparingQueue is an adapter queue whose prepared launch is libc's
-// abs(arg): 0, a success, unless the test sets arg.
+// preparingQueue is an adapter queue that prepares launches (fakeLaunch)
+// and counts what the front end asks of it.
 type preparingQueue struct {
 	driver.Queue
-	abs       uintptr
-	arg       uintptr
-	gen       uint64
-	launchErr error
-	quick     *driver.QuickGate
+	gen       uint64 // the kernel's state: a launch prepared at another gen is stale
+	fail      bool   // prepared launches fail
+	launchErr error  // the adapter's Launch's answer
+
+	calls atomic.Int64 // prepared launches made (fakeLaunch.Launch calls)
 
 	mu                 sync.Mutex
 	prepares, launches int
 }
 
-func (q *preparingQueue) PrepareLaunch(driver.Kernel, driver.NDRange) (*driver.NativeLaunch, error) {
+func (q *preparingQueue) PrepareLaunch(driver.Kernel, driver.NDRange) (driver.PreparedLaunch, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.prepares++
-	return &driver.NativeLaunch{Fn: q.abs, Args: dl.Args{q.arg}, Gen: &q.gen, Want: q.gen, Quick: q.quick}, nil
+	return &fakeLaunch{q: q, gen: q.gen, fail: q.fail}, nil
 }
 
 func (q *preparingQueue) Launch(driver.Kernel, driver.NDRange, []driver.Event, bool) (driver.Event, error) {
@@ -39,10 +37,31 @@ func (q *preparingQueue) Launch(driver.Kernel, driver.NDRange, []driver.Event, b
 	return nil, q.launchErr
 }
 
+// counts returns how many launches the queue prepared and how many went
+// through its Launch.
 func (q *preparingQueue) counts() (prepares, launches int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.prepares, q.launches
+}
+
+// fakeLaunch is preparingQueue's prepared launch: stale once the queue's
+// gen moved on, failed where the queue said so when it was prepared.
+type fakeLaunch struct {
+	q    *preparingQueue
+	gen  uint64
+	fail bool
+}
+
+func (l *fakeLaunch) Launch() driver.LaunchStatus {
+	l.q.calls.Add(1)
+	switch {
+	case l.q.gen != l.gen:
+		return driver.LaunchStale
+	case l.fail:
+		return driver.LaunchFailed
+	}
+	return driver.Launched
 }
 
 // fakeLaunchHandles returns a queue over drv and a kernel of its context,
@@ -71,30 +90,18 @@ func preparedOver(t testing.TB, drv driver.Queue) (q *Queue, k *Kernel, p *Prepa
 	return q, k, p, freed
 }
 
-func newPreparingQueue(t testing.TB) *preparingQueue {
-	t.Helper()
-	lib, err := dl.Open("libc.so.6")
-	if err != nil {
-		t.Skipf("libc.so.6 not loadable: %v", err)
-	}
-	t.Cleanup(func() { lib.Close() })
-	abs, err := lib.Lookup("abs")
-	if err != nil {
-		t.Skipf("libc: %v", err)
-	}
-	return &preparingQueue{abs: abs}
-}
-
-func TestPreparedLaunchMakesTheNativeCall(t *testing.T) {
-	drv := newPreparingQueue(t)
+// Each Launch is one call of the adapter's prepared launch.
+func TestPreparedLaunchCallsTheAdaptersLaunch(t *testing.T) {
+	drv := new(preparingQueue)
 	_, _, p, _ := preparedOver(t, drv)
 	for range 3 {
 		if err := p.Launch(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if prepares, launches := drv.counts(); prepares != 1 || launches != 0 {
-		t.Errorf("3 launches: %d prepares, %d adapter launches; want 1, 0", prepares, launches)
+	if prepares, launches := drv.counts(); prepares != 1 || launches != 0 || drv.calls.Load() != 3 {
+		t.Errorf("3 launches: %d prepares, %d prepared launches, %d adapter launches; want 1, 3, 0",
+			prepares, drv.calls.Load(), launches)
 	}
 	allocs := testing.AllocsPerRun(100, func() {
 		if err := p.Launch(); err != nil {
@@ -120,7 +127,7 @@ func TestPreparedLaunchMakesTheNativeCall(t *testing.T) {
 }
 
 func TestPreparedLaunchPreparesAgainWhenStale(t *testing.T) {
-	drv := newPreparingQueue(t)
+	drv := new(preparingQueue)
 	_, _, p, _ := preparedOver(t, drv)
 	defer p.Release()
 	drv.gen++ // say, the kernel's arguments took a new layout
@@ -130,16 +137,62 @@ func TestPreparedLaunchPreparesAgainWhenStale(t *testing.T) {
 	if err := p.Launch(); err != nil {
 		t.Fatal(err)
 	}
-	if prepares, launches := drv.counts(); prepares != 2 || launches != 0 {
-		t.Errorf("after the record went stale: %d prepares, %d adapter launches; want 2, 0", prepares, launches)
+	// The stale launch, the one prepared again, and the second Launch's.
+	if prepares, launches := drv.counts(); prepares != 2 || launches != 0 || drv.calls.Load() != 3 {
+		t.Errorf("after the launch went stale: %d prepares, %d prepared launches, %d adapter launches; want 2, 3, 0",
+			prepares, drv.calls.Load(), launches)
 	}
 }
 
-// A native call that fails is made again through the adapter's Launch,
-// whose error Launch returns.
+// A launch that is stale again as soon as it is prepared goes through the
+// adapter rather than prepare forever.
+func TestPreparedLaunchStaleOnceMoreGoesThroughTheAdapter(t *testing.T) {
+	drv := &alwaysStaleQueue{}
+	_, _, p, _ := preparedOver(t, drv)
+	defer p.Release()
+	if err := p.Launch(); err != nil {
+		t.Fatal(err)
+	}
+	if prepares, launches := drv.counts(); prepares != 2 || launches != 1 {
+		t.Errorf("%d prepares, %d adapter launches; want 2, 1", prepares, launches)
+	}
+}
+
+// alwaysStaleQueue prepares launches that are always stale.
+type alwaysStaleQueue struct{ preparingQueue }
+
+func (q *alwaysStaleQueue) PrepareLaunch(k driver.Kernel, r driver.NDRange) (driver.PreparedLaunch, error) {
+	l, err := q.preparingQueue.PrepareLaunch(k, r)
+	l.(*fakeLaunch).gen-- // prepared for another state of the kernel
+	return l, err
+}
+
+// An adapter that prepares nothing, without an error, leaves the launches
+// to its Launch.
+func TestPreparedLaunchOfNoneGoesThroughTheAdapter(t *testing.T) {
+	drv := &preparingNoneQueue{}
+	_, _, p, _ := preparedOver(t, drv)
+	defer p.Release()
+	if err := p.Launch(); err != nil {
+		t.Fatal(err)
+	}
+	if prepares, launches := drv.counts(); prepares != 1 || launches != 1 {
+		t.Errorf("%d prepares, %d adapter launches; want 1, 1", prepares, launches)
+	}
+}
+
+// preparingNoneQueue's PrepareLaunch returns nil, nil.
+type preparingNoneQueue struct{ preparingQueue }
+
+func (q *preparingNoneQueue) PrepareLaunch(k driver.Kernel, r driver.NDRange) (driver.PreparedLaunch, error) {
+	q.preparingQueue.PrepareLaunch(k, r) // counted
+	return nil, nil
+}
+
+// A prepared launch that fails is made again through the adapter's
+// Launch, whose error Launch returns.
 func TestPreparedLaunchFailureGoesThroughTheAdapter(t *testing.T) {
-	drv := newPreparingQueue(t)
-	drv.arg = 5 // abs(5) != 0: the native call fails
+	drv := &preparingQueue{fail: true}
 	drv.launchErr = driver.Errorf(driver.ResultOutOfResources, "no room")
 	_, _, p, _ := preparedOver(t, drv)
 	defer p.Release()
@@ -148,7 +201,7 @@ func TestPreparedLaunchFailureGoesThroughTheAdapter(t *testing.T) {
 	if !errors.Is(err, ErrOutOfResources) || !errors.As(err, &e) || e.Op != "PreparedLaunch.Launch" {
 		t.Errorf("Launch = %v, want ErrOutOfResources from PreparedLaunch.Launch", err)
 	}
-	drv.launchErr = nil // the adapter's launch succeeds where the native call did not
+	drv.launchErr = nil // the adapter's launch succeeds where the prepared one did not
 	if err := p.Launch(); err != nil {
 		t.Errorf("Launch = %v, want nil when the adapter's launch succeeds", err)
 	}
@@ -159,7 +212,7 @@ func TestPreparedLaunchFailureGoesThroughTheAdapter(t *testing.T) {
 
 // Without LaunchPreparer, the adapter's Launch makes every launch.
 func TestPreparedLaunchWithoutPreparer(t *testing.T) {
-	drv := newPreparingQueue(t)
+	drv := new(preparingQueue)
 	_, _, p, _ := preparedOver(t, struct{ driver.Queue }{drv})
 	defer p.Release()
 	if err := p.Launch(); err != nil {
@@ -171,7 +224,7 @@ func TestPreparedLaunchWithoutPreparer(t *testing.T) {
 }
 
 func TestPrepareLaunchChecks(t *testing.T) {
-	drv := newPreparingQueue(t)
+	drv := new(preparingQueue)
 	var freed [2]int
 	q, k := fakeLaunchHandles(drv, &freed)
 	if _, err := q.PrepareLaunch(k, NDRange{Dims: 4}); !errors.Is(err, ErrInvalidWorkDimension) {
@@ -196,7 +249,7 @@ func TestPrepareLaunchChecks(t *testing.T) {
 // Releasing the queue or the kernel makes Launch fail, and frees them only
 // once the PreparedLaunch is released.
 func TestPreparedLaunchHoldsQueueAndKernel(t *testing.T) {
-	drv := newPreparingQueue(t)
+	drv := new(preparingQueue)
 	q, k, p, freed := preparedOver(t, drv)
 	if err := k.Release(); err != nil {
 		t.Fatal(err)
@@ -225,7 +278,7 @@ func TestPreparedLaunchHoldsQueueAndKernel(t *testing.T) {
 // either work or fail with the released handle's error; the queue is freed
 // once, after the last launch.
 func TestPreparedLaunchRacesRelease(t *testing.T) {
-	drv := newPreparingQueue(t)
+	drv := new(preparingQueue)
 	q, _, p, freed := preparedOver(t, drv)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
@@ -259,74 +312,16 @@ func TestPreparedLaunchRacesRelease(t *testing.T) {
 	}
 }
 
-// BenchmarkPreparedLaunch times PreparedLaunch.Launch whose native call is
-// libc's abs: the front end's cost over one C call (compare with
-// `go test -bench Call ./internal/dl`), with hot caches.
+// BenchmarkPreparedLaunch times PreparedLaunch.Launch over a prepared
+// launch that does nothing: the front end's cost, the guards and one
+// interface call, with hot caches.
 func BenchmarkPreparedLaunch(b *testing.B) {
-	_, _, p, _ := preparedOver(b, newPreparingQueue(b))
+	_, _, p, _ := preparedOver(b, new(preparingQueue))
 	defer p.Release()
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := p.Launch(); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// cgoCallsOf runs launch n times and returns how many of its C calls went
-// through runtime.cgocall, which counts them; quick calls are not counted.
-func cgoCallsOf(t *testing.T, n int, launch func() error) int64 {
-	t.Helper()
-	before := runtime.NumCgoCall()
-	for range n {
-		if err := launch(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return runtime.NumCgoCall() - before
-}
-
-// quickGate gives drv a gate of limit quick calls, full, and returns its
-// busy count.
-func quickGate(drv *preparingQueue, limit int64) *atomic.Int32 {
-	busy := new(atomic.Int32)
-	drv.quick = &driver.QuickGate{Busy: busy, Limit: limit}
-	drv.quick.Refill()
-	return busy
-}
-
-// A prepared launch is a quick call while its gate allows: within the
-// budget, and while the adapter has nothing in flight that can make it
-// wait.
-func TestPreparedLaunchIsQuickWhileTheGateAllows(t *testing.T) {
-	drv := newPreparingQueue(t)
-	busy := quickGate(drv, 10)
-	_, _, p, _ := preparedOver(t, drv)
-	if n := cgoCallsOf(t, 10, p.Launch); n != 0 {
-		t.Errorf("10 launches within a budget of 10: %d cgo calls, want 0", n)
-	}
-	if n := cgoCallsOf(t, 5, p.Launch); n != 5 {
-		t.Errorf("5 launches past the budget: %d cgo calls, want 5", n)
-	}
-	drv.quick.Refill()
-	busy.Add(1)
-	if n := cgoCallsOf(t, 3, p.Launch); n != 3 {
-		t.Errorf("3 launches while the adapter is busy: %d cgo calls, want 3", n)
-	}
-	busy.Add(-1)
-	if n := cgoCallsOf(t, 3, p.Launch); n != 0 {
-		t.Errorf("3 launches after the busy call ended: %d cgo calls, want 0", n)
-	}
-	if _, launches := drv.counts(); launches != 0 {
-		t.Errorf("%d launches through the adapter, want 0", launches)
-	}
-}
-
-// Without a gate every call goes through runtime.cgocall.
-func TestPreparedLaunchWithoutGateIsNeverQuick(t *testing.T) {
-	drv := newPreparingQueue(t)
-	_, _, p, _ := preparedOver(t, drv)
-	if n := cgoCallsOf(t, 5, p.Launch); n != 5 {
-		t.Errorf("5 launches without a gate: %d cgo calls, want 5", n)
 	}
 }

@@ -22,7 +22,7 @@ func launchCounts(t *testing.T, drv *preparingQueue, q *Queue, k *Kernel, r NDRa
 // The second launch in a row over the same range prepares the call; from
 // the third on, Launch makes it without the adapter.
 func TestLaunchRepeatIsPreparedOnce(t *testing.T) {
-	drv := newPreparingQueue(t)
+	drv := new(preparingQueue)
 	q, k := fakeLaunchHandles(drv, new([2]int))
 	r := Range1D(64)
 	for i, want := range [][2]int{{0, 1}, {1, 2}, {1, 2}, {1, 2}} {
@@ -43,7 +43,7 @@ func TestLaunchRepeatIsPreparedOnce(t *testing.T) {
 // Ranges that change from launch to launch are never prepared, so Launch
 // allocates nothing.
 func TestLaunchChangingRangesIsNotPrepared(t *testing.T) {
-	drv := newPreparingQueue(t)
+	drv := new(preparingQueue)
 	q, k := fakeLaunchHandles(drv, new([2]int))
 	a, b := Range1D(64), Range1D(128)
 	allocs := testing.AllocsPerRun(100, func() {
@@ -71,19 +71,19 @@ func TestLaunchChangingRangesIsNotPrepared(t *testing.T) {
 	}
 }
 
-// A prepared repeat gone stale goes through the adapter and is prepared
-// again; one whose call fails goes through the adapter, whose error Launch
-// returns.
+// A prepared repeat gone stale is prepared again and launched, without
+// the adapter's Launch; one that fails goes through the adapter, whose
+// error Launch returns.
 func TestLaunchRepeatStaleOrFailing(t *testing.T) {
-	drv := newPreparingQueue(t)
+	drv := new(preparingQueue)
 	q, k := fakeLaunchHandles(drv, new([2]int))
 	r := Range1D(64)
 	launchCounts(t, drv, q, k, r, 3)
 	drv.gen++
-	if p, l := launchCounts(t, drv, q, k, r, 2); p != 2 || l != 3 {
-		t.Errorf("after going stale: %d prepares, %d adapter launches; want 2, 3", p, l)
+	if p, l := launchCounts(t, drv, q, k, r, 2); p != 2 || l != 2 {
+		t.Errorf("after going stale: %d prepares, %d adapter launches; want 2, 2", p, l)
 	}
-	drv.arg = 5 // abs(5) != 0: calls prepared from now on fail
+	drv.fail = true // launches prepared from now on fail
 	drv.gen++
 	drv.launchErr = driver.Errorf(driver.ResultOutOfResources, "no room")
 	err := q.Launch(k, r)
@@ -91,12 +91,49 @@ func TestLaunchRepeatStaleOrFailing(t *testing.T) {
 	if !errors.Is(err, ErrOutOfResources) || !errors.As(err, &e) || e.Op != "Queue.Launch" {
 		t.Errorf("Launch = %v, want ErrOutOfResources from Queue.Launch", err)
 	}
+	// A failing repeat whose adapter launch succeeds is not prepared again
+	// at every launch: preparing would not help.
+	drv.launchErr = nil
+	if p, l := launchCounts(t, drv, q, k, r, 10); p != 3 || l != 13 {
+		t.Errorf("failing repeat: %d prepares, %d adapter launches; want 3, 13", p, l)
+	}
+}
+
+// A repeat that can no longer be prepared is dropped, and its launches go
+// through the adapter, which says what is wrong.
+func TestLaunchRepeatThatCannotBePreparedAgain(t *testing.T) {
+	drv := &refusingQueue{}
+	q, k := fakeLaunchHandles(drv, new([2]int))
+	r := Range1D(64)
+	launchCounts(t, &drv.preparingQueue, q, k, r, 3)
+	drv.gen++
+	drv.refuse = driver.Errorf(driver.ResultInvalidKernelArgs, "argument 1 not set")
+	drv.launchErr = drv.refuse
+	if err := q.Launch(k, r); !errors.Is(err, ErrInvalidKernelArgs) {
+		t.Errorf("Launch = %v, want ErrInvalidKernelArgs", err)
+	}
+	if k.repeats.launch.Load() != nil {
+		t.Error("the repeat that could not be prepared again is kept")
+	}
+}
+
+// refusingQueue fails PrepareLaunch with refuse, when set.
+type refusingQueue struct {
+	preparingQueue
+	refuse error
+}
+
+func (q *refusingQueue) PrepareLaunch(k driver.Kernel, r driver.NDRange) (driver.PreparedLaunch, error) {
+	if q.refuse != nil {
+		return nil, q.refuse
+	}
+	return q.preparingQueue.PrepareLaunch(k, r)
 }
 
 // The guards come before the repeat: a released queue or kernel is an
 // error, not a launch.
 func TestLaunchRepeatAfterRelease(t *testing.T) {
-	drv := newPreparingQueue(t)
+	drv := new(preparingQueue)
 	q, k := fakeLaunchHandles(drv, new([2]int))
 	r := Range1D(64)
 	launchCounts(t, drv, q, k, r, 3)
@@ -118,7 +155,7 @@ func TestLaunchRepeatAfterRelease(t *testing.T) {
 // repeated in between does not prepare at every switch, only after
 // replaceAfter launches through the adapter.
 func TestLaunchSwitchingPreparesSeldom(t *testing.T) {
-	drv := newPreparingQueue(t)
+	drv := new(preparingQueue)
 	q, k := fakeLaunchHandles(drv, new([2]int))
 	a, b := Range1D(64), Range1D(128)
 	launchCounts(t, drv, q, k, a, 2) // a is prepared
@@ -144,19 +181,14 @@ func TestLaunchSwitchingPreparesSeldom(t *testing.T) {
 	}
 }
 
-// A repeated Queue.Launch makes its prepared call quick through the same
-// gate as a PreparedLaunch.
-func TestLaunchRepeatIsQuickWhileTheGateAllows(t *testing.T) {
-	drv := newPreparingQueue(t)
-	quickGate(drv, 100)
+// A repeated Queue.Launch makes one call of the adapter's prepared launch,
+// as a PreparedLaunch does: on CUDA, its quick call (the adapter's tests
+// check the gate).
+func TestLaunchRepeatCallsThePreparedLaunch(t *testing.T) {
+	drv := new(preparingQueue)
 	q, k := fakeLaunchHandles(drv, new([2]int))
-	launch := func() error { return q.Launch(k, Range1D(64)) }
-	// The first two go through the adapter, whose fake makes no C call
-	// and spends nothing: 48 quick calls.
-	if n := cgoCallsOf(t, 50, launch); n != 0 {
-		t.Errorf("50 repeated launches within the budget: %d cgo calls, want 0", n)
-	}
-	if n := cgoCallsOf(t, 60, launch); n != 8 {
-		t.Errorf("60 more launches, 52 of them within the budget: %d cgo calls, want 8", n)
+	if p, l := launchCounts(t, drv, q, k, Range1D(64), 50); p != 1 || l != 2 || drv.calls.Load() != 48 {
+		t.Errorf("50 launches: %d prepares, %d prepared launches, %d adapter launches; want 1, 48, 2",
+			p, drv.calls.Load(), l)
 	}
 }
