@@ -157,7 +157,11 @@ type KernelInfo struct {
 	Name string
 	// NumArgs is the number of arguments, or NumArgsUnknown when the
 	// driver cannot tell (the front end then skips its index check).
-	NumArgs                        uint32
+	NumArgs uint32
+	// Args describes each argument, in order, as far as the driver can
+	// tell; nil when it can tell nothing. The front end checks the
+	// arguments a kernel is given against it before they reach the driver.
+	Args                           []ArgInfo
 	WorkGroupSize                  uint64 // largest work-group this kernel runs with
 	PreferredWorkGroupSizeMultiple uint64
 	CompileWorkGroupSize           [3]uint64
@@ -169,13 +173,72 @@ type KernelInfo struct {
 // kernel's arguments.
 const NumArgsUnknown = ^uint32(0)
 
+// ArgKind says how a kernel argument is passed.
+type ArgKind uint8
+
+// Argument kinds.
+const (
+	// ArgUnknown: the driver cannot tell; ArgInfo.Size may still be known
+	// (CUDA reports only the parameter's size).
+	ArgUnknown ArgKind = iota
+	// ArgValue: a value copied into the launch (a scalar, a vector, a
+	// struct), set with SetArgValue.
+	ArgValue
+	// ArgMem: a pointer to global or constant memory, set with SetArgMem.
+	ArgMem
+	// ArgLocal: a pointer to work-group (local, shared) memory, set with
+	// SetArgLocal.
+	ArgLocal
+)
+
+// String names the kind as an error message would: "a value", "a buffer",
+// "local memory", "unknown".
+func (k ArgKind) String() string {
+	switch k {
+	case ArgValue:
+		return "a value"
+	case ArgMem:
+		return "a buffer"
+	case ArgLocal:
+		return "local memory"
+	}
+	return "unknown"
+}
+
+// ArgInfo describes one kernel argument.
+type ArgInfo struct {
+	Kind ArgKind
+	// Size is the size in bytes of the value SetArgValue must be given
+	// (for ArgValue, or ArgUnknown where the driver knows it), or of the
+	// pointer (ArgMem, ArgLocal); 0 when unknown, for example for a
+	// struct whose layout OpenCL does not report.
+	Size uint64
+	// Name and TypeName are the argument's name and type in the kernel's
+	// source ("n", "uint"; "float*" for a pointer), for messages; empty
+	// where the driver does not say.
+	Name, TypeName string
+}
+
 // NDRange is a launch's index space. Dims is 1, 2 or 3; Local all zero
-// lets the driver choose.
+// lets the driver choose. ur.NDRange is this type: its documentation
+// describes the fields for users.
 type NDRange struct {
 	Dims   uint32
 	Offset [3]uint64
 	Global [3]uint64
 	Local  [3]uint64
+}
+
+// WithLocal returns r with its local (work-group) size set, one size per
+// dimension of r, as the second range of a SYCL nd_range or a CUDA
+// block: ur.Range2D(1024, 768).WithLocal(16, 16). A launch given fewer
+// or more sizes than r has dimensions fails with ErrInvalidWorkGroupSize
+// naming them; a range has three dimensions at most, so sizes past the
+// third are dropped.
+func (r NDRange) WithLocal(local ...uint64) NDRange {
+	r.Local = [3]uint64{}
+	copy(r.Local[:], local)
+	return r
 }
 
 // Queue is an in-order command queue on one device. Enqueue calls return
@@ -196,7 +259,10 @@ type Queue interface {
 // EventStatus is the execution state of a command.
 type EventStatus int
 
-// Event states, in the order a command passes through them.
+// Event states, numbered as the Unified Runtime's ur_event_status_t and
+// OpenCL's execution status, which adapters and callers compare against:
+// a command passes through them from the last to the first, Queued,
+// Submitted, Running, then Complete.
 const (
 	EventComplete EventStatus = iota
 	EventRunning
