@@ -13,22 +13,33 @@ import (
 // kernelParams array of pointers into it, so a launch passes heap memory
 // to cuLaunchKernel and allocates nothing.
 type kernel struct {
-	p          *program
-	fn         cu.Function
-	name       string
-	params     []cu.ParamInfo // nil when the driver cannot say (CUDA < 12.4)
-	arena      []uint64
-	slot       []int // word index of each argument in arena
+	p      *program
+	fn     cu.Function
+	name   string
+	params []cu.ParamInfo // nil when the driver cannot say (CUDA < 12.4)
+	arena  []uint64
+	// ptrs is the kernelParams array cuLaunchKernel reads, a pointer to
+	// each argument's words in arena; a slice of its own, apart from args,
+	// because the launch passes it to the driver as it is.
 	ptrs       []unsafe.Pointer
-	set        []bool
-	nset       int
-	local      []uint64 // bytes of shared memory per local argument, else 0
-	sharedMem  uint32
+	args       []argSlot
+	nset       int    // arguments set, of len(args)
+	sharedMem  uint32 // bytes of dynamic shared memory, for every local argument
 	maxThreads uint32
 	// gen counts the changes that make a prepared launch stale: a new
 	// argument layout, new shared memory (preparedLaunch).
 	gen uint64
 }
+
+// argSlot is what the kernel keeps of one argument besides its pointer.
+type argSlot struct {
+	word, words int    // its run of words in the arena
+	set         bool   // a value was set
+	local       uint64 // bytes of shared memory of a local argument, else 0
+}
+
+// bytes is the room the argument has in the arena.
+func (a *argSlot) bytes() uintptr { return uintptr(a.words) * 8 }
 
 func (p *program) NewKernel(name string) (driver.Kernel, error) {
 	p.mu.Lock()
@@ -61,7 +72,11 @@ func (p *program) NewKernel(name string) (driver.Kernel, error) {
 			return nil, err
 		}
 		k.params = params
-		k.layout(len(params), func(i int) uintptr { return params[i].Size })
+		sizes := make([]uintptr, len(params))
+		for i, p := range params {
+			sizes[i] = p.Size
+		}
+		k.layout(sizes)
 	}
 	threads, _ := l.FuncGetAttribute(cu.FuncAttributeMaxThreadsPerBlock, fn)
 	k.maxThreads = uint32(threads)
@@ -69,51 +84,43 @@ func (p *program) NewKernel(name string) (driver.Kernel, error) {
 	return k, nil
 }
 
-// layout sizes the arena for n arguments of the given sizes, each in its
-// own run of words.
-func (k *kernel) layout(n int, size func(int) uintptr) {
-	k.slot = make([]int, n)
+// layout gives the kernel an arena for arguments of the given sizes, each
+// in its own run of words, none of them set.
+func (k *kernel) layout(sizes []uintptr) {
+	k.args = make([]argSlot, len(sizes))
 	words := 0
-	for i := range n {
-		k.slot[i] = words
-		words += int((size(i) + 7) / 8)
+	for i, size := range sizes {
+		n := int((size + 7) / 8)
+		k.args[i] = argSlot{word: words, words: n}
+		words += n
 	}
 	k.arena = make([]uint64, max(words, 1))
-	k.ptrs = make([]unsafe.Pointer, n)
-	for i := range n {
-		k.ptrs[i] = unsafe.Pointer(&k.arena[k.slot[i]])
+	k.ptrs = make([]unsafe.Pointer, len(sizes))
+	for i, a := range k.args {
+		k.ptrs[i] = unsafe.Pointer(&k.arena[a.word])
 	}
-	k.set = make([]bool, n)
-	k.local = make([]uint64, n)
+	k.nset = 0
 	k.gen++
 }
 
 // grow makes room for argument index of size bytes when the driver gave no
 // parameter list; the arena is rebuilt and the values kept.
 func (k *kernel) grow(index int, size uintptr) {
-	if index < len(k.slot) && k.slotBytes(index) >= size {
+	if index < len(k.args) && k.args[index].bytes() >= size {
 		return
 	}
-	n := max(len(k.slot), index+1)
-	sizes := make([]uintptr, n)
-	for i := range k.slot {
-		sizes[i] = k.slotBytes(i)
+	sizes := make([]uintptr, max(len(k.args), index+1))
+	for i := range k.args {
+		sizes[i] = k.args[i].bytes()
 	}
 	sizes[index] = max(sizes[index], size)
-	prev := *k
-	k.layout(n, func(i int) uintptr { return sizes[i] })
-	for i := range prev.slot {
-		copy(k.arena[k.slot[i]:], prev.arena[prev.slot[i]:prev.slot[i]+int(prev.slotBytes(i)/8)])
-		k.set[i], k.local[i] = prev.set[i], prev.local[i]
+	prev, prevArena, nset := k.args, k.arena, k.nset
+	k.layout(sizes)
+	for i, a := range prev {
+		copy(k.arena[k.args[i].word:], prevArena[a.word:a.word+a.words])
+		k.args[i].set, k.args[i].local = a.set, a.local
 	}
-}
-
-func (k *kernel) slotBytes(i int) uintptr {
-	end := len(k.arena)
-	if i+1 < len(k.slot) {
-		end = k.slot[i+1]
-	}
-	return uintptr(end-k.slot[i]) * 8
+	k.nset = nset
 }
 
 func (k *kernel) Native() uintptr { return uintptr(k.fn) }
@@ -133,8 +140,8 @@ func (k *kernel) argBytes(index uint32, size uintptr) ([]byte, error) {
 			return nil, driver.Errorf(driver.ResultInvalidKernelArgumentSize, "argument %d of kernel %s is %d bytes, not %d", i, k.name, k.params[i].Size, size)
 		}
 	}
-	if !k.set[i] {
-		k.set[i] = true
+	if !k.args[i].set {
+		k.args[i].set = true
 		k.nset++
 	}
 	return unsafe.Slice((*byte)(k.ptrs[i]), size), nil
@@ -181,23 +188,22 @@ func (k *kernel) SetArgLocal(index uint32, size uint64) error {
 // setLocal records argument i's shared-memory size and lays every local
 // argument out again, 16-byte aligned, writing each its offset.
 func (k *kernel) setLocal(i int, size uint64) {
-	if k.local[i] == size {
+	if k.args[i].local == size {
 		return
 	}
-	k.local[i] = size
+	k.args[i].local = size
 	k.gen++
 	var off uint64
-	for j, n := range k.local {
-		if n == 0 {
+	for j, a := range k.args {
+		if a.local == 0 {
 			continue
 		}
-		b := unsafe.Slice((*byte)(k.ptrs[j]), k.slotBytes(j))
 		if k.params != nil && k.params[j].Size == 4 {
-			*(*uint32)(unsafe.Pointer(&b[0])) = uint32(off)
+			*(*uint32)(k.ptrs[j]) = uint32(off)
 		} else {
-			*(*uint64)(unsafe.Pointer(&b[0])) = off
+			*(*uint64)(k.ptrs[j]) = off
 		}
-		off += (n + 15) &^ 15
+		off += (a.local + 15) &^ 15
 	}
 	k.sharedMem = uint32(off)
 }
@@ -303,8 +309,8 @@ func (d *device) geometry(k *kernel, r *driver.NDRange) (geometry, error) {
 	if r.Offset != [3]uint64{} {
 		return geometry{}, driver.Errorf(driver.ResultUnsupportedFeature, "CUDA has no global offset (offset %v)", r.Offset)
 	}
-	if k.nset != len(k.set) { // set has an entry per parameter the driver reported
-		return geometry{}, driver.Errorf(driver.ResultInvalidKernelArgs, "kernel %s: %d of %d arguments set", k.name, k.nset, len(k.set))
+	if k.nset != len(k.args) { // args has an entry per parameter the driver reported
+		return geometry{}, driver.Errorf(driver.ResultInvalidKernelArgs, "kernel %s: %d of %d arguments set", k.name, k.nset, len(k.args))
 	}
 	geo := geometry{grid: [3]uint32{1, 1, 1}, block: [3]uint32{1, 1, 1}}
 	grid, block := &geo.grid, &geo.block

@@ -84,14 +84,13 @@ func TestPreparedLaunchWithoutGateIsNeverQuick(t *testing.T) {
 // one whose call fails reports it.
 func TestPreparedLaunchStatuses(t *testing.T) {
 	k := new(kernel)
-	eightBytes := func(int) uintptr { return 8 }
-	k.layout(1, eightBytes)
+	k.layout([]uintptr{8})
 	stale := absLaunch(t, k, 0, nil)
 	k.setLocal(0, 0) // no change: still current
 	if st := stale.Launch(); st != driver.Launched {
 		t.Errorf("Launch before any change = %v, want Launched", st)
 	}
-	k.layout(2, eightBytes)
+	k.layout([]uintptr{8, 8})
 	before := runtime.NumCgoCall()
 	if st := stale.Launch(); st != driver.LaunchStale {
 		t.Errorf("Launch after a new argument layout = %v, want LaunchStale", st)
