@@ -43,6 +43,8 @@ type System struct {
 	Statuses []AdapterStatus // every registered adapter, loaded or not
 	Devices  []*Device       // selected devices, in adapter, platform, device order
 	selector string          // the selector text that chose Devices
+	// selectorFrom names where selector came from, for WhyNoDevice.
+	selectorFrom string
 }
 
 // Discover loads the registered adapters and lists their devices. It fails
@@ -64,7 +66,10 @@ func Discover(cfg Config) (*System, error) {
 		}
 		return nil, err
 	}
-	sys := &System{selector: selText}
+	sys := &System{selector: selText, selectorFrom: "Config.Selector"}
+	if cfg.Selector == "" {
+		sys.selectorFrom = EnvDeviceSelector
+	}
 	for _, name := range names {
 		drv, err := openAdapter(name)
 		if err != nil {
@@ -106,12 +111,18 @@ func DefaultDevice() (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(sys.Devices) == 0 {
-		return nil, newError(ErrDeviceNotFound, "DefaultDevice", "", "no device selected: %s", sys.WhyNoDevice())
+	return sys.DefaultDevice()
+}
+
+// DefaultDevice is the package's DefaultDevice among the devices of this
+// discovery, for a program that discovers with its own Config.
+func (s *System) DefaultDevice() (*Device, error) {
+	if len(s.Devices) == 0 {
+		return nil, newError(ErrDeviceNotFound, "DefaultDevice", "", "no device selected: %s", s.WhyNoDevice())
 	}
 	rank := map[DeviceType]int{DeviceTypeGPU: 0, DeviceTypeAccelerator: 1, DeviceTypeCPU: 2, DeviceTypeOther: 3}
-	best := sys.Devices[0]
-	for _, d := range sys.Devices[1:] {
+	best := s.Devices[0]
+	for _, d := range s.Devices[1:] {
 		if rank[d.info.Type] < rank[best.info.Type] {
 			best = d
 		}
@@ -129,7 +140,7 @@ func (s *System) WhyNoDevice() string {
 		}
 	}
 	if len(s.Adapters) > 0 {
-		why = append(why, fmt.Sprintf("the %d loaded adapter(s) have no device the selector %q (%s) lets through", len(s.Adapters), s.selector, EnvDeviceSelector))
+		why = append(why, fmt.Sprintf("the %d loaded adapter(s) have no device the selector %q (%s) lets through", len(s.Adapters), s.selector, s.selectorFrom))
 	}
 	if len(why) == 0 {
 		return "no adapter is registered (import github.com/gour-dev/gour/adapters/all)"
