@@ -29,3 +29,18 @@ func BenchmarkLaunchLayers(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLaunchRepeatLayers times a Queue.Launch repeated over the same
+// range on an adapter whose prepared launch does nothing: what the front
+// end's guards and its one call of the prepared launch cost a repeated
+// launch.
+func BenchmarkLaunchRepeatLayers(b *testing.B) {
+	q, k := fakeLaunchHandles(new(preparingQueue), new([2]int))
+	r := Range1D(32)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := q.Launch(k, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
