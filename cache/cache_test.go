@@ -562,7 +562,7 @@ func TestTrace(t *testing.T) {
 func TestSettings(t *testing.T) {
 	bad := map[string]string{
 		EnvPersistent:      "yes",
-		EnvMaxSize:         "10M",
+		EnvMaxSize:         "10X",
 		EnvThreshold:       "-1",
 		EnvEvictionDisable: "disable",
 		EnvMinImageSize:    "1e3",

@@ -10,15 +10,16 @@ import (
 )
 
 // Environment variables read by Open. Values are parsed strictly: a
-// malformed one makes Open fail with a *SettingError naming it.
+// malformed one makes Open fail with a *SettingError naming it. Sizes
+// are read by ParseSize: bytes, or a number with a unit K, M, G or T.
 const (
 	EnvPersistent       = "SYCL_CACHE_PERSISTENT"            // 1 (gour's default) or 0
 	EnvDir              = "SYCL_CACHE_DIR"                   // the cache root
-	EnvMaxSize          = "SYCL_CACHE_MAX_SIZE"              // bytes; 0 or unset: no limit
+	EnvMaxSize          = "SYCL_CACHE_MAX_SIZE"              // a size (ParseSize); 0 or unset: no limit
 	EnvThreshold        = "SYCL_CACHE_THRESHOLD"             // days; 0 or unset: no age limit
 	EnvEvictionDisable  = "SYCL_CACHE_EVICTION_DISABLE"      // 1: no eviction at all
-	EnvMinImageSize     = "SYCL_CACHE_MIN_DEVICE_IMAGE_SIZE" // bytes; default 0
-	EnvMaxImageSize     = "SYCL_CACHE_MAX_DEVICE_IMAGE_SIZE" // bytes; default 1 GiB
+	EnvMinImageSize     = "SYCL_CACHE_MIN_DEVICE_IMAGE_SIZE" // a size (ParseSize); default 0
+	EnvMaxImageSize     = "SYCL_CACHE_MAX_DEVICE_IMAGE_SIZE" // a size (ParseSize); default 1 GiB
 	EnvTrace            = "SYCL_CACHE_TRACE"                 // bit mask; value&1 traces this cache
 	EnvAllowShared      = "SYCL_CACHE_ALLOW_SHARED"          // 1: accept a root owned by another user or writable by others
 	DefaultMaxImageSize = 1 << 30
@@ -206,9 +207,9 @@ func sizeSetting(api *int64, getenv func(string) string, name string, def int64)
 	if v == "" {
 		return def, nil
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 {
-		return def, &SettingError{Name: name, Value: v, Why: "want a number of bytes (a decimal integer, 0 or more)"}
+	n, why := readSize(v)
+	if why != "" {
+		return def, &SettingError{Name: name, Value: v, Why: why}
 	}
 	return n, nil
 }
