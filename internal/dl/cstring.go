@@ -20,6 +20,29 @@ func CString(s string) []byte {
 	return b
 }
 
+// CStrings returns ss as a C array of NUL-terminated strings (char**), for
+// option lists; nil when ss is empty. The array's elements point to Go
+// memory, which the array keeps alive for as long as it is.
+func CStrings(ss []string) []*byte {
+	if len(ss) == 0 {
+		return nil
+	}
+	ptrs := make([]*byte, len(ss))
+	for i, s := range ss {
+		ptrs[i] = &CString(s)[0]
+	}
+	return ptrs
+}
+
+// CStringOrNil is CString, or nil (C's NULL through First) for "": the
+// optional names C APIs take for messages.
+func CStringOrNil(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return CString(s)
+}
+
 // GoString copies the NUL-terminated C string at p; nil gives "".
 func GoString(p unsafe.Pointer) string {
 	if p == nil {

@@ -25,4 +25,14 @@ func TestCStrings(t *testing.T) {
 	if First([]int(nil)) != nil || First([]int{1}) == nil {
 		t.Error("First of an empty and a full slice")
 	}
+	if CStringOrNil("") != nil || string(CStringOrNil("x")) != "x\x00" {
+		t.Error("CStringOrNil")
+	}
+	if CStrings(nil) != nil {
+		t.Error("CStrings(nil) is not nil")
+	}
+	arr := CStrings([]string{"-arch=sm_90", ""})
+	if len(arr) != 2 || GoString(unsafe.Pointer(arr[0])) != "-arch=sm_90" || GoString(unsafe.Pointer(arr[1])) != "" {
+		t.Errorf("CStrings = %v", arr)
+	}
 }

@@ -1,5 +1,5 @@
 // Package nvjitlink is the raw binding of nvJitLink, CUDA's JIT linker
-// library (libnvJitLink.so, CUDA 12 and later), called through purego
+// library (libnvJitLink.so, CUDA 12 and later), called through internal/dl
 // without cgo.
 //
 // Each method of [Lib] calls one C function and returns the nvJitLinkResult
@@ -13,7 +13,8 @@
 // plain name first, then by the versioned names of CUDA 13 and 12 (newest
 // minor first), keeping to one version family once the first is found.
 //
-// Like NVRTC, nvJitLink ships with the toolkit: Load searches the loader's
-// path, then /usr/local/cuda, $CUDA_HOME, $CUDA_PATH and extra directories.
+// Like NVRTC, nvJitLink ships with the toolkit, and Load finds it the same
+// way, through the toolkit package: the loader's path, then
+// /usr/local/cuda, $CUDA_HOME, $CUDA_PATH and extra directories.
 // It never panics; the error lists what it tried.
 package nvjitlink

@@ -2,13 +2,10 @@ package nvjitlink
 
 import (
 	"fmt"
+	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/toolkit"
-
-	"github.com/ebitengine/purego"
-
 	"github.com/gour-dev/gour/internal/dl"
 )
 
@@ -34,12 +31,8 @@ type Lib struct {
 	version            uintptr // optional, nvJitLinkVersion (12.3), never versioned
 }
 
-// libraryBase is the file name before the version suffix.
-const libraryBase = "libnvJitLink.so"
-
-// libraryNames are the sonames this binding knows, newest first after the
-// unversioned development link.
-var libraryNames = []string{"libnvJitLink.so", "libnvJitLink.so.13", "libnvJitLink.so.12"}
+// library is nvJitLink as CUDA 12 and 13 ship it.
+var library = toolkit.Library{Name: "nvJitLink", Base: "libnvJitLink.so", Versions: []string{"13", "12"}}
 
 // versionFamilies are the major versions whose versioned entry points
 // (__nvJitLinkCreate_<major>_<minor>) are tried, newest first; minors run
@@ -48,23 +41,16 @@ var versionFamilies = []int{13, 12}
 
 const maxMinor = 9
 
-// Load opens nvJitLink and resolves its entry points. It tries libraryNames
-// through the loader's search path, then in the CUDA toolkit directories
-// (/usr/local/cuda/lib64, /usr/local/cuda/targets/<arch>/lib,
-// $CUDA_HOME/lib64, $CUDA_PATH/lib64) and extraDirs, including any
-// libnvJitLink.so.* found there. The error lists every path tried.
+// Load opens nvJitLink and resolves its entry points (see [toolkit.Load]
+// for where it looks: the loader's search path, then /usr/local/cuda,
+// $CUDA_HOME, $CUDA_PATH and extraDirs). The error lists every path tried.
 func Load(extraDirs ...string) (*Lib, error) {
-	dirs := toolkit.Dirs(extraDirs)
-	lib, err := dl.Open(toolkit.Candidates(libraryBase, libraryNames, dirs)...)
+	l := &Lib{}
+	lib, err := toolkit.Load(library, extraDirs, l.symbols)
 	if err != nil {
-		return nil, fmt.Errorf("nvjitlink: nvJitLink library not available (searched the loader path and %s): %w",
-			strings.Join(dirs, ", "), err)
+		return nil, fmt.Errorf("nvjitlink: %w", err)
 	}
-	l := &Lib{lib: lib}
-	if err := l.resolve(); err != nil {
-		_ = lib.Close()
-		return nil, err
-	}
+	l.lib = lib
 	return l, nil
 }
 
@@ -89,49 +75,33 @@ func exportedName(base, suffix string) string {
 	return "__" + base + suffix
 }
 
-// resolve finds the version suffix under which nvJitLinkCreate is exported,
-// then resolves every other entry point under the same suffix, falling back
-// to any known name.
-func (l *Lib) resolve() error {
-	table := []struct {
-		base     string
-		addr     *uintptr
-		optional bool
-	}{
-		{"nvJitLinkCreate", &l.create, false},
-		{"nvJitLinkDestroy", &l.destroy, false},
-		{"nvJitLinkAddData", &l.addData, false},
-		{"nvJitLinkComplete", &l.complete, false},
-		{"nvJitLinkGetLinkedCubinSize", &l.getLinkedCubinSize, false},
-		{"nvJitLinkGetLinkedCubin", &l.getLinkedCubin, false},
-		{"nvJitLinkGetErrorLogSize", &l.getErrorLogSize, false},
-		{"nvJitLinkGetErrorLog", &l.getErrorLog, false},
-		{"nvJitLinkGetInfoLogSize", &l.getInfoLogSize, true},
-		{"nvJitLinkGetInfoLog", &l.getInfoLog, true},
+// symbols returns the entry-point table for lib: each entry point under
+// the version suffix nvJitLinkCreate is exported under, so that the
+// functions of one handle come from one version family, then under any
+// other name it may have.
+func (l *Lib) symbols(lib *dl.Library) []dl.Symbol {
+	const first = "nvJitLinkCreate"
+	if _, name, err := lib.LookupFirst(symbolNames(first)...); err == nil && name != first {
+		l.symbolSuffix = strings.TrimPrefix(name, "__"+first)
 	}
-	for i, e := range table {
-		names := symbolNames(e.base)
-		if i > 0 {
-			names = append([]string{exportedName(e.base, l.symbolSuffix)}, names...)
-		}
-		for _, n := range names {
-			if addr, err := l.lib.Lookup(n); err == nil {
-				*e.addr = addr
-				if i == 0 && n != e.base {
-					l.symbolSuffix = strings.TrimPrefix(n, "__"+e.base)
-				}
-				break
-			}
-		}
-		if *e.addr == 0 && !e.optional {
-			return fmt.Errorf("nvjitlink: %s: symbol %s not found (nor %s ... %s)",
-				l.lib.Name, e.base, names[1], names[len(names)-1])
-		}
+	entry := func(base string, addr *uintptr, optional bool) dl.Symbol {
+		name := exportedName(base, l.symbolSuffix)
+		others := slices.DeleteFunc(symbolNames(base), func(n string) bool { return n == name })
+		return dl.Symbol{Name: name, Alternates: others, Addr: addr, Optional: optional}
 	}
-	if addr, err := l.lib.Lookup("nvJitLinkVersion"); err == nil {
-		l.version = addr
+	return []dl.Symbol{
+		entry("nvJitLinkCreate", &l.create, false),
+		entry("nvJitLinkDestroy", &l.destroy, false),
+		entry("nvJitLinkAddData", &l.addData, false),
+		entry("nvJitLinkComplete", &l.complete, false),
+		entry("nvJitLinkGetLinkedCubinSize", &l.getLinkedCubinSize, false),
+		entry("nvJitLinkGetLinkedCubin", &l.getLinkedCubin, false),
+		entry("nvJitLinkGetErrorLogSize", &l.getErrorLogSize, false),
+		entry("nvJitLinkGetErrorLog", &l.getErrorLog, false),
+		entry("nvJitLinkGetInfoLogSize", &l.getInfoLogSize, true),
+		entry("nvJitLinkGetInfoLog", &l.getInfoLog, true),
+		{Name: "nvJitLinkVersion", Addr: &l.version, Optional: true},
 	}
-	return nil
 }
 
 // LibraryName returns the file name nvJitLink was opened under.
@@ -156,80 +126,71 @@ func (l *Lib) HasInfoLog() bool { return l.getInfoLogSize != 0 && l.getInfoLog !
 // HasVersion reports whether nvJitLinkVersion (CUDA 12.3) is exported.
 func (l *Lib) HasVersion() bool { return l.version != 0 }
 
-// result converts an nvJitLinkResult return register: only the low 32 bits
-// are defined by the C ABI.
-func result(r uintptr) Result { return Result(int32(r)) }
+// Each method makes its call through a dl.Frame, as the driver binding
+// does: the frame keeps the pointer arguments alive and takes the outputs.
+// Linking is a cold path; what that allocates does not matter.
 
-// Each method calls purego.SyscallN directly, converting its pointers in
-// the call expression: SyscallN is //go:uintptrescapes, which keeps the
-// pointed-to memory alive and in place for the call. Linking is a cold
-// path, so the allocations that costs do not matter. A missing entry point
-// (an optional one, or any on a zero Lib) answers EntryPointMissing.
+// call calls fn with f's arguments. A zero fn (an optional entry point the
+// library lacks, or any on a zero Lib) answers EntryPointMissing without a
+// call.
+func call(f *dl.Frame, fn uintptr) (r Result, out [4]uint64) {
+	if fn == 0 {
+		f.Release()
+		return EntryPointMissing, out
+	}
+	r1, out, _ := f.Call(fn)
+	// Only the low 32 bits of the nvJitLinkResult register are defined.
+	return Result(int32(r1)), out
+}
 
 // Version calls nvJitLinkVersion.
 func (l *Lib) Version() (major, minor uint32, r Result) {
-	if l.version == 0 {
-		return 0, 0, EntryPointMissing
-	}
-	r1, _, _ := purego.SyscallN(l.version, uintptr(unsafe.Pointer(&major)), uintptr(unsafe.Pointer(&minor)))
-	return major, minor, result(r1)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), f.Out(1)}
+	r, out := call(f, l.version)
+	return uint32(out[0]), uint32(out[1]), r
 }
 
 // Create calls nvJitLinkCreate with link options such as "-arch=sm_90"
 // (required), "-O3" or "-lto".
 func (l *Lib) Create(options []string) (Handle, Result) {
-	if l.create == 0 {
-		return 0, EntryPointMissing
-	}
-	strs := make([][]byte, len(options))
-	ptrs := make([]*byte, len(options))
-	for i, o := range options {
-		strs[i] = dl.CString(o)
-		ptrs[i] = &strs[i][0]
-	}
-	var h Handle
-	r1, _, _ := purego.SyscallN(l.create, uintptr(unsafe.Pointer(&h)), uintptr(uint32(len(ptrs))), uintptr(dl.First(ptrs)))
-	return h, result(r1)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), uintptr(uint32(len(options))), f.Ptr(0, dl.First(dl.CStrings(options)))}
+	r, out := call(f, l.create)
+	return Handle(out[0]), r
 }
 
 // Destroy calls nvJitLinkDestroy.
 func (l *Lib) Destroy(h Handle) Result {
-	if l.destroy == 0 {
-		return EntryPointMissing
-	}
-	r1, _, _ := purego.SyscallN(l.destroy, uintptr(unsafe.Pointer(&h)))
-	return result(r1)
+	f := dl.NewFrame()
+	f.Args[0] = f.InOut(0, uint64(h)) // nvJitLinkHandle*
+	r, _ := call(f, l.destroy)
+	return r
 }
 
 // AddData calls nvJitLinkAddData with one input; name, used in messages,
 // may be empty. PTX input is passed NUL-terminated (a copy gets the NUL
 // when data lacks it). Empty data gives InvalidInput without a call.
 func (l *Lib) AddData(h Handle, typ InputType, data []byte, name string) Result {
-	if l.addData == 0 {
-		return EntryPointMissing
-	}
 	if typ == InputPTX && len(data) > 0 && data[len(data)-1] != 0 {
 		data = append(data[:len(data):len(data)], 0)
 	}
-	if len(data) == 0 {
+	if l.addData != 0 && len(data) == 0 {
 		return InvalidInput
 	}
-	var cname []byte
-	if name != "" {
-		cname = dl.CString(name)
-	}
-	r1, _, _ := purego.SyscallN(l.addData, uintptr(h), uintptr(typ),
-		uintptr(unsafe.Pointer(&data[0])), uintptr(len(data)), uintptr(dl.First(cname)))
-	return result(r1)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(h), uintptr(typ),
+		f.Ptr(0, dl.First(data)), uintptr(len(data)), f.Ptr(1, dl.First(dl.CStringOrNil(name)))}
+	r, _ := call(f, l.addData)
+	return r
 }
 
 // Complete calls nvJitLinkComplete, which does the link.
 func (l *Lib) Complete(h Handle) Result {
-	if l.complete == 0 {
-		return EntryPointMissing
-	}
-	r1, _, _ := purego.SyscallN(l.complete, uintptr(h))
-	return result(r1)
+	f := dl.NewFrame()
+	f.Args[0] = uintptr(h)
+	r, _ := call(f, l.complete)
+	return r
 }
 
 // GetLinkedCubinSize calls nvJitLinkGetLinkedCubinSize.
@@ -253,24 +214,21 @@ func (l *Lib) GetInfoLog(h Handle, buf []byte) Result { return fill(l.getInfoLog
 
 // size runs an nvJitLinkGet*Size function.
 func size(fn uintptr, h Handle) (uintptr, Result) {
-	if fn == 0 {
-		return 0, EntryPointMissing
-	}
-	var n uintptr
-	r1, _, _ := purego.SyscallN(fn, uintptr(h), uintptr(unsafe.Pointer(&n)))
-	return n, result(r1)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(h), f.Out(0)}
+	r, out := call(f, fn)
+	return uintptr(out[0]), r
 }
 
 // fill runs an nvJitLinkGet* function that copies into a caller's buffer.
 func fill(fn uintptr, h Handle, buf []byte) Result {
-	if fn == 0 {
-		return EntryPointMissing
-	}
-	if len(buf) == 0 {
+	if fn != 0 && len(buf) == 0 {
 		return InvalidInput
 	}
-	r1, _, _ := purego.SyscallN(fn, uintptr(h), uintptr(unsafe.Pointer(&buf[0])))
-	return result(r1)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(h), f.Ptr(0, dl.First(buf))}
+	r, _ := call(f, fn)
+	return r
 }
 
 // fetch runs the size-then-data protocol of the nvJitLinkGet* pairs.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gour-dev/gour/internal/testenv"
 )
 
 var (
@@ -28,7 +30,7 @@ func TestLoad(t *testing.T) {
 		return
 	}
 	msg := testLoadErr.Error()
-	for _, want := range append(slices.Clone(libraryNames), "/usr/local/cuda/lib64") {
+	for _, want := range append(library.Names(), "/usr/local/cuda/lib64") {
 		if !strings.Contains(msg, want) {
 			t.Errorf("Load error %q does not name %s", msg, want)
 		}
@@ -175,6 +177,9 @@ const axpyPTX = `.version 7.0
 `
 
 func TestLinkPTX(t *testing.T) {
+	if testLoadErr != nil && testenv.IsRequired("cuda") {
+		t.Fatalf("nvJitLink required (UR_REQUIRE_ADAPTERS) but not available: %v", testLoadErr)
+	}
 	if testLoadErr != nil {
 		t.Skipf("nvJitLink not available: %v", testLoadErr)
 	}

@@ -6,9 +6,6 @@ import (
 	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/toolkit"
-
-	"github.com/ebitengine/purego"
-
 	"github.com/gour-dev/gour/internal/dl"
 )
 
@@ -33,30 +30,21 @@ type Lib struct {
 	getLoweredName    uintptr // optional
 }
 
-// libraryBase is the file name before the version suffix.
-const libraryBase = "libnvrtc.so"
+// library is NVRTC as the toolkits this binding knows ship it: CUDA 11.2
+// and later name it after the major version only (libnvrtc.so.12), 11.x
+// after 11.2.
+var library = toolkit.Library{Name: "NVRTC", Base: "libnvrtc.so", Versions: []string{"13", "12", "11.2"}}
 
-// libraryNames are the sonames of the toolkits this binding knows, newest
-// first after the unversioned development link.
-var libraryNames = []string{"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2"}
-
-// Load opens NVRTC and resolves its entry points. It tries libraryNames
-// through the loader's search path, then in the CUDA toolkit directories
-// (/usr/local/cuda/lib64, /usr/local/cuda/targets/<arch>/lib,
-// $CUDA_HOME/lib64, $CUDA_PATH/lib64) and extraDirs, including any
-// libnvrtc.so.* found there. The error lists every path tried.
+// Load opens NVRTC and resolves its entry points (see [toolkit.Load] for
+// where it looks: the loader's search path, then /usr/local/cuda,
+// $CUDA_HOME, $CUDA_PATH and extraDirs). The error lists every path tried.
 func Load(extraDirs ...string) (*Lib, error) {
-	dirs := toolkit.Dirs(extraDirs)
-	lib, err := dl.Open(toolkit.Candidates(libraryBase, libraryNames, dirs)...)
+	l := &Lib{}
+	lib, err := toolkit.Load(library, extraDirs, func(*dl.Library) []dl.Symbol { return l.symbols() })
 	if err != nil {
-		return nil, fmt.Errorf("nvrtc: NVRTC library not available (searched the loader path and %s): %w",
-			strings.Join(dirs, ", "), err)
-	}
-	l := &Lib{lib: lib}
-	if err := lib.Resolve(l.symbols()); err != nil {
-		_ = lib.Close()
 		return nil, fmt.Errorf("nvrtc: %w", err)
 	}
+	l.lib = lib
 	return l, nil
 }
 
@@ -97,23 +85,29 @@ func (l *Lib) HasCUBIN() bool { return l.getCUBINSize != 0 && l.getCUBIN != 0 }
 // nvrtcGetLoweredName are exported.
 func (l *Lib) HasNameExpressions() bool { return l.addNameExpression != 0 && l.getLoweredName != 0 }
 
-// result converts an nvrtcResult return register: only the low 32 bits are
-// defined by the C ABI.
-func result(r uintptr) Result { return Result(int32(r)) }
+// Each method makes its call through a dl.Frame, as the driver binding
+// does: the frame keeps the pointer arguments alive and takes the outputs.
+// Compilation is a cold path; what that allocates does not matter.
 
-// Each method calls purego.SyscallN directly, converting its pointers in
-// the call expression: SyscallN is //go:uintptrescapes, which keeps the
-// pointed-to memory alive and in place for the call. Compilation is a cold
-// path, so the allocations that costs do not matter. A missing entry point
-// (an optional one, or any on a zero Lib) answers EntryPointMissing.
+// call calls fn with f's arguments. A zero fn (an optional entry point the
+// library lacks, or any on a zero Lib) answers EntryPointMissing without a
+// call.
+func call(f *dl.Frame, fn uintptr) (r Result, out [4]uint64, outp unsafe.Pointer) {
+	if fn == 0 {
+		f.Release()
+		return EntryPointMissing, out, nil
+	}
+	r1, out, outp := f.Call(fn)
+	// Only the low 32 bits of the nvrtcResult register are defined.
+	return Result(int32(r1)), out, outp
+}
 
 // Version calls nvrtcVersion.
 func (l *Lib) Version() (major, minor int32, r Result) {
-	if l.version == 0 {
-		return 0, 0, EntryPointMissing
-	}
-	r1, _, _ := purego.SyscallN(l.version, uintptr(unsafe.Pointer(&major)), uintptr(unsafe.Pointer(&minor)))
-	return major, minor, result(r1)
+	f := dl.NewFrame()
+	f.Args = dl.Args{f.Out(0), f.Out(1)}
+	r, out, _ := call(f, l.version)
+	return int32(out[0]), int32(out[1]), r
 }
 
 // GetErrorString calls nvrtcGetErrorString; it falls back to Name when the
@@ -122,56 +116,43 @@ func (l *Lib) GetErrorString(r Result) string {
 	if l.getErrorString == 0 {
 		return r.Name()
 	}
-	p, _, _ := purego.SyscallN(l.getErrorString, uintptr(uint32(r)))
+	f := dl.NewFrame()
+	f.Args[0] = uintptr(uint32(r))
+	p, _, _ := f.Call(l.getErrorString) // a static const char*
 	return dl.GoString(*(*unsafe.Pointer)(unsafe.Pointer(&p)))
 }
 
 // CreateProgram calls nvrtcCreateProgram with src and a program name used
 // in messages (empty means "default_program"), without headers.
 func (l *Lib) CreateProgram(src, name string) (Program, Result) {
-	if l.createProgram == 0 {
-		return 0, EntryPointMissing
-	}
-	csrc := dl.CString(src)
-	var cname []byte
-	if name != "" {
-		cname = dl.CString(name)
-	}
-	var p Program
-	r1, _, _ := purego.SyscallN(l.createProgram,
-		uintptr(unsafe.Pointer(&p)),
-		uintptr(unsafe.Pointer(&csrc[0])),
-		uintptr(dl.First(cname)),
+	f := dl.NewFrame()
+	f.Args = dl.Args{
+		f.Out(0),
+		f.Ptr(0, unsafe.Pointer(&dl.CString(src)[0])),
+		f.Ptr(1, dl.First(dl.CStringOrNil(name))),
 		0, // numHeaders
 		0, // headers
 		0, // includeNames
-	)
-	return p, result(r1)
+	}
+	r, out, _ := call(f, l.createProgram)
+	return Program(out[0]), r
 }
 
 // DestroyProgram calls nvrtcDestroyProgram.
 func (l *Lib) DestroyProgram(p Program) Result {
-	if l.destroyProgram == 0 {
-		return EntryPointMissing
-	}
-	r1, _, _ := purego.SyscallN(l.destroyProgram, uintptr(unsafe.Pointer(&p)))
-	return result(r1)
+	f := dl.NewFrame()
+	f.Args[0] = f.InOut(0, uint64(p)) // nvrtcProgram*
+	r, _, _ := call(f, l.destroyProgram)
+	return r
 }
 
 // CompileProgram calls nvrtcCompileProgram with the options as an array of
 // C strings, such as "-arch=sm_90" or "--std=c++17".
 func (l *Lib) CompileProgram(p Program, options []string) Result {
-	if l.compileProgram == 0 {
-		return EntryPointMissing
-	}
-	strs := make([][]byte, len(options))
-	ptrs := make([]*byte, len(options))
-	for i, o := range options {
-		strs[i] = dl.CString(o)
-		ptrs[i] = &strs[i][0]
-	}
-	r1, _, _ := purego.SyscallN(l.compileProgram, uintptr(p), uintptr(len(ptrs)), uintptr(dl.First(ptrs)))
-	return result(r1)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(p), uintptr(len(options)), f.Ptr(0, dl.First(dl.CStrings(options)))}
+	r, _, _ := call(f, l.compileProgram)
+	return r
 }
 
 // GetPTXSize calls nvrtcGetPTXSize; the size includes the trailing NUL.
@@ -204,46 +185,38 @@ func (l *Lib) GetProgramLog(p Program, buf []byte) Result { return l.fill(l.getP
 // __global__ function or __device__/__constant__ variable expression such as
 // "&kernel<float>".
 func (l *Lib) AddNameExpression(p Program, expr string) Result {
-	if l.addNameExpression == 0 {
-		return EntryPointMissing
-	}
-	cexpr := dl.CString(expr)
-	r1, _, _ := purego.SyscallN(l.addNameExpression, uintptr(p), uintptr(unsafe.Pointer(&cexpr[0])))
-	return result(r1)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(p), f.Ptr(0, unsafe.Pointer(&dl.CString(expr)[0]))}
+	r, _, _ := call(f, l.addNameExpression)
+	return r
 }
 
 // GetLoweredName calls nvrtcGetLoweredName after compilation: the mangled
 // name of an expression given to AddNameExpression.
 func (l *Lib) GetLoweredName(p Program, expr string) (string, Result) {
-	if l.getLoweredName == 0 {
-		return "", EntryPointMissing
-	}
-	cexpr := dl.CString(expr)
-	var lowered unsafe.Pointer // const char*, owned by the program
-	r1, _, _ := purego.SyscallN(l.getLoweredName, uintptr(p), uintptr(unsafe.Pointer(&cexpr[0])), uintptr(unsafe.Pointer(&lowered)))
-	return dl.GoString(lowered), result(r1)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(p), f.Ptr(0, unsafe.Pointer(&dl.CString(expr)[0])), f.OutPtr()}
+	r, _, lowered := call(f, l.getLoweredName) // a const char* the program owns
+	return dl.GoString(lowered), r
 }
 
 // size runs an nvrtcGet*Size function.
 func (l *Lib) size(fn uintptr, p Program) (uintptr, Result) {
-	if fn == 0 {
-		return 0, EntryPointMissing
-	}
-	var n uintptr
-	r1, _, _ := purego.SyscallN(fn, uintptr(p), uintptr(unsafe.Pointer(&n)))
-	return n, result(r1)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(p), f.Out(0)}
+	r, out, _ := call(f, fn)
+	return uintptr(out[0]), r
 }
 
 // fill runs an nvrtcGet* function that copies into a caller's buffer.
 func (l *Lib) fill(fn uintptr, p Program, buf []byte) Result {
-	if fn == 0 {
-		return EntryPointMissing
-	}
-	if len(buf) == 0 {
+	if fn != 0 && len(buf) == 0 {
 		return InvalidInput
 	}
-	r1, _, _ := purego.SyscallN(fn, uintptr(p), uintptr(unsafe.Pointer(&buf[0])))
-	return result(r1)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(p), f.Ptr(0, dl.First(buf))}
+	r, _, _ := call(f, fn)
+	return r
 }
 
 // fetch runs the size-then-data protocol of the nvrtcGet* pairs.

@@ -1,12 +1,59 @@
 package toolkit
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/gour-dev/gour/internal/dl"
 )
+
+// Library describes one library of the toolkit.
+type Library struct {
+	// Name names the library in messages, such as "NVRTC".
+	Name string
+	// Base is the file name without a version, such as "libnvrtc.so": the
+	// development link, and the prefix of the versioned files.
+	Base string
+	// Versions are the soname versions of the toolkit releases the binding
+	// knows, newest first, such as "13", "12", "11.2".
+	Versions []string
+}
+
+// Names returns the file names asked of the loader's search path: Base
+// first (a development link names the toolkit the user chose), then
+// Base.<version> for each version.
+func (lib Library) Names() []string {
+	names := []string{lib.Base}
+	for _, v := range lib.Versions {
+		names = append(names, lib.Base+"."+v)
+	}
+	return names
+}
+
+// Load opens lib and resolves the symbol table that table builds for it
+// (a function, so that a binding can choose its entry points' names by
+// what the library exports). It tries lib's names through the loader's
+// search path, then in the toolkit's directories (Dirs) and extraDirs,
+// including any Base.* found there, newest version first. The library is
+// closed again when a required symbol is missing. The error names every
+// path tried and every directory searched; nothing panics.
+func Load(lib Library, extraDirs []string, table func(*dl.Library) []dl.Symbol) (*dl.Library, error) {
+	dirs := Dirs(extraDirs)
+	l, err := dl.Open(lib.Candidates(dirs)...)
+	if err != nil {
+		return nil, fmt.Errorf("%s library not available (searched the loader path and %s): %w",
+			lib.Name, strings.Join(dirs, ", "), err)
+	}
+	if err := l.Resolve(table(l)); err != nil {
+		_ = l.Close()
+		return nil, err
+	}
+	return l, nil
+}
 
 // Dirs returns the directories where a CUDA toolkit keeps its
 // libraries: the standard install, $CUDA_HOME and $CUDA_PATH, then extra.
@@ -31,10 +78,11 @@ func Dirs(extra []string) []string {
 	return out
 }
 
-// Candidates returns the library paths to try: the bare names (found through
-// the loader's search path), then each name and each match of
-// base+".*" inside every directory that has it, newest version first.
-func Candidates(base string, names []string, dirs []string) []string {
+// Candidates returns the library paths to try: the bare Names (found
+// through the loader's search path), then, in each of dirs, each of Names
+// that is there and each match of Base.*, newest version first.
+func (lib Library) Candidates(dirs []string) []string {
+	names := lib.Names()
 	out := slices.Clone(names)
 	add := func(p string) {
 		if !slices.Contains(out, p) {
@@ -48,7 +96,7 @@ func Candidates(base string, names []string, dirs []string) []string {
 				add(p)
 			}
 		}
-		matches, _ := filepath.Glob(filepath.Join(dir, base+".*"))
+		matches, _ := filepath.Glob(filepath.Join(dir, lib.Base+".*"))
 		slices.SortFunc(matches, func(a, b string) int { return -compareVersions(a, b) })
 		for _, m := range matches {
 			add(m)
