@@ -75,13 +75,17 @@ func run(w io.Writer, dev *ur.Device) error {
 	defer y.Release()
 
 	// README: begin manager
-	m, err := programmgr.New(ctx, programmgr.Options{}) // settings from SYCL_CACHE_* and friends
+	m, err := programmgr.New(ctx, programmgr.Options{}) // the rest from the environment: SYCL_CACHE_*, ...
 	if err != nil {
 		return err
 	}
 	defer m.Close() // before ctx.Release: the manager does not own the context
 
-	desc := programmgr.ImageDesc{Format: programmgr.FormatOpenCLC, Bytes: []byte(openclSource), KernelNames: []string{"axpy"}}
+	desc := programmgr.ImageDesc{
+		Format:      programmgr.FormatOpenCLC,
+		Bytes:       []byte(openclSource),
+		KernelNames: []string{"axpy"},
+	}
 	if dev.Backend() == "cuda" {
 		desc.Format, desc.Bytes = programmgr.FormatCUDAC, []byte(cudaSource)
 	}
