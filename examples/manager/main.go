@@ -75,7 +75,7 @@ func run(w io.Writer, dev *ur.Device) error {
 	defer y.Release()
 
 	// README: begin manager
-	m, err := programmgr.New(ctx, programmgr.Options{}) // the rest from the environment: SYCL_CACHE_*, ...
+	m, err := programmgr.New(ctx, programmgr.Options{}) // every setting from the environment (SYCL_CACHE_*, ...)
 	if err != nil {
 		return err
 	}
