@@ -77,8 +77,11 @@ func (c *Context) Adapter() *Adapter { return c.adapter }
 func (c *Context) Native() uintptr { return c.drv.Native() }
 
 // hasDevice reports whether d is one of the context's devices.
-func (c *Context) hasDevice(d *Device) bool {
-	return slices.ContainsFunc(c.devices, func(o *Device) bool { return o.drv == d.drv })
+func (c *Context) hasDevice(d *Device) bool { return c.deviceIndex(d) >= 0 }
+
+// deviceIndex is d's place among the context's devices, or -1.
+func (c *Context) deviceIndex(d *Device) int {
+	return slices.IndexFunc(c.devices, func(o *Device) bool { return o.drv == d.drv })
 }
 
 // checkDevices resolves an optional device list: empty means all of the

@@ -10,9 +10,27 @@ import (
 // KernelInfo describes a kernel on one device.
 type KernelInfo = driver.KernelInfo
 
-// NDRange is a launch's index space: Dims (1–3), global sizes, optional
-// local (work-group) sizes, all zero to let the driver choose, and an
-// optional global offset.
+// NDRange is a launch's index space, the struct
+//
+//	type NDRange struct {
+//		Dims   uint32    // 1, 2 or 3
+//		Offset [3]uint64 // added to every global id; CUDA supports only zero
+//		Global [3]uint64 // work-items per dimension (SYCL's global range)
+//		Local  [3]uint64 // work-group size per dimension (SYCL's local range, a CUDA block); all 0: the driver chooses
+//	}
+//
+// with the method
+//
+//	func (r NDRange) WithLocal(local ...uint64) NDRange
+//
+// which sets the local size, one per dimension:
+// ur.Range2D(1024, 768).WithLocal(16, 16) is SYCL's
+// nd_range<2>({1024, 768}, {16, 16}), a CUDA grid of 64×48 blocks of
+// 16×16 threads. Build one with Range1D, Range2D or Range3D. A launch
+// checks that each global size is a multiple of its local size, and the
+// local size against the kernel's and the device's maximum work-group
+// (KernelInfo.WorkGroupSize, DeviceInfo.MaxWorkItemSizes), naming them.
+// It is the adapters' type, driver.NDRange.
 type NDRange = driver.NDRange
 
 // Range1D is a one-dimensional index space of n work-items.
@@ -36,6 +54,10 @@ type Kernel struct {
 	program *Program
 	name    string
 	numArgs uint32
+	args    kernelArgs
+	// groups bounds the kernel's work-groups on each device of the
+	// context, in the context's order (Queue.deviceIndex).
+	groups []groupLimits
 	// scratch holds a scalar argument while the adapter copies it, so that
 	// setting one allocates nothing.
 	scratch [2]uint64
@@ -59,16 +81,30 @@ func (p *Program) NewKernel(name string) (*Kernel, error) {
 	}
 	drv, err := p.drv.NewKernel(name)
 	if err != nil {
-		return nil, wrapError(err, op, p.adapter.name)
+		return nil, p.newKernelError(op, name, err)
 	}
-	info, err := drv.Info(p.ctx.devices[0].drv)
+	devs := p.ctx.devices
+	info, err := drv.Info(devs[0].drv)
 	if err != nil {
 		drv.Release()
 		return nil, wrapError(err, op, p.adapter.name)
 	}
-	k := &Kernel{object: object{adapter: p.adapter}, program: p, ctx: p.ctx, drv: drv, name: name, numArgs: info.NumArgs}
+	k := &Kernel{object: object{adapter: p.adapter}, program: p, ctx: p.ctx, drv: drv, name: name, numArgs: info.NumArgs,
+		args: newKernelArgs(info.NumArgs, info.Args, devs[0].info.AddressBits)}
 	if info.NumArgs != driver.NumArgsUnknown {
 		k.memArgs = make([]*Mem, info.NumArgs)
+	}
+	// The launch's work-group checks read these instead of asking the
+	// driver. A device the program is not built for has no limits here:
+	// its launches fail in the adapter.
+	k.groups = make([]groupLimits, len(devs))
+	for i, d := range devs {
+		if i > 0 {
+			if info, err = drv.Info(d.drv); err != nil {
+				continue
+			}
+		}
+		k.groups[i] = groupLimits{maxItems: info.WorkGroupSize, required: info.CompileWorkGroupSize}
 	}
 	k.life.free = func() error {
 		err := drv.Release()
@@ -106,23 +142,40 @@ func (k *Kernel) Release() error {
 	return k.release("Kernel", ErrInvalidKernel)
 }
 
-// Name is the kernel's name.
-func (k *Kernel) Name() string { return k.name }
+// Name is the kernel's name; "" for a nil kernel.
+func (k *Kernel) Name() string {
+	if k == nil {
+		return ""
+	}
+	return k.name
+}
 
 // NumArgs is the number of arguments the kernel takes, or -1 when the
-// driver cannot tell.
+// driver cannot tell (or k is nil).
 func (k *Kernel) NumArgs() int {
-	if k.numArgs == driver.NumArgsUnknown {
+	if k == nil || k.numArgs == driver.NumArgsUnknown {
 		return -1
 	}
 	return int(k.numArgs)
 }
 
 // Program returns the program the kernel came from.
-func (k *Kernel) Program() *Program { return k.program }
+func (k *Kernel) Program() *Program {
+	if k == nil {
+		return nil
+	}
+	return k.program
+}
 
-// Native returns the vendor handle (cl_kernel, CUfunction, ...).
-func (k *Kernel) Native() uintptr { return k.drv.Native() }
+// Native returns the vendor handle (cl_kernel, CUfunction, ...); 0 for a
+// nil or released kernel.
+func (k *Kernel) Native() uintptr {
+	if k.enter("Kernel.Native") != nil {
+		return 0
+	}
+	defer k.life.leave()
+	return k.drv.Native()
+}
 
 // Info returns the kernel's properties on dev.
 func (k *Kernel) Info(dev *Device) (KernelInfo, error) {
@@ -143,10 +196,17 @@ func (k *Kernel) Info(dev *Device) (KernelInfo, error) {
 
 func (k *Kernel) checkIndex(op string, index int) error {
 	if index < 0 || (k.numArgs != driver.NumArgsUnknown && index >= int(k.numArgs)) {
-		return newError(ErrInvalidKernelArgumentIndex, op, k.adapter.name,
-			"argument %d: kernel %s takes %d arguments", index, k.name, k.numArgs)
+		return k.indexError(op, index)
 	}
 	return nil
+}
+
+// indexError is checkIndex's error, out of line.
+//
+//go:noinline
+func (k *Kernel) indexError(op string, index int) error {
+	return newError(ErrInvalidKernelArgumentIndex, op, k.adapter.name,
+		"argument %d: kernel %s takes %d arguments", index, k.name, k.numArgs)
 }
 
 // SetArgBytes sets argument index to a value passed by copy (a scalar or a
@@ -161,12 +221,16 @@ func (k *Kernel) SetArgBytes(index int, value []byte) error {
 		return err
 	}
 	if len(value) == 0 {
-		return newError(ErrInvalidKernelArgumentSize, op, k.adapter.name, "argument %d: empty value", index)
+		return newError(ErrInvalidKernelArgumentSize, op, k.adapter.name, "%s takes %s, not an empty value", k.describeArg(index), k.expected(index))
+	}
+	if err := k.checkValue(op, index, uint64(len(value))); err != nil {
+		return err
 	}
 	if err := k.drv.SetArgValue(uint32(index), value); err != nil {
-		return wrapError(err, op, k.adapter.name)
+		return k.argDriverError(op, index, argSetting{ArgValue, uint64(len(value))}, err)
 	}
 	k.unbindMem(index)
+	k.args.markSet(index)
 	return nil
 }
 
@@ -179,12 +243,16 @@ func (k *Kernel) setArgBits(op string, index int, bits uint64, size int) error {
 	if err := k.checkIndex(op, index); err != nil {
 		return err
 	}
+	if err := k.checkValue(op, index, uint64(size)); err != nil {
+		return err
+	}
 	k.scratch[0] = bits // little-endian: the low bytes hold the value
 	value := unsafe.Slice((*byte)(unsafe.Pointer(&k.scratch[0])), size)
 	if err := k.drv.SetArgValue(uint32(index), value); err != nil {
-		return wrapError(err, op, k.adapter.name)
+		return k.argDriverError(op, index, argSetting{ArgValue, uint64(size)}, err)
 	}
 	k.unbindMem(index)
+	k.args.markSet(index)
 	return nil
 }
 
@@ -238,10 +306,14 @@ func (k *Kernel) SetArgMem(index int, m *Mem) error {
 		}
 		return newError(ErrInvalidContext, op, k.adapter.name, "buffer belongs to another context")
 	}
+	if err := k.checkMem(op, index); err != nil {
+		return err
+	}
 	if err := k.drv.SetArgMem(uint32(index), m.drv); err != nil {
-		return wrapError(err, op, k.adapter.name)
+		return k.argDriverError(op, index, argSetting{kind: ArgMem}, err)
 	}
 	k.bindMem(index, m)
+	k.args.markSet(index)
 	return nil
 }
 
@@ -282,12 +354,16 @@ func (k *Kernel) SetArgLocal(index int, size uint64) error {
 		return err
 	}
 	if size == 0 {
-		return newError(ErrInvalidKernelArgumentSize, op, k.adapter.name, "argument %d: local memory size is 0", index)
+		return newError(ErrInvalidKernelArgumentSize, op, k.adapter.name, "%s: local memory size is 0", k.describeArg(index))
+	}
+	if err := k.checkLocal(op, index, size); err != nil {
+		return err
 	}
 	if err := k.drv.SetArgLocal(uint32(index), size); err != nil {
-		return wrapError(err, op, k.adapter.name)
+		return k.argDriverError(op, index, argSetting{ArgLocal, size}, err)
 	}
 	k.unbindMem(index)
+	k.args.markSet(index)
 	return nil
 }
 
@@ -308,6 +384,13 @@ func checkRange(op, adapter string, r *NDRange) error {
 		if hasLocal && r.Global[i]%r.Local[i] != 0 {
 			return newError(ErrInvalidWorkGroupSize, op, adapter,
 				"global size %d is not a multiple of local size %d in dimension %d", r.Global[i], r.Local[i], i)
+		}
+	}
+	for i := r.Dims; i < 3; i++ {
+		if r.Local[i] > 1 {
+			local := r.Local
+			return newError(ErrInvalidWorkGroupSize, op, adapter,
+				"local size %v has more dimensions than the %d-dimensional range", local, r.Dims)
 		}
 	}
 	return nil
@@ -354,6 +437,9 @@ func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEven
 		}
 	}
 	if err := checkRange(op, q.adapter.name, r); err != nil {
+		return nil, err
+	}
+	if err := k.checkLaunch(op, q, r); err != nil {
 		return nil, err
 	}
 	dw, err := q.useWaitList(op, wait)

@@ -93,9 +93,15 @@ func (m *Mem) checkRange(op string, offset, size uint64) error {
 	if size == 0 {
 		return newError(ErrInvalidSize, op, m.adapter.name, "transfer size is 0")
 	}
-	if offset > m.size || size > m.size-offset {
+	// Written so that nothing overflows: offset+size may not fit in 64 bits.
+	if offset > m.size {
 		return newError(ErrInvalidSize, op, m.adapter.name,
-			"range [%d, %d) is outside the buffer of %d bytes", offset, offset+size, m.size)
+			"offset %d is past the end of the buffer of %d bytes", offset, m.size)
+	}
+	if size > m.size-offset {
+		return newError(ErrInvalidSize, op, m.adapter.name,
+			"%d bytes at offset %d run past the end of the buffer of %d bytes (%d bytes fit there)",
+			size, offset, m.size, m.size-offset)
 	}
 	return nil
 }

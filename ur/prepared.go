@@ -74,6 +74,9 @@ func (q *Queue) prepare(op string, k *Kernel, r *NDRange) (*PreparedLaunch, erro
 	if err := checkRange(op, q.adapter.name, r); err != nil {
 		return nil, err
 	}
+	if err := k.checkLaunch(op, q, r); err != nil {
+		return nil, err
+	}
 	p := &PreparedLaunch{object: object{adapter: q.adapter}, q: q, k: k, r: *r}
 	if prep, ok := q.drv.(driver.LaunchPreparer); ok {
 		pl, err := prep.PrepareLaunch(k.drv, *r)

@@ -2,7 +2,9 @@ package ur
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gour-dev/gour/ur/driver"
 )
@@ -281,4 +283,29 @@ func (p *Program) SetSpecConstant(id uint32, value []byte) error {
 		return newError(ErrInvalidValue, op, p.adapter.name, "spec constant %d: empty value", id)
 	}
 	return wrapError(p.drv.SetSpecConstant(id, value), op, p.adapter.name)
+}
+
+// newKernelError is NewKernel's error for a kernel the adapter would not
+// create: for a name the program does not have, it lists the names it
+// has, where the driver can tell them.
+func (p *Program) newKernelError(op, name string, err error) error {
+	werr := wrapError(err, op, p.adapter.name)
+	names, nerr := p.drv.KernelNames()
+	if nerr != nil || slices.Contains(names, name) {
+		return werr
+	}
+	msg := fmt.Sprintf("program has no kernel %q", name)
+	if len(names) == 0 {
+		msg += "; it has no kernels"
+	} else {
+		msg += "; its kernels: " + strings.Join(names, ", ")
+	}
+	e := newError(ErrInvalidKernelName, op, p.adapter.name, "%s", msg)
+	if d, ok := werr.(*Error); ok {
+		e.Native, e.NativeName = d.Native, d.NativeName
+		if d.Message != "" {
+			e.Message += " (" + d.Message + ")"
+		}
+	}
+	return e
 }

@@ -14,8 +14,11 @@ type Queue struct {
 	object
 	ctx    *Context
 	device *Device
-	drv    driver.Queue
-	props  QueueProperties
+	// deviceIndex is device's place among the context's devices, where
+	// kernels keep their limits for it (Kernel.groups).
+	deviceIndex int
+	drv         driver.Queue
+	props       QueueProperties
 }
 
 // NewQueue creates an in-order queue on dev, which must be in the context.
@@ -38,7 +41,7 @@ func (c *Context) NewQueue(dev *Device, props QueueProperties) (*Queue, error) {
 	if err != nil {
 		return nil, wrapError(err, op, c.adapter.name)
 	}
-	q := &Queue{object: object{adapter: c.adapter}, ctx: c, device: dev, drv: drv, props: props}
+	q := &Queue{object: object{adapter: c.adapter}, ctx: c, device: dev, deviceIndex: c.deviceIndex(dev), drv: drv, props: props}
 	q.life.free = drv.Release
 	return q, nil
 }
@@ -164,31 +167,47 @@ func (q *Queue) finishEnqueue(op string, drv driver.Event, err error, host []byt
 	return newEvent(q, drv, host), nil
 }
 
+// transfer is one read or write between host memory and a buffer.
+type transfer struct {
+	op       string
+	toDevice bool // a write: host to the buffer
+	// blocking waits for the copy and returns no event; otherwise the
+	// copy runs after wait and its event is returned.
+	blocking bool
+	m        *Mem
+	offset   uint64
+	host     []byte
+	wait     []*Event
+}
+
 // transfer is the shared body of reads and writes.
-func (q *Queue) transfer(op string, write, blocking, wantEvent bool, m *Mem, offset uint64, host []byte, wait []*Event) (*Event, error) {
+func (q *Queue) transfer(t transfer) (*Event, error) {
+	op := t.op
 	if err := q.enter(op); err != nil {
 		return nil, err
 	}
 	defer q.life.leave()
-	if err := q.useMem(op, m); err != nil {
+	if err := q.useMem(op, t.m); err != nil {
 		return nil, err
 	}
-	defer m.life.leave()
-	if err := m.checkRange(op, offset, uint64(len(host))); err != nil {
+	defer t.m.life.leave()
+	if err := t.m.checkRange(op, t.offset, uint64(len(t.host))); err != nil {
 		return nil, err
 	}
-	dw, err := q.useWaitList(op, wait)
+	dw, err := q.useWaitList(op, t.wait)
 	if err != nil {
 		return nil, err
 	}
-	defer leaveEvents(wait)
+	defer leaveEvents(t.wait)
 	var ev driver.Event
-	if write {
-		ev, err = q.drv.WriteBuffer(m.drv, blocking, offset, host, dw, wantEvent)
+	wantEvent := !t.blocking
+	if t.toDevice {
+		ev, err = q.drv.WriteBuffer(t.m.drv, t.blocking, t.offset, t.host, dw, wantEvent)
 	} else {
-		ev, err = q.drv.ReadBuffer(m.drv, blocking, offset, host, dw, wantEvent)
+		ev, err = q.drv.ReadBuffer(t.m.drv, t.blocking, t.offset, t.host, dw, wantEvent)
 	}
-	if blocking {
+	host := t.host // kept alive by the event of a copy still running
+	if t.blocking {
 		host = nil
 	}
 	return q.finishEnqueue(op, ev, err, host)
@@ -196,27 +215,27 @@ func (q *Queue) transfer(op string, write, blocking, wantEvent bool, m *Mem, off
 
 // WriteBuffer copies src into the buffer at offset and waits for the copy.
 func (q *Queue) WriteBuffer(m *Mem, offset uint64, src []byte) error {
-	_, err := q.transfer("Queue.WriteBuffer", true, true, false, m, offset, src, nil)
+	_, err := q.transfer(transfer{op: "Queue.WriteBuffer", toDevice: true, blocking: true, m: m, offset: offset, host: src})
 	return err
 }
 
 // ReadBuffer copies the buffer's bytes at offset into dst and waits for the
 // copy.
 func (q *Queue) ReadBuffer(m *Mem, offset uint64, dst []byte) error {
-	_, err := q.transfer("Queue.ReadBuffer", false, true, false, m, offset, dst, nil)
+	_, err := q.transfer(transfer{op: "Queue.ReadBuffer", blocking: true, m: m, offset: offset, host: dst})
 	return err
 }
 
 // EnqueueWrite starts copying src into the buffer after the wait list. src
 // must not change until the returned event completes.
 func (q *Queue) EnqueueWrite(m *Mem, offset uint64, src []byte, wait ...*Event) (*Event, error) {
-	return q.transfer("Queue.EnqueueWrite", true, false, true, m, offset, src, wait)
+	return q.transfer(transfer{op: "Queue.EnqueueWrite", toDevice: true, m: m, offset: offset, host: src, wait: wait})
 }
 
 // EnqueueRead starts copying the buffer into dst after the wait list. dst
 // holds the data once the returned event completes.
 func (q *Queue) EnqueueRead(m *Mem, offset uint64, dst []byte, wait ...*Event) (*Event, error) {
-	return q.transfer("Queue.EnqueueRead", false, false, true, m, offset, dst, wait)
+	return q.transfer(transfer{op: "Queue.EnqueueRead", m: m, offset: offset, host: dst, wait: wait})
 }
 
 // EnqueueCopy copies size bytes between buffers of the queue's context.

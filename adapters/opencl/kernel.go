@@ -1,6 +1,7 @@
 package opencl
 
 import (
+	"strings"
 	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/opencl/internal/cl"
@@ -40,6 +41,7 @@ func (k *kernel) Info(d driver.Device) (driver.KernelInfo, error) {
 	info.Name = cl.CString(b)
 	if b, st = k.lib.KernelInfo(k.handle, cl.KernelNumArgs); st == cl.Success {
 		info.NumArgs = cl.Uint32(b)
+		info.Args = k.argInfo(info.NumArgs, d.(*device).info.AddressBits)
 	}
 	dev := d.(*device).handle
 	wg := func(param uint32) ([]byte, error) {
@@ -68,4 +70,63 @@ func (k *kernel) Info(d driver.Device) (driver.KernelInfo, error) {
 		info.PrivateMemSize = cl.Uint64(b)
 	}
 	return info, nil
+}
+
+// argInfo describes the kernel's arguments with clGetKernelArgInfo; nil
+// where the driver does not answer (a program from binaries, or built
+// without -cl-kernel-arg-info on a driver that wants it). The address
+// qualifier tells a buffer from local memory from a value; the type name
+// the size of a value (0 for a struct or typedef, whose size it does not
+// tell).
+func (k *kernel) argInfo(n uint32, addressBits uint32) []driver.ArgInfo {
+	args := make([]driver.ArgInfo, n)
+	for i := range n {
+		b, st := k.lib.KernelArgInfo(k.handle, i, cl.KernelArgAddressQualifier)
+		if st != cl.Success {
+			return nil
+		}
+		a := &args[i]
+		if b, st := k.lib.KernelArgInfo(k.handle, i, cl.KernelArgTypeName); st == cl.Success {
+			a.TypeName = cl.CString(b)
+		}
+		if b, st := k.lib.KernelArgInfo(k.handle, i, cl.KernelArgName); st == cl.Success {
+			a.Name = cl.CString(b)
+		}
+		pointer := strings.HasSuffix(a.TypeName, "*")
+		switch cl.Uint32(b) {
+		case cl.KernelArgAddressGlobal, cl.KernelArgAddressConstant:
+			if pointer {
+				a.Kind, a.Size = driver.ArgMem, uint64(addressBits/8)
+			} // else an image or a pipe: ArgUnknown, set by the driver's rules
+		case cl.KernelArgAddressLocal:
+			a.Kind, a.Size = driver.ArgLocal, uint64(addressBits/8)
+		case cl.KernelArgAddressPrivate:
+			a.Kind, a.Size = driver.ArgValue, cl.ArgTypeSize(a.TypeName, addressBits)
+		}
+	}
+	return args
+}
+
+// argInfoOption makes a compiler keep what clGetKernelArgInfo reports
+// (PoCL and NVIDIA answer CL_KERNEL_ARG_INFO_NOT_AVAILABLE without it).
+const argInfoOption = "-cl-kernel-arg-info"
+
+// withArgInfo adds argInfoOption to the options of a build from source
+// for OpenCL 1.2 devices and later (1.1 compilers may reject it), so that
+// the front end can check the arguments kernels are given. It changes
+// nothing the kernels do. A program from binaries has no argument
+// information to keep.
+func (p *program) withArgInfo(devs []driver.Device, options string) string {
+	if p.fromIL || strings.Contains(options, argInfoOption) {
+		return options
+	}
+	if src, st := p.lib.ProgramInfo(p.handle, cl.ProgramSource); st != cl.Success || cl.CString(src) == "" {
+		return options
+	}
+	for _, d := range devs {
+		if v := d.(*device).info.DeviceVersion; strings.HasPrefix(v, "OpenCL 1.0") || strings.HasPrefix(v, "OpenCL 1.1") {
+			return options
+		}
+	}
+	return strings.TrimSpace(options + " " + argInfoOption)
 }

@@ -81,11 +81,11 @@ func (p *program) Native() uintptr { return uintptr(p.handle) }
 func (p *program) Release() error  { return check("clReleaseProgram", p.lib.ReleaseProgram(p.handle)) }
 
 func (p *program) Build(devs []driver.Device, options string) error {
-	return p.withLogs("clBuildProgram", p.lib.BuildProgram(p.handle, handles(devs), options), devs)
+	return p.withLogs("clBuildProgram", p.lib.BuildProgram(p.handle, handles(devs), p.withArgInfo(devs, options)), devs)
 }
 
 func (p *program) Compile(devs []driver.Device, options string) error {
-	return p.withLogs("clCompileProgram", p.lib.CompileProgram(p.handle, handles(devs), options), devs)
+	return p.withLogs("clCompileProgram", p.lib.CompileProgram(p.handle, handles(devs), p.withArgInfo(devs, options)), devs)
 }
 
 // withLogs attaches the build logs to a failed build step.
