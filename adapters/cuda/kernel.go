@@ -223,7 +223,13 @@ func (k *kernel) Info(driver.Device) (driver.KernelInfo, error) {
 		PrivateMemSize:                 attr(cu.FuncAttributeLocalSizeBytes),
 	}
 	if k.params != nil {
+		// cuFuncGetParamInfo tells each parameter's size, not whether it
+		// is a pointer: the kind stays unknown.
 		info.NumArgs = uint32(len(k.params))
+		info.Args = make([]driver.ArgInfo, len(k.params))
+		for i, p := range k.params {
+			info.Args[i] = driver.ArgInfo{Kind: driver.ArgUnknown, Size: uint64(p.Size)}
+		}
 	}
 	return info, nil
 }
