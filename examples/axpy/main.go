@@ -24,6 +24,8 @@ import (
 
 // README: end imports
 
+// README: begin sources
+
 // sources holds the kernel in the language each backend builds from
 // source. Level Zero builds only SPIR-V (Context.NewProgramFromIL).
 var sources = map[string]string{
@@ -36,6 +38,8 @@ var sources = map[string]string{
 	if (i < n) y[i] = a * x[i] + y[i];
 }`,
 }
+
+// README: end sources
 
 func main() {
 	// README: begin device
