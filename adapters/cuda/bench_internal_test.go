@@ -10,7 +10,8 @@ import (
 
 // The benchmarks below split the launch path into its parts, to see what
 // gour adds to a bare cuLaunchKernel: bind (thread lock + cuCtxSetCurrent),
-// the raw driver call, and the adapter's Launch.
+// the raw driver call, the adapter's Launch and its prepared launch (the
+// call behind ur.PreparedLaunch and a repeated Queue.Launch).
 
 func openForBench(b *testing.B) (*device, *queue, *kernel) {
 	b.Helper()
@@ -84,6 +85,29 @@ func BenchmarkAdapterLaunch(b *testing.B) {
 	q.Finish()
 }
 
+// prepareForBench prepares the launch of k over 32 work-items on q.
+func prepareForBench(b *testing.B, q *queue, k *kernel) driver.PreparedLaunch {
+	b.Helper()
+	p, err := q.PrepareLaunch(k, driver.NDRange{Dims: 1, Global: [3]uint64{32, 1, 1}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkPreparedLaunch fills the stream: its launches soon stop being
+// quick calls (the gate's budget), and wait for room.
+func BenchmarkPreparedLaunch(b *testing.B) {
+	_, q, k := openForBench(b)
+	p := prepareForBench(b, q, k)
+	for b.Loop() {
+		if st := p.Launch(); st != driver.Launched {
+			b.Fatal(st)
+		}
+	}
+	q.Finish()
+}
+
 // The host-bound variants launch in batches of 200 and wait for the
 // stream after each, so the stream never fills and a launch costs what the
 // host spends on it (as scripts/bench/cuda.sh's host-bound regime).
@@ -98,6 +122,7 @@ func benchHostBound(b *testing.B, q *queue, launch func() cu.Result) {
 			}
 		}
 		q.cu.StreamSynchronize(q.stream)
+		q.quick.Refill() // drained, as Queue.Finish would say: prepared launches are quick again
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*hostBoundBatch), "ns/launch")
 }
@@ -124,6 +149,17 @@ func BenchmarkHostBoundAdapterLaunch(b *testing.B) {
 	r := driver.NDRange{Dims: 1, Global: [3]uint64{32, 1, 1}}
 	benchHostBound(b, q, func() cu.Result {
 		if _, err := q.Launch(k, r, nil, false); err != nil {
+			return cu.Unknown
+		}
+		return cu.Success
+	})
+}
+
+func BenchmarkHostBoundPreparedLaunch(b *testing.B) {
+	_, q, k := openForBench(b)
+	p := prepareForBench(b, q, k)
+	benchHostBound(b, q, func() cu.Result {
+		if p.Launch() != driver.Launched {
 			return cu.Unknown
 		}
 		return cu.Success
