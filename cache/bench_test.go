@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"strconv"
 	"testing"
 )
 
@@ -43,7 +44,7 @@ func BenchmarkPut(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		k := key("bench")
-		k.Options = string(rune(i))
+		k.CompileOptions = "-D N=" + strconv.Itoa(i)
 		if err := c.Put(k, bin, testInfo); err != nil {
 			b.Fatal(err)
 		}

@@ -248,6 +248,9 @@ func (c *Cache) cacheable(k Key, bin []byte, info Info) error {
 	if !c.Cacheable(info) {
 		return fmt.Errorf("%w: image size %d outside [%d, %d]", ErrNotCacheable, info.ImageSize, c.s.minImage, c.s.maxImage)
 	}
+	if !k.validOptions() {
+		return fmt.Errorf("%w: options with a NUL byte", ErrNotCacheable)
+	}
 	if srcSize(k, info) > headerSize+maxSrcPayload {
 		return fmt.Errorf("%w: key of %d bytes", ErrNotCacheable, srcSize(k, info))
 	}

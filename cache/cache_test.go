@@ -60,27 +60,30 @@ func TestPutGet(t *testing.T) {
 	}
 }
 
-// Keys differing in any one field are different entries; key values with
-// NUL bytes work (intel/llvm KeysWithNullTermSymbol).
+// Keys differing in any one field are different entries; spec values
+// with NUL bytes work (intel/llvm KeysWithNullTermSymbol).
 func TestKeyMismatch(t *testing.T) {
 	c := mustOpen(t, t.TempDir())
 	base := key("base")
 	base.Spec = []byte{'1', 0, '3', '4', 0}
-	base.Options = "1\x0034\x00"
+	base.CompileOptions, base.LinkOptions = "-D A=1", "-cl-denorms-are-zero"
 	put(t, c, base, 128)
 	variants := map[string]func(*Key){
-		"backend":      func(k *Key) { k.Device.Backend = "level_zero" },
-		"platform":     func(k *Key) { k.Device.Platform += " " },
-		"device name":  func(k *Key) { k.Device.Name = "other" },
-		"version":      func(k *Key) { k.Device.Version = "OpenCL 2.0" },
-		"driver":       func(k *Key) { k.Device.Driver = "6.1" },
-		"image":        func(k *Key) { k.Images = [][32]byte{{1}} },
-		"second image": func(k *Key) { k.Images = append(slices.Clone(k.Images), [32]byte{2}) },
-		"no image":     func(k *Key) { k.Images = nil },
-		"spec":         func(k *Key) { k.Spec = []byte{'1', 0, '3', '4', 1} },
-		"spec prefix":  func(k *Key) { k.Spec = k.Spec[:4] },
-		"no spec":      func(k *Key) { k.Spec = nil },
-		"options":      func(k *Key) { k.Options = "1\x0034" },
+		"backend":         func(k *Key) { k.Device.Backend = "level_zero" },
+		"platform":        func(k *Key) { k.Device.Platform += " " },
+		"device name":     func(k *Key) { k.Device.Name = "other" },
+		"version":         func(k *Key) { k.Device.Version = "OpenCL 2.0" },
+		"driver":          func(k *Key) { k.Device.Driver = "6.1" },
+		"image":           func(k *Key) { k.Images = [][32]byte{{1}} },
+		"second image":    func(k *Key) { k.Images = append(slices.Clone(k.Images), [32]byte{2}) },
+		"no image":        func(k *Key) { k.Images = nil },
+		"spec":            func(k *Key) { k.Spec = []byte{'1', 0, '3', '4', 1} },
+		"spec prefix":     func(k *Key) { k.Spec = k.Spec[:4] },
+		"no spec":         func(k *Key) { k.Spec = nil },
+		"compile options": func(k *Key) { k.CompileOptions = "-D A=2" },
+		"link options":    func(k *Key) { k.LinkOptions = "" },
+		"options moved":   func(k *Key) { k.CompileOptions, k.LinkOptions = k.LinkOptions, k.CompileOptions },
+		"options joined":  func(k *Key) { k.CompileOptions, k.LinkOptions = k.CompileOptions+" "+k.LinkOptions, "" },
 		"field shifted": func(k *Key) {
 			k.Device.Name, k.Device.Version = k.Device.Name+k.Device.Version[:1], k.Device.Version[1:]
 		},
@@ -96,6 +99,17 @@ func TestKeyMismatch(t *testing.T) {
 		})
 	}
 	wantHit(t, c, base, 128)
+	// Options with a NUL byte (which no driver reads past) are not cached.
+	for _, mod := range []func(*Key){
+		func(k *Key) { k.CompileOptions += "\x00-O0" },
+		func(k *Key) { k.LinkOptions = "\x00" },
+	} {
+		k := base
+		mod(&k)
+		if err := c.Put(k, binFor(k, 10), testInfo); !errors.Is(err, ErrNotCacheable) {
+			t.Errorf("options %q, %q: Put: %v", k.CompileOptions, k.LinkOptions, err)
+		}
+	}
 	// nil and empty spec are one key.
 	k := key("empty")
 	k.Spec = nil

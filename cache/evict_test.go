@@ -197,7 +197,7 @@ func TestConcurrentReadWriteWithEviction(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(w), 1))
 			for i := 0; i < ops; i++ {
 				k := key(strconv.Itoa(r.IntN(keys)))
-				size := 1000 + 50*len(k.Options)
+				size := 1000 + 50*len(k.CompileOptions)
 				if r.IntN(3) == 0 {
 					c.Put(k, binFor(k, size), testInfo)
 					continue
@@ -279,7 +279,7 @@ func TestPruneSweeps(t *testing.T) {
 	if res.Removed != 4 { // a, b (real time, hours before), 0, 1
 		t.Errorf("age prune removed %d", res.Removed)
 	}
-	res, _ = c.Prune(PruneOptions{Remove: func(e EntryStat) bool { return strings.HasSuffix(e.Key.Options, "=3") }})
+	res, _ = c.Prune(PruneOptions{Remove: func(e EntryStat) bool { return strings.HasSuffix(e.Key.CompileOptions, "=3") }})
 	if res.Removed != 1 || res.Entries != 1 {
 		t.Errorf("predicate prune %+v", res)
 	}

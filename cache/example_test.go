@@ -23,7 +23,7 @@ func ExampleCache_GetOrBuild() {
 	key := cache.Key{
 		Device:  cache.DeviceKey{Backend: "opencl", Platform: "Portable Computing Language", Name: "cpu", Version: "OpenCL 3.0", Driver: "6.0"},
 		Images:  [][32]byte{sha256.Sum256([]byte("__kernel void axpy(...) {...}"))},
-		Options: "-cl-fast-relaxed-math",
+		CompileOptions: "-cl-fast-relaxed-math",
 	}
 	info := cache.Info{Format: "native", Kernels: []string{"axpy"}, ImageSize: 31}
 	build := func() ([]byte, error) { return []byte("device binary"), nil }

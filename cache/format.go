@@ -31,7 +31,7 @@ import (
 //	device    5 × str   backend, platform, name, version, driver
 //	images    u32 n, then n × [32]byte
 //	spec      bytes
-//	options   str
+//	options   str       compile options, a NUL byte, link options (neither holds a NUL)
 //	format    str
 //	kernels   u32 n, then n × str
 //	imageSize i64
@@ -118,7 +118,7 @@ type srcRecord struct {
 
 // encodeSrc returns the whole .src file of r.
 func encodeSrc(r *srcRecord) []byte {
-	p := make([]byte, 0, 256+len(r.Key.Spec)+len(r.Key.Options))
+	p := make([]byte, 0, 256+len(r.Key.Spec)+len(r.Key.CompileOptions)+len(r.Key.LinkOptions))
 	p = append(p, r.Nonce[:]...)
 	p = binary.LittleEndian.AppendUint64(p, uint64(r.Created.UnixNano()))
 	p = binary.LittleEndian.AppendUint64(p, r.BinLen)
@@ -126,7 +126,7 @@ func encodeSrc(r *srcRecord) []byte {
 	p = appendDevice(p, r.Key.Device)
 	p = appendImages(p, r.Key.Images)
 	p = appendBytes(p, r.Key.Spec)
-	p = appendString(p, r.Key.Options)
+	p = appendString(p, r.Key.options())
 	p = appendString(p, r.Info.Format)
 	p = binary.LittleEndian.AppendUint32(p, uint32(len(r.Info.Kernels)))
 	for _, k := range r.Info.Kernels {
@@ -141,7 +141,7 @@ func srcSize(k Key, info Info) int {
 	n := headerSize + nonceSize + 8 + 8 + 4
 	d := k.Device
 	n += 5*4 + len(d.Backend) + len(d.Platform) + len(d.Name) + len(d.Version) + len(d.Driver)
-	n += 4 + 32*len(k.Images) + 4 + len(k.Spec) + 4 + len(k.Options) + 4 + len(info.Format) + 4
+	n += 4 + 32*len(k.Images) + 4 + len(k.Spec) + 4 + len(k.CompileOptions) + 1 + len(k.LinkOptions) + 4 + len(info.Format) + 4
 	for _, s := range info.Kernels {
 		n += 4 + len(s)
 	}
@@ -173,7 +173,10 @@ func decodeSrc(b []byte) (*srcRecord, error) {
 	if s := d.bytes(); len(s) > 0 {
 		r.Key.Spec = s
 	}
-	r.Key.Options = d.str()
+	var ok bool
+	if r.Key.CompileOptions, r.Key.LinkOptions, ok = splitOptions(d.str()); !ok && d.err == nil {
+		return nil, badf("options are not compile options, NUL, link options")
+	}
 	r.Info.Format = d.str()
 	if n := d.count(4); n > 0 {
 		r.Info.Kernels = make([]string, n)

@@ -93,7 +93,7 @@ func FuzzLookup(f *testing.F) {
 }
 
 func fuzzKey() Key {
-	return Key{Device: testDevice, Images: [][32]byte{{1, 2, 3}}, Spec: []byte{'1', 0, '3'}, Options: "-O2"}
+	return Key{Device: testDevice, Images: [][32]byte{{1, 2, 3}}, Spec: []byte{'1', 0, '3'}, CompileOptions: "-O2"}
 }
 
 // seedSrcs returns valid .src files and damaged copies.

@@ -108,7 +108,7 @@ func key(name string) Key {
 		Device:  testDevice,
 		Images:  [][32]byte{sha256.Sum256([]byte("image " + name))},
 		Spec:    []byte{1, 0, 0, 0},
-		Options: "-cl-fast-relaxed-math -D NAME=" + name,
+		CompileOptions: "-cl-fast-relaxed-math -D NAME=" + name,
 	}
 }
 
@@ -117,7 +117,7 @@ var testInfo = Info{Format: "native", Kernels: []string{"axpy", "scale"}, ImageS
 // binFor returns the binary a test stores for k: derived from the key,
 // so any binary served for the wrong key is caught.
 func binFor(k Key, size int) []byte {
-	h := sha256.Sum256([]byte(fmt.Sprintf("%v|%x|%x|%s", k.Device, k.Images, k.Spec, k.Options)))
+	h := sha256.Sum256([]byte(fmt.Sprintf("%v|%x|%x|%s", k.Device, k.Images, k.Spec, k.CompileOptions)))
 	b := bytes.Repeat(h[:], size/32+1)
 	return b[:size]
 }
@@ -134,10 +134,10 @@ func wantHit(t testing.TB, c *Cache, k Key, size int) *Entry {
 	t.Helper()
 	e, ok := c.Get(k)
 	if !ok {
-		t.Fatalf("Get(%s): miss, want hit", k.Options)
+		t.Fatalf("Get(%s): miss, want hit", k.CompileOptions)
 	}
 	if !bytes.Equal(e.Binary, binFor(k, size)) {
-		t.Fatalf("Get(%s): wrong binary (%d bytes)", k.Options, len(e.Binary))
+		t.Fatalf("Get(%s): wrong binary (%d bytes)", k.CompileOptions, len(e.Binary))
 	}
 	return e
 }
@@ -145,7 +145,7 @@ func wantHit(t testing.TB, c *Cache, k Key, size int) *Entry {
 func wantMiss(t testing.TB, c *Cache, k Key) {
 	t.Helper()
 	if e, ok := c.Get(k); ok {
-		t.Fatalf("Get(%s): hit (%d bytes), want miss", k.Options, len(e.Binary))
+		t.Fatalf("Get(%s): hit (%d bytes), want miss", k.CompileOptions, len(e.Binary))
 	}
 }
 

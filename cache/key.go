@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"slices"
+	"strings"
 )
 
 // DeviceKey names the device a binary was built for. Every field is part
@@ -31,15 +32,38 @@ type Key struct {
 	// Spec holds the specialization-constant values of the build in a
 	// canonical encoding of the caller's choosing (opaque bytes).
 	Spec []byte
-	// Options are the compile and link options, already combined by the
-	// caller (image options, environment, API).
-	Options string
+	// CompileOptions and LinkOptions are the final options of the build,
+	// already combined by the caller (image options, environment, API).
+	// Drivers take them as C strings, so neither may hold a NUL byte: a
+	// key whose options do is not cacheable.
+	CompileOptions, LinkOptions string
 }
 
 // Equal reports whether k and o are the same key.
 func (k Key) Equal(o Key) bool {
-	return k.Device == o.Device && bytes.Equal(k.Spec, o.Spec) && k.Options == o.Options &&
+	return k.Device == o.Device && bytes.Equal(k.Spec, o.Spec) &&
+		k.CompileOptions == o.CompileOptions && k.LinkOptions == o.LinkOptions &&
 		slices.Equal(k.Images, o.Images)
+}
+
+// optionSep separates the compile from the link options in the key's
+// encoding; options never hold it (see Key).
+const optionSep = "\x00"
+
+// options is the encoding of the two option strings: compile options,
+// NUL, link options — unambiguous because neither holds a NUL.
+func (k Key) options() string { return k.CompileOptions + optionSep + k.LinkOptions }
+
+// validOptions reports whether the option strings can be encoded.
+func (k Key) validOptions() bool {
+	return !strings.Contains(k.CompileOptions, optionSep) && !strings.Contains(k.LinkOptions, optionSep)
+}
+
+// splitOptions decodes options; ok is false when s is not an encoding
+// made by options.
+func splitOptions(s string) (compile, link string, ok bool) {
+	compile, link, ok = strings.Cut(s, optionSep)
+	return compile, link, ok && !strings.Contains(link, optionSep)
 }
 
 // Info describes an entry; it is stored beside the key for listings
@@ -103,7 +127,7 @@ func leafRel(h hashFunc, k Key) [4]string {
 		deviceDir(h, k.Device),
 		hexHash(h, appendImages([]byte(tagImages), k.Images)),
 		hexHash(h, appendBytes([]byte(tagSpec), k.Spec)),
-		hexHash(h, appendString([]byte(tagOptions), k.Options)),
+		hexHash(h, appendString([]byte(tagOptions), k.options())),
 	}
 }
 

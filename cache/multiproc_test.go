@@ -122,7 +122,7 @@ func helperChurn(c *Cache) int {
 	hits := 0
 	for i := 0; i < 120; i++ {
 		k := key(strconv.Itoa((seed*7 + i*13) % 16))
-		size := 3000 + 100*len(k.Options)
+		size := 3000 + 100*len(k.CompileOptions)
 		if i%3 == 0 {
 			c.Put(k, binFor(k, size), testInfo)
 			continue
@@ -130,7 +130,7 @@ func helperChurn(c *Cache) int {
 		if e, ok := c.Get(k); ok {
 			hits++
 			if !bytes.Equal(e.Binary, binFor(k, size)) {
-				fmt.Fprintln(os.Stderr, "helper: wrong binary for", k.Options)
+				fmt.Fprintln(os.Stderr, "helper: wrong binary for", k.CompileOptions)
 				return 1
 			}
 		}
@@ -196,7 +196,7 @@ func TestKilledWriters(t *testing.T) {
 		for r := start; r < start+batch && r < rounds; r++ {
 			rd := &all[r]
 			rd.cmd = helper(t, "stall", "GOUR_CACHE_DIR="+dir, "GOUR_TEST_POINT="+rd.point,
-				"GOUR_TEST_KEY="+strings.TrimPrefix(rd.k.Options, "-cl-fast-relaxed-math -D NAME="), "GOUR_TEST_SIZE="+strconv.Itoa(rd.size))
+				"GOUR_TEST_KEY="+strings.TrimPrefix(rd.k.CompileOptions, "-cl-fast-relaxed-math -D NAME="), "GOUR_TEST_SIZE="+strconv.Itoa(rd.size))
 			out, err := rd.cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)

@@ -49,10 +49,11 @@ func sharedDisk(cfg config) (*cache.Cache, error) {
 // identity, the image, the spec-constant values and the final options.
 func diskKey(img *Image, dev *ur.Device, spec SpecValues, opts buildOptions) cache.Key {
 	return cache.Key{
-		Device:  urkey.Device(dev),
-		Images:  [][32]byte{[32]byte(img.id)},
-		Spec:    []byte(spec.enc),
-		Options: opts.compile + "\x00" + opts.link,
+		Device:         urkey.Device(dev),
+		Images:         [][32]byte{[32]byte(img.id)},
+		Spec:           []byte(spec.enc),
+		CompileOptions: opts.compile,
+		LinkOptions:    opts.link,
 	}
 }
 

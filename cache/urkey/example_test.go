@@ -16,6 +16,6 @@ func ExampleDevice() {
 	if err != nil {
 		return // no device here
 	}
-	key := cache.Key{Device: urkey.Device(dev), Options: "-O2"}
+	key := cache.Key{Device: urkey.Device(dev), CompileOptions: "-O2"}
 	fmt.Println(key.Device.Backend, key.Device.Name, key.Device.Driver)
 }

@@ -276,19 +276,20 @@ type jsonDevice struct {
 }
 
 type jsonEntry struct {
-	Path       string     `json:"path"`
-	Device     jsonDevice `json:"device"`
-	DeviceDir  string     `json:"device_dir"`
-	Images     []string   `json:"images"`
-	Spec       string     `json:"spec"`
-	Options    string     `json:"options"`
-	Format     string     `json:"format"`
-	Kernels    []string   `json:"kernels"`
-	ImageSize  int64      `json:"image_size"`
-	Size       int64      `json:"size"`
-	BinarySize int64      `json:"binary_size"`
-	Created    time.Time  `json:"created"`
-	LastUse    time.Time  `json:"last_use"`
+	Path           string     `json:"path"`
+	Device         jsonDevice `json:"device"`
+	DeviceDir      string     `json:"device_dir"`
+	Images         []string   `json:"images"`
+	Spec           string     `json:"spec"`
+	CompileOptions string     `json:"compile_options"`
+	LinkOptions    string     `json:"link_options"`
+	Format         string     `json:"format"`
+	Kernels        []string   `json:"kernels"`
+	ImageSize      int64      `json:"image_size"`
+	Size           int64      `json:"size"`
+	BinarySize     int64      `json:"binary_size"`
+	Created        time.Time  `json:"created"`
+	LastUse        time.Time  `json:"last_use"`
 }
 
 func (w *writer) ls(c *cache.Cache) int {
@@ -303,7 +304,8 @@ func (w *writer) ls(c *cache.Cache) int {
 			d := e.Key.Device
 			je := jsonEntry{
 				Path: e.Path, Device: jsonDevice{d.Backend, d.Platform, d.Name, d.Version, d.Driver}, DeviceDir: e.DeviceDir,
-				Images: []string{}, Spec: hex.EncodeToString(e.Key.Spec), Options: e.Key.Options, Format: e.Info.Format,
+				Images: []string{}, Spec: hex.EncodeToString(e.Key.Spec),
+				CompileOptions: e.Key.CompileOptions, LinkOptions: e.Key.LinkOptions, Format: e.Info.Format,
 				Kernels: e.Info.Kernels, ImageSize: e.Info.ImageSize, Size: e.Size, BinarySize: e.BinarySize,
 				Created: e.Created, LastUse: e.LastUse,
 			}

@@ -34,7 +34,7 @@ func fill(t *testing.T) (string, *cache.Cache) {
 		t.Fatal(err, c.Err())
 	}
 	for i, d := range []cache.DeviceKey{devA, devA, devB, devC} {
-		k := cache.Key{Device: d, Images: [][32]byte{sha256.Sum256([]byte{byte(i)})}, Options: "-O" + string(rune('0'+i))}
+		k := cache.Key{Device: d, Images: [][32]byte{sha256.Sum256([]byte{byte(i)})}, CompileOptions: "-O" + string(rune('0'+i))}
 		info := cache.Info{Format: "native", Kernels: []string{"axpy", "k" + string(rune('0'+i))}, ImageSize: 100}
 		if err := c.Put(k, bytes.Repeat([]byte{byte(i)}, 1000*(i+1)), info); err != nil {
 			t.Fatal(err)
