@@ -12,18 +12,31 @@
 //
 // Usage:
 //
-//	urinfo [--verbose | --json]
+//	urinfo [--device SELECTOR] [--verbose | --json]
 //
 // The flags are:
 //
-//	--verbose  print every property of each device and its platform as
-//	           "key: value" lines
-//	--json     print the devices (backend, index, platform, info) and the
-//	           status of every adapter as one JSON document
+//	--device SELECTOR  list only the devices SELECTOR lets through, in the
+//	                   syntax of ONEAPI_DEVICE_SELECTOR ("opencl:cpu",
+//	                   "!cuda:*"), which it overrides
+//	--verbose          print every property of each device and its platform
+//	                   as "key: value" lines, then every adapter's status
+//	--json             print the devices (backend, index, platform, info)
+//	                   and the status of every adapter as one JSON document
+//	-h, --help         print the usage on standard output
+//
+// With --verbose or --json the adapters that did not load are in the
+// report, not on standard error: each reason is printed once.
 //
 // Discovery honours UR_ADAPTERS_FORCE_LOAD (only these adapters, comma
-// separated) and ONEAPI_DEVICE_SELECTOR (e.g. "opencl:cpu", "!cuda:*"). A
-// malformed value is reported with the variable's name and exit status 2.
-// Finding no device is not an error: urinfo says so on standard error and
-// exits 0.
+// separated) and, without --device, ONEAPI_DEVICE_SELECTOR.
+//
+// Exit status:
+//
+//	0  at least one device was listed, or the usage was asked for
+//	1  no device is selected: the message names the selector and where it
+//	   came from (--device or ONEAPI_DEVICE_SELECTOR), or says that no
+//	   adapter found a device; the report is printed all the same
+//	2  misuse: a bad flag or argument, or a malformed --device,
+//	   ONEAPI_DEVICE_SELECTOR or UR_ADAPTERS_FORCE_LOAD, named in the message
 package main

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,63 +10,49 @@ import (
 	"unicode"
 
 	_ "github.com/gour-dev/gour/adapters/all"
+	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/ur"
-)
-
-// Exit statuses.
-const (
-	exitOK    = 0
-	exitError = 1 // discovery failed for a reason other than a bad setting
-	exitUsage = 2 // bad flag or malformed environment variable
 )
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run is urinfo without the process: it parses args, discovers with the
-// environment's settings and writes the report. It returns the exit status.
+// run is urinfo without the process: it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("urinfo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	verbose := fs.Bool("verbose", false, "print every device and platform property")
-	asJSON := fs.Bool("json", false, "print devices and adapter statuses as JSON")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: urinfo [--verbose | --json]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "urinfo: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return exitUsage
+	return cli.Exit(stderr, "urinfo", urinfo(args, stdout, stderr))
+}
+
+// urinfo parses args, discovers with the selector in force and writes the
+// report; it fails when no device is selected.
+func urinfo(args []string, stdout, stderr io.Writer) error {
+	c := cli.New("urinfo", "[--device SELECTOR] [--verbose | --json]", `
+List the devices gour finds, one line per device as sycl-ls prints them;
+adapters that did not load go to standard error, with the reason.
+Exit status: 0 with a device listed, 1 when none is selected, 2 on misuse.`)
+	verbose := c.Flags.Bool("verbose", false, "print every device and platform property, and every adapter's status")
+	asJSON := c.Flags.Bool("json", false, "print the devices and every adapter's status as JSON")
+	c.DeviceFlag()
+	if err := c.Parse(args, stdout); err != nil {
+		return err
 	}
 	if *verbose && *asJSON {
-		fmt.Fprintln(stderr, "urinfo: --verbose and --json cannot be used together")
-		return exitUsage
+		return cli.Usagef(c.Name, "--verbose and --json cannot be used together")
 	}
-
-	sys, err := ur.Discover(ur.Config{})
+	sys, sel, err := c.Discover()
 	if err != nil {
-		// Discover fails only on a malformed setting; its error names the
-		// environment variable.
-		fmt.Fprintf(stderr, "urinfo: %v\n", err)
-		return exitUsage
+		return err
 	}
 	rep := newReport(sys)
 
+	// Each adapter failure is printed once: in the report where it has
+	// them (--verbose, --json), else on standard error.
 	switch {
 	case *asJSON:
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintf(stderr, "urinfo: %v\n", err)
-			return exitError
+			return err
 		}
 	case *verbose:
 		writeVerbose(stdout, rep)
@@ -76,13 +60,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		for _, d := range rep.Devices {
 			fmt.Fprintln(stdout, d.String)
 		}
+		cli.WriteAdapterFailures(stderr, sys)
 	}
-
-	writeStatuses(stderr, rep)
-	if len(rep.Devices) == 0 {
-		fmt.Fprintln(stderr, "urinfo: no device found")
+	if len(sys.Devices) == 0 {
+		return cli.NoDevice(sys, sel, "")
 	}
-	return exitOK
+	return nil
 }
 
 // report is what urinfo knows after one discovery, in the shape of its
@@ -118,30 +101,10 @@ func newReport(sys *ur.System) report {
 		})
 	}
 	for _, s := range sys.Statuses {
-		a := adapterReport{Name: s.Name, Available: s.Err == nil}
-		if s.Err != nil {
-			a.Reason = reasonOf(s.Name, s.Err)
-		}
+		a := adapterReport{Name: s.Name, Available: s.Err == nil, Reason: cli.AdapterReason(s)}
 		rep.Adapters = append(rep.Adapters, a)
 	}
 	return rep
-}
-
-// reasonOf strips what the status line already says ("adapter not
-// available", the adapter's name) from an adapter's error.
-func reasonOf(name string, err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, ur.ErrAdapterNotAvailable.Error()+": ")
-	msg = strings.TrimPrefix(msg, name+": ")
-	return msg
-}
-
-func writeStatuses(w io.Writer, rep report) {
-	for _, a := range rep.Adapters {
-		if !a.Available {
-			fmt.Fprintf(w, "%s: not available: %s\n", a.Name, a.Reason)
-		}
-	}
 }
 
 func writeVerbose(w io.Writer, rep report) {

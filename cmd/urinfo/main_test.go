@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/ur"
 	"github.com/gour-dev/gour/ur/driver"
@@ -194,17 +195,20 @@ func TestJSONKeepsFieldOrder(t *testing.T) {
 }
 
 func TestJSONNoDevice(t *testing.T) {
+	useFakes(t)
 	t.Setenv(ur.EnvForceLoad, brokenName)
 	code, out, errOut := runUrinfo(t, "--json")
-	if code != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	if code != cli.ExitFailure {
+		t.Errorf("exit %d, want %d", code, cli.ExitFailure)
 	}
-	// An empty list, not null, so that consumers need no special case.
-	if !strings.Contains(out, `"devices": []`) {
-		t.Errorf("no empty device list in:\n%s", out)
+	// The report all the same, with an empty list, not null, so that
+	// consumers need no special case.
+	if !strings.Contains(out, `"devices": []`) || !strings.Contains(out, fakeReason) {
+		t.Errorf("no empty device list and adapter reason in:\n%s", out)
 	}
-	if !strings.Contains(errOut, "no device found") {
-		t.Errorf("stderr has no note about the missing device:\n%s", errOut)
+	// The reason is in the JSON; standard error has only the failure.
+	if want := "urinfo: no device: no adapter found one\n"; errOut != want {
+		t.Errorf("stderr = %q, want %q", errOut, want)
 	}
 }
 
@@ -213,6 +217,13 @@ func TestVerbose(t *testing.T) {
 	code, out, errOut := runUrinfo(t, "--verbose")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	// The broken adapter's reason is in the report: once, not on stderr too.
+	if errOut != "" {
+		t.Errorf("stderr = %q, want nothing", errOut)
+	}
+	if n := strings.Count(out, fakeReason); n != 1 {
+		t.Errorf("the adapter's reason is printed %d times, want once:\n%s", n, out)
 	}
 	for _, want := range []string{
 		fakeLine + "\n",
@@ -250,8 +261,8 @@ func TestBadEnvironment(t *testing.T) {
 			t.Setenv(ur.EnvDeviceSelector, "")
 			t.Setenv(tc.name, tc.value)
 			code, out, errOut := runUrinfo(t)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d", code, exitUsage)
+			if code != cli.ExitUsage {
+				t.Errorf("exit %d, want %d", code, cli.ExitUsage)
 			}
 			if out != "" {
 				t.Errorf("stdout = %q, want nothing", out)
@@ -265,11 +276,40 @@ func TestBadEnvironment(t *testing.T) {
 
 func TestSelectorFiltersDevices(t *testing.T) {
 	useFakes(t)
-	// A well-formed selector that matches nothing: no device, exit 0.
-	t.Setenv(ur.EnvDeviceSelector, "cuda:*")
-	code, out, errOut := runUrinfo(t)
-	if code != 0 || out != "" || !strings.Contains(errOut, "no device found") {
-		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	// The fake GPU is the only device: *:gpu keeps it, *:cpu and cuda:*
+	// leave none, which is a failure naming the selector and its source.
+	for _, tc := range []struct {
+		env  string
+		args []string
+		code int
+		out  string
+		err  string // the last line of stderr
+	}{
+		{"", []string{"--device", "*:gpu"}, cli.ExitOK, fakeLine + "\n", ""},
+		{"*:gpu", nil, cli.ExitOK, fakeLine + "\n", ""},
+		{"", []string{"--device", "cuda:*"}, cli.ExitFailure, "",
+			`urinfo: no device: the selector "cuda:*" (the -device flag) matches none of the devices found: urinfo_fake:0 (gpu)`},
+		{"cuda:*", nil, cli.ExitFailure, "",
+			`urinfo: no device: the selector "cuda:*" (ONEAPI_DEVICE_SELECTOR) matches none of the devices found: urinfo_fake:0 (gpu)`},
+		// The flag wins over the variable, both ways.
+		{"*:gpu", []string{"-device", "*:cpu"}, cli.ExitFailure, "",
+			`urinfo: no device: the selector "*:cpu" (the -device flag) matches none of the devices found: urinfo_fake:0 (gpu)`},
+		{"*:cpu", []string{"-device", "*:gpu"}, cli.ExitOK, fakeLine + "\n", ""},
+	} {
+		t.Run(tc.env+" "+strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Setenv(ur.EnvDeviceSelector, tc.env)
+			code, out, errOut := runUrinfo(t, tc.args...)
+			if code != tc.code || out != tc.out {
+				t.Errorf("exit %d, stdout %q; want %d, %q", code, out, tc.code, tc.out)
+			}
+			lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+			if tc.err != "" && lines[len(lines)-1] != tc.err {
+				t.Errorf("stderr:\n%s\nwant it to end with\n%s", errOut, tc.err)
+			}
+			if !strings.HasPrefix(errOut, brokenName+": not available: "+fakeReason+"\n") {
+				t.Errorf("stderr does not start with the broken adapter's line:\n%s", errOut)
+			}
+		})
 	}
 }
 
@@ -278,21 +318,30 @@ func TestFlags(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		code int
+		out  string // substring of stdout
 		err  string // substring of stderr
 	}{
-		{[]string{"--bogus"}, exitUsage, "flag provided but not defined"},
-		{[]string{"--verbose", "--json"}, exitUsage, "cannot be used together"},
-		{[]string{"extra"}, exitUsage, `unexpected argument "extra"`},
-		{[]string{"-h"}, exitOK, "usage: urinfo"},
-		{[]string{"-json=false"}, exitOK, ""},
+		{[]string{"--bogus"}, cli.ExitUsage, "", "urinfo: flag provided but not defined: -bogus\nrun 'urinfo -h' for usage\n"},
+		{[]string{"--verbose", "--json"}, cli.ExitUsage, "", "urinfo: --verbose and --json cannot be used together\n"},
+		{[]string{"extra"}, cli.ExitUsage, "", `urinfo: unexpected argument "extra"`},
+		{[]string{"--device", "opencl:seven"}, cli.ExitUsage, "", `urinfo: the -device flag: bad selector term "opencl:seven"`},
+		{[]string{"-h"}, cli.ExitOK, "usage: urinfo [--device SELECTOR] [--verbose | --json]\n", ""},
+		{[]string{"--help"}, cli.ExitOK, "\nflags:\n", ""},
+		{[]string{"-json=false"}, cli.ExitOK, fakeLine, ""},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			code, _, errOut := runUrinfo(t, tc.args...)
+			code, out, errOut := runUrinfo(t, tc.args...)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, errOut)
 			}
+			if !strings.Contains(out, tc.out) {
+				t.Errorf("stdout %q lacks %q", out, tc.out)
+			}
 			if !strings.Contains(errOut, tc.err) {
 				t.Errorf("stderr %q lacks %q", errOut, tc.err)
+			}
+			if code != cli.ExitOK && out != "" {
+				t.Errorf("misuse printed %q on stdout", out)
 			}
 		})
 	}

@@ -33,8 +33,7 @@ func (s Selector) String() string {
 // in the syntax of ONEAPI_DEVICE_SELECTOR, which the flag overrides.
 func (c *Command) DeviceFlag() {
 	c.device = c.Flags.String("device", "",
-		"choose among the devices `SELECTOR` lets through, in the syntax of "+ur.EnvDeviceSelector+
-			" (opencl:cpu, cuda:0, *:gpu, !level_zero:*); overrides that variable")
+		"use only the devices `SELECTOR` lets through, in "+ur.EnvDeviceSelector+"'s syntax\n(opencl:cpu, cuda:0, *:gpu, !level_zero:*); overrides that variable")
 }
 
 // Selector is the selector in force after Parse: -device when given, else
