@@ -76,6 +76,7 @@ func blocksOf(markdown string) ([]block, []error) {
 	var errs []error
 	lines := strings.Split(markdown, "\n")
 	for i := 0; i < len(lines); i++ {
+		fence := i + 1 // its line number
 		line := strings.TrimRight(lines[i], " \t")
 		trimmed := strings.TrimLeft(line, " \t")
 		if !strings.HasPrefix(trimmed, "```") {
@@ -83,29 +84,29 @@ func blocksOf(markdown string) ([]block, []error) {
 		}
 		isGo := trimmed == "```go"
 		if isGo && trimmed != line {
-			errs = append(errs, fmt.Errorf("README.md:%d: an indented Go block cannot be checked against its source", i+1))
+			errs = append(errs, fmt.Errorf("README.md:%d: an indented Go block cannot be checked against its source", fence))
 		}
-		start := i + 1
-		for i = start; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
-		}
-		if i == len(lines) {
-			errs = append(errs, fmt.Errorf("README.md:%d: code block never closed", start))
+		end := slices.IndexFunc(lines[fence:], func(l string) bool { return strings.TrimSpace(l) == "```" })
+		if end < 0 {
+			errs = append(errs, fmt.Errorf("README.md:%d: code block never closed", fence))
 			break
 		}
+		body := lines[fence : fence+end]
+		i = fence + end // the closing fence
 		if !isGo {
 			continue
 		}
-		b := block{n: len(blocks) + 1, line: start + 1, body: lines[start:i]}
+		b := block{n: len(blocks) + 1, line: fence + 1, body: body}
+		var source []string
+		if fence >= 2 {
+			source = sourceRE.FindStringSubmatch(strings.TrimSpace(lines[fence-2]))
+		}
+		if source == nil {
+			errs = append(errs, fmt.Errorf("README.md:%d: Go block %d has no <!-- examples/DIR/FILE.go: REGION --> comment on the line above it", fence, b.n))
+		} else {
+			b.file, b.region = source[1], source[2]
+		}
 		blocks = append(blocks, b)
-		m := sourceRE.FindStringSubmatch("")
-		if start >= 2 {
-			m = sourceRE.FindStringSubmatch(strings.TrimSpace(lines[start-2]))
-		}
-		if m == nil {
-			errs = append(errs, fmt.Errorf("README.md:%d: Go block %d has no <!-- examples/DIR/FILE.go: REGION --> comment on the line above it", start, b.n))
-			continue
-		}
-		blocks[len(blocks)-1].file, blocks[len(blocks)-1].region = m[1], m[2]
 	}
 	return blocks, errs
 }
@@ -298,6 +299,15 @@ func main() {
 		}
 	}
 
+	for _, bad := range []struct{ markdown, want string }{
+		{"Text.\n```go\nx := 1\n", "README.md:2: code block never closed"},
+		{"- item\n  ```go\n  x := 1\n  ```\n", "README.md:2: an indented Go block cannot be checked against its source"},
+	} {
+		_, errs := blocksOf(bad.markdown)
+		if len(errs) == 0 || errs[0].Error() != bad.want {
+			t.Errorf("blocksOf(%q) = %v, want the error %s", bad.markdown, errs, bad.want)
+		}
+	}
 	for _, bad := range []struct{ source, want string }{
 		{"// README: begin a\n// README: begin b\n", `x.go:2: region "b" begins inside region "a"`},
 		{"// README: end a\n", `x.go:1: end of region "a", which is not open`},
