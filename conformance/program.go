@@ -9,14 +9,11 @@ import (
 	"github.com/gour-dev/gour/ur"
 )
 
-// newProgram creates a program from one of the backend's source files,
-// released at cleanup.
+// newProgram creates a program from one of the adapter's device-code
+// files, released at cleanup.
 func (f *Fixture) newProgram(t testing.TB, ctx *ur.Context, file string) *ur.Program {
 	t.Helper()
-	if _, ok := backendSources[f.Backend]; !ok {
-		t.Skipf("backend %q has no conformance device code under testdata/ yet", f.Backend)
-	}
-	p, err := createProgram(ctx, f.Device, file)
+	p, err := f.DeviceCode(t).createProgram(ctx, f.Device, file)
 	must(t, "creating the program of "+file, err)
 	return cleanup(t, p)
 }
@@ -252,14 +249,15 @@ func TestProgramFromIL(t *testing.T) {
 		}
 		// The device takes IL: build the backend's IL file (PTX for CUDA)
 		// and run its iota.
-		il, ok, err := ilFileFor(f.Backend)
+		code := f.DeviceCode(t)
+		il, ok, err := code.readIL()
 		if !ok {
-			t.Skipf("device takes IL (%s), but the suite has no %s IL test data yet", f.Device.Info().ILVersions, f.Backend)
+			t.Skipf("device takes IL (%s), but the %s device code has none (DeviceCode.IL)", f.Device.Info().ILVersions, f.Backend)
 		}
 		must(t, "reading the IL test data", err)
 		ctx := f.Context(t)
 		p, err := ctx.NewProgramFromIL(il)
-		must(t, "NewProgramFromIL("+backendSources[f.Backend].il+")", err)
+		must(t, "NewProgramFromIL("+code.IL+")", err)
 		cleanup(t, p)
 		must(t, "Build of the IL program", p.Build(""))
 		k := f.KernelOf(t, p, "iota")
@@ -284,7 +282,7 @@ func TestProgramEmptySource(t *testing.T) {
 
 func TestProgramSpecConstantOnSource(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, f *Fixture) {
-		if backendSources[f.Backend].ilOnly {
+		if f.DeviceCode(t).ILOnly {
 			t.Skipf("%s has no programs from source", f.Backend)
 		}
 		p := f.newProgram(t, f.Context(t), "kernels")
@@ -305,7 +303,7 @@ func TestProgramSpecConstantOnSource(t *testing.T) {
 
 func TestProgramReleased(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, f *Fixture) {
-		p, err := createProgram(f.Context(t), f.Device, "kernels")
+		p, err := f.DeviceCode(t).createProgram(f.Context(t), f.Device, "kernels")
 		must(t, "creating the program", err)
 		must(t, "Release", p.Release())
 		wantErr(t, "Build of a released program", p.Build(""), ur.ErrInvalidProgram)
@@ -354,7 +352,7 @@ func TestProgramLinkForeignOrReleased(t *testing.T) {
 		foreign := f.newProgram(t, f.NewContext(t), "link_lib")
 		_, err := ctx.Link("", []*ur.Program{foreign})
 		wantErr(t, "Link of a program of another context", err, ur.ErrInvalidProgram)
-		released, err := createProgram(ctx, f.Device, "link_lib")
+		released, err := f.DeviceCode(t).createProgram(ctx, f.Device, "link_lib")
 		must(t, "creating the program", err)
 		must(t, "Release", released.Release())
 		_, err = ctx.Link("", []*ur.Program{released})

@@ -99,7 +99,7 @@ func TestPlatformSelectorExcludes(t *testing.T) {
 }
 
 func TestPlatformDefaultDevice(t *testing.T) {
-	testenv.Devices(t) // skips or fails without devices
+	selectedDevices(t) // skips or fails without devices
 	d, err := ur.DefaultDevice()
 	must(t, "DefaultDevice", err)
 	if d == nil || d.Name() == "" {
@@ -114,7 +114,7 @@ func TestPlatformAdapterStatuses(t *testing.T) {
 			t.Logf("adapter %s not loaded: %v", s.Name, s.Err)
 		}
 	}
-	testenv.Devices(t)
+	selectedDevices(t)
 	for _, a := range sys.Adapters {
 		if !slices.ContainsFunc(sys.Statuses, func(s ur.AdapterStatus) bool { return s.Name == a.Name() && s.Err == nil }) {
 			t.Errorf("adapter %s loaded but Statuses does not say so", a.Name())
