@@ -82,11 +82,22 @@ func newAdapter(name string, drv driver.Adapter) (*Adapter, error) {
 	return a, nil
 }
 
-// Name is the backend name: "opencl", "cuda" or "level_zero".
-func (a *Adapter) Name() string { return a.name }
+// Name is the backend name: "opencl", "cuda" or "level_zero"; "" for a
+// nil adapter.
+func (a *Adapter) Name() string {
+	if a == nil {
+		return ""
+	}
+	return a.name
+}
 
 // Platforms returns the adapter's platforms.
-func (a *Adapter) Platforms() []*Platform { return a.platforms }
+func (a *Adapter) Platforms() []*Platform {
+	if a == nil {
+		return nil
+	}
+	return a.platforms
+}
 
 func (a *Adapter) devices() []*Device {
 	var all []*Device
@@ -96,37 +107,78 @@ func (a *Adapter) devices() []*Device {
 	return all
 }
 
+// The accessors below read what discovery recorded: they answer for a
+// released handle as for a live one, and give zero values for a nil one.
+
 // Adapter returns the adapter the platform belongs to.
-func (p *Platform) Adapter() *Adapter { return p.adapter }
+func (p *Platform) Adapter() *Adapter {
+	if p == nil {
+		return nil
+	}
+	return p.adapter
+}
 
 // Info describes the platform.
-func (p *Platform) Info() PlatformInfo { return p.info }
+func (p *Platform) Info() PlatformInfo {
+	if p == nil {
+		return PlatformInfo{}
+	}
+	return p.info
+}
 
 // Devices returns every device of the platform, selected or not.
-func (p *Platform) Devices() []*Device { return p.devices }
+func (p *Platform) Devices() []*Device {
+	if p == nil {
+		return nil
+	}
+	return p.devices
+}
 
 // Platform returns the device's platform.
-func (d *Device) Platform() *Platform { return d.platform }
+func (d *Device) Platform() *Platform {
+	if d == nil {
+		return nil
+	}
+	return d.platform
+}
 
 // Backend is the adapter name, as selectors spell it.
-func (d *Device) Backend() string { return d.platform.adapter.name }
+func (d *Device) Backend() string {
+	if d == nil {
+		return ""
+	}
+	return d.platform.adapter.name
+}
 
 // Index is the device's number among its backend's devices, as in
-// ONEAPI_DEVICE_SELECTOR=opencl:0.
-func (d *Device) Index() int { return d.index }
+// ONEAPI_DEVICE_SELECTOR=opencl:0; -1 for a nil device.
+func (d *Device) Index() int {
+	if d == nil {
+		return -1
+	}
+	return d.index
+}
 
 // Info returns the device's properties, read once at discovery.
-func (d *Device) Info() DeviceInfo { return d.info }
+func (d *Device) Info() DeviceInfo {
+	if d == nil {
+		return DeviceInfo{}
+	}
+	return d.info
+}
 
 // Type is the device type.
-func (d *Device) Type() DeviceType { return d.info.Type }
+func (d *Device) Type() DeviceType { return d.Info().Type }
 
 // Name is the device name.
-func (d *Device) Name() string { return d.info.Name }
+func (d *Device) Name() string { return d.Info().Name }
 
 // String formats the device as sycl-ls does:
 // "[opencl:cpu][opencl:0] Platform, Device Version [Driver]".
 func (d *Device) String() string {
+	if d == nil {
+		return "<nil device>"
+	}
 	return fmt.Sprintf("[%s:%s][%s:%d] %s, %s %s [%s]", d.Backend(), d.info.Type, d.Backend(), d.index,
 		d.platform.info.Name, d.info.Name, d.info.DeviceVersion, d.info.DriverVersion)
 }

@@ -71,10 +71,22 @@ func (c *Context) Devices() []*Device {
 }
 
 // Adapter returns the context's adapter.
-func (c *Context) Adapter() *Adapter { return c.adapter }
+func (c *Context) Adapter() *Adapter {
+	if c == nil {
+		return nil
+	}
+	return c.adapter
+}
 
-// Native returns the vendor handle (cl_context, CUcontext, ...).
-func (c *Context) Native() uintptr { return c.drv.Native() }
+// Native returns the vendor handle (cl_context, CUcontext, ...); 0 for a
+// nil or released context.
+func (c *Context) Native() uintptr {
+	if c.enter("Context.Native") != nil {
+		return 0
+	}
+	defer c.life.leave()
+	return c.drv.Native()
+}
 
 // hasDevice reports whether d is one of the context's devices.
 func (c *Context) hasDevice(d *Device) bool { return c.deviceIndex(d) >= 0 }

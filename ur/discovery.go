@@ -117,6 +117,9 @@ func DefaultDevice() (*Device, error) {
 // DefaultDevice is the package's DefaultDevice among the devices of this
 // discovery, for a program that discovers with its own Config.
 func (s *System) DefaultDevice() (*Device, error) {
+	if s == nil {
+		return nil, nilHandle("System", "DefaultDevice")
+	}
 	if len(s.Devices) == 0 {
 		return nil, newError(ErrDeviceNotFound, "DefaultDevice", "", "no device selected: %s", s.WhyNoDevice())
 	}
@@ -133,6 +136,9 @@ func (s *System) DefaultDevice() (*Device, error) {
 // WhyNoDevice says why discovery selected no device: the reason of every
 // adapter that did not load, and the selector when adapters loaded.
 func (s *System) WhyNoDevice() string {
+	if s == nil {
+		return "no discovery was made (the System is nil)"
+	}
 	var why []string
 	for _, st := range s.Statuses {
 		if st.Err != nil {

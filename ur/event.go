@@ -112,8 +112,15 @@ func (e *Event) Profiling() (Profiling, error) {
 	return p, wrapError(err, op, e.adapter.name)
 }
 
-// Native returns the vendor handle (cl_event, CUevent, ...).
-func (e *Event) Native() uintptr { return e.drv.Native() }
+// Native returns the vendor handle (cl_event, CUevent, ...); 0 for a nil
+// or released event.
+func (e *Event) Native() uintptr {
+	if e.enter("Event.Native") != nil {
+		return 0
+	}
+	defer e.life.leave()
+	return e.drv.Native()
+}
 
 // WaitAll waits for every event in turn.
 func WaitAll(ctx context.Context, events ...*Event) error {

@@ -79,14 +79,31 @@ func (m *Mem) Release() error {
 	return m.release("Mem", ErrInvalidMemObject)
 }
 
-// Size is the buffer's size in bytes.
-func (m *Mem) Size() uint64 { return m.size }
+// Size is the buffer's size in bytes; 0 for a nil buffer.
+func (m *Mem) Size() uint64 {
+	if m == nil {
+		return 0
+	}
+	return m.size
+}
 
 // Context returns the context the buffer lives in.
-func (m *Mem) Context() *Context { return m.ctx }
+func (m *Mem) Context() *Context {
+	if m == nil {
+		return nil
+	}
+	return m.ctx
+}
 
-// Native returns the vendor handle (cl_mem, CUdeviceptr, ...).
-func (m *Mem) Native() uintptr { return m.drv.Native() }
+// Native returns the vendor handle (cl_mem, CUdeviceptr, ...); 0 for a
+// nil or released buffer.
+func (m *Mem) Native() uintptr {
+	if m.enter("Mem.Native") != nil {
+		return 0
+	}
+	defer m.life.leave()
+	return m.drv.Native()
+}
 
 // checkRange validates [offset, offset+size) against the buffer.
 func (m *Mem) checkRange(op string, offset, size uint64) error {

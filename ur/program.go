@@ -131,10 +131,22 @@ func (p *Program) Release() error {
 }
 
 // Context returns the program's context.
-func (p *Program) Context() *Context { return p.ctx }
+func (p *Program) Context() *Context {
+	if p == nil {
+		return nil
+	}
+	return p.ctx
+}
 
-// Native returns the vendor handle (cl_program, CUmodule, ...).
-func (p *Program) Native() uintptr { return p.drv.Native() }
+// Native returns the vendor handle (cl_program, CUmodule, ...); 0 for a
+// nil or released program.
+func (p *Program) Native() uintptr {
+	if p.enter("Program.Native") != nil {
+		return 0
+	}
+	defer p.life.leave()
+	return p.drv.Native()
+}
 
 // Build compiles and links the program for devices (all of the context's
 // when none are given). A failure carries ErrProgramBuildFailure and the
@@ -219,15 +231,17 @@ func (p *Program) Binaries() ([][]byte, error) {
 // BinarySizes returns the size of each device binary, without copying the
 // binaries where the driver can tell.
 func (p *Program) BinarySizes() ([]uint64, error) {
-	if sizer, ok := p.drv.(driver.BinarySizer); ok {
-		const op = "Program.BinarySizes"
-		if err := p.enter(op); err != nil {
-			return nil, err
-		}
+	const op = "Program.BinarySizes"
+	if err := p.enter(op); err != nil {
+		return nil, err
+	}
+	sizer, ok := p.drv.(driver.BinarySizer)
+	if ok {
 		defer p.life.leave()
 		sizes, err := sizer.BinarySizes()
 		return sizes, wrapError(err, op, p.adapter.name)
 	}
+	p.life.leave()
 	bins, err := p.Binaries()
 	if err != nil {
 		return nil, err

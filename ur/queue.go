@@ -70,13 +70,30 @@ func (q *Queue) Release() error {
 }
 
 // Context returns the queue's context.
-func (q *Queue) Context() *Context { return q.ctx }
+func (q *Queue) Context() *Context {
+	if q == nil {
+		return nil
+	}
+	return q.ctx
+}
 
 // Device returns the queue's device.
-func (q *Queue) Device() *Device { return q.device }
+func (q *Queue) Device() *Device {
+	if q == nil {
+		return nil
+	}
+	return q.device
+}
 
-// Native returns the vendor handle (cl_command_queue, CUstream, ...).
-func (q *Queue) Native() uintptr { return q.drv.Native() }
+// Native returns the vendor handle (cl_command_queue, CUstream, ...); 0
+// for a nil or released queue.
+func (q *Queue) Native() uintptr {
+	if q.enter("Queue.Native") != nil {
+		return 0
+	}
+	defer q.life.leave()
+	return q.drv.Native()
+}
 
 // Flush submits the queued commands to the device without waiting.
 func (q *Queue) Flush() error {
