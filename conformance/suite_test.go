@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -127,23 +128,30 @@ func TestRunPattern(t *testing.T) {
 // own name, and Tests lists exactly the package's Test functions: run
 // go generate ./conformance/ when this fails.
 func TestWrappersMatchTests(t *testing.T) {
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, ".", nil, parser.SkipObjectResolution)
+	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cases, wrapped []string
-	for _, f := range pkgs["conformance"].Files {
-		if strings.HasSuffix(fset.File(f.Pos()).Name(), "_test.go") {
-			continue
+	pkgs := map[string][]*ast.File{} // "conformance" (non-test files only), "conformance_test"
+	fset := token.NewFileSet()
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
 		}
+		if pkg := f.Name.Name; pkg == "conformance_test" || !strings.HasSuffix(name, "_test.go") {
+			pkgs[pkg] = append(pkgs[pkg], f)
+		}
+	}
+	var cases, wrapped []string
+	for _, f := range pkgs["conformance"] {
 		for _, d := range f.Decls {
 			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && regexp.MustCompile(`^Test[A-Z]`).MatchString(fn.Name.Name) {
 				cases = append(cases, fn.Name.Name)
 			}
 		}
 	}
-	for _, f := range pkgs["conformance_test"].Files {
+	for _, f := range pkgs["conformance_test"] {
 		for _, d := range f.Decls {
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || fn.Name.Name == "TestMain" || len(fn.Body.List) != 1 {
@@ -164,20 +172,33 @@ func TestWrappersMatchTests(t *testing.T) {
 		}
 	}
 	listed := names(Tests())
-	for _, l := range [][]string{cases, wrapped, listed} {
-		slices.Sort(l)
+	if missing, extra := difference(cases, listed); len(missing)+len(extra) > 0 {
+		t.Errorf("Tests() lacks %v and lists %v, which are no Test functions of the package: run go generate ./conformance/", missing, extra)
 	}
-	if !slices.Equal(cases, listed) {
-		t.Errorf("Tests() lists %d cases, the package has %d Test functions: run go generate ./conformance/\nTests(): %v\nsource:  %v", len(listed), len(cases), listed, cases)
-	}
-	if !slices.Equal(cases, wrapped) {
-		t.Errorf("%d go test wrappers for %d cases: run go generate ./conformance/\nwrapped: %v\ncases:   %v", len(wrapped), len(cases), wrapped, cases)
+	if missing, extra := difference(cases, wrapped); len(missing)+len(extra) > 0 {
+		t.Errorf("no go test wrapper for %v; wrappers for %v, which are no cases: run go generate ./conformance/", missing, extra)
 	}
 	for _, c := range Tests() {
 		if c.F == nil {
 			t.Errorf("Tests(): %s has no function", c.Name)
 		}
 	}
+}
+
+// difference returns the names of want missing from got, and those of got
+// that want lacks.
+func difference(want, got []string) (missing, extra []string) {
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			missing = append(missing, w)
+		}
+	}
+	for _, g := range got {
+		if !slices.Contains(want, g) {
+			extra = append(extra, g)
+		}
+	}
+	return missing, extra
 }
 
 func isIdent(e ast.Expr, name string) bool {
