@@ -7,37 +7,57 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	_ "github.com/gour-dev/gour/adapters/all"
 	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/internal/axpy"
+	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/programmgr"
 	"github.com/gour-dev/gour/ur"
 )
 
 const (
-	n         = 1 << 20
+	defaultN  = 1 << 20
+	maxN      = 1 << 28 // x, y and the result on the host: 3 GiB
 	alpha     = float32(2.5)
 	tolerance = 1e-5 // relative
 )
 
 func main() {
-	if err := run(os.Stdout); err != nil {
-		fmt.Fprintf(os.Stderr, "urdemo: %v\n", err)
-		os.Exit(1)
-	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run lists the devices, runs axpy on the default device and checks it.
-func run(w io.Writer) error {
-	dev, err := listDevices(w)
+// run is urdemo without the process: it returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	return cli.Exit(stderr, "urdemo", demo(args, stdout))
+}
+
+// demo parses args, lists the devices, runs axpy on the default device
+// among the selected ones and checks it.
+func demo(args []string, w io.Writer) error {
+	c := cli.New("urdemo", "[-device SELECTOR] [-n N]", `
+List the devices gour finds, then run y = a*x + y on the default one (a GPU
+before an accelerator before a CPU) through the program manager, twice, and
+check every element against the CPU. Run it again to see the kernel served
+from gour's persistent cache.
+Exit status: 0 when axpy is right, 1 on a failure or no device, 2 on misuse.`)
+	n := c.Flags.Int("n", defaultN, "`N` elements in x and y, at most "+strconv.Itoa(maxN))
+	c.DeviceFlag()
+	if err := c.Parse(args, w); err != nil {
+		return err
+	}
+	if *n < 1 || *n > maxN {
+		return cli.Usagef(c.Name, "-n %d: want 1 to %d elements", *n, maxN)
+	}
+	dev, err := listDevices(w, c)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\nusing %s\n", dev)
-	res, err := runAxpy(dev)
+	res, err := runAxpy(dev, *n)
 	if err != nil {
 		return err
 	}
@@ -49,44 +69,36 @@ func run(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "cached: %v (the same kernel asked for again: the program manager's in-memory cache)\n", res.cached)
 	fmt.Fprintf(w, "launch: %v first, %v second (enqueue + finish, n = %d)\n",
-		res.firstLaunch.Round(time.Microsecond), res.launch.Round(time.Microsecond), n)
+		res.firstLaunch.Round(time.Microsecond), res.launch.Round(time.Microsecond), *n)
 	fmt.Fprintf(w, "max relative error: %.3g (tolerance %g)\n", res.maxErr, tolerance)
 	if res.bad > 0 {
 		return fmt.Errorf("axpy FAILED: launch %d: %d of %d elements differ from the CPU result; first at y[%d] = %g, want %g",
-			res.badLaunch, res.bad, n, res.firstBad, res.got, res.want)
+			res.badLaunch, res.bad, *n, res.firstBad, res.got, res.want)
 	}
 	fmt.Fprintln(w, "axpy OK")
 	return nil
 }
 
-// listDevices prints the devices the way urinfo does and returns the
-// default one.
-func listDevices(w io.Writer) (*ur.Device, error) {
-	sys, err := ur.Discover(ur.Config{})
+// listDevices prints the devices the way urinfo does, and the adapters
+// that did not load, and returns the default device among those c's
+// selector lets through.
+func listDevices(w io.Writer, c *cli.Command) (*ur.Device, error) {
+	sys, sel, err := c.Discover()
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range sys.Devices {
 		fmt.Fprintln(w, d)
 	}
-	for _, s := range sys.Statuses {
-		if s.Err != nil {
-			reason := strings.TrimPrefix(s.Err.Error(), ur.ErrAdapterNotAvailable.Error()+": ")
-			fmt.Fprintf(w, "%s: not available: %s\n", s.Name, strings.TrimPrefix(reason, s.Name+": "))
-		}
-	}
+	cli.WriteAdapterFailures(w, sys)
 	if len(sys.Devices) == 0 {
-		why := "no adapter found a device (the lines above say why; `make deps` installs PoCL)"
-		if sel := os.Getenv(ur.EnvDeviceSelector); sel != "" && len(sys.Adapters) > 0 {
-			why = fmt.Sprintf("%s=%q selects none of the devices found", ur.EnvDeviceSelector, sel)
+		nd := cli.NoDevice(sys, sel, "")
+		if len(nd.Found) == 0 {
+			return nil, fmt.Errorf("%w; the lines above say why (`make deps` installs PoCL)", nd)
 		}
-		return nil, fmt.Errorf("no device to run on: %s", why)
+		return nil, nd
 	}
-	dev, err := ur.DefaultDevice()
-	if err != nil {
-		return nil, fmt.Errorf("no device to run on: %w", err)
-	}
-	return dev, nil
+	return sys.DefaultDevice()
 }
 
 // storedNote says where the build went, so that a second run is served
@@ -124,7 +136,7 @@ type axpyResult struct {
 
 // runAxpy computes y = alpha*x + y on dev, twice, and compares each result
 // with the CPU's.
-func runAxpy(dev *ur.Device) (res axpyResult, err error) {
+func runAxpy(dev *ur.Device, n int) (res axpyResult, err error) {
 	// release runs a Release at the end and keeps its error if nothing
 	// failed before.
 	release := func(r interface{ Release() error }) {
@@ -186,7 +198,7 @@ func runAxpy(dev *ur.Device) (res axpyResult, err error) {
 	defer ck.Unlock()
 	k := ck.UR()
 
-	xs, ys := inputs()
+	xs, ys := inputs(n)
 	x, err := ctx.NewBufferFrom(ur.MemReadOnly, ur.AsBytes(xs))
 	if err != nil {
 		return res, err
@@ -202,7 +214,7 @@ func runAxpy(dev *ur.Device) (res axpyResult, err error) {
 		k.SetArgFloat32(0, alpha),
 		k.SetArgMem(1, x),
 		k.SetArgMem(2, y),
-		k.SetArgUint32(3, n),
+		k.SetArgUint32(3, uint32(n)),
 	)
 	if err != nil {
 		return res, err
@@ -213,7 +225,7 @@ func runAxpy(dev *ur.Device) (res axpyResult, err error) {
 	got := make([]float32, n)
 	for i, d := range []*time.Duration{&res.firstLaunch, &res.launch} {
 		start := time.Now()
-		if err := q.Launch(k, ur.Range1D(n)); err != nil {
+		if err := q.Launch(k, ur.Range1D(uint64(n))); err != nil {
 			return res, err
 		}
 		if err := q.Finish(); err != nil {
@@ -235,7 +247,7 @@ func runAxpy(dev *ur.Device) (res axpyResult, err error) {
 
 // inputs returns x and y with values in [1, 2] and [1, 3], so that no
 // result is near zero and a relative error means something.
-func inputs() (xs, ys []float32) {
+func inputs(n int) (xs, ys []float32) {
 	xs = make([]float32, n)
 	ys = make([]float32, n)
 	for i := range xs {
