@@ -82,8 +82,9 @@ func newAdapter(name string, drv driver.Adapter) (*Adapter, error) {
 	return a, nil
 }
 
-// Name is the backend name: "opencl", "cuda" or "level_zero"; "" for a
-// nil adapter.
+// Name is the backend name the adapter registered under: "opencl",
+// "cuda", "level_zero", or an adapter's own from outside this module; ""
+// for a nil adapter.
 func (a *Adapter) Name() string {
 	if a == nil {
 		return ""

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gour-dev/gour/ur/driver"
 )
 
 // Selector filters devices with the grammar of ONEAPI_DEVICE_SELECTOR:
@@ -26,7 +28,21 @@ type deviceFilter struct {
 	index int // -1 when typ or any is used
 }
 
+// knownBackends are the backend names of ONEAPI_DEVICE_SELECTOR, valid in
+// a selector even where gour has no such adapter (hip:*, native_cpu:*
+// select nothing). An adapter registered under another name, from outside
+// this module, is a backend too: isBackend.
 var knownBackends = map[string]bool{"level_zero": true, "opencl": true, "cuda": true, "hip": true, "native_cpu": true}
+
+// isBackend reports whether a selector may name the backend: a known one,
+// or the name of a registered adapter.
+func isBackend(name string) bool {
+	if knownBackends[name] {
+		return true
+	}
+	_, registered := driver.Opener(name)
+	return registered
+}
 
 // ParseSelector parses a selector; the empty string selects every device.
 // Errors name the offending term.
@@ -46,7 +62,7 @@ func ParseSelector(text string) (Selector, error) {
 		t := selectorTerm{backend: backend}
 		if backend == "*" {
 			t.backend = ""
-		} else if !knownBackends[backend] {
+		} else if !isBackend(backend) {
 			return Selector{}, fmt.Errorf("bad selector term %q: unknown backend %q", raw, backend)
 		}
 		for _, d := range strings.Split(devices, ",") {

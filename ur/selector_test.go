@@ -79,6 +79,26 @@ func TestParseSelectorErrorsNameTheTerm(t *testing.T) {
 	}
 }
 
+// An adapter registered from outside this module is a backend a selector
+// can name.
+func TestSelectorNamesRegisteredAdapter(t *testing.T) {
+	if _, ok := driver.Opener("test_selector"); !ok {
+		driver.Register("test_selector", func() (driver.Adapter, error) { return nil, driver.NotAvailable("test adapter") })
+	}
+	sel, err := ParseSelector("test_selector:0;!opencl:*")
+	if err != nil {
+		t.Fatalf("ParseSelector naming a registered adapter: %v", err)
+	}
+	for _, d := range fakeDevices() {
+		if sel.Match(d) {
+			t.Errorf("selector test_selector:0 matches %s %s", d.Backend(), d.info.Name)
+		}
+	}
+	if _, err := ParseSelector("test_unregistered:0"); err == nil || !strings.Contains(err.Error(), "unknown backend") {
+		t.Errorf("ParseSelector naming no registered adapter: %v, want unknown backend", err)
+	}
+}
+
 func TestDiscoverRejectsMalformedEnvironment(t *testing.T) {
 	t.Setenv(EnvDeviceSelector, "opencl:tpu")
 	_, err := Discover(Config{})

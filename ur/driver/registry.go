@@ -27,9 +27,10 @@ var (
 )
 
 // Register makes an adapter known under its backend name ("opencl", "cuda",
-// "level_zero"). Adapters call it from init. Registering a name twice
-// panics, as database/sql does, because it is a programming error caught at
-// start-up.
+// "level_zero", or any other lower-case name an adapter outside this module
+// chooses: selectors and UR_ADAPTERS_FORCE_LOAD then accept it). Adapters
+// call it from init. Registering a name twice panics, as database/sql does,
+// because it is a programming error caught at start-up.
 func Register(name string, open OpenFunc) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
