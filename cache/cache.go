@@ -25,6 +25,10 @@ var ErrDisabled = errors.New("cache: the persistent cache is disabled")
 // key or binary larger than the file format allows.
 var ErrNotCacheable = errors.New("cache: entry not cacheable")
 
+// ErrReadOnly is returned by Put, Prune, Clear and Verify(true) on a
+// read-only cache (see ReadOnly), which still serves what it holds.
+var ErrReadOnly = errors.New("cache: the persistent cache is read-only")
+
 // errRootGone says the cache root vanished during the run.
 var errRootGone = errors.New("cache root is gone")
 
@@ -39,11 +43,18 @@ type Cache struct {
 	filePerm os.FileMode
 	hash     hashFunc
 
-	off    atomic.Bool
-	whyMu  sync.Mutex
-	why    error
-	gates  keyGate
-	counts counters
+	off      atomic.Bool
+	readOnly atomic.Bool
+	whyMu    sync.Mutex
+	why      error // why off
+	roWhy    error // why read-only
+	gates    keyGate
+	counts   counters
+
+	// hidden are entries Reject could not remove from a read-only cache:
+	// this process serves them no more.
+	hiddenMu sync.Mutex
+	hidden   map[string]os.FileInfo // .src path → the .src rejected
 
 	// Tuning; tests shorten them.
 	readWait   time.Duration // Get waits this long for a writer of the entry
@@ -80,10 +91,13 @@ type Counters struct {
 // Open resolves cfg (a nil field reads its environment variable) and
 // opens the cache. It fails only for a malformed setting (a
 // *SettingError naming the variable). A cache that cannot be used — no
-// directory configured, a root that cannot be created or written, a root
-// owned by another user or writable by others without AllowShared — is
-// returned disabled, after one slog warning: the caller goes on without
-// it. SYCL_CACHE_PERSISTENT=0 disables it without a warning.
+// directory configured, a root that cannot be created, a root owned by
+// another user or writable by others without AllowShared — is returned
+// disabled, after one slog warning: the caller goes on without it. A
+// root that exists but cannot be written — on a read-only file system,
+// or not writable by this user — is returned read-only, after one slog
+// warning: it serves hits and stores nothing. SYCL_CACHE_PERSISTENT=0
+// disables the cache without a warning.
 func Open(cfg Config) (*Cache, error) {
 	s, err := cfg.resolve()
 	if err != nil {
@@ -114,39 +128,66 @@ func Open(cfg Config) (*Cache, error) {
 	case s.dir == "":
 		c.fail("open", errors.New(s.dirWhy))
 	default:
-		if err := c.prepare(); err != nil {
+		ro, err := c.prepare()
+		switch {
+		case err != nil:
 			c.fail("open", err)
+		case ro != nil:
+			c.goReadOnly("open", ro)
 		}
 	}
 	return c, nil
 }
 
 // prepare makes the root and version directories, checks who owns them
-// and that they can be written.
-func (c *Cache) prepare() error {
+// and that they can be written. When the root exists but the file system
+// refuses writes (read-only, or not this user's to write), it returns the
+// refusal as ro: the cache can still be read.
+func (c *Cache) prepare() (ro, err error) {
 	if err := os.MkdirAll(c.root, c.dirPerm); err != nil {
-		return err
+		return nil, err
 	}
 	// The root itself may be a link (~/.cache → /data/...); what is
 	// inside it never is followed.
 	fi, err := os.Stat(c.root)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := c.checkOwner(c.root, fi); err != nil {
-		return err
+		return nil, err
 	}
 	if err := c.mkdir(c.vdir); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
+		if !isReadOnlyFS(err) {
+			return nil, err
+		}
+		ro = err
 	}
 	fi, err = os.Lstat(c.vdir)
-	if err != nil {
-		return err
+	switch {
+	case err == nil:
+		if err := c.checkOwner(c.vdir, fi); err != nil {
+			return nil, err
+		}
+	case ro != nil && isNotExist(err):
+		return ro, nil // a read-only root without entries: every lookup misses
+	default:
+		return nil, err
 	}
-	if err := c.checkOwner(c.vdir, fi); err != nil {
-		return err
+	if ro != nil {
+		return ro, nil
 	}
 	// Probe: a read-only or full file system refuses this.
+	if err := c.probe(); err != nil {
+		if isReadOnlyFS(err) {
+			return err, nil
+		}
+		return nil, err
+	}
+	return nil, nil
+}
+
+// probe writes and removes a temporary file in the version directory.
+func (c *Cache) probe() error {
 	if err := c.hook("probe"); err != nil {
 		return err
 	}
@@ -164,7 +205,10 @@ func (c *Cache) prepare() error {
 }
 
 // checkOwner refuses a directory that is not a directory, or, without
-// AllowShared, one owned by another user or writable by group or others.
+// AllowShared, one owned by another user than this one or root, or
+// writable by group or others. (Root can replace this user's files
+// anyway, so a directory only root can write adds no one: a pre-warmed
+// cache shipped in an image is often root's.)
 func (c *Cache) checkOwner(path string, fi os.FileInfo) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory", path)
@@ -172,7 +216,7 @@ func (c *Cache) checkOwner(path string, fi os.FileInfo) error {
 	if c.s.allowShared {
 		return nil
 	}
-	if uid, ok := ownerOf(fi); ok && uid != currentUID() {
+	if uid, ok := ownerOf(fi); ok && uid != currentUID() && uid != 0 {
 		return fmt.Errorf("%s is owned by user %d, not by this user %d (set %s=1 to share a cache)", path, uid, currentUID(), EnvAllowShared)
 	}
 	if fi.Mode().Perm()&0o022 != 0 {
@@ -199,9 +243,51 @@ func (c *Cache) fail(op string, err error) {
 	}
 }
 
-// Enabled reports whether the cache is in use. It turns false for the
-// rest of the run when the directory becomes unusable.
+// goReadOnly makes the cache read-only for the rest of the run, with one
+// warning: it goes on serving hits and stops writing.
+func (c *Cache) goReadOnly(op string, err error) {
+	c.whyMu.Lock()
+	first := !c.readOnly.Load() && !c.off.Load()
+	if first {
+		c.roWhy = fmt.Errorf("%w: %s: %w", ErrReadOnly, op, err)
+		c.readOnly.Store(true)
+	}
+	c.whyMu.Unlock()
+	if first {
+		c.s.log.Warn("gour: persistent device code cache is read-only; serving its entries, storing nothing",
+			"dir", c.root, "op", op, "err", err)
+	}
+}
+
+// writeFailed handles a failed write: a read-only or forbidden file
+// system makes the cache read-only, anything else (a full disk, a
+// deleted root) turns it off.
+func (c *Cache) writeFailed(op string, err error) {
+	if isReadOnlyFS(err) && !errors.Is(err, errRootGone) {
+		c.goReadOnly(op, err)
+		return
+	}
+	c.fail(op, err)
+}
+
+// readOnlyErr is the error of a write refused by a read-only cache.
+func (c *Cache) readOnlyErr() error {
+	c.whyMu.Lock()
+	defer c.whyMu.Unlock()
+	return c.roWhy
+}
+
+// Enabled reports whether the cache is in use (a read-only cache is). It
+// turns false for the rest of the run when the directory becomes
+// unusable.
 func (c *Cache) Enabled() bool { return !c.off.Load() }
+
+// ReadOnly reports whether the cache serves hits but writes nothing: its
+// root is on a read-only file system or cannot be written by this user
+// (found at Open, or when a write fails so). A read-only cache records
+// no use, evicts and sweeps nothing, and leaves bad entries in place;
+// Put, Prune, Clear and Verify(true) fail with ErrReadOnly.
+func (c *Cache) ReadOnly() bool { return c.readOnly.Load() }
 
 // Err says why the cache is disabled; nil while it is enabled.
 func (c *Cache) Err() error {
@@ -390,7 +476,7 @@ func (c *Cache) lookup(k Key) *Entry {
 	if !ok {
 		return nil
 	}
-	l, err := c.acquire(context.Background(), filepath.Join(leaf, dataLockName), false, c.deadline(c.readWait))
+	l, err := c.readLock(leaf)
 	if err != nil {
 		if !isNotExist(err) {
 			c.trace("miss: entry locked", "entry", short(rel), "err", err)
@@ -399,7 +485,7 @@ func (c *Cache) lookup(k Key) *Entry {
 	}
 	var bad []badSlot
 	e := c.find(leaf, k, &bad)
-	if e != nil {
+	if e != nil && !c.ReadOnly() {
 		c.touch(leaf, e.ref.slot)
 	}
 	l.unlock()
@@ -407,6 +493,18 @@ func (c *Cache) lookup(k Key) *Entry {
 		c.removeBad(leaf, bad)
 	}
 	return e
+}
+
+// readLock takes the data lock of leaf shared, for reading. On a
+// read-only cache a lock file that is missing (or not a file) cannot be
+// made, and none is needed where nobody can write: it returns a nil lock,
+// and the reader reads unlocked.
+func (c *Cache) readLock(leaf string) (*heldLock, error) {
+	l, err := c.acquire(context.Background(), filepath.Join(leaf, dataLockName), false, c.deadline(c.readWait))
+	if err != nil && c.ReadOnly() && (isNotExist(err) || errors.Is(err, errBadFile)) {
+		return nil, nil
+	}
+	return l, err
 }
 
 type slotStatus int
@@ -423,10 +521,10 @@ const (
 // of k. The caller holds the data lock.
 func (c *Cache) find(leaf string, k Key, bad *[]badSlot) *Entry {
 	e, st, b := c.readSlot(leaf, 0, &k)
-	switch st {
-	case slotHit:
+	switch {
+	case st == slotHit && !c.isHidden(e.ref):
 		return e
-	case slotBad:
+	case st == slotBad:
 		*bad = append(*bad, b)
 	}
 	lf, err := listLeaf(leaf)
@@ -438,14 +536,22 @@ func (c *Cache) find(leaf string, k Key, bad *[]badSlot) *Entry {
 			continue
 		}
 		e, st, b := c.readSlot(leaf, n, &k)
-		switch st {
-		case slotHit:
+		switch {
+		case st == slotHit && !c.isHidden(e.ref):
 			return e
-		case slotBad:
+		case st == slotBad:
 			*bad = append(*bad, b)
 		}
 	}
 	return nil
+}
+
+// isHidden reports whether r is an entry Reject hid (read-only caches).
+func (c *Cache) isHidden(r entryRef) bool {
+	c.hiddenMu.Lock()
+	defer c.hiddenMu.Unlock()
+	was, ok := c.hidden[filepath.Join(r.leaf, slotName(r.slot, ".src"))]
+	return ok && os.SameFile(was, r.src) && was.ModTime().Equal(r.src.ModTime())
 }
 
 // readSlot reads entry n of leaf. With k, an entry of another key is
@@ -511,6 +617,13 @@ func (c *Cache) readSlot(leaf string, n int, k *Key) (*Entry, slotStatus, badSlo
 // the .src only if it is the very file that was read, then the slot's
 // other files if the .src is gone.
 func (c *Cache) removeBad(leaf string, bad []badSlot) {
+	if c.ReadOnly() {
+		c.counts.corrupt.Add(int64(len(bad)))
+		for _, b := range bad {
+			c.trace("bad entry left in place (read-only cache)", "path", filepath.Join(leaf, slotName(b.slot, ".src")), "why", b.why)
+		}
+		return
+	}
 	_ = c.hook("remove-bad")
 	l, err := c.tryLock(filepath.Join(leaf, dataLockName), true)
 	if err != nil {
@@ -548,14 +661,29 @@ func parseUse(b []byte) (time.Time, bool) {
 	return time.Unix(0, int64(binary.LittleEndian.Uint64(p))), true
 }
 
-// touch records a use of entry n.
+// touch records a use of entry n. Something other than a file where the
+// stamp belongs (a directory, a link, a FIFO) is removed and the stamp
+// written again; readers hold the data lock only shared, but a use stamp
+// is worth no more than the last writer's, so two readers doing this at
+// once lose nothing.
 func (c *Cache) touch(leaf string, n int) {
-	f, err := os.OpenFile(filepath.Join(leaf, slotName(n, ".use")), os.O_WRONLY|os.O_CREATE|oNoFollow|oNonblock, c.filePerm)
-	if err != nil {
-		return
+	path := filepath.Join(leaf, slotName(n, ".use"))
+	for attempt := 0; attempt < 2; attempt++ {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|oNoFollow|oNonblock, c.filePerm)
+		if err == nil {
+			fi, serr := f.Stat()
+			if serr == nil && fi.Mode().IsRegular() {
+				_, _ = f.WriteAt(useStamp(c.now()), 0)
+				f.Close()
+				return
+			}
+			f.Close()
+		}
+		if !inTheWay(path) {
+			return
+		}
+		removeFile(path)
 	}
-	_, _ = f.WriteAt(useStamp(c.now()), 0)
-	f.Close()
 }
 
 // lastUse reads the use stamp of entry n; without a valid one, the
@@ -590,6 +718,9 @@ func (c *Cache) put(k Key, bin []byte, info Info) (ref entryRef, existed bool, e
 	if !c.Enabled() {
 		return entryRef{}, false, c.Err()
 	}
+	if c.ReadOnly() {
+		return entryRef{}, false, c.readOnlyErr()
+	}
 	rel := leafRel(c.hash, k)
 	if err := c.cacheable(k, bin, info); err != nil {
 		c.trace("not cached", "entry", short(rel), "why", err)
@@ -603,7 +734,7 @@ func (c *Cache) put(k Key, bin []byte, info Info) (ref entryRef, existed bool, e
 				lastErr = err // a sweep removed a directory on the way: again
 				continue
 			}
-			c.fail("store", err)
+			c.writeFailed("store", err)
 			return entryRef{}, false, err
 		}
 		l, err := c.acquire(context.Background(), filepath.Join(leaf, dataLockName), true, c.deadline(c.writeWait))
@@ -616,13 +747,13 @@ func (c *Cache) put(k Key, bin []byte, info Info) (ref entryRef, existed bool, e
 				c.trace("not stored: entry locked", "entry", short(rel))
 				return entryRef{}, false, err
 			}
-			c.fail("store", err)
+			c.writeFailed("store", err)
 			return entryRef{}, false, err
 		}
 		ref, added, freed, existed, err := c.putLocked(leaf, k, bin, info)
 		l.unlock()
 		if err != nil {
-			c.fail("store", err)
+			c.writeFailed("store", err)
 			return entryRef{}, false, err
 		}
 		if existed {
@@ -634,7 +765,7 @@ func (c *Cache) put(k Key, bin []byte, info Info) (ref entryRef, existed bool, e
 		c.afterStore(added - freed)
 		return ref, existed, nil
 	}
-	c.fail("store", lastErr)
+	c.writeFailed("store", lastErr)
 	return entryRef{}, false, lastErr
 }
 
@@ -761,6 +892,9 @@ func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() (
 	c.counts.misses.Add(1)
 	rel := leafRel(c.hash, k)
 	c.trace("miss", "entry", short(rel))
+	if c.ReadOnly() {
+		return c.buildOnly(k, info, build)
+	}
 	leave, err := c.gates.enter(ctx, rel[0]+rel[1]+rel[2]+rel[3])
 	if err != nil {
 		return nil, false, err
@@ -782,7 +916,7 @@ func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() (
 			return c.buildOnly(k, info, build) // a lock file that is not a file: this key only
 		}
 		if !isNotExist(err) || errors.Is(err, errRootGone) || attempt == 3 {
-			c.fail("lock", err)
+			c.writeFailed("lock", err)
 			return c.buildOnly(k, info, build)
 		}
 	}
@@ -822,13 +956,25 @@ func (c *Cache) buildOnly(k Key, info Info, build func() ([]byte, error)) (*Entr
 // Reject removes e from disk because the driver refused its binary (e.g.
 // INVALID_BINARY after a driver upgrade): only if its files are still the
 // ones e was read from, so a binary another process stored since is kept.
-// It reports whether it removed the entry. The next GetOrBuild of the
-// key misses and builds.
+// A read-only cache cannot remove it and hides it instead: this process
+// no longer serves it. Reject reports whether it removed (or hid) the
+// entry. The next GetOrBuild of the key misses and builds.
 func (c *Cache) Reject(e *Entry) bool {
 	if e == nil || !e.ref.valid || !c.Enabled() {
 		return false
 	}
 	r := e.ref
+	if c.ReadOnly() {
+		c.hiddenMu.Lock()
+		if c.hidden == nil {
+			c.hidden = map[string]os.FileInfo{}
+		}
+		c.hidden[filepath.Join(r.leaf, slotName(r.slot, ".src"))] = r.src
+		c.hiddenMu.Unlock()
+		c.counts.rejects.Add(1)
+		c.trace("reject: hidden for this run (read-only cache)", "path", filepath.Join(r.leaf, slotName(r.slot, ".src")))
+		return true
+	}
 	l, err := c.acquire(context.Background(), filepath.Join(r.leaf, dataLockName), true, c.deadline(c.writeWait))
 	if err != nil {
 		return false

@@ -21,8 +21,8 @@ func ExampleCache_GetOrBuild() {
 		log.Fatal(err) // a malformed SYCL_CACHE_* variable
 	}
 	key := cache.Key{
-		Device:  cache.DeviceKey{Backend: "opencl", Platform: "Portable Computing Language", Name: "cpu", Version: "OpenCL 3.0", Driver: "6.0"},
-		Images:  [][32]byte{sha256.Sum256([]byte("__kernel void axpy(...) {...}"))},
+		Device:         cache.DeviceKey{Backend: "opencl", Platform: "Portable Computing Language", Name: "cpu", Version: "OpenCL 3.0", Driver: "6.0"},
+		Images:         [][32]byte{sha256.Sum256([]byte("__kernel void axpy(...) {...}"))},
 		CompileOptions: "-cl-fast-relaxed-math",
 	}
 	info := cache.Info{Format: "native", Kernels: []string{"axpy"}, ImageSize: 31}

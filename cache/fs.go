@@ -73,12 +73,13 @@ func unchanged(path string, was os.FileInfo) bool {
 }
 
 // removeIfUnchanged removes path when it still is the file described by
-// was and returns the bytes freed.
+// was and returns the bytes freed. A directory where a file belongs goes
+// with its contents (see removePath).
 func removeIfUnchanged(path string, was os.FileInfo) int64 {
 	if was == nil || !unchanged(path, was) {
 		return 0
 	}
-	if err := os.Remove(path); err != nil {
+	if err := removePath(path, was); err != nil {
 		return 0
 	}
 	if was.Mode().IsRegular() {
@@ -87,23 +88,41 @@ func removeIfUnchanged(path string, was os.FileInfo) int64 {
 	return 0
 }
 
-// removeFile removes path (never following a link) and returns the bytes
-// freed.
+// removeFile removes what is at path — a file, a link, a FIFO, a socket,
+// or a directory with its contents — and returns the bytes freed.
 func removeFile(path string) int64 {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return 0
 	}
-	if fi.IsDir() {
-		return 0
-	}
-	if os.Remove(path) != nil {
+	if removePath(path, fi) != nil {
 		return 0
 	}
 	if fi.Mode().IsRegular() {
 		return fi.Size()
 	}
 	return 0
+}
+
+// removePath removes path, which Lstat described as fi, never following
+// a link: a link is removed, not its target, and os.RemoveAll removes the
+// links inside a directory, not what they point to. Only the cache's own
+// file names reach it, so a directory there is debris (a directory where
+// a .src, .bin or lock file belongs would otherwise block that entry for
+// good).
+func removePath(path string, fi os.FileInfo) error {
+	if fi.IsDir() {
+		return os.RemoveAll(path)
+	}
+	return os.Remove(path)
+}
+
+// inTheWay reports whether path holds something other than a regular
+// file — a directory, link, FIFO, socket or device — and so can never
+// serve as the file the cache means to open there.
+func inTheWay(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && !fi.Mode().IsRegular()
 }
 
 // writeAtomic writes data to dir/name through a temporary file in dir:

@@ -2,7 +2,11 @@
 
 package cache
 
-import "os"
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
 
 const (
 	oNoFollow = 0
@@ -14,3 +18,7 @@ func ownerOf(fi os.FileInfo) (uid int, ok bool) { return 0, false }
 func currentUID() int { return 0 }
 
 func isLoop(err error) bool { return false }
+
+// isReadOnlyFS reports a write refused because the directory is not this
+// user's to write.
+func isReadOnlyFS(err error) bool { return errors.Is(err, fs.ErrPermission) }

@@ -3,6 +3,7 @@
 package cache
 
 import (
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -28,3 +29,7 @@ func currentUID() int { return os.Geteuid() }
 // isLoop reports an open refused because the path is a symbolic link
 // (O_NOFOLLOW) or a FIFO without a reader.
 func isLoop(err error) bool { return errorIs(err, syscall.ELOOP, syscall.ENXIO) }
+
+// isReadOnlyFS reports a write refused because the file system is
+// read-only or the directory is not this user's to write.
+func isReadOnlyFS(err error) bool { return errorIs(err, syscall.EROFS, fs.ErrPermission) }

@@ -105,9 +105,9 @@ var testDevice = DeviceKey{Backend: "opencl", Platform: "Portable Computing Lang
 // key makes a test key; its binary is binFor(key).
 func key(name string) Key {
 	return Key{
-		Device:  testDevice,
-		Images:  [][32]byte{sha256.Sum256([]byte("image " + name))},
-		Spec:    []byte{1, 0, 0, 0},
+		Device:         testDevice,
+		Images:         [][32]byte{sha256.Sum256([]byte("image " + name))},
+		Spec:           []byte{1, 0, 0, 0},
 		CompileOptions: "-cl-fast-relaxed-math -D NAME=" + name,
 	}
 }

@@ -55,13 +55,28 @@ func (l *heldLock) unlock() {
 // deadline (zero: no deadline; tryOnce: try once) or until ctx ends.
 // It fails with ErrBusy when the lock stayed taken, and with the open
 // error (e.g. the directory does not exist) when the file cannot be
-// opened or created.
+// opened or created. On a read-only cache it creates no lock file: a
+// missing one fails with the open error (fs.ErrNotExist).
+//
+// Something other than a regular file where the lock file belongs — a
+// directory, a link, a FIFO, a socket — is removed once and the lock file
+// made again: nobody can hold a lock on it (a link or socket cannot be
+// opened, a directory cannot be opened for a lock file, a FIFO is never
+// accepted as one), so left there it would keep the entry from ever
+// being cached. Two processes healing one lock file at the same instant
+// could each remove what the other just made; acquire's same-file check
+// catches the removal of a lock file opened before it, not after, a
+// window of a few system calls that needs the impostor first.
 func (c *Cache) acquire(ctx context.Context, path string, exclusive bool, deadline time.Time) (*heldLock, error) {
 	backoff := minBackoff
 	healed := false
 	done := ctx.Done()
+	flags := os.O_CREATE | os.O_RDONLY | oNoFollow | oNonblock
+	if c.ReadOnly() {
+		flags &^= os.O_CREATE
+	}
 	for {
-		f := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|oNoFollow|oNonblock), flock.SetPermissions(c.filePerm))
+		f := flock.New(path, flock.SetFlag(flags), flock.SetPermissions(c.filePerm))
 		var ok bool
 		var err error
 		if exclusive {
@@ -70,16 +85,11 @@ func (c *Cache) acquire(ctx context.Context, path string, exclusive bool, deadli
 			ok, err = f.TryRLock()
 		}
 		if err != nil {
-			if isLoop(err) && !healed {
-				// A link where the lock file belongs: never followed, and
-				// nobody can hold it, so it is removed and replaced.
+			if !healed && c.removeInTheWay(path) {
 				healed = true
-				if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&os.ModeSymlink != 0 {
-					os.Remove(path)
-				}
 				continue
 			}
-			if isLoop(err) {
+			if isLoop(err) || inTheWay(path) {
 				return nil, badf("lock file %s is not a regular file", path)
 			}
 			return nil, err
@@ -88,7 +98,15 @@ func (c *Cache) acquire(ctx context.Context, path string, exclusive bool, deadli
 			held, herr := f.Stat()
 			now, lerr := os.Lstat(path)
 			if herr == nil && lerr == nil && os.SameFile(held, now) {
-				return &heldLock{f: f}, nil
+				if held.Mode().IsRegular() {
+					return &heldLock{f: f}, nil
+				}
+				_ = f.Unlock() // a FIFO (say), opened and locked
+				if !healed && c.removeInTheWay(path) {
+					healed = true
+					continue
+				}
+				return nil, badf("lock file %s is not a regular file", path)
 			}
 			// The file was unlinked (and maybe replaced) while we waited:
 			// the lock we hold protects nothing. Start again.
@@ -109,6 +127,24 @@ func (c *Cache) acquire(ctx context.Context, path string, exclusive bool, deadli
 			backoff = maxBackoff
 		}
 	}
+}
+
+// removeInTheWay removes what is at path if it is not a regular file,
+// never following a link, and reports whether it did. A read-only cache
+// removes nothing.
+func (c *Cache) removeInTheWay(path string) bool {
+	if c.ReadOnly() {
+		return false
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return false
+	}
+	if err := removePath(path, fi); err != nil {
+		return false
+	}
+	c.trace("removed what was in the way of a lock file", "path", path, "was", describe(fi.Mode()))
+	return true
 }
 
 // tryOnce is a deadline already past: acquire tries once.

@@ -134,7 +134,11 @@ func (c *Cache) walkLeaves(fn func(leaf string, rel [4]string), junk func(path, 
 		}
 		return nil
 	}
-	return walk(c.vdir, 0, [4]string{})
+	err := walk(c.vdir, 0, [4]string{})
+	if isNotExist(err) && c.ReadOnly() {
+		return nil // a read-only root without a version directory: no entries
+	}
+	return err
 }
 
 func describe(m os.FileMode) string {
@@ -426,16 +430,21 @@ type PruneResult struct {
 // Prune sweeps the cache — temporary files of crashed writers, pieces of
 // half-written entries, empty directories — and removes the entries opts
 // selects. A directory in use by another process (its data lock taken)
-// is skipped and counted in Busy. It then rewrites cache_size.txt.
+// is skipped and counted in Busy. It then rewrites cache_size.txt. On a
+// read-only cache it fails with ErrReadOnly.
 func (c *Cache) Prune(opts PruneOptions) (PruneResult, error) {
 	if !c.Enabled() {
 		return PruneResult{}, c.Err()
+	}
+	if c.ReadOnly() {
+		return PruneResult{}, c.readOnlyErr()
 	}
 	return c.prune(opts, "prune")
 }
 
 // Clear removes every entry not in use, and everything else the cache
-// holds that is not in use.
+// holds that is not in use. On a read-only cache it fails with
+// ErrReadOnly.
 func (c *Cache) Clear() (PruneResult, error) {
 	return c.Prune(PruneOptions{All: true})
 }
@@ -635,6 +644,7 @@ type Stats struct {
 	MaxSize          int64
 	ThresholdDays    int
 	EvictionDisabled bool
+	ReadOnly         bool      // the cache serves hits but writes nothing (Cache.ReadOnly)
 	Oldest, Newest   time.Time // least and most recent last use
 }
 
@@ -643,7 +653,8 @@ func (c *Cache) Stats() (Stats, error) {
 	if !c.Enabled() {
 		return Stats{}, c.Err()
 	}
-	st := Stats{Dir: c.root, MaxSize: c.s.maxSize, ThresholdDays: c.s.thresholdDays, EvictionDisabled: c.s.evictionDisabled, TrackedBytes: -1}
+	st := Stats{Dir: c.root, MaxSize: c.s.maxSize, ThresholdDays: c.s.thresholdDays, EvictionDisabled: c.s.evictionDisabled,
+		ReadOnly: c.ReadOnly(), TrackedBytes: -1}
 	if n, ok := c.readSizeFile(); ok {
 		st.TrackedBytes = n
 	}
@@ -684,13 +695,18 @@ type VerifyResult struct {
 // write. With repair it removes them (bad entries only if unchanged since
 // read; pieces and temporary files only in directories no process is
 // writing to); stray files outside leaf directories are reported only.
+// A read-only cache can be verified, not repaired: Verify(true) fails
+// with ErrReadOnly.
 func (c *Cache) Verify(repair bool) (VerifyResult, error) {
 	if !c.Enabled() {
 		return VerifyResult{}, c.Err()
 	}
+	if repair && c.ReadOnly() {
+		return VerifyResult{}, c.readOnlyErr()
+	}
 	var res VerifyResult
 	err := c.walkLeaves(func(leaf string, rel [4]string) {
-		l, err := c.acquire(context.Background(), filepath.Join(leaf, dataLockName), false, c.deadline(c.readWait))
+		l, err := c.readLock(leaf)
 		if err != nil {
 			res.Busy++
 			return
