@@ -85,8 +85,8 @@ func BenchmarkGetKernelFullPath(b *testing.B) {
 	ctx, spec := context.Background(), SpecValues{}
 	b.ReportAllocs()
 	for b.Loop() {
-		var r request
-		k, err := f.m.getKernel(ctx, "bench", &r, img, "k", f.dev, spec, "")
+		r := request{op: "bench", img: img, name: "k", dev: f.dev, spec: spec}
+		k, err := f.m.getKernel(ctx, &r)
 		if err != nil {
 			b.Fatal(err)
 		}

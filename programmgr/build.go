@@ -30,7 +30,7 @@ func (m *Manager) retryOOM(ctx context.Context, what string, attempt func() erro
 			m.cfg.logger.Info("programmgr: in-memory cache evict-all", "reason", ur.ResultOf(err).String(), "while", what, "retry", retry+1)
 		}
 		m.mu.Lock()
-		m.evictAll(false)
+		m.evictAll()
 		m.unlock()
 	}
 }

@@ -3,7 +3,6 @@ package programmgr
 import (
 	"context"
 	"errors"
-	"os"
 	"sync"
 
 	"github.com/gour-dev/gour/cache"
@@ -16,33 +15,35 @@ import (
 // them; a miss there too builds the program and stores its binaries, one
 // entry per device. Native images are binaries already and skip the disk.
 
-// openDisk returns the persistent cache of opts, or opens one as the
-// environment says (SYCL_CACHE_PERSISTENT, SYCL_CACHE_DIR, ...).
-func openDisk(opts Options, cfg config, getenv func(string) string) (*cache.Cache, error) {
+// diskCache returns a manager's persistent cache: Options.DiskCache when
+// set, else the one the process's managers share.
+func diskCache(opts Options, cfg config, getenv func(string) string) (*cache.Cache, error) {
 	if opts.DiskCache != nil {
 		return opts.DiskCache, nil
 	}
-	trace := cfg.trace&TracePersistentCache != 0
-	c, err := cache.Open(cache.Config{Logger: cfg.logger, Trace: &trace, Getenv: getenv})
-	if err != nil {
-		return nil, &ur.Error{Result: ur.ErrInvalidValue, Op: "programmgr.New", Message: err.Error(), Err: err}
-	}
-	return c, nil
+	processDisk.once.Do(func() { processDisk.c, processDisk.err = openDisk(cfg, getenv) })
+	return processDisk.c, processDisk.err
 }
 
 // The managers of a process that leave Options.DiskCache nil share one
-// persistent cache, opened from the environment by the first: its checks
-// of the directory run once, and an unusable directory is warned about
-// once, not once per manager.
+// persistent cache, opened from the environment by the first, with its
+// Logger and Trace: its checks of the directory run once, and an unusable
+// directory is warned about once, not once per manager.
 var processDisk struct {
 	once sync.Once
 	c    *cache.Cache
 	err  error
 }
 
-func sharedDisk(cfg config) (*cache.Cache, error) {
-	processDisk.once.Do(func() { processDisk.c, processDisk.err = openDisk(Options{}, cfg, os.Getenv) })
-	return processDisk.c, processDisk.err
+// openDisk opens a persistent cache as the environment says
+// (SYCL_CACHE_PERSISTENT, SYCL_CACHE_DIR, ...).
+func openDisk(cfg config, getenv func(string) string) (*cache.Cache, error) {
+	trace := cfg.trace&TracePersistentCache != 0
+	c, err := cache.Open(cache.Config{Logger: cfg.logger, Trace: &trace, Getenv: getenv})
+	if err != nil {
+		return nil, &ur.Error{Result: ur.ErrInvalidValue, Op: "programmgr.New", Message: err.Error(), Err: err}
+	}
+	return c, nil
 }
 
 // diskKey is the persistent cache's key of img built for dev: the device's

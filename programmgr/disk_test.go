@@ -89,7 +89,7 @@ func TestDiskCacheRejectedBinaryIsRebuilt(t *testing.T) {
 func TestDiskCacheOffByEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"SYCL_CACHE_PERSISTENT": "0", "SYCL_CACHE_DIR": dir}
-	c, err := openDisk(Options{}, config{}, func(k string) string { return env[k] })
+	c, err := openDisk(config{}, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestDiskCacheOffByEnvironment(t *testing.T) {
 		t.Fatal("SYCL_CACHE_PERSISTENT=0 left the persistent cache on")
 	}
 	env["SYCL_CACHE_PERSISTENT"] = "maybe"
-	if _, err := openDisk(Options{}, config{}, func(k string) string { return env[k] }); err == nil {
+	if _, err := openDisk(config{}, func(k string) string { return env[k] }); err == nil {
 		t.Error("SYCL_CACHE_PERSISTENT=maybe was accepted")
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {

@@ -1,6 +1,7 @@
 // Package programmgr builds device code once per context and reuses it: the
-// program manager and in-memory cache of gour (SPEC.md §3), in the manner of
-// the SYCL runtime's program manager and kernel/program cache.
+// program manager and in-memory cache of gour, in the manner of the SYCL
+// runtime's program manager and kernel/program cache. Its design, and the
+// choices it did not make, are in docs/design.md ("The program manager").
 //
 // # Device images
 //
@@ -51,10 +52,10 @@
 //     fixed for a manager's life, so they are not part of the key.
 //   - Kernel cache, keyed by (program, kernel name).
 //   - Fast kernel cache, keyed by (image ID, kernel name, device,
-//     spec-constant values, build options). SPEC §3 keys it by (kernel
-//     name, device, spec-constant values) only; the image ID and the
-//     options are added so that two images defining a kernel of the same
-//     name, or one image built with two sets of options, never meet. Its
+//     spec-constant values, build options). The image ID and the options
+//     are in the key, not only (kernel name, device, spec-constant
+//     values), so that two images defining a kernel of the same name, or
+//     one image built with two sets of options, never meet. Its
 //     hit path takes no lock and allocates nothing: the cache is an
 //     immutable map replaced whole when an entry comes or goes, and a hit
 //     marks its program used with an atomic stamp.
@@ -114,9 +115,9 @@
 //	SYCL_PROGRAM_LINK_OPTIONS             replaces every image's link options
 //	SYCL_PROGRAM_APPEND_LINK_OPTIONS      appended to them
 //
-// SPEC §3's "bit 2" of SYCL_CACHE_TRACE counts bits from one, as DPC++'s
-// documentation does: it is the value 2 (SYCL_CACHE_TRACE=2), and "bit 1"
-// (the persistent cache) is the value 1. With it set, every insert, fetch
+// DPC++'s documentation counts the bits of SYCL_CACHE_TRACE from one: its
+// "bit 2" (the in-memory cache) is the value 2 (SYCL_CACHE_TRACE=2), and
+// "bit 1" (the persistent cache) is the value 1. With it set, every insert, fetch
 // and evict of the in-memory cache is logged through log/slog at level
 // Info, with the image, devices, spec values, options and kernel.
 //

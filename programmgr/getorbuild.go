@@ -95,11 +95,6 @@ type buildOps[T counted] struct {
 	forgetEmpty func(*cell[T])
 }
 
-// request tracks one Get call, for the hit and miss counters.
-type request struct {
-	missed bool
-}
-
 // getOrBuild returns the cell's object with one reference for the caller,
 // building it if nobody has: the first caller of a key builds, the others
 // wait for that build (or for their context) and share its result, the

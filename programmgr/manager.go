@@ -97,23 +97,23 @@ type fastEntry struct {
 // uniform hash and the device is its index, so only the name, and the
 // spec values and options when there are any, go through maphash. Equal
 // keys have equal hashes; chains resolve the rest.
-func (m *Manager) fastHash(id *ImageID, name string, dev *ur.Device, spec SpecValues, options string) uint64 {
-	h := binary.LittleEndian.Uint64(id[:8]) ^ uint64(dev.Index()+1)*0x9e3779b97f4a7c15
-	h = (h ^ maphash.String(m.seed, name)) * 0xff51afd7ed558ccd
-	if spec.enc != "" {
-		h = (h ^ maphash.String(m.seed, spec.enc)) * 0xc4ceb9fe1a85ec53
+func (m *Manager) fastHash(fk *fastKey) uint64 {
+	h := binary.LittleEndian.Uint64(fk.image[:8]) ^ uint64(fk.device.Index()+1)*0x9e3779b97f4a7c15
+	h = (h ^ maphash.String(m.seed, fk.name)) * 0xff51afd7ed558ccd
+	if fk.spec.enc != "" {
+		h = (h ^ maphash.String(m.seed, fk.spec.enc)) * 0xc4ceb9fe1a85ec53
 	}
-	if options != "" {
-		h = (h ^ maphash.String(m.seed, options)) * 0x9e3779b97f4a7c15
+	if fk.options != "" {
+		h = (h ^ maphash.String(m.seed, fk.options)) * 0x9e3779b97f4a7c15
 	}
 	return h
 }
 
 // lookupFast finds a kernel in the fast cache. It takes no lock and
 // allocates nothing.
-func (m *Manager) lookupFast(fm *fastMap, img *Image, name string, dev *ur.Device, spec SpecValues, options string) *Kernel {
-	for e := (*fm)[m.fastHash(&img.id, name, dev, spec, options)]; e != nil; e = e.next {
-		if e.key.name == name && e.key.device == dev && e.key.image == img.id && e.key.spec == spec && e.key.options == options {
+func (m *Manager) lookupFast(fm *fastMap, fk *fastKey) *Kernel {
+	for e := (*fm)[m.fastHash(fk)]; e != nil; e = e.next {
+		if e.key == *fk {
 			return e.kernel
 		}
 	}
@@ -134,30 +134,19 @@ type programEntry struct {
 // ur.ErrInvalidValue that names the variable. The manager does not own
 // ctx: release the context after closing the manager.
 func New(ctx *ur.Context, opts Options) (*Manager, error) {
-	if ctx != nil && opts.DiskCache == nil {
-		cfg, err := opts.resolve(os.Getenv)
-		if err != nil {
-			return nil, err
-		}
-		if opts.DiskCache, err = sharedDisk(cfg); err != nil {
-			return nil, err
-		}
-	}
 	return newManager(ctx, opts, os.Getenv)
 }
 
-// newManager makes a manager with the settings getenv reads.
-
+// newManager is New with the environment read through getenv.
 func newManager(ctx *ur.Context, opts Options, getenv func(string) string) (*Manager, error) {
-	const op = "programmgr.New"
 	if ctx == nil {
-		return nil, newError(ur.ErrInvalidNullHandle, op, "context is nil")
+		return nil, newError(ur.ErrInvalidNullHandle, "programmgr.New", "context is nil")
 	}
 	cfg, err := opts.resolve(getenv)
 	if err != nil {
 		return nil, err
 	}
-	disk, err := openDisk(opts, cfg, getenv)
+	disk, err := diskCache(opts, cfg, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -212,9 +201,8 @@ func (m *Manager) waitHook() {
 // same error without building. Out-of-memory errors evict the cache and
 // retry, twice at most.
 func (m *Manager) GetProgram(ctx context.Context, img *Image, devs []*ur.Device, spec SpecValues, options string) (*Program, error) {
-	const op = "programmgr.GetProgram"
-	var r request
-	p, _, err := m.getProgram(ctx, op, &r, img, devs, spec, options)
+	r := request{op: "programmgr.GetProgram", img: img, devs: devs, spec: spec, options: options}
+	p, _, err := m.getProgram(ctx, &r)
 	m.count(&r, err)
 	return p, err
 }
@@ -226,12 +214,14 @@ func (m *Manager) GetProgram(ctx context.Context, img *Image, devs []*ur.Device,
 //
 // A repeated request is answered by the fast kernel cache without a lock
 // and without allocating. Such a hit does not count as a use of the
-// program for LRU eviction (SPEC §3: the fast cache answers "without
-// touching the other maps"), as in DPC++.
+// program for LRU eviction, as in DPC++: touching the eviction list would
+// cost the fast path its lock-free hit (docs/design.md, "The program
+// manager").
 func (m *Manager) GetKernel(ctx context.Context, img *Image, name string, dev *ur.Device, spec SpecValues, options string) (*Kernel, error) {
 	if img != nil && dev != nil {
 		if fm := m.fast.Load(); fm != nil {
-			if k := m.lookupFast(fm, img, name, dev, spec, options); k != nil && k.refs.tryAcquire() {
+			fk := fastKey{image: img.id, name: name, device: dev, spec: spec, options: options}
+			if k := m.lookupFast(fm, &fk); k != nil && k.refs.tryAcquire() {
 				// Like DPC++'s, a fast hit touches nothing else, the eviction
 				// list included: only program-cache hits reorder it.
 				k.fastHits.Add(1)
@@ -242,11 +232,25 @@ func (m *Manager) GetKernel(ctx context.Context, img *Image, name string, dev *u
 			}
 		}
 	}
-	const op = "programmgr.GetKernel"
-	var r request
-	k, err := m.getKernel(ctx, op, &r, img, name, dev, spec, options)
+	r := request{op: "programmgr.GetKernel", img: img, name: name, dev: dev, spec: spec, options: options}
+	k, err := m.getKernel(ctx, &r)
 	m.count(&r, err)
 	return k, err
+}
+
+// request is one GetProgram or GetKernel call: what it asks for, and
+// whether it missed the cache.
+type request struct {
+	op      string // the API call, named in errors
+	img     *Image
+	devs    []*ur.Device // GetProgram: the devices; empty: all of the context's
+	name    string       // GetKernel: the kernel
+	dev     *ur.Device   // GetKernel: its device, the program's only one
+	spec    SpecValues
+	options string // the caller's build options
+	// missed is set when the call built, waited for a build or failed:
+	// it counts as a miss.
+	missed bool
 }
 
 func (m *Manager) count(r *request, err error) {
@@ -257,9 +261,17 @@ func (m *Manager) count(r *request, err error) {
 	}
 }
 
-func (m *Manager) getProgram(ctx context.Context, op string, r *request, img *Image, devs []*ur.Device, spec SpecValues, options string) (*Program, *programEntry, error) {
+// getProgram serves r's program from the program cache, building it
+// there on first use. It also returns the program's cache entry; nil when
+// the in-memory cache is off and the program is the caller's alone.
+func (m *Manager) getProgram(ctx context.Context, r *request) (*Program, *programEntry, error) {
+	op, img, options := r.op, r.img, r.options // the closures below take copies: r stays on the stack
 	if img == nil {
 		return nil, nil, newError(ur.ErrInvalidNullPointer, op, "image is nil")
+	}
+	devs := r.devs
+	if r.dev != nil { // a kernel's program is built for the kernel's device alone
+		devs = []*ur.Device{r.dev}
 	}
 	devList, devKey, err := m.resolveDevices(op, devs)
 	if err != nil {
@@ -268,7 +280,7 @@ func (m *Manager) getProgram(ctx context.Context, op string, r *request, img *Im
 	if err := m.checkImage(op, img, devList); err != nil {
 		return nil, nil, err
 	}
-	norm, err := spec.normalize(op, img)
+	norm, err := r.spec.normalize(op, img)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -325,7 +337,10 @@ func (m *Manager) getProgram(ctx context.Context, op string, r *request, img *Im
 	return p, pe, err
 }
 
-func (m *Manager) getKernel(ctx context.Context, op string, r *request, img *Image, name string, dev *ur.Device, spec SpecValues, options string) (*Kernel, error) {
+// getKernel serves r's kernel from the kernel cache of its program,
+// creating it there on first use, and enters it in the fast kernel cache.
+func (m *Manager) getKernel(ctx context.Context, r *request) (*Kernel, error) {
+	op, img, name, dev := r.op, r.img, r.name, r.dev
 	if img == nil {
 		return nil, newError(ur.ErrInvalidNullPointer, op, "image is nil")
 	}
@@ -335,7 +350,7 @@ func (m *Manager) getKernel(ctx context.Context, op string, r *request, img *Ima
 	if name == "" || !img.hasKernel(name) {
 		return nil, newError(ur.ErrInvalidKernelName, op, "image %s defines no kernel %q (it defines %q)", img.id.Short(), name, img.kernels)
 	}
-	p, pe, err := m.getProgram(ctx, op, r, img, []*ur.Device{dev}, spec, options)
+	p, pe, err := m.getProgram(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -400,8 +415,8 @@ func (m *Manager) getKernel(ctx context.Context, op string, r *request, img *Ima
 	// Put the kernel in the fast cache under the key of this request.
 	m.mu.Lock()
 	if pe.cached && !m.closed && kc.state == cellDone && kc.val == k {
-		fk := fastKey{img.id, name, dev, spec, options}
-		if fm := m.fast.Load(); fm != nil && m.lookupFast(fm, img, name, dev, spec, options) == nil {
+		fk := fastKey{image: img.id, name: name, device: dev, spec: r.spec, options: r.options}
+		if fm := m.fast.Load(); fm != nil && m.lookupFast(fm, &fk) == nil {
 			m.addFast(fk, k)
 			pe.fast = append(pe.fast, fk)
 			if m.traceOn {
@@ -532,23 +547,27 @@ func (m *Manager) evictLRU(limit int64) {
 	m.dropFast(gone)
 }
 
-// evictAll evicts every built program and its kernels; with failures, the
-// remembered build failures go too. Programs being built stay. Runs with
-// mu held.
-func (m *Manager) evictAll(failures bool) {
+// evictAll evicts every built program and its kernels. Programs being
+// built stay, and so do remembered build failures. Runs with mu held.
+func (m *Manager) evictAll() {
 	var gone []fastKey
-	for key, pe := range m.programs {
-		switch pe.cell.state {
-		case cellDone:
+	for _, pe := range m.programs {
+		if pe.cell.state == cellDone {
 			gone = m.evictProgram(pe, gone)
-		case cellFailed:
-			if failures {
-				delete(m.programs, key)
-				pe.cached = false
-			}
 		}
 	}
 	m.dropFast(gone)
+}
+
+// forgetFailures forgets the remembered program build failures, so that
+// the next request builds again. Runs with mu held.
+func (m *Manager) forgetFailures() {
+	for key, pe := range m.programs {
+		if pe.cell.state == cellFailed {
+			delete(m.programs, key)
+			pe.cached = false
+		}
+	}
 }
 
 // evictProgram takes a program and its kernels out of the cache and
@@ -591,7 +610,7 @@ func (m *Manager) addFast(fk fastKey, k *Kernel) {
 	if next == nil {
 		next = fastMap{}
 	}
-	h := m.fastHash(&fk.image, fk.name, fk.device, fk.spec, fk.options)
+	h := m.fastHash(&fk)
 	next[h] = &fastEntry{key: fk, kernel: k, next: next[h]}
 	m.nFast++
 	m.fast.Store(&next)
@@ -605,7 +624,7 @@ func (m *Manager) dropFast(keys []fastKey) {
 	}
 	next := maps.Clone(*cur)
 	for _, fk := range keys {
-		h := m.fastHash(&fk.image, fk.name, fk.device, fk.spec, fk.options)
+		h := m.fastHash(&fk)
 		var chain *fastEntry
 		for e := next[h]; e != nil; e = e.next {
 			if e.key == fk {
@@ -698,14 +717,15 @@ func (m *Manager) Stats() Stats {
 // until released. Remembered build failures stay.
 func (m *Manager) Evict() {
 	m.mu.Lock()
-	m.evictAll(false)
+	m.evictAll()
 	m.unlock()
 }
 
 // Clear empties the cache: Evict, and forget remembered build failures.
 func (m *Manager) Clear() {
 	m.mu.Lock()
-	m.evictAll(true)
+	m.evictAll()
+	m.forgetFailures()
 	m.unlock()
 }
 
@@ -720,7 +740,8 @@ func (m *Manager) Close() error {
 		return nil
 	}
 	m.closed = true
-	m.evictAll(true)
+	m.evictAll()
+	m.forgetFailures()
 	m.fast.Store(nil)
 	m.nFast = 0
 	m.unlock()

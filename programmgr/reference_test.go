@@ -65,8 +65,9 @@ func (f *fixture) checkEntries(step string, want int) {
 //
 // (The reference's comments describe another order, 1, 2, 2, 3, 4, 5,
 // but its numbers follow from its fast kernel cache, which answers a
-// repeated kernel without touching the eviction list; gour's does the same,
-// SPEC §3. Only program-cache hits move a program to the back.)
+// repeated kernel without touching the eviction list; gour's does the same
+// (docs/design.md, "The program manager"). Only program-cache hits move a
+// program to the back.)
 func TestBasicEvictionAndLRU(t *testing.T) {
 	f := newFixture(t, Options{EvictionThreshold: ptr(int64(refThreshold))}, 1)
 	f.ctl.SetBinarySize(refProgramSize)
