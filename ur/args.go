@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -237,48 +236,88 @@ func (k *Kernel) checkLaunch(op string, q *Queue, r *NDRange) error {
 }
 
 // checkGroup checks r's local size against the kernel's and the device's
-// limits on q's device.
+// limits on q's device. It allocates nothing unless it fails: its errors
+// are made out of line (groupError), where r's copy may go to the heap.
 func (k *Kernel) checkGroup(op string, q *Queue, r *NDRange) error {
 	var lim groupLimits
 	if i := q.deviceIndex; i >= 0 && i < len(k.groups) {
 		lim = k.groups[i]
 	}
-	local := r.Local // a copy, so that r itself stays off the heap
-	if lim.required != [3]uint64{} && !slices.Equal(local[:r.Dims], lim.required[:r.Dims]) {
-		return newError(ErrInvalidWorkGroupSize, op, q.adapter.name,
-			"local size %v: kernel %s requires a work-group of %v (reqd_work_group_size)",
-			local[:r.Dims], k.name, lim.required[:r.Dims])
+	if lim.required != [3]uint64{} {
+		for i := range r.Dims {
+			if r.Local[i] != lim.required[i] {
+				return k.groupError(op, q, *r, lim, groupNotRequired, 0)
+			}
+		}
 	}
 	var maxSizes [3]uint64
 	var deviceMax uint64
-	dev := "the device"
 	if q.device != nil {
-		maxSizes, deviceMax, dev = q.device.info.MaxWorkItemSizes, q.device.info.MaxWorkGroupSize, strconv.Quote(q.device.Name())
+		maxSizes, deviceMax = q.device.info.MaxWorkItemSizes, q.device.info.MaxWorkGroupSize
 	}
-	items := uint64(1)
-	for i := uint32(0); i < r.Dims; i++ {
-		if maxSizes[i] != 0 && local[i] > maxSizes[i] {
-			return newError(ErrInvalidWorkItemSize, op, q.adapter.name,
-				"local size %d in dimension %d exceeds the maximum of %s in that dimension, %d (its maximum work-item sizes are %v)",
-				local[i], i, dev, maxSizes[i], maxSizes)
-		}
-		if hi, lo := bits.Mul64(items, local[i]); hi == 0 {
-			items = lo
-		} else {
-			items = math.MaxUint64
+	for i := range r.Dims {
+		if maxSizes[i] != 0 && r.Local[i] > maxSizes[i] {
+			return k.groupError(op, q, *r, lim, groupOverItemSize, int(i))
 		}
 	}
-	switch {
-	case lim.maxItems != 0 && items > lim.maxItems:
-		return newError(ErrInvalidWorkGroupSize, op, q.adapter.name,
-			"work-group of %s = %d work-items exceeds kernel %s's maximum of %d on %s",
-			groupShape(local[:r.Dims]), items, k.name, lim.maxItems, dev)
-	case lim.maxItems == 0 && deviceMax != 0 && items > deviceMax:
-		return newError(ErrInvalidWorkGroupSize, op, q.adapter.name,
-			"work-group of %s = %d work-items exceeds the maximum of %s, %d",
-			groupShape(local[:r.Dims]), items, dev, deviceMax)
+	if items := workItems(r); lim.maxItems != 0 && items > lim.maxItems || lim.maxItems == 0 && deviceMax != 0 && items > deviceMax {
+		return k.groupError(op, q, *r, lim, groupOverMax, 0)
 	}
 	return nil
+}
+
+// groupProblem is what checkGroup found wrong.
+type groupProblem int
+
+const (
+	groupNotRequired  groupProblem = iota // not the kernel's reqd_work_group_size
+	groupOverItemSize                     // over the device's work-item size in one dimension
+	groupOverMax                          // more work-items than the kernel or the device takes
+)
+
+// groupError is checkGroup's error, naming the limit r broke.
+//
+//go:noinline
+func (k *Kernel) groupError(op string, q *Queue, r NDRange, lim groupLimits, problem groupProblem, dim int) error {
+	dev := "the device"
+	var info DeviceInfo
+	if q.device != nil {
+		dev, info = strconv.Quote(q.device.Name()), q.device.info
+	}
+	local := r.Local[:r.Dims]
+	switch problem {
+	case groupNotRequired:
+		return newError(ErrInvalidWorkGroupSize, op, q.adapter.name,
+			"local size %v: kernel %s requires a work-group of %v (reqd_work_group_size)",
+			local, k.name, lim.required[:r.Dims])
+	case groupOverItemSize:
+		return newError(ErrInvalidWorkItemSize, op, q.adapter.name,
+			"local size %d in dimension %d exceeds the maximum of %s in that dimension, %d (its maximum work-item sizes are %v)",
+			local[dim], dim, dev, info.MaxWorkItemSizes[dim], info.MaxWorkItemSizes)
+	}
+	items := workItems(&r)
+	if lim.maxItems != 0 {
+		return newError(ErrInvalidWorkGroupSize, op, q.adapter.name,
+			"work-group of %s = %d work-items exceeds kernel %s's maximum of %d on %s",
+			groupShape(local), items, k.name, lim.maxItems, dev)
+	}
+	return newError(ErrInvalidWorkGroupSize, op, q.adapter.name,
+		"work-group of %s = %d work-items exceeds the maximum of %s, %d",
+		groupShape(local), items, dev, info.MaxWorkGroupSize)
+}
+
+// workItems is the number of work-items in a work-group of r, or
+// MaxUint64 where that does not fit in 64 bits.
+func workItems(r *NDRange) uint64 {
+	items := uint64(1)
+	for i := range r.Dims {
+		hi, lo := bits.Mul64(items, r.Local[i])
+		if hi != 0 {
+			return math.MaxUint64
+		}
+		items = lo
+	}
+	return items
 }
 
 // groupShape formats a local size: "16×16".

@@ -208,6 +208,16 @@ func TestLaunchChecksWorkGroupLimits(t *testing.T) {
 		if err := q.Launch(k, r); err != nil {
 			t.Errorf("Launch(%+v): %v", r, err)
 		}
+		// The checks allocate nothing: EnqueueKernel, which never repeats,
+		// takes them every time.
+		allocs := testing.AllocsPerRun(100, func() {
+			if _, err := q.EnqueueKernel(k, r); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("EnqueueKernel(%+v): %v allocations, want 0", r, allocs)
+		}
 	}
 
 	// Without the kernel's maximum, the device's applies.
