@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gour-dev/gour/ur"
@@ -354,5 +356,127 @@ func TestKernelLaunchAfterArgReleased(t *testing.T) {
 	}
 	forEachDevice(t, func(t *testing.T, f *Fixture) {
 		f.RunInChild(t)
+	})
+}
+
+// wantErrSaying is wantErr, and the message says each of want.
+func wantErrSaying(t testing.TB, what string, err error, code ur.Result, want ...string) {
+	t.Helper()
+	wantErr(t, what, err, code)
+	for _, w := range want {
+		if err != nil && !strings.Contains(err.Error(), w) {
+			t.Errorf("%s: %q does not say %q", what, err, w)
+		}
+	}
+}
+
+// An argument given a value of the wrong size, or a buffer for a value,
+// or a value for a buffer, is refused with an error naming the argument
+// and the kernel, whatever the adapter can tell of the arguments.
+func TestKernelArgErrorsNameTheArgument(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, f *Fixture) {
+		k := f.Kernel(t, "fill_u32") // (global uint *out, uint value)
+		m := f.Buffer(t, ur.MemReadWrite, 64)
+		wantErrSaying(t, "3 bytes for the uint", k.SetArgBytes(1, []byte{1, 2, 3}), ur.ErrInvalidKernelArgumentSize, "argument 1", "fill_u32", "3 bytes")
+		wantErrSaying(t, "a buffer for the uint", k.SetArgMem(1, m), ur.ErrInvalidKernelArgumentSize, "argument 1", "fill_u32", "buffer")
+		wantErrSaying(t, "a uint for the buffer", k.SetArgUint32(0, 1), ur.ErrInvalidKernelArgumentSize, "argument 0", "fill_u32", "4 bytes")
+	})
+}
+
+// Kernel.Args, where the adapter describes arguments, agrees with the
+// kernel's signature.
+func TestKernelArgsDescribeTheSignature(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, f *Fixture) {
+		k := f.Kernel(t, "fill_u32") // (global uint *out, uint value)
+		args := k.Args()
+		if args == nil {
+			if f.Device.Backend() == "opencl" {
+				t.Errorf("Args() = nil: the OpenCL adapter builds from source with -cl-kernel-arg-info, and describes every argument")
+			}
+			return
+		}
+		if len(args) != k.NumArgs() {
+			t.Fatalf("Args() has %d entries for %d arguments", len(args), k.NumArgs())
+		}
+		if a := args[0]; a.Kind != ur.ArgMem && a.Kind != ur.ArgUnknown || a.Size != 0 && a.Size != uint64(f.Device.Info().AddressBits/8) {
+			t.Errorf("Args()[0] = %+v, want a buffer (a pointer of %d bits)", a, f.Device.Info().AddressBits)
+		}
+		if a := args[1]; a.Kind != ur.ArgValue && a.Kind != ur.ArgUnknown || a.Size != 0 && a.Size != 4 {
+			t.Errorf("Args()[1] = %+v, want a value of 4 bytes", a)
+		}
+	})
+}
+
+// A name the program does not have is refused with the names it has,
+// where the adapter can list them.
+func TestKernelUnknownNameListsKernels(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, f *Fixture) {
+		p := f.Program(t)
+		_, err := p.NewKernel("gour_no_such_kernel")
+		wantErrSaying(t, "NewKernel(unknown)", err, ur.ErrInvalidKernelName, "gour_no_such_kernel")
+		if names, nerr := p.KernelNames(); nerr == nil && len(names) > 0 && err != nil {
+			for _, name := range names {
+				if !strings.Contains(err.Error(), name) {
+					t.Errorf("NewKernel(unknown) = %q: does not list kernel %s", err, name)
+				}
+			}
+		}
+	})
+}
+
+// A launch with an argument never set names the argument, on every
+// adapter (CUDA would otherwise launch with garbage).
+func TestKernelLaunchNamesUnsetArgument(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, f *Fixture) {
+		q := f.Queue(t)
+		k := f.Kernel(t, "fill_u32")
+		must(t, "SetArgMem", k.SetArgMem(0, f.Buffer(t, ur.MemReadWrite, 64)))
+		wantErrSaying(t, "Launch with argument 1 unset", q.Launch(k, ur.Range1D(16)), ur.ErrInvalidKernelArgs, "argument 1", "fill_u32")
+		_, err := q.EnqueueKernel(k, ur.Range1D(16))
+		wantErrSaying(t, "EnqueueKernel with argument 1 unset", err, ur.ErrInvalidKernelArgs, "argument 1")
+		_, err = q.PrepareLaunch(k, ur.Range1D(16))
+		wantErrSaying(t, "PrepareLaunch with argument 1 unset", err, ur.ErrInvalidKernelArgs, "argument 1")
+		must(t, "Finish", q.Finish())
+	})
+}
+
+// A local size over the kernel's or the device's maximum is refused with
+// the maximum in the message.
+func TestKernelLaunchOverWorkGroupLimit(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, f *Fixture) {
+		q := f.Queue(t)
+		k := f.Kernel(t, "iota")
+		info, err := k.Info(f.Device)
+		must(t, "Info", err)
+		local := 2 * info.WorkGroupSize
+		must(t, "SetArgMem", k.SetArgMem(0, f.Buffer(t, ur.MemReadWrite, 4*local)))
+		r := ur.Range1D(local).WithLocal(local)
+		if maxItems := f.Device.Info().MaxWorkItemSizes[0]; local > maxItems {
+			wantErrSaying(t, "Launch over the device's work-item size", q.Launch(k, r), ur.ErrInvalidWorkItemSize,
+				"dimension 0", strconv.FormatUint(maxItems, 10))
+		} else {
+			wantErrSaying(t, "Launch over the kernel's work-group size", q.Launch(k, r), ur.ErrInvalidWorkGroupSize,
+				"iota", strconv.FormatUint(info.WorkGroupSize, 10))
+		}
+		must(t, "Finish", q.Finish())
+	})
+}
+
+// NDRange.WithLocal sets the work-group size the kernel runs with.
+func TestKernelLaunchWithLocal(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, f *Fixture) {
+		const n, local = 256, 16
+		q := f.Queue(t)
+		k := f.Kernel(t, "local_ids")
+		out := f.Buffer(t, ur.MemReadWrite, 4*n)
+		sizes := f.Buffer(t, ur.MemReadWrite, 4)
+		must(t, "SetArgMem(0)", k.SetArgMem(0, out))
+		must(t, "SetArgMem(1)", k.SetArgMem(1, sizes))
+		must(t, "Launch", q.Launch(k, ur.Range1D(n).WithLocal(local)))
+		got := make([]byte, 4)
+		must(t, "ReadBuffer", q.ReadBuffer(sizes, 0, got))
+		if size := binary.LittleEndian.Uint32(got); size != local {
+			t.Errorf("get_local_size(0) = %d, want %d", size, local)
+		}
 	})
 }

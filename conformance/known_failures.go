@@ -42,14 +42,6 @@ var KnownFailures = []KnownFailure{
 		Reason:  "the suite's Level Zero programs are SPIR-V, which has no preprocessor: -DSCALE=3 cannot change them",
 	},
 	{
-		Adapter: "opencl",
-		Device:  "Portable Computing Language", // PoCL's platform, any device
-		Test:    "TestKernelArgWrongSize/3BytesForUint",
-		Reason: "PoCL's clSetKernelArg accepts an argument of 3*k bytes for one of 4*k bytes, " +
-			"so that a <type>3 vector may be passed by its 3 elements (lib/CL/clSetKernelArg.c); " +
-			"3 bytes for a uint therefore passes as a uchar3 would",
-	},
-	{
 		Adapter: "cuda",
 		Test:    "TestEnqueueGlobalOffset",
 		Reason: "CUDA launches have no global offset (cuLaunchKernel takes grid and block sizes only), " +

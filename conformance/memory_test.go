@@ -370,3 +370,24 @@ func firstDiff(a, b []byte) int {
 	}
 	return -1
 }
+
+// A range whose end does not fit in 64 bits is refused with the numbers
+// given and the buffer's size, by every call that takes a range.
+func TestMemoryHugeOffsetSaysTheBufferSize(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, f *Fixture) {
+		const size = 256
+		huge := ^uint64(0) - 2
+		q := f.Queue(t)
+		m := f.Buffer(t, ur.MemReadWrite, size)
+		other := f.Buffer(t, ur.MemReadWrite, size)
+		say := []string{"18446744073709551613", "256 bytes"}
+		wantErrSaying(t, "ReadBuffer", q.ReadBuffer(m, huge, make([]byte, 5)), ur.ErrInvalidSize, say...)
+		wantErrSaying(t, "WriteBuffer", q.WriteBuffer(m, huge, make([]byte, 5)), ur.ErrInvalidSize, say...)
+		_, err := q.EnqueueCopy(m, other, huge, 0, 5)
+		wantErrSaying(t, "EnqueueCopy from a huge offset", err, ur.ErrInvalidSize, say...)
+		_, err = q.EnqueueCopy(m, other, 0, 8, huge)
+		wantErrSaying(t, "EnqueueCopy of a huge size", err, ur.ErrInvalidSize, "18446744073709551613 bytes", "256 bytes")
+		_, err = q.EnqueueFill(m, []byte{0}, huge, 5)
+		wantErrSaying(t, "EnqueueFill", err, ur.ErrInvalidSize, say...)
+	})
+}
