@@ -13,12 +13,36 @@ import (
 	"time"
 
 	"github.com/gour-dev/gour/internal/axpy"
+	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/programmgr"
 )
 
 // The child process of diskcache: its one measurement, in a fresh
 // process as an application restarting would be.
 const envDiskCacheChild = "GOUR_URBENCH_CHILD"
+
+// diskcacheCommand is `urbench diskcache`.
+func diskcacheCommand() (*cli.Command, func(io.Writer) error) {
+	c := cli.New("urbench diskcache", "[-backend opencl|cuda] [-device SELECTOR] [-kernels N] [-runs N]", `
+Time a new process's first GetKernel through the program manager three ways:
+cold (gour's persistent cache and the driver's own cache off), with the
+driver's own kernel cache warm, and with gour's persistent cache warm. Each
+measurement is a child process; they run on the first device of -backend
+that the selector lets through.`)
+	backend := c.Flags.String("backend", "opencl", "opencl (OpenCL C) or cuda (a generated PTX module)")
+	kernels := c.Flags.Int("kernels", 200, "kernels in the generated PTX module (cuda)")
+	runs := c.Flags.Int("runs", 5, "measured processes per setup")
+	c.DeviceFlag()
+	return c, func(w io.Writer) error {
+		if err := checkBackend(c, *backend); err != nil {
+			return err
+		}
+		if *kernels < 1 || *runs < 1 {
+			return cli.Usagef(c.Name, "-kernels and -runs must be at least 1")
+		}
+		return diskcache(w, c, *backend, *kernels, *runs)
+	}
+}
 
 // diskcache times a new process's first GetKernel in three setups and
 // prints the medians and ratios:
@@ -30,24 +54,23 @@ const envDiskCacheChild = "GOUR_URBENCH_CHILD"
 //   - gour: gour's persistent cache on and warm, the driver's cache off.
 //
 // Each setup is warmed by one process first, then measured in runs more.
-func diskcache(w io.Writer, args []string) error {
-	fs := flag.NewFlagSet("diskcache", flag.ContinueOnError)
-	backend := fs.String("backend", "opencl", "opencl (OpenCL C on the first device) or cuda (a generated PTX module)")
-	kernels := fs.Int("kernels", 200, "kernels in the generated PTX module (cuda)")
-	runs := fs.Int("runs", 5, "measured processes per setup")
-	if err := fs.Parse(args); err != nil {
+// The children get c's flags, so they choose the device it does.
+func diskcache(w io.Writer, c *cli.Command, backend string, kernels, runs int) error {
+	if os.Getenv(envDiskCacheChild) != "" {
+		return diskcacheChild(w, c, backend, kernels)
+	}
+	// Fail here, not in every child, when there is no device.
+	if _, err := firstDevice(c, backend); err != nil {
 		return err
 	}
-	if os.Getenv(envDiskCacheChild) != "" {
-		return diskcacheChild(w, *backend, *kernels)
-	}
+	args := flagsSet(c)
 	tmp, err := os.MkdirTemp("", "urbench-diskcache-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
 	driverOff, driverOn := []string{"POCL_KERNEL_CACHE=0"}, []string{"POCL_KERNEL_CACHE=1", "POCL_CACHE_DIR=" + tmp + "/pocl"}
-	if *backend == "cuda" {
+	if backend == "cuda" {
 		driverOff, driverOn = []string{"CUDA_CACHE_DISABLE=1"}, []string{"CUDA_CACHE_DISABLE=0", "CUDA_CACHE_PATH=" + tmp + "/nv", "CUDA_CACHE_MAXSIZE=4294967296"}
 	}
 	gourOff, gourOn := []string{"SYCL_CACHE_PERSISTENT=0"}, []string{"SYCL_CACHE_PERSISTENT=1", "SYCL_CACHE_DIR=" + tmp + "/gour"}
@@ -68,7 +91,7 @@ func diskcache(w io.Writer, args []string) error {
 			}
 		}
 		var times []float64
-		for range *runs {
+		for range runs {
 			line, err := runChild(args, s.env)
 			if err != nil {
 				return fmt.Errorf("%s: %w", s.name, err)
@@ -83,9 +106,16 @@ func diskcache(w io.Writer, args []string) error {
 		medians[i] = median(times)
 	}
 	fmt.Fprintf(w, "\nfirst GetKernel of a new process, median of %d (ms): cold %.3f, driver cache %.3f, gour %.3f\n",
-		*runs, medians[0]/1e6, medians[1]/1e6, medians[2]/1e6)
+		runs, medians[0]/1e6, medians[1]/1e6, medians[2]/1e6)
 	fmt.Fprintf(w, "gour vs cold: %.0fx faster; gour vs the driver's cache: %.1fx faster\n", medians[0]/medians[2], medians[1]/medians[2])
 	return nil
+}
+
+// flagsSet returns the flags given to c, as arguments that give them again.
+func flagsSet(c *cli.Command) []string {
+	var args []string
+	c.Flags.Visit(func(f *flag.Flag) { args = append(args, "-"+f.Name+"="+f.Value.String()) })
+	return args
 }
 
 // runChild runs this program's diskcache as a child with env added and
@@ -109,8 +139,8 @@ func runChild(args, env []string) (string, error) {
 
 // diskcacheChild times one GetKernel through a program manager set up by
 // the environment.
-func diskcacheChild(w io.Writer, backend string, kernels int) error {
-	dev, ctx, err := firstContext(backend)
+func diskcacheChild(w io.Writer, c *cli.Command, backend string, kernels int) error {
+	dev, ctx, err := firstContext(c, backend)
 	if err != nil {
 		return err
 	}

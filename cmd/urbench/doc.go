@@ -1,9 +1,20 @@
 // Command urbench measures gour against the vendor drivers called from C.
 //
-//	urbench launch -backend cuda -ptx scripts/bench/empty.ptx [-iters N -rounds R]
-//	        [-c-loop bin/libcudaloop.so [-breakdown]] [-cpuprofile FILE]
-//	urbench jit [-kernels 200]
-//	urbench diskcache -backend opencl|cuda [-runs 5]
+// Usage:
+//
+//	urbench launch [-backend cuda|opencl] [-device SELECTOR] [-ptx FILE] [-iters N] [-rounds R]
+//	        [-prepared | -c-loop bin/libcudaloop.so [-breakdown]] [-cpuprofile FILE]
+//	urbench jit [-device SELECTOR] [-kernels 200] [-ops 120] [-loads 10]
+//	urbench diskcache [-backend opencl|cuda] [-device SELECTOR] [-kernels 200] [-runs 5]
+//	urbench help [BENCHMARK]
+//
+// urbench -h, urbench help and urbench help BENCHMARK (or urbench
+// BENCHMARK -h) print the usage on standard output.
+//
+// Each benchmark runs on the first device of its backend (-backend: cuda
+// by default for launch, opencl for diskcache; jit needs cuda) that the
+// selector lets through: -device, in the syntax of ONEAPI_DEVICE_SELECTOR,
+// else that variable, else none, which lets every device through.
 //
 // launch times R rounds of N launches of the kernel "empty" (one block or
 // work-group of 32) through gour, with no event, then one Finish, and
@@ -23,5 +34,15 @@
 // diskcache times a new process's first GetKernel through the program
 // manager three ways: cold (gour's persistent cache and the driver's own
 // cache off), with the driver's own kernel cache warm, and with gour's
-// persistent cache warm; see diskcache.go.
+// persistent cache warm; see diskcache.go. Its children get its flags.
+//
+// Exit status:
+//
+//	0  the benchmark ran, or the usage was asked for
+//	1  a failure: no device of the backend is selected (the message says
+//	   why its adapter did not load, or names the selector and where it
+//	   came from, -device or ONEAPI_DEVICE_SELECTOR), or a driver call failed
+//	2  misuse: no or an unknown benchmark, a bad flag, argument or value,
+//	   or a malformed -device, ONEAPI_DEVICE_SELECTOR or
+//	   UR_ADAPTERS_FORCE_LOAD, named in the message
 package main

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -40,20 +40,33 @@ func generatePTX(n, opsPerKernel int) string {
 	return b.String()
 }
 
-func jit(w io.Writer, args []string) error {
-	fs := flag.NewFlagSet("jit", flag.ContinueOnError)
-	kernels := fs.Int("kernels", 200, "kernels in the generated module")
-	ops := fs.Int("ops", 120, "arithmetic instructions per kernel")
-	loads := fs.Int("loads", 10, "times the cubin is loaded, for a median")
-	if err := fs.Parse(args); err != nil {
-		return err
+// jitCommand is `urbench jit`.
+func jitCommand() (*cli.Command, func(io.Writer) error) {
+	c := cli.New("urbench jit", "[-device SELECTOR] [-kernels N] [-ops N] [-loads N]", `
+Generate a PTX module of many kernels, build it through gour with the CUDA
+driver's JIT (run with CUDA_CACHE_DISABLE=1 for a cold JIT), take the cubin
+the program hands back and time creating the program from it instead.
+It runs on the first CUDA device the selector lets through.`)
+	kernels := c.Flags.Int("kernels", 200, "kernels in the generated module")
+	ops := c.Flags.Int("ops", 120, "arithmetic instructions per kernel")
+	loads := c.Flags.Int("loads", 10, "times the cubin is loaded, for a median")
+	c.DeviceFlag()
+	return c, func(w io.Writer) error {
+		if *kernels < 1 || *ops < 1 || *loads < 1 {
+			return cli.Usagef(c.Name, "-kernels, -ops and -loads must be at least 1")
+		}
+		return jit(w, c, *kernels, *ops, *loads)
 	}
-	dev, ctx, err := firstContext("cuda")
+}
+
+// jit times the JIT of a generated module against loading its cubin.
+func jit(w io.Writer, c *cli.Command, kernels, ops, loads int) error {
+	dev, ctx, err := firstContext(c, "cuda")
 	if err != nil {
 		return err
 	}
 	defer ctx.Release()
-	ptx := generatePTX(*kernels, *ops)
+	ptx := generatePTX(kernels, ops)
 
 	start := time.Now()
 	prog, err := ctx.NewProgramFromIL([]byte(ptx))
@@ -75,7 +88,7 @@ func jit(w io.Writer, args []string) error {
 	prog.Release()
 
 	var loadTimes []float64
-	for range *loads {
+	for range loads {
 		start := time.Now()
 		p, err := ctx.NewProgramFromBinaries([]*ur.Device{dev}, bins)
 		if err != nil {
@@ -96,7 +109,7 @@ func jit(w io.Writer, args []string) error {
 	fmt.Fprintf(w, "module: %d kernels, PTX %d bytes, cubin %d bytes (CUDA_CACHE_DISABLE=%q)\n",
 		len(names), len(ptx), len(bins[0]), os.Getenv("CUDA_CACHE_DISABLE"))
 	fmt.Fprintf(w, "build from PTX (JIT): %.1f ms\n", float64(jitTime.Nanoseconds())/1e6)
-	fmt.Fprintf(w, "program from handed-back cubin: %.3f ms (median of %d)\n", load/1e6, *loads)
+	fmt.Fprintf(w, "program from handed-back cubin: %.3f ms (median of %d)\n", load/1e6, loads)
 	fmt.Fprintf(w, "ratio JIT/cubin: %.0fx\n", float64(jitTime.Nanoseconds())/load)
 	return nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/ur"
 )
@@ -162,10 +162,10 @@ func (b *launchBench) directSides() (direct, directSetCtx, directQuick side, err
 }
 
 // newLaunchBench makes the queue and the kernel "empty" on the first
-// device of backend: from the PTX in ptxFile on CUDA, from OpenCL C
+// device of backend that c's selector lets through: from the PTX in ptxFile on CUDA, from OpenCL C
 // otherwise.
-func newLaunchBench(backend, ptxFile string) (*launchBench, error) {
-	dev, ctx, err := firstContext(backend)
+func newLaunchBench(c *cli.Command, backend, ptxFile string) (*launchBench, error) {
+	dev, ctx, err := firstContext(c, backend)
 	if err != nil {
 		return nil, err
 	}
@@ -215,29 +215,57 @@ func (b *launchBench) close() {
 	b.ctx.Release()
 }
 
-func launch(w io.Writer, args []string) error {
-	fs := flag.NewFlagSet("launch", flag.ContinueOnError)
-	backend := fs.String("backend", "cuda", "adapter to launch on")
-	ptxFile := fs.String("ptx", "scripts/bench/empty.ptx", "PTX holding the kernel empty(u64) (cuda)")
-	iters := fs.Int("iters", 20000, "launches per round")
-	rounds := fs.Int("rounds", 10, "rounds")
-	cLoopLib := fs.String("c-loop", "", "library built from scripts/bench/c/cuda_loop.c: alternate gour's rounds with rounds of C launches in this process (cuda)")
-	breakdown := fs.Bool("breakdown", false, "with -c-loop: also time C making the context current before each launch, and Go calling cuLaunchKernel without gour's layers")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed rounds to this file")
-	prepared := fs.Bool("prepared", false, "without -c-loop: launch through a ur.PreparedLaunch instead of Queue.Launch (with -c-loop both are timed)")
-	if err := fs.Parse(args); err != nil {
-		return err
+// launchCommand is `urbench launch`.
+func launchCommand() (*cli.Command, func(io.Writer) error) {
+	c := cli.New("urbench launch", "[-backend cuda|opencl] [-device SELECTOR] [-ptx FILE] [-iters N] [-rounds R]\n"+
+		"       [-prepared | -c-loop LIB [-breakdown]] [-cpuprofile FILE]", `
+Time R rounds of N launches of the kernel "empty" through gour, with no
+event, then one Finish, and print a line in the format of the C programs in
+scripts/bench/c. With -c-loop, alternate those rounds with rounds of C
+launches in this process, on the same context, stream and kernel.
+It runs on the first device of -backend that the selector lets through.`)
+	var o launchOptions
+	fs := c.Flags
+	fs.StringVar(&o.backend, "backend", "cuda", "adapter to launch on: cuda or opencl")
+	fs.StringVar(&o.ptxFile, "ptx", "scripts/bench/empty.ptx", "the PTX `FILE` holding the kernel empty(u64) (cuda)")
+	fs.IntVar(&o.iters, "iters", 20000, "launches per round")
+	fs.IntVar(&o.rounds, "rounds", 10, "rounds")
+	fs.StringVar(&o.cLoopLib, "c-loop", "", "load the C launch loop from `LIB` (built from scripts/bench/c/cuda_loop.c) and alternate its rounds with gour's in this process (cuda)")
+	fs.BoolVar(&o.breakdown, "breakdown", false, "with -c-loop: also time C making the context current before each launch, and Go calling cuLaunchKernel without gour's layers")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed rounds to `FILE`")
+	fs.BoolVar(&o.prepared, "prepared", false, "without -c-loop: launch through a ur.PreparedLaunch instead of Queue.Launch (with -c-loop both are timed)")
+	c.DeviceFlag()
+	return c, func(w io.Writer) error {
+		if err := checkBackend(c, o.backend); err != nil {
+			return err
+		}
+		if o.cLoopLib != "" && o.backend != "cuda" {
+			return cli.Usagef(c.Name, "-c-loop needs -backend cuda")
+		}
+		if o.iters < 1 || o.rounds < 1 {
+			return cli.Usagef(c.Name, "-iters and -rounds must be at least 1")
+		}
+		return launch(w, c, o)
 	}
-	if *cLoopLib != "" && *backend != "cuda" {
-		return fmt.Errorf("-c-loop needs -backend cuda")
-	}
-	b, err := newLaunchBench(*backend, *ptxFile)
+}
+
+// launchOptions are the flags of `urbench launch`.
+type launchOptions struct {
+	backend, ptxFile, cLoopLib, cpuProfile string
+	iters, rounds                          int
+	breakdown, prepared                    bool
+}
+
+// launch runs `urbench launch` on the first device of o.backend that
+// cmd's selector lets through.
+func launch(w io.Writer, cmd *cli.Command, o launchOptions) error {
+	b, err := newLaunchBench(cmd, o.backend, o.ptxFile)
 	if err != nil {
 		return err
 	}
 	defer b.close()
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
 		if err != nil {
 			return err
 		}
@@ -252,25 +280,25 @@ func launch(w io.Writer, args []string) error {
 		return err
 	}
 	defer release()
-	if *cLoopLib == "" {
-		if *prepared {
-			return b.report(w, side{name: "gour", launchN: preparedN}, *iters, *rounds)
+	if o.cLoopLib == "" {
+		if o.prepared {
+			return b.report(w, side{name: "gour", launchN: preparedN}, o.iters, o.rounds)
 		}
-		return b.report(w, side{name: "gour", launchN: b.gourLaunches}, *iters, *rounds)
+		return b.report(w, side{name: "gour", launchN: b.gourLaunches}, o.iters, o.rounds)
 	}
-	c, cSetCtx, err := b.cSides(*cLoopLib)
+	c, cSetCtx, err := b.cSides(o.cLoopLib)
 	if err != nil {
 		return err
 	}
 	sides := []side{c, {name: "gour", launchN: b.gourLaunches}, {name: "gour-prepared", launchN: preparedN}}
-	if *breakdown {
+	if o.breakdown {
 		direct, directSetCtx, directQuick, err := b.directSides()
 		if err != nil {
 			return err
 		}
 		sides = append(sides, cSetCtx, direct, directSetCtx, directQuick)
 	}
-	return b.compare(w, sides, *iters, *rounds)
+	return b.compare(w, sides, o.iters, o.rounds)
 }
 
 // timeRounds warms each side up, then times rounds of iters launches of

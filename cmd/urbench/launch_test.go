@@ -6,19 +6,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/ur"
 )
 
 // TestLaunchOnOpenCL runs `urbench launch` on the OpenCL device and checks
-// its line: the format scripts/bench parses.
+// its line: the format scripts/bench parses. -device wins over the
+// variable, which would leave no OpenCL device.
 func TestLaunchOnOpenCL(t *testing.T) {
 	testenv.MustHaveDevice(t, "opencl")
-	var out bytes.Buffer
-	if err := launch(&out, []string{"-backend", "opencl", "-iters", "20", "-rounds", "3"}); err != nil {
-		t.Fatal(err)
-	}
-	if !regexp.MustCompile(`^gour ns/launch [0-9.]+ enqueue [0-9.]+ \(median of 3 rounds x 20 launches`).MatchString(out.String()) {
-		t.Errorf("urbench launch printed %q", out.String())
+	t.Setenv(ur.EnvDeviceSelector, "!opencl:*")
+	for _, args := range [][]string{nil, {"-prepared"}} {
+		code, out, errOut := runUrbench(t, append([]string{"launch", "-backend", "opencl", "-device", "opencl:0", "-iters", "20", "-rounds", "3"}, args...)...)
+		if code != cli.ExitOK {
+			t.Fatalf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+		if !regexp.MustCompile(`^gour ns/launch [0-9.]+ enqueue [0-9.]+ \(median of 3 rounds x 20 launches`).MatchString(out) {
+			t.Errorf("urbench launch %v printed %q", args, out)
+		}
 	}
 }
 
@@ -28,7 +34,7 @@ func TestLaunchOnOpenCL(t *testing.T) {
 func TestCompareRotatesSides(t *testing.T) {
 	testenv.MustHaveDevice(t, "opencl")
 	var out bytes.Buffer
-	b, err := newLaunchBench("opencl", "")
+	b, err := newLaunchBench(cli.New("urbench launch", "", ""), "opencl", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,46 +2,137 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
+	"strings"
 
 	_ "github.com/gour-dev/gour/adapters/all"
+	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/ur"
 )
 
+// A benchmark's command: its flags and usage, and the run that reads the
+// flags once they are parsed.
+type benchmark struct {
+	name    string
+	summary string // its line in urbench's usage
+	command func() (*cli.Command, func(io.Writer) error)
+}
+
+var benchmarks = []benchmark{
+	{"launch", "the cost of a kernel launch through gour, alone or against C in this process", launchCommand},
+	{"jit", "building a large PTX module with the driver's JIT vs loading the cubin handed back", jitCommand},
+	{"diskcache", "a new process's first GetKernel: cold, the driver's cache warm, gour's cache warm", diskcacheCommand},
+}
+
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: urbench launch|jit|diskcache [flags]")
-		os.Exit(2)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is urbench without the process: it runs the benchmark args name, or
+// prints the usage it asks for, and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	top := topCommand()
+	if len(args) == 0 {
+		return cli.Exit(stderr, top.Name, cli.Usagef(top.Name, "no benchmark named: want %s", benchmarkNames()))
 	}
-	var err error
-	switch os.Args[1] {
-	case "launch":
-		err = launch(os.Stdout, os.Args[2:])
-	case "jit":
-		err = jit(os.Stdout, os.Args[2:])
-	case "diskcache":
-		err = diskcache(os.Stdout, os.Args[2:])
-	default:
-		err = fmt.Errorf("unknown benchmark %q: want launch, jit or diskcache", os.Args[1])
+	switch args[0] {
+	case "-h", "-help", "--help":
+		top.Usage(stdout)
+		return cli.ExitOK
+	case "help":
+		return cli.Exit(stderr, top.Name, help(top, args[1:], stdout))
 	}
+	b, err := lookup(args[0])
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "urbench:", err)
-		os.Exit(1)
+		return cli.Exit(stderr, top.Name, err)
+	}
+	c, bench := b.command()
+	err = c.Parse(args[1:], stdout)
+	if err == nil {
+		err = bench(stdout)
+	}
+	return cli.Exit(stderr, c.Name, err)
+}
+
+// help prints urbench's usage, or that of the benchmark args names.
+func help(top *cli.Command, args []string, stdout io.Writer) error {
+	switch len(args) {
+	case 0:
+		top.Usage(stdout)
+		return nil
+	case 1:
+		b, err := lookup(args[0])
+		if err != nil {
+			return err
+		}
+		c, _ := b.command()
+		c.Usage(stdout)
+		return nil
+	default:
+		return cli.Usagef(top.Name, "help takes one benchmark, not %q", args)
 	}
 }
 
-// firstContext returns the first device of backend and a context on it,
-// which the caller releases.
-func firstContext(backend string) (*ur.Device, *ur.Context, error) {
-	sys, err := ur.Discover(ur.Config{Selector: backend + ":*"})
+// topCommand is urbench itself, for its usage.
+func topCommand() *cli.Command {
+	var doc strings.Builder
+	doc.WriteString("Measure gour against the vendor drivers called from C.\n\nbenchmarks:\n")
+	for _, b := range benchmarks {
+		fmt.Fprintf(&doc, "  %-10s %s\n", b.name, b.summary)
+	}
+	doc.WriteString("\n'urbench help BENCHMARK' or 'urbench BENCHMARK -h' lists its flags.\n")
+	doc.WriteString("Exit status: 0 when the benchmark ran, 1 on a failure or no device, 2 on misuse.")
+	return cli.New("urbench", "BENCHMARK [flags]\n       urbench help [BENCHMARK]", doc.String())
+}
+
+func lookup(name string) (benchmark, error) {
+	i := slices.IndexFunc(benchmarks, func(b benchmark) bool { return b.name == name })
+	if i < 0 {
+		return benchmark{}, cli.Usagef("urbench", "unknown benchmark %q: want %s", name, benchmarkNames())
+	}
+	return benchmarks[i], nil
+}
+
+func benchmarkNames() string {
+	names := make([]string, len(benchmarks))
+	for i, b := range benchmarks {
+		names[i] = b.name
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// checkBackend refuses a -backend the benchmark has no kernel for.
+func checkBackend(c *cli.Command, backend string) error {
+	if backend != "opencl" && backend != "cuda" {
+		return cli.Usagef(c.Name, "-backend %q: want opencl or cuda", backend)
+	}
+	return nil
+}
+
+// firstDevice returns the first device of backend that c's selector (its
+// -device flag, else ONEAPI_DEVICE_SELECTOR, else none) lets through.
+func firstDevice(c *cli.Command, backend string) (*ur.Device, error) {
+	sys, sel, err := c.Discover()
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range sys.Devices {
+		if d.Backend() == backend {
+			return d, nil
+		}
+	}
+	return nil, cli.NoDevice(sys, sel, backend)
+}
+
+// firstContext returns firstDevice and a context on it, which the caller
+// releases.
+func firstContext(c *cli.Command, backend string) (*ur.Device, *ur.Context, error) {
+	dev, err := firstDevice(c, backend)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(sys.Devices) == 0 {
-		return nil, nil, fmt.Errorf("no %s device: %s", backend, sys.WhyNoDevice())
-	}
-	dev := sys.Devices[0]
 	ctx, err := ur.NewContext(dev)
 	if err != nil {
 		return nil, nil, err
