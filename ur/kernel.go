@@ -47,6 +47,13 @@ func Range3D(x, y, z uint64) NDRange { return NDRange{Dims: 3, Global: [3]uint64
 // Like an OpenCL kernel, a Kernel's arguments are state: setting them and
 // launching from several goroutines at once needs the caller's own
 // ordering. Use one Kernel per goroutine for concurrent launches.
+//
+// The setters check each argument against what the driver reports of it
+// (Args): a value of another size, a buffer for a value or a value for a
+// buffer gives ErrInvalidKernelArgumentSize naming the argument, what it
+// takes and what it was given; where the driver reports nothing, its own
+// error says which argument was given what. A launch with an argument
+// never set gives ErrInvalidKernelArgs naming it.
 type Kernel struct {
 	object
 	drv     driver.Kernel
