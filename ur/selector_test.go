@@ -1,6 +1,7 @@
 package ur
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -164,5 +165,36 @@ func TestPanickingAdapterIsNotAvailable(t *testing.T) {
 	}
 	if len(sys.Statuses) != 1 || !strings.Contains(sys.Statuses[0].Err.Error(), "driver exploded") {
 		t.Fatalf("statuses = %+v, want the panic reported as not available", sys.Statuses)
+	}
+}
+
+// noDevices is an adapter that loads and has no device.
+type noDevices struct{}
+
+func (noDevices) Name() string                          { return "test_no_devices" }
+func (noDevices) Platforms() ([]driver.Platform, error) { return nil, nil }
+func (noDevices) NewContext([]driver.Device) (driver.Context, error) {
+	return nil, driver.Errorf(driver.ResultUnsupportedFeature, "no devices")
+}
+
+func TestWhyNoDeviceNamesWhereTheSelectorCameFrom(t *testing.T) {
+	if _, ok := driver.Opener("test_no_devices"); !ok {
+		driver.Register("test_no_devices", func() (driver.Adapter, error) { return noDevices{}, nil })
+	}
+	t.Setenv(EnvDeviceSelector, "opencl:cpu")
+	for _, tc := range []struct{ selector, want string }{
+		{"", `selector "opencl:cpu" (` + EnvDeviceSelector + `)`},
+		{"cuda:*", `selector "cuda:*" (Config.Selector)`},
+	} {
+		sys, err := Discover(Config{ForceLoad: []string{"test_no_devices"}, Selector: tc.selector})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if why := sys.WhyNoDevice(); !strings.Contains(why, tc.want) {
+			t.Errorf("Config.Selector %q: WhyNoDevice() = %q, want it to name the %s", tc.selector, why, tc.want)
+		}
+		if _, err := sys.DefaultDevice(); !errors.Is(err, ErrDeviceNotFound) {
+			t.Errorf("Config.Selector %q: DefaultDevice() = %v, want ErrDeviceNotFound", tc.selector, err)
+		}
 	}
 }
