@@ -38,7 +38,11 @@ var library = toolkit.Library{Name: "NVRTC", Base: "libnvrtc.so", Versions: []st
 // Load opens NVRTC and resolves its entry points (see [toolkit.Load] for
 // where it looks: the loader's search path, then /usr/local/cuda,
 // $CUDA_HOME, $CUDA_PATH and extraDirs). The error lists every path tried.
-func Load(extraDirs ...string) (*Lib, error) {
+func Load(extraDirs ...string) (*Lib, error) { return load(library, extraDirs) }
+
+// load is Load of another description of the library (tests load a
+// stand-in).
+func load(library toolkit.Library, extraDirs []string) (*Lib, error) {
 	l := &Lib{}
 	lib, err := toolkit.Load(library, extraDirs, func(*dl.Library) []dl.Symbol { return l.symbols() })
 	if err != nil {
