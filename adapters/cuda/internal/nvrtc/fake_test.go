@@ -3,12 +3,10 @@ package nvrtc
 import (
 	"bytes"
 	"errors"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/gour-dev/gour/adapters/cuda/internal/toolkit"
+	"github.com/gour-dev/gour/adapters/cuda/internal/toolkit/toolkittest"
 )
 
 // loadFake builds testdata/fake_nvrtc.c into a library and loads it as
@@ -16,15 +14,7 @@ import (
 // machine without a CUDA toolkit.
 func loadFake(t *testing.T) *Lib {
 	t.Helper()
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler to build the stand-in library")
-	}
-	so := filepath.Join(t.TempDir(), "libnvrtc.so.12")
-	if out, err := exec.Command(cc, "-shared", "-fPIC", "-o", so, "testdata/fake_nvrtc.c").CombinedOutput(); err != nil {
-		t.Fatalf("building the stand-in library: %v\n%s", err, out)
-	}
-	l, err := load(toolkit.Library{Name: "stand-in NVRTC", Base: so}, nil)
+	l, err := load(toolkittest.StandIn(t, "testdata/fake_nvrtc.c", "libnvrtc.so.12"), nil)
 	if err != nil {
 		t.Fatalf("Load of the stand-in library: %v", err)
 	}
