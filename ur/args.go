@@ -149,8 +149,10 @@ func (k *Kernel) expected(index int) string {
 	}
 	a := &k.args.info[index]
 	switch {
-	case a.Kind == ArgMem || a.Kind == ArgLocal:
-		return a.Kind.String()
+	case a.Kind == ArgMem:
+		return "a buffer"
+	case a.Kind == ArgLocal:
+		return "local memory"
 	case a.Kind == ArgValue && a.Size != 0:
 		return fmt.Sprintf("a value of %d bytes", a.Size)
 	case a.Kind == ArgValue:

@@ -191,16 +191,15 @@ const (
 	ArgLocal
 )
 
-// String names the kind as an error message would: "a value", "a buffer",
-// "local memory", "unknown".
+// String names the kind: "value", "buffer", "local" or "unknown".
 func (k ArgKind) String() string {
 	switch k {
 	case ArgValue:
-		return "a value"
+		return "value"
 	case ArgMem:
-		return "a buffer"
+		return "buffer"
 	case ArgLocal:
-		return "local memory"
+		return "local"
 	}
 	return "unknown"
 }
