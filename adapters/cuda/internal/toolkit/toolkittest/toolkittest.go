@@ -4,6 +4,7 @@
 package toolkittest
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -20,6 +21,9 @@ func StandIn(t testing.TB, src, soname string) toolkit.Library {
 	cc, err := exec.LookPath("cc")
 	if err != nil {
 		t.Skip("no C compiler to build the stand-in library")
+	}
+	if _, err := os.Stat(src); err != nil {
+		t.Fatalf("stand-in library source: %v (run a test binary from its package's directory)", err)
 	}
 	so := filepath.Join(t.TempDir(), soname)
 	if out, err := exec.Command(cc, "-shared", "-fPIC", "-o", so, src).CombinedOutput(); err != nil {
