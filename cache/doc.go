@@ -1,8 +1,9 @@
-// Package cache is gour's persistent device code cache (SPEC.md §4): it
-// stores built device binaries on disk so that a restarted application
-// skips the JIT. It stores and finds bytes by Key and knows nothing of
-// the program manager; package urkey makes the device part of a key from
-// a ur.Device.
+// Package cache is gour's persistent device code cache: it stores built
+// device binaries on disk so that a restarted application skips the JIT.
+// It stores and finds bytes by Key and knows nothing of the program
+// manager; package urkey makes the device part of a key from a
+// ur.Device. The design, and the choices not made, are in docs/design.md,
+// section "The persistent device code cache".
 //
 // # Use
 //
@@ -29,8 +30,10 @@
 //
 // Each of the four directory names is the hex SHA-256 of a versioned,
 // domain-tagged canonical encoding (length-prefixed strings, image IDs in
-// order): the same in every process, machine and Go version; no path
-// component comes from anything but a hash. <n>.src holds the full key
+// order; the compile and link options as compile options, NUL, link
+// options): the same in every process, machine and Go version; no path
+// component comes from anything but a hash (docs/design.md, section "The
+// persistent device code cache", Key derivation). <n>.src holds the full key
 // and the Info; a lookup walks n = 0, 1, ... and takes the first entry
 // whose full key is equal, so colliding hashes are resolved, never
 // served. <n>.bin holds the binary; <n>.use the entry's last use.
@@ -39,7 +42,8 @@
 //
 // .src, .bin and .use start with a header: magic, kind, format version,
 // payload length and CRC-32C of the payload (format.go has the byte
-// layout); the file must be exactly header plus payload. (cache_size.txt
+// layout, docs/design.md the reasons, under File format); the file must
+// be exactly header plus payload. (cache_size.txt
 // is a plain decimal number, as in DPC++; it is parsed strictly and
 // rebuilt from a scan when malformed.) The .src also
 // records the length, checksum and a random nonce of its .bin, so a .bin
@@ -50,7 +54,12 @@
 // without .bin or the reverse — is a miss, and the entry is removed, but
 // only if its .src is still the very file that was read (same inode,
 // size, mode and modification time) and only under the entry's exclusive
-// lock. Nothing a file holds can make the process panic (see the fuzz
+// lock. Something other than a regular file where a .src, .bin, .use or
+// lock file belongs — a directory, a symbolic link, a FIFO, a socket — is
+// removed the same way, never following a link (a directory goes with
+// its contents, the links inside it and not their targets), and the file
+// is made again: left there, it would keep that entry from ever being
+// cached. Nothing a file holds can make the process panic (see the fuzz
 // tests).
 //
 // Writes are atomic: each file is written to a temporary file in the
@@ -72,14 +81,15 @@
 // longer names that file and starts again. Because a reader holds the
 // shared lock while it reads and an evictor needs the exclusive one (and
 // skips an entry whose lock is taken), eviction never makes a reader see
-// half an entry (cf. intel/llvm #16515).
+// half an entry (docs/design.md, section "The persistent device code
+// cache", Locking between processes).
 //
 // # Eviction and sweeping
 //
 // cache_size.txt holds the total size of the entries, adjusted under
 // size.lock by every store and removal (and rebuilt from a scan when it
 // is missing or malformed). When a store takes it past MaxSize
-// (SYCL_CACHE_MAX_SIZE, bytes, 0 = no limit), the least recently used
+// (SYCL_CACHE_MAX_SIZE, 0 = no limit), the least recently used
 // entries — by their .use stamps, written on every hit, not by atime —
 // are removed until the cache is at half the limit; the scan this needs
 // also rewrites the total. At most once an hour a store also sweeps:
@@ -92,26 +102,43 @@
 //
 //	SYCL_CACHE_PERSISTENT             1 (default: on, unlike DPC++, since the cache is crash-safe) or 0
 //	SYCL_CACHE_DIR                    root; default $XDG_CACHE_HOME/gour, else $HOME/.cache/gour; none: off, one warning
-//	SYCL_CACHE_MAX_SIZE               bytes; 0 or unset: no size limit
+//	SYCL_CACHE_MAX_SIZE               a size; 0 or unset: no size limit
 //	SYCL_CACHE_THRESHOLD              days; 0 or unset: no age limit
 //	SYCL_CACHE_EVICTION_DISABLE       1: no eviction
-//	SYCL_CACHE_MIN_DEVICE_IMAGE_SIZE  bytes; images smaller are not cached (default 0)
-//	SYCL_CACHE_MAX_DEVICE_IMAGE_SIZE  bytes; images larger are not cached (default 1 GiB)
+//	SYCL_CACHE_MIN_DEVICE_IMAGE_SIZE  a size; images smaller are not cached (default 0)
+//	SYCL_CACHE_MAX_DEVICE_IMAGE_SIZE  a size; images larger are not cached (default 1 GiB)
 //	SYCL_CACHE_TRACE                  bit mask; value&1 logs every hit, miss, store, eviction, rejection and removal (slog, level Info)
 //	SYCL_CACHE_ALLOW_SHARED           1: accept a root owned by another user or writable by group/others; new files 0660, directories 0770
 //
-// Booleans are 1/0 (or true/false), sizes and days decimal integers; a
-// malformed value makes Open fail with a *SettingError naming the
-// variable. Config fields win over the variables.
+// Booleans are 1/0 (or true/false), days decimal integers, sizes a number
+// of bytes or a number with a unit K, M, G or T, powers of 1024 (10G;
+// KB, KiB, ... mean the same: ParseSize, which urcache prune --max-size
+// uses too); a malformed value makes Open fail with a *SettingError
+// naming the variable. Config fields win over the variables.
+//
+// # Read-only caches
+//
+// A root that exists but cannot be written — on a read-only file system,
+// or a directory this user may not write, such as a cache warmed in
+// advance and shipped in a container image's read-only layer — makes the
+// cache read-only (ReadOnly), with exactly one slog warning, whether Open
+// finds it so or a write fails so later. A read-only cache serves hits
+// and writes nothing: no stores, use stamps or lock files, no eviction,
+// sweeping or repair. A reader that finds no lock file reads without one
+// (nobody can write there); a bad entry is a miss and stays in place; an
+// entry Reject is given is hidden from this process instead of removed.
+// GetOrBuild builds what it misses and stores nothing; Put, Prune, Clear
+// and Verify(true) fail with ErrReadOnly; List, Stats and Verify(false)
+// work.
 //
 // # Failure is never fatal
 //
 // A directory that cannot be used — none configured, not creatable,
-// read-only, full, deleted during the run, a file where it should be,
-// owned by another user or writable by others — turns the cache off for
-// the rest of the run with exactly one slog warning, and every call goes
-// on without it: Get misses, Put returns an error wrapping ErrDisabled,
-// GetOrBuild builds. Directories are created 0700 and files 0600; only
-// the root may be reached through a symbolic link, nothing inside it is
-// followed.
+// full, deleted during the run, a file where it should be, owned by a
+// user other than this one or root, or writable by others — turns the
+// cache off for the rest of the run with exactly one slog warning, and
+// every call goes on without it: Get misses, Put returns an error
+// wrapping ErrDisabled, GetOrBuild builds. Directories are created 0700
+// and files 0600; only the root may be reached through a symbolic link,
+// nothing inside it is followed.
 package cache

@@ -337,9 +337,10 @@ func TestListStatsVerifyClear(t *testing.T) {
 	}
 }
 
-// intel/llvm #16515: eviction racing a reader. The reader holds the
-// entry's lock shared between reading the .src and the .bin; an eviction
-// at that moment skips the entry, so the reader never sees half of it.
+// Eviction racing a reader (which the DPC++ cache got wrong): the reader
+// holds the entry's lock shared between reading the .src and the .bin; an
+// eviction at that moment skips the entry, so the reader never sees half
+// of it.
 func TestEvictionWhileReading(t *testing.T) {
 	dir := t.TempDir()
 	reader, evictor := mustOpen(t, dir), mustOpen(t, dir)

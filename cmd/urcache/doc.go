@@ -1,5 +1,6 @@
 // Command urcache inspects and maintains gour's persistent device code
-// cache (package cache, SPEC.md §4).
+// cache (package cache; its design is in docs/design.md, section "The
+// persistent device code cache").
 //
 // Usage:
 //
@@ -8,13 +9,14 @@
 // The commands are:
 //
 //	ls                 list the entries, most recently used first: last use,
-//	                   size, device, image, kernels
+//	                   size, device, image, kernels, options (the compile
+//	                   options, then "[link: ...]" with the link options)
 //	stat               totals: entries, devices, bytes (scanned and as
-//	                   tracked in cache_size.txt), the eviction settings
+//	                   tracked in cache_size.txt), the eviction settings,
+//	                   whether the cache is read-only
 //	verify [--repair]  read every entry in full and check headers, lengths
 //	                   and checksums; report bad entries, half-written
 //	                   entries and temporary files; --repair removes them
-//	                   (exit status 1 when problems remain)
 //	prune [--max-size SIZE] [--older-than AGE] [--stale]
 //	                   sweep temporary files and half-written entries, and
 //	                   remove entries: least recently used ones until the
@@ -22,16 +24,20 @@
 //	                   for longer than AGE (--older-than), those whose device
 //	                   or driver is no longer present (--stale)
 //	clear              remove every entry
+//	help               print the usage
 //
 // The flags, accepted before or after the command:
 //
 //	--dir DIR   the cache root; default as the runtime finds it:
 //	            SYCL_CACHE_DIR, else $XDG_CACHE_HOME/gour, else $HOME/.cache/gour
-//	--json      print one JSON document instead of text
+//	--json      print one JSON document instead of text; ls gives each
+//	            entry's "compile_options" and "link_options"
+//	-h, --help  print the usage
 //
-// SIZE is a number of bytes with an optional suffix K, M, G or T (powers
-// of 1024; KiB, MB, ... are accepted too). AGE is a Go duration ("36h")
-// or a number of days ("7d").
+// SIZE is a number of bytes, or a number with a unit K, M, G or T (powers
+// of 1024; KB, KiB, MB, ... mean the same): cache.ParseSize, which reads
+// SYCL_CACHE_MAX_SIZE too. AGE is a Go duration ("36h") or a number of
+// days ("7d").
 //
 // --stale discovers the devices of every adapter that loads (all
 // devices: ONEAPI_DEVICE_SELECTOR is ignored; UR_ADAPTERS_FORCE_LOAD
@@ -41,9 +47,20 @@
 // to load today is no proof that its binaries are useless.
 //
 // Entries in use by another process (their directory locked) are skipped
-// and counted as busy. A cache that cannot be used (a root owned by
-// another user or writable by others without SYCL_CACHE_ALLOW_SHARED=1,
-// not a directory, ...) is an error (exit status 1); a root that does not
-// exist is an empty cache. SYCL_CACHE_TRACE=1 logs every removal on
-// standard error. Exit status 2 is a usage error.
+// and counted as busy. A root that does not exist is an empty cache. A
+// root that cannot be written (a read-only file system, such as a cache
+// shipped pre-warmed in a container image) is a read-only cache: ls,
+// stat and verify work; prune, clear and verify --repair fail (exit
+// status 1) saying the cache is read-only. A cache that cannot be used at
+// all (a root owned by another user or writable by others without
+// SYCL_CACHE_ALLOW_SHARED=1, not a directory, ...) is an error.
+// SYCL_CACHE_TRACE=1 logs every removal on standard error.
+//
+// Exit status:
+//
+//	0  done; also -h, --help and help, which print the usage on standard output
+//	1  the command failed, or verify found problems that remain
+//	2  misuse: no or an unknown command, an unknown flag, an extra argument,
+//	   a malformed SIZE or AGE or SYCL_CACHE_* variable; the usage goes to
+//	   standard error
 package main

@@ -20,11 +20,11 @@ import (
 	"github.com/gour-dev/gour/ur"
 )
 
-// Exit statuses.
+// Exit statuses (doc.go lists them).
 const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
+	exitOK    = 0 // done; also -h and --help
+	exitError = 1 // the command failed, or verify found problems it left
+	exitUsage = 2 // misuse: an unknown command or flag, a malformed value
 )
 
 func main() {
@@ -64,37 +64,72 @@ type options struct {
 const usage = `usage: urcache [--dir DIR] [--json] COMMAND [flags]
 
 commands:
-  ls                 list entries (last use, size, device, image, kernels)
-  stat               totals
+  ls                 list entries (last use, size, device, image, kernels, options)
+  stat               totals and settings
   verify [--repair]  check every entry; --repair removes bad ones
   prune [--max-size SIZE] [--older-than AGE] [--stale]
                      sweep, and remove entries by size, age or absent device
   clear              remove every entry
+  help               print this help
+
+flags, before or after the command:
+  --dir DIR          the cache root (default: SYCL_CACHE_DIR, else
+                     $XDG_CACHE_HOME/gour, else $HOME/.cache/gour)
+  --json             print JSON
+  -h, --help         print this help
+
+SIZE: bytes, or a number with a unit K, M, G or T (powers of 1024): 500M, 2G.
+AGE: a Go duration (36h) or days (7d).
+exit status: 0 done, 1 failed (or verify left problems), 2 misuse.
 `
 
+// commonFlags makes the flag set of urcache or of one of its commands.
+// Its Usage prints nothing: run prints the usage, to stdout when it was
+// asked for and to stderr after a misuse.
 func commonFlags(name string, o *options, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	fs.Usage = func() {}
 	fs.StringVar(&o.dir, "dir", o.dir, "cache root")
 	fs.BoolVar(&o.json, "json", o.json, "print JSON")
 	return fs
+}
+
+// parseFlags parses args into fs; on -h or --help it prints the usage to
+// stdout, on a bad flag (which the flag package has reported) to stderr.
+// ok is false when run must return status.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (status int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return exitOK, true
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, usage)
+		return exitOK, false
+	default:
+		fmt.Fprint(stderr, usage)
+		return exitUsage, false
+	}
 }
 
 // run is urcache without the process; it returns the exit status.
 func run(args []string, stdout, stderr io.Writer, present presentFunc) int {
 	var o options
 	fs := commonFlags("urcache", &o, stderr)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if status, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return status
 	}
 	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "urcache: no command")
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
 	cmd, rest := fs.Arg(0), fs.Args()[1:]
 	cfs := commonFlags("urcache "+cmd, &o, stderr)
 	switch cmd {
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
 	case "ls", "stat", "clear":
 	case "verify":
 		cfs.BoolVar(&o.repair, "repair", false, "remove bad entries")
@@ -107,8 +142,8 @@ func run(args []string, stdout, stderr io.Writer, present presentFunc) int {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
-	if err := cfs.Parse(rest); err != nil {
-		return exitUsage
+	if status, ok := parseFlags(cfs, rest, stdout, stderr); !ok {
+		return status
 	}
 	if cfs.NArg() != 0 {
 		fmt.Fprintf(stderr, "urcache %s: unexpected argument %q\n", cmd, cfs.Arg(0))
@@ -118,8 +153,8 @@ func run(args []string, stdout, stderr io.Writer, present presentFunc) int {
 	if cmd == "prune" {
 		var err error
 		if o.maxSize != "" {
-			if prune.MaxSize, err = parseSize(o.maxSize); err != nil || prune.MaxSize <= 0 {
-				fmt.Fprintf(stderr, "urcache prune: --max-size %q: want a size above 0, such as 500M or 2G\n", o.maxSize)
+			if prune.MaxSize, err = cache.ParseSize(o.maxSize); err != nil || prune.MaxSize <= 0 {
+				fmt.Fprintf(stderr, "urcache prune: --max-size %q: want a size above 0: bytes, or a number with a unit K, M, G or T (powers of 1024), such as 500M or 2G\n", o.maxSize)
 				return exitUsage
 			}
 		}
@@ -221,26 +256,6 @@ func staleFilter(devs []cache.DeviceKey, loaded []string) func(cache.EntryStat) 
 	}
 }
 
-// parseSize reads "123", "500M", "2GiB", "1.5G" (powers of 1024).
-func parseSize(s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-	num, unit := s, ""
-	if i >= 0 {
-		num, unit = s[:i], strings.ToUpper(strings.TrimSpace(s[i:]))
-	}
-	mult := map[string]float64{"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20,
-		"G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30, "T": 1 << 40, "TB": 1 << 40, "TIB": 1 << 40}[unit]
-	if mult == 0 || num == "" {
-		return 0, fmt.Errorf("bad size %q", s)
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v < 0 || v*mult > 1<<62 {
-		return 0, fmt.Errorf("bad size %q", s)
-	}
-	return int64(v * mult), nil
-}
-
 // parseAge reads a Go duration or a number of days ("7d").
 func parseAge(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
@@ -321,7 +336,7 @@ func (w *writer) ls(c *cache.Cache) int {
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(w.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LAST USE\tSIZE\tDEVICE\tIMAGE\tKERNELS")
+	fmt.Fprintln(tw, "LAST USE\tSIZE\tDEVICE\tIMAGE\tKERNELS\tOPTIONS")
 	for _, e := range list {
 		d := e.Key.Device
 		img := "-"
@@ -331,11 +346,28 @@ func (w *writer) ls(c *cache.Cache) int {
 				img += fmt.Sprintf("+%d", len(e.Key.Images)-1)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.LastUse.Local().Format("2006-01-02 15:04:05"), human(e.Size),
-			fmt.Sprintf("%s: %s [%s]", d.Backend, d.Name, d.Driver), img, kernels(e.Info.Kernels))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.LastUse.Local().Format("2006-01-02 15:04:05"), human(e.Size),
+			fmt.Sprintf("%s: %s [%s]", d.Backend, d.Name, d.Driver), img, kernels(e.Info.Kernels), optionsColumn(e.Key))
 	}
 	tw.Flush()
 	return exitOK
+}
+
+// optionsColumn shows a key's options in the listing: the compile options,
+// then the link options, if any, marked as such; "-" for none. It is the
+// last column, so that long options do not push the others apart.
+func optionsColumn(k cache.Key) string {
+	var parts []string
+	if k.CompileOptions != "" {
+		parts = append(parts, k.CompileOptions)
+	}
+	if k.LinkOptions != "" {
+		parts = append(parts, "[link: "+k.LinkOptions+"]")
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " ")
 }
 
 func kernels(ks []string) string {
@@ -385,14 +417,18 @@ func (w *writer) stat(c *cache.Cache) int {
 			MaxSize          int64      `json:"max_size"`
 			ThresholdDays    int        `json:"threshold_days"`
 			EvictionDisabled bool       `json:"eviction_disabled"`
+			ReadOnly         bool       `json:"read_only"`
 			OldestUse        *time.Time `json:"oldest_use,omitempty"`
 			NewestUse        *time.Time `json:"newest_use,omitempty"`
 		}{st.Dir, st.Entries, st.Devices, st.Bytes, st.TrackedBytes, st.MaxSize, st.ThresholdDays, st.EvictionDisabled,
-			timePtr(st.Oldest), timePtr(st.Newest)})
+			st.ReadOnly, timePtr(st.Oldest), timePtr(st.Newest)})
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(w.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "dir:\t%s\n", st.Dir)
+	if st.ReadOnly {
+		fmt.Fprintf(tw, "read-only:\tyes (hits are served; nothing is stored, pruned or repaired)\n")
+	}
 	fmt.Fprintf(tw, "entries:\t%d\n", st.Entries)
 	fmt.Fprintf(tw, "devices:\t%d\n", st.Devices)
 	fmt.Fprintf(tw, "size:\t%s (%d bytes)\n", human(st.Bytes), st.Bytes)

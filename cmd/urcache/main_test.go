@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -196,15 +197,31 @@ func TestNoCache(t *testing.T) {
 	}
 }
 
+// -h, --help and help print the usage to stdout and exit 0, before or
+// after the command.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"-help"}, {"help"}, {"ls", "-h"}, {"--dir", "/nonexistent", "prune", "--help"}, {"verify", "--repair", "-h"}} {
+		out, errs, st := urcache(t, noDevices, args...)
+		if st != exitOK || !strings.HasPrefix(out, "usage: urcache") || !strings.Contains(out, "exit status") || errs != "" {
+			t.Errorf("%q: status %d, stdout %q, stderr %q", args, st, out, errs)
+		}
+	}
+}
+
+// Misuse exits 2 with a message and the usage on stderr, nothing on stdout.
 func TestErrors(t *testing.T) {
 	dir, _ := fill(t)
 	for _, args := range [][]string{
 		{}, {"bogus"}, {"--dir", dir, "prune", "--max-size", "lots"}, {"--dir", dir, "prune", "--older-than", "-1h"},
-		{"--dir", dir, "ls", "extra"}, {"--dir", dir, "ls", "--repair"},
+		{"--dir", dir, "ls", "extra"}, {"--dir", dir, "ls", "--repair"}, {"--bogus"}, {"ls", "--json=maybe"},
 	} {
-		if _, _, st := urcache(t, noDevices, args...); st != exitUsage {
-			t.Errorf("%q: status %d, want %d", args, st, exitUsage)
+		out, errs, st := urcache(t, noDevices, args...)
+		if st != exitUsage || out != "" || !strings.Contains(errs, "urcache") {
+			t.Errorf("%q: status %d (want %d), stdout %q, stderr %q", args, st, exitUsage, out, errs)
 		}
+	}
+	if _, errs, _ := urcache(t, noDevices, "--dir", dir, "prune", "--max-size", "lots"); !strings.Contains(errs, "K, M, G or T") {
+		t.Errorf("--max-size error: %s", errs)
 	}
 	os.Chmod(dir, 0o777) // writable by others: refused
 	if _, errs, st := urcache(t, noDevices, "--dir", dir, "ls"); st != exitError || !strings.Contains(errs, "writable") {
@@ -212,20 +229,116 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// --max-size reads sizes with cache.ParseSize, as SYCL_CACHE_MAX_SIZE
+// does: what urcache always accepted still parses the same.
 func TestParse(t *testing.T) {
 	for in, want := range map[string]int64{"123": 123, "1K": 1024, "2MiB": 2 << 20, "1.5G": 3 << 29, "1 GB": 1 << 30, "4t": 4 << 40} {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v", in, got, err)
+		if got, err := cache.ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v", in, got, err)
 		}
 	}
 	for _, in := range []string{"", "K", "1X", "-1", "1e3"} {
-		if _, err := parseSize(in); err == nil {
-			t.Errorf("parseSize(%q) accepted", in)
+		if _, err := cache.ParseSize(in); err == nil {
+			t.Errorf("ParseSize(%q) accepted", in)
 		}
 	}
 	for in, want := range map[string]time.Duration{"7d": 7 * 24 * time.Hour, "36h": 36 * time.Hour, "0.5d": 12 * time.Hour} {
 		if got, err := parseAge(in); err != nil || got != want {
 			t.Errorf("parseAge(%q) = %v, %v", in, got, err)
+		}
+	}
+}
+
+// Entries that differ only in their options are told apart, in both
+// listings: the compile and link options, not the key's encoding.
+func TestLsOptions(t *testing.T) {
+	dir := t.TempDir()
+	c, err := cache.Open(cache.Config{Dir: dir, Getenv: func(string) string { return "" }})
+	if err != nil || !c.Enabled() {
+		t.Fatal(err, c.Err())
+	}
+	img := [][32]byte{sha256.Sum256([]byte("image"))}
+	info := cache.Info{Format: "native", Kernels: []string{"axpy"}, ImageSize: 10}
+	for _, o := range [][2]string{{"", ""}, {"-cl-fast-relaxed-math", ""}, {"-cl-fast-relaxed-math", "-cl-denorms-are-zero"}} {
+		k := cache.Key{Device: devA, Images: img, CompileOptions: o[0], LinkOptions: o[1]}
+		if err := c.Put(k, []byte("binary"), info); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _, st := urcache(t, noDevices, "--dir", dir, "ls")
+	if st != 0 || !strings.Contains(out, "OPTIONS") {
+		t.Fatalf("%d:\n%s", st, out)
+	}
+	for _, want := range []string{" -\n", " -cl-fast-relaxed-math\n", " -cl-fast-relaxed-math [link: -cl-denorms-are-zero]\n"} {
+		if strings.Count(out, want) != 1 {
+			t.Errorf("ls shows %q %d times, want once:\n%s", want, strings.Count(out, want), out)
+		}
+	}
+	out, _, _ = urcache(t, noDevices, "--dir", dir, "--json", "ls")
+	if strings.Contains(out, `\u0000`) || strings.Contains(out, `"options"`) {
+		t.Errorf("JSON shows the key's encoding:\n%s", out)
+	}
+	var entries []jsonEntry
+	if err := json.Unmarshal([]byte(out), &entries); err != nil {
+		t.Fatal(err)
+	}
+	got := map[[2]string]bool{}
+	for _, e := range entries {
+		got[[2]string{e.CompileOptions, e.LinkOptions}] = true
+	}
+	if len(got) != 3 || !got[[2]string{"-cl-fast-relaxed-math", "-cl-denorms-are-zero"}] || !got[[2]string{"", ""}] {
+		t.Errorf("JSON options: %v", got)
+	}
+	if !strings.Contains(out, `"compile_options": "-cl-fast-relaxed-math"`) || !strings.Contains(out, `"link_options": "-cl-denorms-are-zero"`) {
+		t.Errorf("JSON field names:\n%s", out)
+	}
+}
+
+// readOnly makes dir read-only for this process: a read-only bind mount
+// of it on itself as root (whom permissions do not stop), its write
+// permission taken away otherwise; it skips when neither is possible.
+func readOnly(t *testing.T, dir string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if err := os.Chmod(dir, 0o500); err != nil {
+			t.Skip(err)
+		}
+		t.Cleanup(func() { os.Chmod(dir, 0o700) })
+		return
+	}
+	if out, err := exec.Command("mount", "--bind", dir, dir).CombinedOutput(); err != nil {
+		t.Skipf("bind mount: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	if out, err := exec.Command("mount", "-o", "remount,ro,bind", dir).CombinedOutput(); err != nil {
+		t.Skipf("read-only remount: %v %s", err, out)
+	}
+}
+
+// On a read-only cache (a pre-warmed cache shipped read-only) ls, stat and
+// verify work; prune, clear and verify --repair fail with a clear error.
+func TestReadOnlyCache(t *testing.T) {
+	dir, _ := fill(t)
+	readOnly(t, dir)
+	out, errs, st := urcache(t, noDevices, "--dir", dir, "ls")
+	if st != exitOK || errs != "" || strings.Count(out, "\n") != 5 {
+		t.Errorf("ls: %d %s\n%s", st, errs, out)
+	}
+	out, _, st = urcache(t, noDevices, "--dir", dir, "stat")
+	if st != exitOK || !strings.Contains(out, "read-only:") || !strings.Contains(out, "entries:       4") {
+		t.Errorf("stat: %d\n%s", st, out)
+	}
+	out, _, st = urcache(t, noDevices, "--dir", dir, "stat", "--json")
+	if st != exitOK || !strings.Contains(out, `"read_only": true`) {
+		t.Errorf("stat --json: %d\n%s", st, out)
+	}
+	if out, _, st := urcache(t, noDevices, "--dir", dir, "verify"); st != exitOK || !strings.Contains(out, "4 entries, 4 good, 0 problems") {
+		t.Errorf("verify: %d %s", st, out)
+	}
+	for _, args := range [][]string{{"prune"}, {"prune", "--max-size", "1K"}, {"clear"}, {"verify", "--repair"}} {
+		out, errs, st := urcache(t, noDevices, append([]string{"--dir", dir}, args...)...)
+		if st != exitError || out != "" || !strings.Contains(errs, "read-only") {
+			t.Errorf("%q: status %d (want %d), stdout %q, stderr %q", args, st, exitError, out, errs)
 		}
 	}
 }
