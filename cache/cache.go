@@ -21,8 +21,9 @@ import (
 var ErrDisabled = errors.New("cache: the persistent cache is disabled")
 
 // ErrNotCacheable is returned by Put for an entry the settings keep out
-// of the cache: an image size outside [MinImageSize, MaxImageSize], or a
-// key or binary larger than the file format allows.
+// of the cache: an image size outside [MinImageSize, MaxImageSize], a key
+// or binary larger than the file format allows, or options holding a NUL
+// byte.
 var ErrNotCacheable = errors.New("cache: entry not cacheable")
 
 // ErrReadOnly is returned by Put, Prune, Clear and Verify(true) on a

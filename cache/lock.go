@@ -60,13 +60,13 @@ func (l *heldLock) unlock() {
 //
 // Something other than a regular file where the lock file belongs — a
 // directory, a link, a FIFO, a socket — is removed once and the lock file
-// made again: nobody can hold a lock on it (a link or socket cannot be
-// opened, a directory cannot be opened for a lock file, a FIFO is never
-// accepted as one), so left there it would keep the entry from ever
-// being cached. Two processes healing one lock file at the same instant
-// could each remove what the other just made; acquire's same-file check
-// catches the removal of a lock file opened before it, not after, a
-// window of a few system calls that needs the impostor first.
+// made again: no lock on it is ever accepted (a link or a socket cannot
+// be opened, a directory cannot be opened as a lock file, a FIFO is
+// refused once opened), so left there it would keep the entry from ever
+// being cached. (Two processes removing one such thing at the same
+// instant could leave one of them holding a lock on a lock file the other
+// just unlinked: a window of a few system calls, which needs the debris
+// to open it.)
 func (c *Cache) acquire(ctx context.Context, path string, exclusive bool, deadline time.Time) (*heldLock, error) {
 	backoff := minBackoff
 	healed := false
