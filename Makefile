@@ -15,12 +15,17 @@ GO ?= go
 # the adapter says so).
 TEST_ENV := CGO_ENABLED=1 UR_REQUIRE_ADAPTERS=opencl POCL_KERNEL_CACHE=0 GOUR_REQUIRE_ZE_LOADER=1
 
+# An adapter written outside gour's module, against its public driver API,
+# in a Go module of its own: `make test` vets, builds and tests it too.
+EXAMPLE_ADAPTER := examples/adapter
+
 .PHONY: help
 help:
 	@echo "make deps                install the OpenCL ICD loader, PoCL, gcc, the Level Zero loader and headers (Debian/Ubuntu; only what is missing)"
 	@echo "make demo                deps, then run cmd/urdemo: list devices, run axpy on the default device"
 	@echo "make test                deps, then gofmt, go vet, CGO_ENABLED=0 build, staticcheck if installed, go test -race,"
-	@echo "                         and the Level Zero struct layouts against ze_api.h (go test -tags zeheaders)"
+	@echo "                         the Level Zero struct layouts against ze_api.h (go test -tags zeheaders),"
+	@echo "                         and the same checks of examples/adapter, a module of its own"
 	@echo "make spirv               regenerate the conformance SPIR-V from the OpenCL C kernels (needs clang-15, llvm-spirv-15)"
 	@echo "make bench               the launch benchmark: gour vs C on PoCL (scripts/bench/launch.sh)"
 	@echo "make build-device-tests  test binaries and tools in bin/, for a machine without Go"
@@ -49,6 +54,11 @@ test: deps
 	$(TEST_ENV) $(GO) test -race -count=1 ./...
 	@echo "== Level Zero struct layouts and constants against ze_api.h (cgo, libze-dev)"
 	CGO_ENABLED=1 $(GO) test -count=1 -tags zeheaders ./adapters/levelzero/internal/ze/
+	@echo "== examples/adapter, an adapter in a module of its own (go test ./... above does not enter it)"
+	cd $(EXAMPLE_ADAPTER) && $(GO) vet ./...
+	cd $(EXAMPLE_ADAPTER) && CGO_ENABLED=0 $(GO) build ./...
+	@if command -v staticcheck >/dev/null 2>&1; then cd $(EXAMPLE_ADAPTER) && staticcheck ./...; fi
+	cd $(EXAMPLE_ADAPTER) && $(TEST_ENV) $(GO) test -race -count=1 ./...
 
 .PHONY: spirv
 spirv:
@@ -59,9 +69,11 @@ bench: deps
 	scripts/bench/launch.sh
 
 # Test binaries of every package under conformance/ and adapters/ that has
-# tests, named after the package path (bin/adapters-opencl.test), and the
-# commands. Built without cgo, so they run on any Linux of the same
-# architecture.
+# tests, named after the package path (bin/adapters-opencl.test), the
+# example adapter's (bin/cltrace.test: the conformance suite through a
+# proxy of OpenCL), and the commands. Built without cgo, so they run on any
+# Linux of the same architecture, from any directory (the conformance
+# suite's device code is embedded).
 DEVICE_TEST_PKGS = $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./conformance/... ./adapters/...)
 MODULE = $(shell $(GO) list -m)
 
@@ -73,4 +85,5 @@ build-device-tests:
 		echo "CGO_ENABLED=0 $(GO) test -c -o $$out ./$$rel"; \
 		CGO_ENABLED=0 $(GO) test -c -o "$$out" "./$$rel"; \
 	done
+	cd $(EXAMPLE_ADAPTER) && CGO_ENABLED=0 $(GO) test -c -o $(CURDIR)/bin/cltrace.test ./cltrace
 	CGO_ENABLED=0 $(GO) build -o bin/ ./cmd/... ./scripts/bench/golaunch
