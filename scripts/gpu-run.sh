@@ -12,8 +12,14 @@ mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 >/tmp/icd/nvidia.icd && cp /etc/
 export OCL_ICD_VENDORS=/tmp/icd POCL_KERNEL_CACHE=0
 
 bin/urinfo >"$out/urinfo.txt" 2>&1
+# The device code is embedded in the test binaries: they run from any
+# directory (from conformance/, the check of the generated wrappers runs too).
 (cd conformance && UR_REQUIRE_ADAPTERS=cuda,opencl timeout 300 ../bin/conformance.test -test.count=1 -test.v >"$out/cts.log" 2>&1; echo "exit $?" >>"$out/cts.log")
 bash scripts/cts-summary.sh "$out/cts.log" >"$out/cts-summary.md"
+# The suite again through examples/adapter's cltrace, an adapter from
+# another module wrapping every OpenCL device (PoCL and NVIDIA's).
+UR_REQUIRE_ADAPTERS=opencl timeout 300 bin/cltrace.test -test.count=1 -test.v >"$out/cltrace.log" 2>&1; echo "exit $?" >>"$out/cltrace.log"
+bash scripts/cts-summary.sh "$out/cltrace.log" >"$out/cltrace-summary.md"
 UR_REQUIRE_ADAPTERS=cuda bin/adapters-cuda.test -test.count=1 -test.v >"$out/cuda-adapter.log" 2>&1
 UR_REQUIRE_ADAPTERS=cuda bin/adapters-cuda-internal-cu.test -test.count=1 -test.v >"$out/cuda-cu.log" 2>&1
 timeout 300 bash scripts/bench/cuda.sh 20000 10 5 >"$out/cuda-bench.log" 2>&1
