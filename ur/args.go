@@ -228,13 +228,19 @@ type groupLimits struct {
 // checkRange; a prepared or repeated launch is only made after it passed,
 // and a kernel's arguments never become unset.
 func (k *Kernel) checkLaunch(op string, q *Queue, r *NDRange) error {
+	// Inline: the common launch has its arguments set and no local size
+	// (checkRange saw one in every dimension or in none).
+	if k.args.unset == 0 && r.Local[0] == 0 {
+		return nil
+	}
+	return k.checkSetAndGroup(op, q, r)
+}
+
+func (k *Kernel) checkSetAndGroup(op string, q *Queue, r *NDRange) error {
 	if k.args.unset != 0 {
 		return k.unsetArgsError(op)
 	}
-	if r.Local[0] != 0 { // checkRange saw a local size in every dimension or in none
-		return k.checkGroup(op, q, r)
-	}
-	return nil
+	return k.checkGroup(op, q, r)
 }
 
 // checkGroup checks r's local size against the kernel's and the device's
