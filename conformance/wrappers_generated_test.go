@@ -34,22 +34,77 @@ func TestEnqueueWaitAcrossQueues(t *testing.T)      { conformance.TestEnqueueWai
 func TestEnqueueReleasedEventInWaitList(t *testing.T) {
 	conformance.TestEnqueueReleasedEventInWaitList(t)
 }
-func TestEnqueueKernelOfOtherContext(t *testing.T) { conformance.TestEnqueueKernelOfOtherContext(t) }
-func TestEnqueueConcurrentLaunches(t *testing.T)   { conformance.TestEnqueueConcurrentLaunches(t) }
-func TestEventWait(t *testing.T)                   { conformance.TestEventWait(t) }
-func TestEventWaitWithDeadline(t *testing.T)       { conformance.TestEventWaitWithDeadline(t) }
-func TestEventWaitCancelled(t *testing.T)          { conformance.TestEventWaitCancelled(t) }
-func TestEventStatusAfterWait(t *testing.T)        { conformance.TestEventStatusAfterWait(t) }
-func TestEventProfiling(t *testing.T)              { conformance.TestEventProfiling(t) }
-func TestEventProfilingNotAvailable(t *testing.T)  { conformance.TestEventProfilingNotAvailable(t) }
-func TestEventWaitAll(t *testing.T)                { conformance.TestEventWaitAll(t) }
-func TestEventWaitAllCancelled(t *testing.T)       { conformance.TestEventWaitAllCancelled(t) }
-func TestEventReleaseTwice(t *testing.T)           { conformance.TestEventReleaseTwice(t) }
-func TestEventUseAfterRelease(t *testing.T)        { conformance.TestEventUseAfterRelease(t) }
-func TestEventNilHandle(t *testing.T)              { conformance.TestEventNilHandle(t) }
-func TestEventOutlivesQueue(t *testing.T)          { conformance.TestEventOutlivesQueue(t) }
-func TestEventInOrderCompletion(t *testing.T)      { conformance.TestEventInOrderCompletion(t) }
-func TestEventLaunchWithoutEvent(t *testing.T)     { conformance.TestEventLaunchWithoutEvent(t) }
+func TestEnqueueKernelOfOtherContext(t *testing.T)  { conformance.TestEnqueueKernelOfOtherContext(t) }
+func TestEnqueueConcurrentLaunches(t *testing.T)    { conformance.TestEnqueueConcurrentLaunches(t) }
+func TestEventWait(t *testing.T)                    { conformance.TestEventWait(t) }
+func TestEventWaitWithDeadline(t *testing.T)        { conformance.TestEventWaitWithDeadline(t) }
+func TestEventWaitCancelled(t *testing.T)           { conformance.TestEventWaitCancelled(t) }
+func TestEventStatusAfterWait(t *testing.T)         { conformance.TestEventStatusAfterWait(t) }
+func TestEventProfiling(t *testing.T)               { conformance.TestEventProfiling(t) }
+func TestEventProfilingNotAvailable(t *testing.T)   { conformance.TestEventProfilingNotAvailable(t) }
+func TestEventWaitAll(t *testing.T)                 { conformance.TestEventWaitAll(t) }
+func TestEventWaitAllCancelled(t *testing.T)        { conformance.TestEventWaitAllCancelled(t) }
+func TestEventReleaseTwice(t *testing.T)            { conformance.TestEventReleaseTwice(t) }
+func TestEventUseAfterRelease(t *testing.T)         { conformance.TestEventUseAfterRelease(t) }
+func TestEventNilHandle(t *testing.T)               { conformance.TestEventNilHandle(t) }
+func TestEventOutlivesQueue(t *testing.T)           { conformance.TestEventOutlivesQueue(t) }
+func TestEventInOrderCompletion(t *testing.T)       { conformance.TestEventInOrderCompletion(t) }
+func TestEventLaunchWithoutEvent(t *testing.T)      { conformance.TestEventLaunchWithoutEvent(t) }
+func TestKernelByName(t *testing.T)                 { conformance.TestKernelByName(t) }
+func TestKernelUnknownName(t *testing.T)            { conformance.TestKernelUnknownName(t) }
+func TestKernelEmptyName(t *testing.T)              { conformance.TestKernelEmptyName(t) }
+func TestKernelNumArgs(t *testing.T)                { conformance.TestKernelNumArgs(t) }
+func TestKernelInfo(t *testing.T)                   { conformance.TestKernelInfo(t) }
+func TestKernelArgIndexOutOfRange(t *testing.T)     { conformance.TestKernelArgIndexOutOfRange(t) }
+func TestKernelArgWrongSize(t *testing.T)           { conformance.TestKernelArgWrongSize(t) }
+func TestKernelArgScalarTypes(t *testing.T)         { conformance.TestKernelArgScalarTypes(t) }
+func TestKernelAxpy(t *testing.T)                   { conformance.TestKernelAxpy(t) }
+func TestKernelAxpyFloat64(t *testing.T)            { conformance.TestKernelAxpyFloat64(t) }
+func TestKernelLocalMemory(t *testing.T)            { conformance.TestKernelLocalMemory(t) }
+func TestKernelLocalMemoryZeroSize(t *testing.T)    { conformance.TestKernelLocalMemoryZeroSize(t) }
+func TestKernelReleased(t *testing.T)               { conformance.TestKernelReleased(t) }
+func TestKernelNilMem(t *testing.T)                 { conformance.TestKernelNilMem(t) }
+func TestKernelReleasedMem(t *testing.T)            { conformance.TestKernelReleasedMem(t) }
+func TestKernelMemOfOtherContext(t *testing.T)      { conformance.TestKernelMemOfOtherContext(t) }
+func TestKernelArgsAreState(t *testing.T)           { conformance.TestKernelArgsAreState(t) }
+func TestKernelLaunchAfterArgReleased(t *testing.T) { conformance.TestKernelLaunchAfterArgReleased(t) }
+func TestKernelArgErrorsNameTheArgument(t *testing.T) {
+	conformance.TestKernelArgErrorsNameTheArgument(t)
+}
+func TestKernelArgsDescribeTheSignature(t *testing.T) {
+	conformance.TestKernelArgsDescribeTheSignature(t)
+}
+func TestKernelUnknownNameListsKernels(t *testing.T) {
+	conformance.TestKernelUnknownNameListsKernels(t)
+}
+func TestKernelLaunchNamesUnsetArgument(t *testing.T) {
+	conformance.TestKernelLaunchNamesUnsetArgument(t)
+}
+func TestKernelLaunchOverWorkGroupLimit(t *testing.T) {
+	conformance.TestKernelLaunchOverWorkGroupLimit(t)
+}
+func TestKernelLaunchWithLocal(t *testing.T)      { conformance.TestKernelLaunchWithLocal(t) }
+func TestMemoryCreate(t *testing.T)               { conformance.TestMemoryCreate(t) }
+func TestMemoryCreateFromHost(t *testing.T)       { conformance.TestMemoryCreateFromHost(t) }
+func TestMemoryZeroSize(t *testing.T)             { conformance.TestMemoryZeroSize(t) }
+func TestMemoryOversized(t *testing.T)            { conformance.TestMemoryOversized(t) }
+func TestMemoryBadFlags(t *testing.T)             { conformance.TestMemoryBadFlags(t) }
+func TestMemoryRoundTrip(t *testing.T)            { conformance.TestMemoryRoundTrip(t) }
+func TestMemoryNonBlockingRoundTrip(t *testing.T) { conformance.TestMemoryNonBlockingRoundTrip(t) }
+func TestMemoryOffsets(t *testing.T)              { conformance.TestMemoryOffsets(t) }
+func TestMemoryOutOfRange(t *testing.T)           { conformance.TestMemoryOutOfRange(t) }
+func TestMemoryCopy(t *testing.T)                 { conformance.TestMemoryCopy(t) }
+func TestMemoryCopyWithinBuffer(t *testing.T)     { conformance.TestMemoryCopyWithinBuffer(t) }
+func TestMemoryOverlappingCopy(t *testing.T)      { conformance.TestMemoryOverlappingCopy(t) }
+func TestMemoryCopyOutOfRange(t *testing.T)       { conformance.TestMemoryCopyOutOfRange(t) }
+func TestMemoryFill(t *testing.T)                 { conformance.TestMemoryFill(t) }
+func TestMemoryFillBadPattern(t *testing.T)       { conformance.TestMemoryFillBadPattern(t) }
+func TestMemoryReleased(t *testing.T)             { conformance.TestMemoryReleased(t) }
+func TestMemoryNilBuffer(t *testing.T)            { conformance.TestMemoryNilBuffer(t) }
+func TestMemoryOtherContext(t *testing.T)         { conformance.TestMemoryOtherContext(t) }
+func TestMemoryHugeOffsetSaysTheBufferSize(t *testing.T) {
+	conformance.TestMemoryHugeOffsetSaysTheBufferSize(t)
+}
 func TestPlatformInfo(t *testing.T)                { conformance.TestPlatformInfo(t) }
 func TestPlatformListsDevice(t *testing.T)         { conformance.TestPlatformListsDevice(t) }
 func TestPlatformAdapter(t *testing.T)             { conformance.TestPlatformAdapter(t) }
@@ -58,17 +113,27 @@ func TestPlatformSelectorPicksDevice(t *testing.T) { conformance.TestPlatformSel
 func TestPlatformSelectorExcludes(t *testing.T)    { conformance.TestPlatformSelectorExcludes(t) }
 func TestPlatformDefaultDevice(t *testing.T)       { conformance.TestPlatformDefaultDevice(t) }
 func TestPlatformAdapterStatuses(t *testing.T)     { conformance.TestPlatformAdapterStatuses(t) }
-func TestProgramBuildFromSource(t *testing.T)      { conformance.TestProgramBuildFromSource(t) }
-func TestProgramBuildFailure(t *testing.T)         { conformance.TestProgramBuildFailure(t) }
-func TestProgramBuildOptions(t *testing.T)         { conformance.TestProgramBuildOptions(t) }
-func TestProgramCompileAndLink(t *testing.T)       { conformance.TestProgramCompileAndLink(t) }
-func TestProgramLinkUnresolved(t *testing.T)       { conformance.TestProgramLinkUnresolved(t) }
-func TestProgramLinkNothing(t *testing.T)          { conformance.TestProgramLinkNothing(t) }
-func TestProgramBinaries(t *testing.T)             { conformance.TestProgramBinaries(t) }
-func TestProgramFromBinaries(t *testing.T)         { conformance.TestProgramFromBinaries(t) }
-func TestProgramEmptyBinary(t *testing.T)          { conformance.TestProgramEmptyBinary(t) }
-func TestProgramGarbageBinary(t *testing.T)        { conformance.TestProgramGarbageBinary(t) }
-func TestProgramKernelNames(t *testing.T)          { conformance.TestProgramKernelNames(t) }
+func TestPreparedLaunchTakesCurrentArguments(t *testing.T) {
+	conformance.TestPreparedLaunchTakesCurrentArguments(t)
+}
+func TestPreparedLaunchInOrder(t *testing.T)        { conformance.TestPreparedLaunchInOrder(t) }
+func TestPreparedLaunchFromGoroutines(t *testing.T) { conformance.TestPreparedLaunchFromGoroutines(t) }
+func TestPreparedLaunchLocalMemoryResized(t *testing.T) {
+	conformance.TestPreparedLaunchLocalMemoryResized(t)
+}
+func TestPreparedLaunchErrors(t *testing.T)       { conformance.TestPreparedLaunchErrors(t) }
+func TestPreparedLaunchAfterRelease(t *testing.T) { conformance.TestPreparedLaunchAfterRelease(t) }
+func TestProgramBuildFromSource(t *testing.T)     { conformance.TestProgramBuildFromSource(t) }
+func TestProgramBuildFailure(t *testing.T)        { conformance.TestProgramBuildFailure(t) }
+func TestProgramBuildOptions(t *testing.T)        { conformance.TestProgramBuildOptions(t) }
+func TestProgramCompileAndLink(t *testing.T)      { conformance.TestProgramCompileAndLink(t) }
+func TestProgramLinkUnresolved(t *testing.T)      { conformance.TestProgramLinkUnresolved(t) }
+func TestProgramLinkNothing(t *testing.T)         { conformance.TestProgramLinkNothing(t) }
+func TestProgramBinaries(t *testing.T)            { conformance.TestProgramBinaries(t) }
+func TestProgramFromBinaries(t *testing.T)        { conformance.TestProgramFromBinaries(t) }
+func TestProgramEmptyBinary(t *testing.T)         { conformance.TestProgramEmptyBinary(t) }
+func TestProgramGarbageBinary(t *testing.T)       { conformance.TestProgramGarbageBinary(t) }
+func TestProgramKernelNames(t *testing.T)         { conformance.TestProgramKernelNames(t) }
 func TestProgramKernelNamesBeforeBuild(t *testing.T) {
 	conformance.TestProgramKernelNamesBeforeBuild(t)
 }
