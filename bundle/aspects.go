@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"fmt"
-	"math/bits"
 	"strings"
 
 	"github.com/gour-dev/gour/ur"
@@ -55,12 +54,6 @@ func (a Aspects) Names() []string {
 	}
 	return out
 }
-
-// first is the lowest aspect of the set: the one an error names.
-func (a Aspects) first() Aspects { return a & -a }
-
-// count is the number of aspects in the set.
-func (a Aspects) count() int { return bits.OnesCount64(uint64(a)) }
 
 // ParseAspects reads aspect names separated by "+" or ",": "fp64+fp16".
 // "" and "none" are the empty set.

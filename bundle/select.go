@@ -221,6 +221,10 @@ func rateImage(im *Image, dev *Device, il ilCaps, devArch cudaArch, devIsCUDA bo
 			rank = RankExact
 		case devIsCUDA:
 			a, _ := parseComputeArch(t.Arch, "sm_")
+			if a.number() == devArch.number() {
+				rank = RankExact // sm_90a on sm_90
+				break
+			}
 			if a.specific || a.major != devArch.major || a.minor > devArch.minor {
 				rej.Reason = ReasonArch
 				return 0, 0
