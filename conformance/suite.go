@@ -84,7 +84,12 @@ func Run(t *testing.T, opts Options) {
 		t.Fatalf("conformance.Run: %v", err)
 	}
 	t.Cleanup(s.release)
-	for _, c := range selected {
+	s.run(t, selected)
+}
+
+// run runs the cases as sub-tests of t, bound to s.
+func (s *suite) run(t *testing.T, cases []Test) {
+	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			bind(t, s, c.Name)
 			c.F(t)
@@ -391,7 +396,7 @@ func (f *Fixture) TestName(t testing.TB) string {
 // this adapter and device, unless GOUR_CTS_RUN_KNOWN_FAILURES=1.
 func (f *Fixture) SkipIfKnownFailure(t testing.TB) {
 	t.Helper()
-	k, ok := FindKnownFailure(slices.Concat(KnownFailures, f.suite.opts.KnownFailures), f.Backend, f.deviceDescription(), f.TestName(t))
+	k, ok := f.knownFailure(t)
 	if !ok {
 		return
 	}
@@ -400,6 +405,12 @@ func (f *Fixture) SkipIfKnownFailure(t testing.TB) {
 		return
 	}
 	t.Skipf("known failure on %s %q: %s (%s=1 runs it)", f.Backend, f.Device.Name(), k.Reason, EnvRunKnownFailures)
+}
+
+// knownFailure finds t in the run's known failures: the suite's and those
+// of its Options.
+func (f *Fixture) knownFailure(t testing.TB) (KnownFailure, bool) {
+	return FindKnownFailure(slices.Concat(KnownFailures, f.suite.opts.KnownFailures), f.Backend, f.deviceDescription(), f.TestName(t))
 }
 
 // deviceDescription is what KnownFailure.Device is matched against: the

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -179,10 +180,10 @@ func TestWrappersMatchTests(t *testing.T) {
 	}
 	listed := names(Tests())
 	if missing, extra := difference(cases, listed); len(missing)+len(extra) > 0 {
-		t.Errorf("Tests() lacks %v and lists %v, which are no Test functions of the package: run go generate ./conformance/", missing, extra)
+		t.Errorf("Tests() is out of date (lacks %v; lists %v, which are no cases): run go generate ./conformance/", missing, extra)
 	}
 	if missing, extra := difference(cases, wrapped); len(missing)+len(extra) > 0 {
-		t.Errorf("no go test wrapper for %v; wrappers for %v, which are no cases: run go generate ./conformance/", missing, extra)
+		t.Errorf("the go test wrappers are out of date (none for %v; some for %v, which are no cases): run go generate ./conformance/", missing, extra)
 	}
 	for _, c := range Tests() {
 		if c.F == nil {
@@ -210,4 +211,53 @@ func difference(want, got []string) (missing, extra []string) {
 func isIdent(e ast.Expr, name string) bool {
 	id, ok := e.(*ast.Ident)
 	return ok && id.Name == name
+}
+
+// A run binds its cases to its options: the cases named run on the
+// devices kept, its known failures are added to the suite's, and what its
+// cases shared is released when the run's test ends.
+// TestKernelLaunchAfterArgReleased re-runs this test in a child process,
+// restricted to that case.
+func TestRunOptions(t *testing.T) {
+	dev := testenv.Devices(t)[0]
+	s, err := newSuite(Options{
+		Adapters: []string{dev.Backend()},
+		Selector: fmt.Sprintf("%s:%d", dev.Backend(), dev.Index()),
+		KnownFailures: []KnownFailure{
+			{Adapter: dev.Backend(), Test: "TestDeviceString", Reason: "a known failure of TestRunOptions"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := selectTests([]string{"TestPlatformInfo", "TestKernelLaunchAfterArgReleased", "TestProgramBuildFromSource"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("run", func(t *testing.T) {
+		t.Cleanup(s.release)
+		s.run(t, cases)
+		if got := s.devices(t); len(got) != 1 || got[0] != dev {
+			t.Errorf("the run's devices = %v, want [%v]", got, dev)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if st := s.states[dev]; st == nil || st.ctx == nil || len(st.programs) == 0 {
+			t.Errorf("the run's cases shared no context and program on %v", dev)
+		}
+	})
+	if len(s.states) != 0 {
+		t.Errorf("%d devices' shared objects left after the run's test ended", len(s.states))
+	}
+
+	// The run's known failure is the run's alone.
+	for _, tt := range []struct {
+		suite *suite
+		want  bool
+	}{{s, true}, {defaultSuite, false}} {
+		f := &Fixture{Device: dev, Backend: dev.Backend(), suite: tt.suite, test: "TestDeviceString", prefix: t.Name()}
+		if _, got := f.knownFailure(t); got != tt.want {
+			t.Errorf("TestDeviceString a known failure of %s: %v, want %v", map[bool]string{true: "the run", false: "the default suite"}[tt.want], got, tt.want)
+		}
+	}
 }

@@ -4,14 +4,15 @@
 # cases passed, failed and were skipped: the table in docs/conformance.md.
 # It reads the output of conformance.Run in another module's tests too,
 # where the cases sit under that module's test (TestConformance/TestX/...):
-# a case's device is the part of its name after adapter/type:index/.
+# a case's device is the part of its name after adapter/type:index/, which
+# comes right after the case (TestX) or after the test running the cases.
 set -euo pipefail
 grep -E '^\s*--- (PASS|FAIL|SKIP): ' "${1:-/dev/stdin}" | awk '
 # device returns the index of the type:index part of a split name (cpu:0,
-# gpu:1), preceded by a test and an adapter and followed by the device
-# name; 0 when the name is not a per-device case.
+# gpu:1), preceded by one or two tests and an adapter and followed by the
+# device name; 0 when the name is not a per-device case.
 function device(part, n,    i) {
-	for (i = 3; i < n + 1; i++)
+	for (i = 3; i <= 4; i++)
 		if (part[i] ~ /^(cpu|gpu|fpga|other):[0-9]+$/ && i + 1 <= n) return i
 	return 0
 }
