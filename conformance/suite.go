@@ -20,8 +20,10 @@ import (
 
 //go:generate go run ./internal/gencases
 
-// Test is one conformance case. F runs it on every device of the run, one
-// sub-test per device.
+// Test is one conformance case. F runs it on every device one sub-test
+// per device, with the suite's defaults (every selected device, the
+// suite's device code), as go test ./conformance/ does; Run runs it with
+// Options.
 type Test struct {
 	Name string
 	F    func(t *testing.T)
@@ -164,7 +166,7 @@ var defaultSuite = &suite{code: builtinDeviceCode(), states: map[*ur.Device]*dev
 
 // A case finds its run through its *testing.T: Run binds the sub-test it
 // gives each case; a case called directly is not bound and runs in
-// defaultSuite, under its own test name.
+// defaultSuite, named by the last element of its test's name.
 type binding struct {
 	s    *suite
 	name string
@@ -183,7 +185,8 @@ func caseOf(t *testing.T) (*suite, string) {
 		b := b.(binding)
 		return b.s, b.name
 	}
-	return defaultSuite, t.Name()
+	name := t.Name() // "TestX", or ".../TestX" for t.Run(c.Name, c.F)
+	return defaultSuite, name[strings.LastIndexByte(name, '/')+1:]
 }
 
 // devices returns the devices the run selects, skipping t without any, or
