@@ -295,8 +295,11 @@ func (d *decoder) record(im *Image) *FormatError {
 	}
 	d.end = d.off + int(n)
 	at := d.off
-	im.Format = Format(d.next(1, "format")[0])
-	if !im.Format.valid() {
+	f := d.next(1, "format")
+	if d.err != nil {
+		return d.err
+	}
+	if im.Format = Format(f[0]); !im.Format.valid() {
 		d.fail(at, "format", "unknown format %d", uint8(im.Format))
 		return d.err
 	}
