@@ -20,7 +20,7 @@ import (
 
 //go:generate go run ./internal/gencases
 
-// Test is one conformance case. F runs it on every device one sub-test
+// Test is one conformance case. F runs it on every device, one sub-test
 // per device, with the suite's defaults (every selected device, the
 // suite's device code), as go test ./conformance/ does; Run runs it with
 // Options.
