@@ -1,0 +1,10 @@
+// Package record is the JSON record of a driver comparison run
+// (cmd/urcompare run): the machine, the gour build, the settings, and for
+// every adapter × device its conformance results and its metrics, each
+// metric with every round's value, their median, minimum and maximum, its
+// unit, which way is better, and whether its results were checked right.
+//
+// The record carries a schema version (SchemaVersion). Read refuses a
+// record of another version, and fields it does not know, rather than
+// compare numbers whose meaning may have changed.
+package record

@@ -1,0 +1,473 @@
+package compare
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gour-dev/gour/compare/record"
+	"github.com/gour-dev/gour/conformance"
+	"github.com/gour-dev/gour/ur"
+)
+
+// Options say what Run measures, on which devices, and how long it may
+// take.
+type Options struct {
+	// Devices are the devices to compare, from ur.Discover; each is run in
+	// child processes that select it again by backend and index.
+	Devices []*ur.Device
+	// Selector is the selector the devices came from, for the record.
+	Selector string
+	// Metrics names the metrics to measure (Metrics lists them); nil
+	// measures every one, an empty non-nil slice none.
+	Metrics []string
+	// Cases names the conformance cases to run (conformance.Tests lists
+	// them); nil runs every one, an empty non-nil slice none.
+	Cases []string
+	// Rounds is how many times each metric is measured (default 10), and
+	// Launches how many launches a round of the launch metrics makes
+	// (default 2000).
+	Rounds, Launches int
+	// BufferBytes is the size of the transfers and of axpy's vectors; 0
+	// is 256 MiB on a GPU and 32 MiB elsewhere, within an eighth of the
+	// device's memory.
+	BufferBytes uint64
+	// KernelTime is how long one launch of the compute-bound kernels (fma,
+	// local.bandwidth, atomics) is calibrated to take; 0 is 10 ms.
+	KernelTime time.Duration
+	// CaseTimeout and MetricTimeout bound one conformance case and one
+	// metric on one device (default 2 minutes each). Past it the child
+	// process is killed, the case or metric recorded as timed out, and the
+	// device's remaining work goes on in a new child.
+	CaseTimeout, MetricTimeout time.Duration
+	// LaunchDelay is a test hook that makes a deliberately slow driver: the
+	// launch metrics spin this long after every launch, in the harness's
+	// loop, never in gour's launch path. Zero in real runs.
+	LaunchDelay time.Duration
+	// Progress, when not nil, hears of each case and metric as it ends.
+	Progress Progress
+}
+
+// Progress follows a run: Start announces a phase ("conformance",
+// "metrics") and how many steps it has, Step ends one of them.
+type Progress interface {
+	Start(phase string, total int)
+	Step(phase, device, item string)
+}
+
+// Phases of a run, as Progress names them.
+const (
+	PhaseConformance = "conformance"
+	PhaseMetrics     = "metrics"
+)
+
+// driverCacheEnv are the settings that turn the drivers' own kernel caches
+// off in the children, so that build.cold is cold and cache.warm shows
+// gour's cache alone; a variable already set is left as it is.
+var driverCacheEnv = []string{"POCL_KERNEL_CACHE=0", "CUDA_CACHE_DISABLE=1"}
+
+// recordedEnv are the variables that change what a run measures, kept in
+// the record's settings.
+var recordedEnv = []string{"GOUR_CUDA_QUICK_LAUNCH", "POCL_KERNEL_CACHE", "CUDA_CACHE_DISABLE", "UR_ADAPTERS_FORCE_LOAD", "ONEAPI_DEVICE_SELECTOR"}
+
+func (o *Options) setDefaults() error {
+	if len(o.Devices) == 0 {
+		return &ur.Error{Result: ur.ErrDeviceNotFound, Op: "compare.Run", Message: "no device to compare"}
+	}
+	if o.Rounds == 0 {
+		o.Rounds = 10
+	}
+	if o.Launches == 0 {
+		o.Launches = 2000
+	}
+	if o.KernelTime == 0 {
+		o.KernelTime = 10 * time.Millisecond
+	}
+	if o.CaseTimeout == 0 {
+		o.CaseTimeout = 2 * time.Minute
+	}
+	if o.MetricTimeout == 0 {
+		o.MetricTimeout = 2 * time.Minute
+	}
+	if o.Rounds < 1 || o.Launches < 1 || o.KernelTime < 0 || o.CaseTimeout < 0 || o.MetricTimeout < 0 || o.LaunchDelay < 0 {
+		return &ur.Error{Result: ur.ErrInvalidValue, Op: "compare.Run", Message: "Rounds and Launches must be at least 1, durations not negative"}
+	}
+	if o.Metrics == nil {
+		for _, m := range metrics {
+			o.Metrics = append(o.Metrics, m.Name)
+		}
+	}
+	for _, name := range o.Metrics {
+		if _, ok := lookupMetric(name); !ok {
+			return &UnknownError{What: "metric", Name: name, Known: metricNames()}
+		}
+	}
+	all := conformance.Tests()
+	if o.Cases == nil {
+		for _, c := range all {
+			o.Cases = append(o.Cases, c.Name)
+		}
+	}
+	for _, name := range o.Cases {
+		if !slices.ContainsFunc(all, func(c conformance.Test) bool { return c.Name == name }) {
+			return &UnknownError{What: "conformance case", Name: name, Known: []string{"conformance.Tests() lists them"}}
+		}
+	}
+	return nil
+}
+
+// UnknownError is a metric or case that Options name and Run does not
+// have.
+type UnknownError struct {
+	What, Name string
+	Known      []string
+}
+
+func (e *UnknownError) Error() string {
+	return fmt.Sprintf("unknown %s %q: want %s", e.What, e.Name, strings.Join(e.Known, ", "))
+}
+
+func metricNames() []string {
+	var names []string
+	for _, m := range metrics {
+		names = append(names, m.Name)
+	}
+	return names
+}
+
+// Run runs the conformance cases, then measures the metrics, on every
+// device of opts, and returns the record. It fails only for bad options
+// or a cancelled ctx: what goes wrong on a device is in the record (a
+// case that failed or timed out, a metric whose check is not ok, the
+// device's Error).
+func Run(ctx context.Context, opts Options) (*record.Record, error) {
+	if err := opts.setDefaults(); err != nil {
+		return nil, err
+	}
+	rec := record.New()
+	rec.Settings = record.Settings{
+		Selector:      opts.Selector,
+		Rounds:        opts.Rounds,
+		Launches:      opts.Launches,
+		BufferBytes:   opts.BufferBytes,
+		CaseTimeout:   opts.CaseTimeout.String(),
+		MetricTimeout: opts.MetricTimeout.String(),
+		Env:           map[string]string{},
+	}
+	var env []string
+	for _, kv := range driverCacheEnv {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, set := os.LookupEnv(k); !set {
+			env = append(env, kv)
+		}
+	}
+	for _, k := range recordedEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			rec.Settings.Env[k] = v
+		}
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		rec.Settings.Env[k] = v + " (set by urcompare for its children)"
+	}
+	for _, d := range opts.Devices {
+		rec.Devices = append(rec.Devices, describe(d))
+	}
+	p := opts.Progress
+	if p == nil {
+		p = noProgress{}
+	}
+	cfg := childConfig{Rounds: opts.Rounds, Launches: opts.Launches, BufferBytes: opts.BufferBytes, KernelTime: opts.KernelTime, LaunchDelay: opts.LaunchDelay}
+	if len(opts.Cases) > 0 {
+		p.Start(PhaseConformance, len(opts.Cases)*len(rec.Devices))
+		for i := range rec.Devices {
+			d := &rec.Devices[i]
+			c := cfg
+			c.Device = d.ID
+			d.Conformance = runCases(ctx, c, opts.Cases, opts.CaseTimeout, env, func(name string) { p.Step(PhaseConformance, d.ID, name) })
+		}
+	}
+	if len(opts.Metrics) > 0 {
+		p.Start(PhaseMetrics, len(opts.Metrics)*len(rec.Devices))
+		for i := range rec.Devices {
+			d := &rec.Devices[i]
+			c := cfg
+			c.Device = d.ID
+			d.Metrics = runMetrics(ctx, c, opts.Metrics, opts.MetricTimeout, env, func(name string) { p.Step(PhaseMetrics, d.ID, name) })
+			if slices.ContainsFunc(d.Metrics, func(m record.Metric) bool { return m.Check == record.CheckOK }) {
+				continue
+			}
+			if len(d.Metrics) > 0 && d.Metrics[0].Check == record.CheckError {
+				d.Error = "no metric could be measured: " + d.Metrics[0].Detail
+			}
+		}
+	}
+	return rec, ctx.Err()
+}
+
+type noProgress struct{}
+
+func (noProgress) Start(string, int)            {}
+func (noProgress) Step(string, string, string) {}
+
+// describe is a device's identity for the record.
+func describe(d *ur.Device) record.Device {
+	info := d.Info()
+	rd := record.Device{
+		ID:             fmt.Sprintf("%s:%d", d.Backend(), d.Index()),
+		Backend:        d.Backend(),
+		Index:          d.Index(),
+		Type:           d.Type().String(),
+		Name:           info.Name,
+		Vendor:         info.Vendor,
+		DeviceVersion:  info.DeviceVersion,
+		DriverVersion:  info.DriverVersion,
+		ComputeUnits:   info.ComputeUnits,
+		MaxClockMHz:    info.MaxClockMHz,
+		GlobalMemBytes: info.GlobalMemSize,
+	}
+	if p := d.Platform(); p != nil {
+		rd.Platform, rd.PlatformVersion = p.Info().Name, p.Info().Version
+	}
+	return rd
+}
+
+// child is one child process whose stdout is read line by line, with a
+// timeout on each item it works on.
+type child struct {
+	lines  chan string
+	done   chan error
+	stderr *tailBuffer
+	cancel context.CancelFunc
+}
+
+func startChild(ctx context.Context, mode string, cfg childConfig, env []string) (*child, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	cmd := childCommand(ctx, mode, cfg, env)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	c := &child{lines: make(chan string, 64), done: make(chan error, 1), stderr: &tailBuffer{max: 8 << 10}, cancel: cancel}
+	cmd.Stderr = c.stderr
+	if err := cmd.Start(); err != nil {
+		cancel()
+		return nil, err
+	}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 64<<10), 16<<20)
+		for sc.Scan() {
+			c.lines <- sc.Text()
+		}
+		close(c.lines)
+		c.done <- cmd.Wait()
+	}()
+	return c, nil
+}
+
+// errTimeout is what next returns when an item ran past its timeout: the
+// child has been killed.
+var errTimeout = errors.New("timed out")
+
+// next returns the child's next line; at the end, io.EOF or how the child
+// failed. With busy set, it kills the child and returns errTimeout when no
+// line comes within timeout.
+func (c *child) next(busy bool, timeout time.Duration) (string, error) {
+	var expire <-chan time.Time
+	if busy {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expire = t.C
+	}
+	select {
+	case line, ok := <-c.lines:
+		if ok {
+			return line, nil
+		}
+		if err := <-c.done; err != nil {
+			c.cancel()
+			if tail := lastLines(c.stderr.String(), 4); tail != "" {
+				return "", fmt.Errorf("the child process ended: %v: %s", err, tail)
+			}
+			return "", fmt.Errorf("the child process ended: %v", err)
+		}
+		c.cancel()
+		return "", io.EOF
+	case <-expire:
+		c.cancel()
+		for range c.lines { // until the killed child's output closes
+		}
+		<-c.done
+		return "", errTimeout
+	}
+}
+
+// runMetrics measures names on cfg.Device in children, a new one after
+// each that hangs or dies, and returns a metric for every name.
+func runMetrics(ctx context.Context, cfg childConfig, names []string, timeout time.Duration, env []string, step func(string)) []record.Metric {
+	results := map[string]record.Metric{}
+	remaining := slices.Clone(names)
+	fail := func(name string, check record.Check, detail string) {
+		def, _ := lookupMetric(name)
+		results[name] = record.Metric{Name: name, Unit: def.Unit, Better: def.Better, Check: check, Detail: detail}
+		step(name)
+	}
+	for len(remaining) > 0 && ctx.Err() == nil {
+		cfg.Items = remaining
+		c, err := startChild(ctx, childMetrics, cfg, env)
+		if err != nil {
+			for _, n := range remaining {
+				fail(n, record.CheckError, err.Error())
+			}
+			break
+		}
+		current, progressed := "", false
+		for {
+			line, err := c.next(current != "", timeout)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				switch {
+				case err == errTimeout:
+					fail(current, record.CheckTimeout, fmt.Sprintf("no result within %v: the process measuring it was killed", timeout))
+					progressed = true
+				case current != "":
+					fail(current, record.CheckError, err.Error())
+					progressed = true
+				case !progressed:
+					for _, n := range remaining { // it fails before any metric: so would the next
+						if _, done := results[n]; !done {
+							fail(n, record.CheckError, err.Error())
+						}
+					}
+				}
+				break
+			}
+			var ml metricLine
+			if json.Unmarshal([]byte(line), &ml) != nil {
+				continue // not the protocol: a driver writing to stdout
+			}
+			switch {
+			case ml.Start != "":
+				current = ml.Start
+			case ml.Metric != nil:
+				results[ml.Metric.Name] = *ml.Metric
+				current, progressed = "", true
+				step(ml.Metric.Name)
+			}
+		}
+		remaining = slices.DeleteFunc(remaining, func(n string) bool { _, done := results[n]; return done })
+		if !progressed {
+			break
+		}
+	}
+	var out []record.Metric
+	for _, n := range names {
+		if m, ok := results[n]; ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// runCases runs the conformance cases names on cfg.Device in children, a
+// new one after each that hangs or dies, and returns a result for every
+// name.
+func runCases(ctx context.Context, cfg childConfig, names []string, timeout time.Duration, env []string, step func(string)) []record.Case {
+	results := map[string]record.Case{}
+	remaining := slices.Clone(names)
+	for len(remaining) > 0 && ctx.Err() == nil {
+		cfg.Items = remaining
+		c, err := startChild(ctx, childConformance, cfg, env)
+		if err != nil {
+			for _, n := range remaining {
+				results[n] = record.Case{Name: n, Status: record.Fail, Reason: err.Error()}
+				step(n)
+			}
+			break
+		}
+		p := newVerboseParser()
+		started, progressed := time.Time{}, false
+		for {
+			line, err := c.next(p.current != "", timeout)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				switch {
+				case err == errTimeout:
+					results[p.current] = record.Case{Name: p.current, Status: record.Timeout, Duration: time.Since(started).Seconds(),
+						Reason: fmt.Sprintf("no result within %v: the process running it was killed", timeout)}
+					step(p.current)
+					progressed = true
+				case p.current != "":
+					results[p.current] = record.Case{Name: p.current, Status: record.Fail, Duration: time.Since(started).Seconds(), Reason: err.Error()}
+					step(p.current)
+					progressed = true
+				case !progressed:
+					for _, n := range remaining {
+						if _, done := results[n]; !done {
+							results[n] = record.Case{Name: n, Status: record.Fail, Reason: err.Error()}
+							step(n)
+						}
+					}
+				}
+				break
+			}
+			before := p.current
+			if done, ok := p.line(line); ok {
+				results[done.Name] = done
+				progressed = true
+				step(done.Name)
+			}
+			if p.current != "" && p.current != before {
+				started = time.Now()
+			}
+		}
+		remaining = slices.DeleteFunc(remaining, func(n string) bool { _, done := results[n]; return done })
+		if !progressed {
+			break
+		}
+	}
+	var out []record.Case
+	for _, n := range names {
+		if c, ok := results[n]; ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = t.buf[over:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
