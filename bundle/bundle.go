@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -432,4 +433,43 @@ func (p *Properties) defaultsOnly(values map[uint32][]byte) (nonDefault uint32, 
 		}
 	}
 	return 0, true
+}
+
+// String is "3 BLOCK uint32 = 256": the ID, the name (when it has one),
+// the kind with its size in bits, and the default.
+func (sc SpecConstant) String() string {
+	s := strconv.FormatUint(uint64(sc.ID), 10)
+	if sc.Name != "" {
+		s += " " + sc.Name
+	}
+	kind := sc.Kind.String()
+	if sc.Kind != SpecBool {
+		kind += strconv.Itoa(8 * len(sc.Default))
+	}
+	return s + " " + kind + " = " + sc.Kind.Format(sc.Default)
+}
+
+// Format writes a value of the kind as text: "-3", "256", "0.5", "true";
+// a size the kind does not allow gives the bytes in hex.
+func (k SpecKind) Format(v []byte) string {
+	if !k.validSize(len(v)) {
+		return fmt.Sprintf("%#x", v)
+	}
+	var u uint64
+	for i := len(v) - 1; i >= 0; i-- {
+		u = u<<8 | uint64(v[i])
+	}
+	switch k {
+	case SpecInt:
+		shift := 64 - 8*len(v)
+		return strconv.FormatInt(int64(u<<shift)>>shift, 10)
+	case SpecUint:
+		return strconv.FormatUint(u, 10)
+	case SpecFloat:
+		if len(v) == 4 {
+			return strconv.FormatFloat(float64(math.Float32frombits(uint32(u))), 'g', -1, 32)
+		}
+		return strconv.FormatFloat(math.Float64frombits(u), 'g', -1, 64)
+	}
+	return strconv.FormatBool(u != 0)
 }

@@ -159,9 +159,9 @@ func TestSelectArchitectureRules(t *testing.T) {
 	}{
 		{[]Image{img(FormatNative, "sm_80"), img(FormatNative, "sm_86")}, "sm_89", 1}, // the closest older minor
 		{[]Image{img(FormatNative, "sm_86"), img(FormatNative, "sm_80")}, "sm_89", 0},
-		{[]Image{img(FormatNative, "sm_86")}, "sm_80", -1},                             // newer minor
-		{[]Image{img(FormatNative, "sm_90a")}, "sm_90", 0},                             // architecture-specific, exact
-		{[]Image{img(FormatNative, "sm_90a")}, "sm_100", -1},                           // architecture-specific, elsewhere
+		{[]Image{img(FormatNative, "sm_86")}, "sm_80", -1},                                // newer minor
+		{[]Image{img(FormatNative, "sm_90a")}, "sm_90", 0},                                // architecture-specific, exact
+		{[]Image{img(FormatNative, "sm_90a")}, "sm_100", -1},                              // architecture-specific, elsewhere
 		{[]Image{img(FormatPTX, "compute_80"), img(FormatPTX, "compute_90")}, "sm_90", 1}, // the newest PTX the device takes
 		{[]Image{img(FormatPTX, "compute_90")}, "sm_89", -1},
 		{[]Image{img(FormatPTX, "compute_90a")}, "sm_100", -1},
