@@ -437,9 +437,16 @@ func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEven
 	}
 	plain := len(wait) == 0 && !wantEvent
 	// A repeated launch, checked when it was prepared (repeatLaunch): one
-	// call of the adapter's prepared launch.
+	// call of the adapter's prepared launch, a direct one where it is a
+	// driver.NativeCall.
 	if c := k.repeats.launch.Load(); plain && c != nil && c.q == q && c.r == *r {
-		if st := c.call.Launch(); st == driver.Launched || st == driver.LaunchStale && k.relaunch(c) {
+		var st driver.LaunchStatus
+		if c.call.native != nil {
+			st = c.call.native.Launch()
+		} else {
+			st = c.call.other.Launch()
+		}
+		if st == driver.Launched || st == driver.LaunchStale && k.relaunch(c) {
 			return nil, nil
 		}
 	}

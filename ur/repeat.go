@@ -22,7 +22,7 @@ import (
 type repeatLaunch struct {
 	q    *Queue
 	r    NDRange
-	call driver.PreparedLaunch
+	call preparedCall
 }
 
 // repeats is the state a Kernel keeps for it.
@@ -57,7 +57,7 @@ func (k *Kernel) noteLaunch(q *Queue, r *NDRange) {
 	if err != nil || pl == nil {
 		return // the adapter's launch keeps serving it, and saying what is wrong
 	}
-	k.repeats.launch.Store(&repeatLaunch{q: q, r: *r, call: pl})
+	k.repeats.launch.Store(&repeatLaunch{q: q, r: *r, call: *newPreparedCall(pl)})
 }
 
 // relaunch prepares the stale repeat c again and makes its launch,
@@ -71,8 +71,9 @@ func (k *Kernel) relaunch(c *repeatLaunch) bool {
 		k.repeats.launch.CompareAndSwap(c, nil)
 		return false
 	}
-	k.repeats.launch.CompareAndSwap(c, &repeatLaunch{q: c.q, r: c.r, call: pl})
-	return pl.Launch() == driver.Launched
+	call := newPreparedCall(pl)
+	k.repeats.launch.CompareAndSwap(c, &repeatLaunch{q: c.q, r: c.r, call: *call})
+	return call.launch() == driver.Launched
 }
 
 // launchKey hashes a queue and a range. It only decides when to prepare:

@@ -20,7 +20,7 @@ func init() { driver.Register(Name, Open) }
 type adapter struct {
 	cu       *cu.Lib
 	platform *platform
-	// quick: prepared launches may be quick calls (dl.QuickGate). It
+	// quick: prepared launches may be quick calls (driver.QuickGate). It
 	// needs cuFuncLoad, to load every kernel before its first launch, and
 	// GOUR_CUDA_QUICK_LAUNCH=0 turns it off, for a process whose other
 	// CUDA libraries load code lazily behind gour's back.
@@ -51,7 +51,7 @@ type device struct {
 	// long, so that a launch on another thread waits: loading and unloading
 	// modules, creating (and loading) kernels, the JIT linker, cuMemAlloc
 	// and cuMemFree. While any is, no launch is a quick call
-	// (dl.QuickGate).
+	// (driver.QuickGate).
 	busy atomic.Int32
 }
 

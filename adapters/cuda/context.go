@@ -5,7 +5,6 @@ import (
 	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
-	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -74,7 +73,7 @@ func (c *context) NewQueue(_ driver.Device, props driver.QueueProperties) (drive
 	}
 	q := &queue{dev: d, cu: d.a.cu, stream: s, profiling: props.Profiling}
 	if d.a.quick {
-		q.quick = &dl.QuickGate{Busy: &d.busy, Limit: quickLimit}
+		q.quick = &driver.QuickGate{Busy: &d.busy, Limit: quickLimit}
 		q.quick.Refill()
 	}
 	if props.Profiling {

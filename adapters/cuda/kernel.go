@@ -5,7 +5,6 @@ import (
 	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
-	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -60,7 +59,7 @@ func (p *program) NewKernel(name string) (driver.Kernel, error) {
 	}
 	if p.dev.a.quick {
 		// Loaded now, a kernel's launches never load it lazily, which
-		// would make them wait for the device (dl.QuickGate).
+		// would make them wait for the device (driver.QuickGate).
 		if err := check("cuFuncLoad", l.FuncLoad(fn)); err != nil {
 			return nil, err
 		}
@@ -262,7 +261,13 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 }
 
 // PrepareLaunch checks a launch of dk over r as Launch does and returns it
-// as one cuLaunchKernel call (preparedLaunch).
+// as one cuLaunchKernel call, a driver.NativeCall, current until the
+// kernel's argument layout or shared memory changes (kernel.gen). The call
+// is made on whatever OS thread the launch runs, without setting the
+// context, as Launch's common path does; a driver that wants the context
+// current fails it, and the front end then launches through Launch, which
+// sets it. It is quick (it skips the scheduler's system-call accounting)
+// while the queue's gate allows.
 func (q *queue) PrepareLaunch(dk driver.Kernel, r driver.NDRange) (driver.PreparedLaunch, error) {
 	k := dk.(*kernel)
 	geo, err := q.dev.geometry(k, &r)
@@ -274,31 +279,8 @@ func (q *queue) PrepareLaunch(dk driver.Kernel, r driver.NDRange) (driver.Prepar
 	if fn == 0 {
 		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "the driver has no cuLaunchKernel")
 	}
-	return &preparedLaunch{k: k, gen: k.gen, gate: q.quick, fn: fn, args: args}, nil
-}
-
-// preparedLaunch is a launch as one cuLaunchKernel call, current until
-// the kernel's argument layout or shared memory changes. Launch makes it
-// on whatever OS thread it runs, without setting the context, as Launch's
-// common path does; a driver that wants the context current fails it, and
-// the front end then launches through Launch, which sets it. The call is
-// quick (dl.CallQuick) while the queue's gate allows.
-type preparedLaunch struct {
-	k    *kernel // whose gen tells when the call went stale, and whose parameter table args points into
-	gen  uint64  // k.gen when prepared
-	gate *dl.QuickGate
-	fn   uintptr
-	args dl.Args
-}
-
-func (p *preparedLaunch) Launch() driver.LaunchStatus {
-	if p.k.gen != p.gen {
-		return driver.LaunchStale
-	}
-	if int32(dl.CallQuickIf(p.gate.Take(), p.fn, &p.args)) != 0 {
-		return driver.LaunchFailed
-	}
-	return driver.Launched
+	// Keep: args points into the kernel's parameter table.
+	return &driver.NativeCall{Fn: fn, Args: driver.NativeArgs(args), Gen: &k.gen, Want: k.gen, Quick: q.quick, Keep: k}, nil
 }
 
 // geometry is what cuLaunchKernel takes of a launch besides the function,

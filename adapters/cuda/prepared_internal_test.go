@@ -12,9 +12,9 @@ import (
 // These tests need no GPU: libc's abs stands in for cuLaunchKernel, so a
 // prepared launch's call succeeds while its argument is 0.
 
-// absLaunch returns a prepared launch of k whose call is abs(arg), through
-// gate (nil: no quick calls).
-func absLaunch(t *testing.T, k *kernel, arg uintptr, gate *dl.QuickGate) *preparedLaunch {
+// absLaunch returns a prepared launch of k, made as PrepareLaunch makes
+// it, whose call is abs(arg), through gate (nil: no quick calls).
+func absLaunch(t *testing.T, k *kernel, arg uintptr, gate *driver.QuickGate) *driver.NativeCall {
 	t.Helper()
 	lib, err := dl.Open("libc.so.6")
 	if err != nil {
@@ -25,13 +25,13 @@ func absLaunch(t *testing.T, k *kernel, arg uintptr, gate *dl.QuickGate) *prepar
 	if err != nil {
 		t.Skipf("libc: %v", err)
 	}
-	return &preparedLaunch{k: k, gen: k.gen, gate: gate, fn: abs, args: dl.Args{arg}}
+	return &driver.NativeCall{Fn: abs, Args: driver.NativeArgs{arg}, Gen: &k.gen, Want: k.gen, Quick: gate, Keep: k}
 }
 
 // launchStatuses makes n launches of p and returns how many of their C
 // calls went through runtime.cgocall, which counts them (quick calls are
 // not counted), failing on any status but Launched.
-func launchStatuses(t *testing.T, p *preparedLaunch, n int) (cgoCalls int64) {
+func launchStatuses(t *testing.T, p *driver.NativeCall, n int) (cgoCalls int64) {
 	t.Helper()
 	before := runtime.NumCgoCall()
 	for range n {
@@ -43,8 +43,8 @@ func launchStatuses(t *testing.T, p *preparedLaunch, n int) (cgoCalls int64) {
 }
 
 // fullGate returns a gate of limit quick calls, full.
-func fullGate(limit int64) *dl.QuickGate {
-	g := &dl.QuickGate{Busy: new(atomic.Int32), Limit: limit}
+func fullGate(limit int64) *driver.QuickGate {
+	g := &driver.QuickGate{Busy: new(atomic.Int32), Limit: limit}
 	g.Refill()
 	return g
 }

@@ -5,7 +5,6 @@ import (
 	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
-	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -17,8 +16,8 @@ type queue struct {
 	base      cu.Event // profiling queues: the reference of device times
 	baseNS    uint64   // host time when base completed
 	// quick lets prepared launches be quick calls while the stream is
-	// short of full (dl.QuickGate); nil where the adapter's are not.
-	quick *dl.QuickGate
+	// short of full (driver.QuickGate); nil where the adapter's are not.
+	quick *driver.QuickGate
 }
 
 func (q *queue) Native() uintptr { return uintptr(q.stream) }

@@ -11,7 +11,7 @@ import (
 )
 
 // cgoCallsOf runs launch n times and returns how many C calls went through
-// runtime.cgocall, which counts them; quick calls (dl.QuickGate) are
+// runtime.cgocall, which counts them; quick calls (driver.QuickGate) are
 // not counted.
 func cgoCallsOf(t *testing.T, n int, launch func() error) int64 {
 	t.Helper()

@@ -5,7 +5,6 @@ import (
 	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/opencl/internal/cl"
-	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -110,31 +109,16 @@ func (s *launchSizes) set(r *driver.NDRange) (offset, global, local *uintptr) {
 }
 
 // PrepareLaunch returns the launch of k over r as one
-// clEnqueueNDRangeKernel call (preparedLaunch). What the driver checks
-// (arguments not set, a bad work-group size) it reports when the launch
-// is made: the prepared call fails, and the front end's Queue.Launch
-// makes the error.
+// clEnqueueNDRangeKernel call, a driver.NativeCall, with the sizes it
+// points to in memory of its own. It never goes stale: the call names the
+// kernel, whose arguments OpenCL keeps. What the driver checks (a bad
+// work-group size, say) it reports when the launch is made: the call
+// fails, and the front end's Queue.Launch makes the error.
 func (q *queue) PrepareLaunch(k driver.Kernel, r driver.NDRange) (driver.PreparedLaunch, error) {
-	p := new(preparedLaunch)
-	offset, global, local := p.sizes.set(&r)
-	p.fn, p.args = q.lib.EnqueueNDRangeKernelCall(q.handle, k.(*kernel).handle, r.Dims, offset, global, local)
-	return p, nil
-}
-
-// preparedLaunch is a launch as one clEnqueueNDRangeKernel call, with the
-// sizes it points to in memory of its own. It never goes stale: the call
-// names the kernel, whose arguments OpenCL keeps.
-type preparedLaunch struct {
-	fn    uintptr
-	args  dl.Args
-	sizes launchSizes
-}
-
-func (p *preparedLaunch) Launch() driver.LaunchStatus {
-	if cl.Status(dl.Call(p.fn, &p.args)) != cl.Success {
-		return driver.LaunchFailed
-	}
-	return driver.Launched
+	sizes := new(launchSizes)
+	offset, global, local := sizes.set(&r)
+	fn, args := q.lib.EnqueueNDRangeKernelCall(q.handle, k.(*kernel).handle, r.Dims, offset, global, local)
+	return &driver.NativeCall{Fn: fn, Args: driver.NativeArgs(args), Keep: sizes}, nil
 }
 
 // Launch is the hot path: with no wait list and no event it allocates

@@ -37,7 +37,7 @@ func CallAfter(first, firstArg, fn uintptr, args *Args) (result uintptr, ok bool
 // while the C function runs, a stop-the-world pause of the garbage
 // collector waits for it to return. A call that blocks therefore stalls
 // every goroutine for as long as it blocks. Use it only where the caller
-// knows the call cannot wait (QuickGate), and never for a function
+// knows the call cannot wait (driver.QuickGate), and never for a function
 // that calls back into Go. On other platforms it is Call.
 func CallQuick(fn uintptr, args *Args) uintptr { return callQuickIf(true, fn, args) }
 

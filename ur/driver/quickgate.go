@@ -1,11 +1,12 @@
-package dl
+package driver
 
 import "sync/atomic"
 
-// QuickGate lets a queue's launches skip the Go scheduler's system-call
-// accounting (CallQuick) while the driver is known not to make them wait,
+// QuickGate lets a queue's launches (NativeCall) skip the Go scheduler's
+// system-call accounting while the driver is known not to make them wait,
 // since a quick call that waits holds up every stop-the-world pause of the
-// garbage collector. A launch call returns within microseconds unless
+// garbage collector (docs/design.md, "Quick calls"). A launch call
+// returns within microseconds unless
 //   - the queue's launch queue is full (cuLaunchKernel then waits for a
 //     launch to finish: 1021 pending launches per stream on the H100,
 //     measured in docs/benchmarks.md), so a queue may make Limit quick

@@ -1,4 +1,4 @@
-package dl
+package driver
 
 import (
 	"sync/atomic"

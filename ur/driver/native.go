@@ -1,0 +1,50 @@
+package driver
+
+import "github.com/gour-dev/gour/internal/dl"
+
+// NativeArgs are the integer and pointer arguments of a C call, in order;
+// the unused ones are zero.
+type NativeArgs [12]uintptr
+
+// NativeCall is a PreparedLaunch that is one C call, Fn(Args...), whose
+// 32-bit result is 0 on success: cuLaunchKernel, clEnqueueNDRangeKernel.
+// An adapter whose launch is such a call returns one from PrepareLaunch
+// and the front end makes the call itself, inline, rather than through
+// the PreparedLaunch interface: the interface call and the adapter's frame
+// cost about 1.5% of a 3–4 µs cuLaunchKernel on the H100, measured
+// (docs/benchmarks.md), more than the rest of the front end's work. An
+// adapter outside this module may return one too (Fn from dlsym), or
+// implement PreparedLaunch itself.
+//
+// It is read-only once made, so any goroutine may launch it. A call that
+// fails must enqueue nothing: the front end then launches through
+// Queue.Launch, which makes the error.
+type NativeCall struct {
+	Fn   uintptr
+	Args NativeArgs
+	// The call is current while *Gen == Want: the adapter bumps *Gen when
+	// a change of the kernel (the layout of its arguments, its shared
+	// memory) makes it stale. A nil Gen never goes stale. Like setting
+	// arguments, that change is ordered with launches by the caller, so
+	// Gen is a plain word.
+	Gen  *uint64
+	Want uint64
+	// Quick, when not nil, decides call by call whether the call may skip
+	// the Go scheduler's system-call accounting (QuickGate); nil makes
+	// every call an ordinary one.
+	Quick *QuickGate
+	// Keep holds the memory Args points into (the kernel's argument
+	// table, the sizes), so that it lives as long as the call.
+	Keep any
+}
+
+// Launch makes the call; it allocates nothing.
+func (c *NativeCall) Launch() LaunchStatus {
+	if c.Gen != nil && *c.Gen != c.Want {
+		return LaunchStale
+	}
+	if int32(dl.CallQuickIf(c.Quick.Take(), c.Fn, (*dl.Args)(&c.Args))) != 0 {
+		return LaunchFailed
+	}
+	return Launched
+}
