@@ -215,7 +215,7 @@ func Run(ctx context.Context, opts Options) (*record.Record, error) {
 
 type noProgress struct{}
 
-func (noProgress) Start(string, int)            {}
+func (noProgress) Start(string, int)           {}
 func (noProgress) Step(string, string, string) {}
 
 // describe is a device's identity for the record.
@@ -401,6 +401,13 @@ func runCases(ctx context.Context, cfg childConfig, names []string, timeout time
 		started, progressed := time.Time{}, false
 		for {
 			line, err := c.next(p.current != "", timeout)
+			if err != nil { // the output ended: the last case's results are in
+				if done, ok := p.flush(); ok {
+					results[done.Name] = done
+					progressed = true
+					step(done.Name)
+				}
+			}
 			if err == io.EOF {
 				break
 			}

@@ -20,10 +20,15 @@ import (
 // re-implemented.
 type verboseParser struct {
 	current string // the case running, "" between cases
-	owner   string // the test the next log lines belong to
-	logs    map[string][]string
-	status  map[string]record.Status
-	order   []string // tests in the order they ended
+	// ended is the case whose own result line came last: go test prints
+	// its sub-tests' results after it, so its result is known at the
+	// next line that is not one of those.
+	ended  string
+	secs   float64
+	owner  string // the test the next log lines belong to
+	logs   map[string][]string
+	status map[string]record.Status
+	order  []string // tests in the order they ended
 }
 
 func newVerboseParser() *verboseParser {
@@ -35,9 +40,34 @@ var (
 	resultLine = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+) \(([0-9.]+)s\)$`)
 )
 
-// line takes one line of output; when it ends a case, it returns the
-// case's result and true.
+// line takes one line of output; when it completes a case's results, it
+// returns the case's result and true.
 func (p *verboseParser) line(l string) (record.Case, bool) {
+	if m := resultLine.FindStringSubmatch(l); m != nil && strings.Contains(m[2], "/") {
+		p.status[m[2]] = statuses[m[1]]
+		p.order = append(p.order, m[2])
+		return record.Case{}, false
+	}
+	done, ok := p.flush()
+	p.take(l)
+	return done, ok
+}
+
+// flush returns the result of the case that ended, if any: at the end of
+// the output, or at a line that is not one of its sub-tests' results.
+func (p *verboseParser) flush() (record.Case, bool) {
+	if p.ended == "" {
+		return record.Case{}, false
+	}
+	c := p.result(p.ended)
+	c.Duration = p.secs
+	p.ended = ""
+	return c, true
+}
+
+var statuses = map[string]record.Status{"PASS": record.Pass, "FAIL": record.Fail, "SKIP": record.Skip}
+
+func (p *verboseParser) take(l string) {
 	if m := headerLine.FindStringSubmatch(l); m != nil {
 		name := m[2]
 		if m[1] != "PAUSE" {
@@ -46,25 +76,19 @@ func (p *verboseParser) line(l string) (record.Case, bool) {
 		if m[1] == "RUN" && !strings.Contains(name, "/") {
 			p.current = name
 		}
-		return record.Case{}, false
+		return
 	}
-	if m := resultLine.FindStringSubmatch(l); m != nil {
+	if m := resultLine.FindStringSubmatch(l); m != nil { // a case's own result
 		name := m[2]
-		p.status[name] = map[string]record.Status{"PASS": record.Pass, "FAIL": record.Fail, "SKIP": record.Skip}[m[1]]
+		p.status[name] = statuses[m[1]]
 		p.order = append(p.order, name)
-		if strings.Contains(name, "/") {
-			return record.Case{}, false
-		}
-		secs, _ := strconv.ParseFloat(m[3], 64)
-		c := p.result(name)
-		c.Duration = secs
-		p.current, p.owner = "", ""
-		return c, true
+		p.secs, _ = strconv.ParseFloat(m[3], 64)
+		p.ended, p.current, p.owner = name, "", ""
+		return
 	}
 	if strings.HasPrefix(l, "    ") && p.owner != "" {
 		p.logs[p.owner] = append(p.logs[p.owner], strings.TrimSpace(l))
 	}
-	return record.Case{}, false
 }
 
 // result is a case's result from its tests': fail when it failed; skip
