@@ -5,6 +5,8 @@ go 1.25.0
 require (
 	github.com/ebitengine/purego v0.11.3
 	github.com/gofrs/flock v0.13.1
+	github.com/vbauerster/mpb/v8 v8.15.0
+	gonum.org/v1/plot v0.17.0
 )
 
 require (
@@ -19,9 +21,7 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/mattn/go-runewidth v0.0.27 // indirect
 	github.com/vbauerster/cupwriter v0.0.4 // indirect
-	github.com/vbauerster/mpb/v8 v8.15.0 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 )
