@@ -201,6 +201,14 @@ func Run(ctx context.Context, opts Options) (*record.Record, error) {
 			d := &rec.Devices[i]
 			c := cfg
 			c.Device = d.ID
+			if _, err := kernelSource(d.Backend); err != nil { // Level Zero: SPIR-V only
+				for _, name := range opts.Metrics {
+					def, _ := lookupMetric(name)
+					d.Metrics = append(d.Metrics, record.Metric{Name: name, Unit: def.Unit, Better: def.Better, Check: record.CheckSkipped, Detail: err.Error()})
+					p.Step(PhaseMetrics, d.ID, name)
+				}
+				continue
+			}
 			d.Metrics = runMetrics(ctx, c, opts.Metrics, opts.MetricTimeout, env, func(name string) { p.Step(PhaseMetrics, d.ID, name) })
 			if slices.ContainsFunc(d.Metrics, func(m record.Metric) bool { return m.Check == record.CheckOK }) {
 				continue

@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +45,7 @@ func TestRunEveryMetric(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := rec.Devices[0]
-	if d.ID != opts.Devices[0].Backend()+":"+string(rune('0'+opts.Devices[0].Index())) || d.Name == "" {
+	if d.ID != fmt.Sprintf("%s:%d", opts.Devices[0].Backend(), opts.Devices[0].Index()) || d.Name == "" {
 		t.Errorf("device %q %q, want the id and name of %v", d.ID, d.Name, opts.Devices[0])
 	}
 	if len(d.Metrics) != len(metrics) {
