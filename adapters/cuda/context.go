@@ -73,7 +73,7 @@ func (c *context) NewQueue(_ driver.Device, props driver.QueueProperties) (drive
 	}
 	q := &queue{dev: d, cu: d.a.cu, stream: s, profiling: props.Profiling}
 	if d.a.quick {
-		q.quick = &driver.QuickGate{Busy: &d.busy, Limit: quickLimit}
+		q.quick = driver.NewQuickGate(&d.busy, quickLimit)
 		q.quick.Refill()
 	}
 	if props.Profiling {

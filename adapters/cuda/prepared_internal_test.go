@@ -42,18 +42,19 @@ func launchStatuses(t *testing.T, p *driver.NativeCall, n int) (cgoCalls int64) 
 	return runtime.NumCgoCall() - before
 }
 
-// fullGate returns a gate of limit quick calls, full.
-func fullGate(limit int64) *driver.QuickGate {
-	g := &driver.QuickGate{Busy: new(atomic.Int32), Limit: limit}
+// fullGate returns a gate of limit quick calls, full, and its busy count.
+func fullGate(limit int64) (*driver.QuickGate, *atomic.Int32) {
+	busy := new(atomic.Int32)
+	g := driver.NewQuickGate(busy, limit)
 	g.Refill()
-	return g
+	return g, busy
 }
 
 // A prepared launch is a quick call while its gate allows: within the
 // budget, and while the adapter has nothing in flight that can make it
 // wait.
 func TestPreparedLaunchIsQuickWhileTheGateAllows(t *testing.T) {
-	g := fullGate(10)
+	g, busy := fullGate(10)
 	p := absLaunch(t, new(kernel), 0, g)
 	if n := launchStatuses(t, p, 10); n != 0 {
 		t.Errorf("10 launches within a budget of 10: %d cgo calls, want 0", n)
@@ -62,11 +63,11 @@ func TestPreparedLaunchIsQuickWhileTheGateAllows(t *testing.T) {
 		t.Errorf("5 launches past the budget: %d cgo calls, want 5", n)
 	}
 	g.Refill()
-	g.Busy.Add(1)
+	busy.Add(1)
 	if n := launchStatuses(t, p, 3); n != 3 {
 		t.Errorf("3 launches while the adapter is busy: %d cgo calls, want 3", n)
 	}
-	g.Busy.Add(-1)
+	busy.Add(-1)
 	if n := launchStatuses(t, p, 3); n != 0 {
 		t.Errorf("3 launches after the busy call ended: %d cgo calls, want 0", n)
 	}
@@ -110,7 +111,8 @@ func TestPreparedLaunchStatuses(t *testing.T) {
 
 // The prepared launch allocates nothing.
 func TestPreparedLaunchAllocatesNothing(t *testing.T) {
-	p := absLaunch(t, new(kernel), 0, fullGate(1<<30))
+	g, _ := fullGate(1 << 30)
+	p := absLaunch(t, new(kernel), 0, g)
 	if allocs := testing.AllocsPerRun(100, func() { p.Launch() }); allocs != 0 {
 		t.Errorf("Launch: %v allocs, want 0", allocs)
 	}

@@ -58,6 +58,22 @@ func callAfter(first, firstArg, fn uintptr, args *Args) (uintptr, bool) {
 //go:noescape
 func runtimeAsmcgocall(fn uintptr, arg unsafe.Pointer) int32
 
+func callLaunch(l *Launch) uintptr {
+	if l.Gen != nil && *l.Gen != l.Want {
+		return LaunchStale
+	}
+	f := frame{fn: l.Fn, args: &l.Args}
+	if l.Gate.Take() {
+		runtimeAsmcgocall(trampolineABI0, unsafe.Pointer(&f))
+	} else {
+		runtimeCgocall(trampolineABI0, unsafe.Pointer(&f))
+	}
+	if int32(f.result) != 0 {
+		return LaunchFailed
+	}
+	return Launched
+}
+
 func callQuickIf(quick bool, fn uintptr, args *Args) uintptr {
 	f := frame{fn: fn, args: args}
 	if quick {

@@ -16,6 +16,17 @@ func call(fn uintptr, args *Args) uintptr {
 // callQuickIf is call: purego makes every call through runtime.cgocall.
 func callQuickIf(_ bool, fn uintptr, args *Args) uintptr { return call(fn, args) }
 
+// callLaunch makes l's call with call, for the same reason.
+func callLaunch(l *Launch) uintptr {
+	if l.Gen != nil && *l.Gen != l.Want {
+		return LaunchStale
+	}
+	if int32(call(l.Fn, &l.Args)) != 0 {
+		return LaunchFailed
+	}
+	return Launched
+}
+
 // callAfter pins the goroutine to its thread for the two calls, which
 // purego makes separately.
 func callAfter(first, firstArg, fn uintptr, args *Args) (uintptr, bool) {

@@ -1,6 +1,11 @@
 package driver
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gour-dev/gour/internal/dl"
+)
 
 // QuickGate lets a queue's launches (NativeCall) skip the Go scheduler's
 // system-call accounting while the driver is known not to make them wait,
@@ -22,33 +27,28 @@ import "sync/atomic"
 // lazy loading): only a gate's owner knows its driver well enough to make
 // one. The zero budget allows no quick call until the first Refill.
 type QuickGate struct {
-	budget atomic.Int64
-	// Busy counts the adapter's calls in flight that can make a launch
-	// wait; it may be shared by many gates.
-	Busy *atomic.Int32
-	// Limit is how many commands the queue may hold, pending, before its
-	// launches stop being quick.
-	Limit int64
+	gate dl.QuickGate // the first field: NativeCall hands a *QuickGate to dl as one
 }
+
+// NewQuickGate returns a queue's gate: Limit quick calls per Refill, none
+// while *busy (the adapter's calls in flight that can make a launch wait,
+// which many gates may share) is not zero. Its budget is empty until the
+// first Refill.
+func NewQuickGate(busy *atomic.Int32, limit int64) *QuickGate {
+	return &QuickGate{gate: *dl.NewQuickGate(busy, limit)}
+}
+
+// inner is the gate as dl takes it; nil for a nil gate.
+func (g *QuickGate) inner() *dl.QuickGate { return (*dl.QuickGate)(unsafe.Pointer(g)) }
 
 // Take counts the next launch against the budget and reports whether it
 // may be a quick call. A nil gate never allows one.
-func (g *QuickGate) Take() bool {
-	return g != nil && g.budget.Add(-1) >= 0 && g.Busy.Load() == 0
-}
+func (g *QuickGate) Take() bool { return g.inner().Take() }
 
 // Spend counts a command enqueued some other way, which fills the queue
 // as a launch does. It does nothing on a nil gate.
-func (g *QuickGate) Spend() {
-	if g != nil {
-		g.budget.Add(-1)
-	}
-}
+func (g *QuickGate) Spend() { g.inner().Spend() }
 
 // Refill restores the budget: the queue was seen empty. It does nothing
 // on a nil gate.
-func (g *QuickGate) Refill() {
-	if g != nil {
-		g.budget.Store(g.Limit)
-	}
-}
+func (g *QuickGate) Refill() { g.inner().Refill() }

@@ -3,6 +3,9 @@ package driver
 import (
 	"sync/atomic"
 	"testing"
+	"unsafe"
+
+	"github.com/gour-dev/gour/internal/dl"
 )
 
 func TestQuickGate(t *testing.T) {
@@ -12,7 +15,8 @@ func TestQuickGate(t *testing.T) {
 	if none.Take() {
 		t.Error("a nil gate allowed a quick call")
 	}
-	g := &QuickGate{Busy: new(atomic.Int32), Limit: 3}
+	busy := new(atomic.Int32)
+	g := NewQuickGate(busy, 3)
 	if g.Take() {
 		t.Error("a gate never refilled allowed a quick call")
 	}
@@ -27,12 +31,49 @@ func TestQuickGate(t *testing.T) {
 		t.Error("a call past the budget allowed")
 	}
 	g.Refill()
-	g.Busy.Add(1)
+	busy.Add(1)
 	if g.Take() {
 		t.Error("a call allowed while the adapter is busy")
 	}
-	g.Busy.Add(-1)
+	busy.Add(-1)
 	if !g.Take() {
 		t.Error("a call refused after the busy call ended")
+	}
+}
+
+// NativeCall hands itself to dl as a dl.Launch: their common fields must
+// lie at the same offsets, and a *QuickGate must be a *dl.QuickGate.
+func TestNativeCallLayout(t *testing.T) {
+	var c NativeCall
+	var l dl.Launch
+	offsets := []struct {
+		field       string
+		got, wanted uintptr
+	}{
+		{"Fn", unsafe.Offsetof(c.Fn), unsafe.Offsetof(l.Fn)},
+		{"Args", unsafe.Offsetof(c.Args), unsafe.Offsetof(l.Args)},
+		{"Gen", unsafe.Offsetof(c.Gen), unsafe.Offsetof(l.Gen)},
+		{"Want", unsafe.Offsetof(c.Want), unsafe.Offsetof(l.Want)},
+		{"Quick", unsafe.Offsetof(c.Quick), unsafe.Offsetof(l.Gate)},
+	}
+	for _, o := range offsets {
+		if o.got != o.wanted {
+			t.Errorf("NativeCall.%s at offset %d, dl.Launch's at %d", o.field, o.got, o.wanted)
+		}
+	}
+	if unsafe.Sizeof(c.Args) != unsafe.Sizeof(l.Args) {
+		t.Errorf("NativeArgs is %d bytes, dl.Args %d", unsafe.Sizeof(c.Args), unsafe.Sizeof(l.Args))
+	}
+	var g QuickGate
+	if unsafe.Offsetof(g.gate) != 0 {
+		t.Error("QuickGate's dl.QuickGate is not its first field")
+	}
+	for _, s := range []struct {
+		status LaunchStatus
+		dl     uintptr
+	}{{Launched, dl.Launched}, {LaunchStale, dl.LaunchStale}, {LaunchFailed, dl.LaunchFailed}} {
+		if uintptr(s.status) != s.dl {
+			t.Errorf("%v is %d, dl's %d", s.status, s.status, s.dl)
+		}
 	}
 }
