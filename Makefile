@@ -74,7 +74,9 @@ bench: deps
 # proxy of OpenCL), and the commands. Built without cgo, so they run on any
 # Linux of the same architecture, from any directory (the conformance
 # suite's device code is embedded).
-DEVICE_TEST_PKGS = $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./conformance/... ./adapters/...)
+DEVICE_TEST_PKGS = $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./conformance/... ./adapters/... ./examples/...)
+# Without symbol tables: bin/ must stay under what travels to a GPU machine.
+DEVICE_LDFLAGS := -ldflags='-s -w'
 MODULE = $(shell $(GO) list -m)
 
 .PHONY: build-device-tests
@@ -82,8 +84,8 @@ build-device-tests:
 	@mkdir -p bin
 	@for pkg in $(DEVICE_TEST_PKGS); do \
 		rel=$${pkg#$(MODULE)/}; out=bin/$${rel//\//-}.test; \
-		echo "CGO_ENABLED=0 $(GO) test -c -o $$out ./$$rel"; \
-		CGO_ENABLED=0 $(GO) test -c -o "$$out" "./$$rel"; \
+		echo "CGO_ENABLED=0 $(GO) test $(DEVICE_LDFLAGS) -c -o $$out ./$$rel"; \
+		CGO_ENABLED=0 $(GO) test $(DEVICE_LDFLAGS) -c -o "$$out" "./$$rel"; \
 	done
-	cd $(EXAMPLE_ADAPTER) && CGO_ENABLED=0 $(GO) test -c -o $(CURDIR)/bin/cltrace.test ./cltrace
-	CGO_ENABLED=0 $(GO) build -o bin/ ./cmd/... ./scripts/bench/golaunch
+	cd $(EXAMPLE_ADAPTER) && CGO_ENABLED=0 $(GO) test $(DEVICE_LDFLAGS) -c -o $(CURDIR)/bin/cltrace.test ./cltrace
+	CGO_ENABLED=0 $(GO) build $(DEVICE_LDFLAGS) -o bin/ ./cmd/... ./scripts/bench/golaunch

@@ -22,6 +22,15 @@ UR_REQUIRE_ADAPTERS=opencl timeout 300 bin/cltrace.test -test.count=1 -test.v >"
 bash scripts/cts-summary.sh "$out/cltrace.log" >"$out/cltrace-summary.md"
 UR_REQUIRE_ADAPTERS=cuda bin/adapters-cuda.test -test.count=1 -test.v >"$out/cuda-adapter.log" 2>&1
 UR_REQUIRE_ADAPTERS=cuda bin/adapters-cuda-internal-cu.test -test.count=1 -test.v >"$out/cuda-cu.log" 2>&1
+# NVRTC and nvJitLink, and the examples, on every device (their stand-in
+# library tests read testdata/: run from the package directory).
+for lib in nvrtc nvjitlink; do
+	(cd "adapters/cuda/internal/$lib" && UR_REQUIRE_ADAPTERS=cuda LD_LIBRARY_PATH=/usr/local/cuda/targets/x86_64-linux/lib \
+		"../../../../bin/adapters-cuda-internal-$lib.test" -test.count=1 -test.v >"$out/cuda-$lib.log" 2>&1; echo "exit $?" >>"$out/cuda-$lib.log")
+done
+for ex in bin/examples-*.test; do
+	UR_REQUIRE_ADAPTERS=cuda,opencl "$ex" -test.count=1 -test.v >>"$out/examples.log" 2>&1; echo "$ex exit $?" >>"$out/examples.log"
+done
 timeout 300 bash scripts/bench/cuda.sh 20000 10 5 >"$out/cuda-bench.log" 2>&1
 bin/urbench diskcache -backend cuda -kernels 200 -runs 5 >"$out/diskcache-cuda.log" 2>&1
 ONEAPI_DEVICE_SELECTOR=opencl:cpu bin/urbench diskcache -backend opencl -runs 5 >"$out/diskcache-pocl.log" 2>&1
