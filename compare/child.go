@@ -157,7 +157,12 @@ func conformanceChild(cfg childConfig) {
 			})
 		}})
 	}
-	os.Args = []string{os.Args[0], "-test.v=true", "-test.count=1"}
+	if !conformance.InChildProcess() {
+		os.Args = []string{os.Args[0], "-test.v=true", "-test.count=1"}
+	}
+	// else a case re-running itself in a child process (Fixture.RunInChild)
+	// started this one with a -test.run pattern that selects it: keep it,
+	// or this process would run every case of cfg again.
 	testing.Main(func(pat, str string) (bool, error) { return regexp.MatchString(pat, str) }, tests, nil, nil)
 }
 

@@ -423,6 +423,13 @@ func (f *Fixture) deviceDescription() string {
 	return f.Device.Platform().Info().Name + ", " + f.Device.Name()
 }
 
+// InChildProcess reports whether this process is a case's child process,
+// started by Fixture.RunInChild: the program again, with a -test.run
+// pattern that selects the case. A program that runs the suite through
+// its own testing.Main (rather than go test) must keep that pattern in
+// such a child, or the child runs every case it would run itself.
+func InChildProcess() bool { return os.Getenv(envChild) != "" }
+
 // envChild marks a child process started by Fixture.RunInChild; its value
 // is the selector of the one device the child tests.
 const envChild = "GOUR_CTS_CHILD"
