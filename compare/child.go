@@ -267,6 +267,9 @@ func runWarmStart(cfg childConfig) (warmStart, error) {
 	return ws, nil
 }
 
+// childWaitDelay is how long a killed child's output is read after it died.
+const childWaitDelay = 5 * time.Second
+
 // childExecutable is the program children run: this one.
 var childExecutable = os.Executable
 
@@ -281,6 +284,11 @@ func childCommand(ctx context.Context, mode string, cfg childConfig, env []strin
 	cmd := exec.CommandContext(ctx, exe)
 	cmd.Env = append(os.Environ(), envChild+"="+mode, envConfig+"="+string(data))
 	cmd.Env = append(cmd.Env, env...)
+	killGroupOnCancel(cmd)
+	// Once the child is killed, its output may still be held open by a
+	// process it started that outlived it; stop waiting for that after a
+	// while rather than for as long as that process lives.
+	cmd.WaitDelay = childWaitDelay
 	return cmd
 }
 

@@ -288,12 +288,14 @@ func startChild(ctx context.Context, mode string, cfg childConfig, env []string)
 var errTimeout = errors.New("timed out")
 
 // next returns the child's next line; at the end, io.EOF or how the child
-// failed. With busy set, it kills the child and returns errTimeout when no
-// line comes within timeout.
-func (c *child) next(busy bool, timeout time.Duration) (string, error) {
+// failed. With a deadline (not zero) it kills the child's process group
+// and returns errTimeout when no line comes before the deadline. The
+// deadline is the item's, not the line's: a case that keeps printing its
+// sub-tests is bounded all the same.
+func (c *child) next(deadline time.Time) (string, error) {
 	var expire <-chan time.Time
-	if busy {
-		t := time.NewTimer(timeout)
+	if !deadline.IsZero() {
+		t := time.NewTimer(time.Until(deadline))
 		defer t.Stop()
 		expire = t.C
 	}
@@ -313,7 +315,7 @@ func (c *child) next(busy bool, timeout time.Duration) (string, error) {
 		return "", io.EOF
 	case <-expire:
 		c.cancel()
-		for range c.lines { // until the killed child's output closes
+		for range c.lines { // until the killed group's output closes, or WaitDelay
 		}
 		<-c.done
 		return "", errTimeout
@@ -340,10 +342,17 @@ func runMetrics(ctx context.Context, cfg childConfig, names []string, timeout ti
 			break
 		}
 		current, progressed := "", false
+		// The current metric's deadline; between metrics (the child
+		// starting, building its kernels) the same time is allowed for
+		// the next line, so a child stuck in a driver is killed there too.
+		deadline := time.Now().Add(timeout)
 		for {
-			line, err := c.next(current != "", timeout)
+			line, err := c.next(deadline)
 			if err == io.EOF {
 				break
+			}
+			if err == errTimeout && current == "" {
+				err = fmt.Errorf("the child process printed nothing for %v and was killed", timeout)
 			}
 			if err != nil {
 				switch {
@@ -368,10 +377,11 @@ func runMetrics(ctx context.Context, cfg childConfig, names []string, timeout ti
 			}
 			switch {
 			case ml.Start != "":
-				current = ml.Start
+				current, deadline = ml.Start, time.Now().Add(timeout)
 			case ml.Metric != nil:
 				results[ml.Metric.Name] = *ml.Metric
 				current, progressed = "", true
+				deadline = time.Now().Add(timeout)
 				step(ml.Metric.Name)
 			}
 		}
@@ -406,9 +416,15 @@ func runCases(ctx context.Context, cfg childConfig, names []string, timeout time
 			break
 		}
 		p := newVerboseParser()
-		started, progressed := time.Time{}, false
+		// started is when the current case started or, between cases,
+		// when the last line came: a case has timeout from its start, and
+		// a child silent between cases (stuck starting up) is killed too.
+		started, progressed := time.Now(), false
 		for {
-			line, err := c.next(p.current != "", timeout)
+			line, err := c.next(started.Add(timeout))
+			if err == errTimeout && p.current == "" {
+				err = fmt.Errorf("the child process printed nothing for %v and was killed", timeout)
+			}
 			if err != nil { // the output ended: the last case's results are in
 				if done, ok := p.flush(); ok {
 					results[done.Name] = done
@@ -446,7 +462,7 @@ func runCases(ctx context.Context, cfg childConfig, names []string, timeout time
 				progressed = true
 				step(done.Name)
 			}
-			if p.current != "" && p.current != before {
+			if p.current == "" || p.current != before {
 				started = time.Now()
 			}
 		}

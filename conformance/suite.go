@@ -440,12 +440,22 @@ const envChild = "GOUR_CTS_CHILD"
 // output. The case calls runAsChild when envChild is set.
 func (f *Fixture) RunInChild(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	// Two minutes, or less where the test's own deadline (-test.timeout)
+	// comes sooner; a harness with a shorter limit (urcompare's case
+	// timeout) kills this process's group, the child included.
+	deadline := time.Now().Add(2 * time.Minute)
+	if d, ok := t.Deadline(); ok && d.Add(-time.Second).Before(deadline) {
+		deadline = d.Add(-time.Second)
+	}
+	ctx, cancel := context.WithDeadline(t.Context(), deadline)
 	defer cancel()
 	sel := fmt.Sprintf("%s:%d", f.Backend, f.Device.Index())
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run="+runPattern(f.root), "-test.v", "-test.count=1")
 	// The child sees one device, so it may require only that device's adapter.
 	cmd.Env = append(os.Environ(), envChild+"="+sel, ur.EnvDeviceSelector+"="+sel, testenv.EnvRequireAdapters+"="+f.Backend)
+	// A process the killed child started may keep its output open:
+	// CombinedOutput stops waiting for it this long after the kill.
+	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Errorf("child process (%s=%s) failed: %v\n%s", envChild, sel, err, tail(out, 4000))
