@@ -249,8 +249,13 @@ func (im *Image) validate() *fieldProblem {
 	if p := checkName("target backend", t.Backend, true); p != nil {
 		return p
 	}
-	if p := checkName("target arch", t.Arch, true); p != nil {
+	// An OpenCL device name, the architecture of its program binaries,
+	// has spaces ("NVIDIA H100 80GB HBM3"): spaces inside are allowed.
+	if p := checkName("target arch", strings.ReplaceAll(t.Arch, " ", "_"), true); p != nil {
 		return p
+	}
+	if strings.TrimSpace(t.Arch) != t.Arch {
+		return bad("target arch", "%q begins or ends with a space", t.Arch)
 	}
 	switch im.Format {
 	case FormatOpenCLC:

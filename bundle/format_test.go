@@ -175,6 +175,8 @@ func TestMarshalRefusesInvalidBundles(t *testing.T) {
 		{"no kernel", func(im *Image) { im.Kernels = nil }, "kernels: no kernel"},
 		{"repeated kernel", func(im *Image) { im.Kernels = []string{"k", "k"} }, "not sorted or repeated"},
 		{"kernel with a space", func(im *Image) { im.Kernels = []string{"a b"} }, "kernel name"},
+		{"arch ending in a space", func(im *Image) { im.Target.Arch += " " }, "target arch"},
+		{"arch with a tab", func(im *Image) { im.Target.Arch += "\tx" }, "target arch"},
 		{"OpenCL C for CUDA", func(im *Image) { im.Target.Backend = BackendCUDA }, "OpenCL C source is for the opencl backend"},
 		{"cubin without sm_", func(im *Image) { im.Format, im.Target = FormatNative, Target{BackendCUDA, "90"} }, "a CUDA binary is for cuda:sm_XY"},
 		{"PTX for sm_", func(im *Image) { im.Format, im.Target = FormatPTX, Target{BackendCUDA, "sm_90"} }, "PTX is for cuda:compute_XY"},
@@ -229,4 +231,26 @@ func FuzzParse(f *testing.F) {
 			check(reseal(bytes.Clone(data)))
 		}
 	})
+}
+
+// TestOpenCLDeviceNameTarget: an OpenCL program binary's architecture is
+// the device name, spaces included, and round-trips as it is.
+func TestOpenCLDeviceNameTarget(t *testing.T) {
+	const name = "NVIDIA H100 80GB HBM3"
+	im, err := NewImage(Image{Target: Target{BackendOpenCL, name}, Format: FormatNative, Kernels: []string{"k"}, Code: []byte("binary")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := (&Bundle{Images: []Image{im}}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := b.Select(Device{Backend: BackendOpenCL, Arch: name}, Request{Kernels: []string{"k"}})
+	if err != nil || s.Rank != RankExact {
+		t.Errorf("Select on %q = %v, %v; want an exact native match", name, s, err)
+	}
 }

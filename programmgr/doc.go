@@ -45,6 +45,31 @@
 // lacks, or whose format is another backend's, gives
 // ur.ErrUnsupportedFeature without building.
 //
+// # Offload bundles
+//
+// A Bundle is an offload bundle (package bundle, built by cmd/urpack)
+// loaded with one call — NewBundle for a //go:embed []byte, LoadBundle
+// for an fs.FS — its images made Images. GetBundleKernel is GetKernel for
+// a bundle: it picks, per device, the image to build with bundle.Select
+// (an exact native match over a compatible native binary over IL the
+// device JIT-compiles over source) and then serves the kernel as
+// GetKernel does, so that a JIT-compiled or source image is built once and
+// stored in the persistent cache, and a native image is loaded as it is
+// and not stored again. The choice is a separate call, not an Image
+// argument, because it depends on the device: one bundle serves an H100
+// with its sm_90 cubin and PoCL with OpenCL C. The manager remembers each
+// choice, so a repeated request is a lock-free map lookup before the fast
+// kernel cache.
+//
+// Images whose aspects the device lacks are skipped; a kernel only such
+// images define is an error carrying ur.ErrUnsupportedFeature that names
+// the aspect (fp64), and the bundle's other kernels still run there. An
+// image built ahead of time (native, PTX) holds the specialization
+// constants' defaults, so with other values the IL or source image of the
+// kernel is built instead. SelectImage returns the choice and its
+// bundle.Selection; SYCL_CACHE_TRACE=8 logs each choice when it is made,
+// with the reason each other image was passed over.
+//
 // # The caches
 //
 //   - Program cache, keyed by (image ID, spec-constant values, set of
@@ -109,7 +134,7 @@
 //
 //	SYCL_IN_MEM_CACHE_EVICTION_THRESHOLD  bytes, a decimal integer; 0 or unset: no eviction
 //	SYCL_CACHE_IN_MEM                     1 (default) or 0: 0 builds on every request, the caller owns the result
-//	SYCL_CACHE_TRACE                      bit mask: 1 persistent cache, 2 in-memory cache, 4 kernel compiler
+//	SYCL_CACHE_TRACE                      bit mask: 1 persistent cache, 2 in-memory cache, 4 kernel compiler, 8 bundle selection
 //	SYCL_PROGRAM_COMPILE_OPTIONS          replaces every image's compile options
 //	SYCL_PROGRAM_APPEND_COMPILE_OPTIONS   appended to them
 //	SYCL_PROGRAM_LINK_OPTIONS             replaces every image's link options

@@ -339,9 +339,9 @@ func TestEnvParsing(t *testing.T) {
 		{env: map[string]string{EnvCacheInMem: "maybe"}, opts: DefaultOptions(), bad: EnvCacheInMem},
 		{env: map[string]string{EnvCacheInMem: "2"}, opts: DefaultOptions(), bad: EnvCacheInMem},
 		{env: map[string]string{EnvCacheTrace: "random"}, opts: DefaultOptions(), bad: EnvCacheTrace},
-		{env: map[string]string{EnvCacheTrace: "8"}, opts: DefaultOptions(), bad: EnvCacheTrace},
+		{env: map[string]string{EnvCacheTrace: "16"}, opts: DefaultOptions(), bad: EnvCacheTrace},
 		{env: map[string]string{EnvCacheTrace: "-2"}, opts: DefaultOptions(), bad: EnvCacheTrace},
-		{opts: Options{Trace: ptr(9)}, bad: "Options.Trace"},
+		{opts: Options{Trace: ptr(17)}, bad: "Options.Trace"},
 	}
 	for _, tt := range tests {
 		got, err := tt.opts.resolve(func(k string) string { return tt.env[k] })

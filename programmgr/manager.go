@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gour-dev/gour/bundle"
 	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/ur"
 )
@@ -31,6 +32,9 @@ type Manager struct {
 	// lookup takes no lock. seed keys its hash.
 	fast atomic.Pointer[fastMap]
 	seed maphash.Seed
+	// choices are the bundle images chosen per request (GetBundleKernel),
+	// replaced whole under mu as fast is.
+	choices atomic.Pointer[choiceMap]
 
 	stats counters
 
@@ -55,6 +59,9 @@ type Manager struct {
 	// testHookBeforeBuild, when set, runs in the builder before each
 	// build (tests use it to gather waiters, to block or to panic).
 	testHookBeforeBuild func()
+	// describeDevice, when set, describes devices for bundle selection
+	// instead of bundle.DescribeDevice (tests take an aspect away).
+	describeDevice func(*ur.Device) bundle.Device
 }
 
 type counters struct {
@@ -726,6 +733,7 @@ func (m *Manager) Clear() {
 	m.mu.Lock()
 	m.evictAll()
 	m.forgetFailures()
+	m.choices.Store(nil)
 	m.unlock()
 }
 
@@ -743,6 +751,7 @@ func (m *Manager) Close() error {
 	m.evictAll()
 	m.forgetFailures()
 	m.fast.Store(nil)
+	m.choices.Store(nil)
 	m.nFast = 0
 	m.unlock()
 	return nil

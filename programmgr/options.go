@@ -18,7 +18,8 @@ const (
 	// EnvCacheInMem turns the in-memory cache off with 0 (default 1).
 	EnvCacheInMem = "SYCL_CACHE_IN_MEM"
 	// EnvCacheTrace is a bit mask: 1 traces the persistent cache (package
-	// cache), 2 the in-memory cache (this package), 4 the kernel compiler.
+	// cache), 2 the in-memory cache (this package), 4 the kernel compiler,
+	// 8 the choice of a bundle's image (gour's own).
 	EnvCacheTrace = "SYCL_CACHE_TRACE"
 	// EnvCompileOptions replaces the compile options of every image.
 	EnvCompileOptions = "SYCL_PROGRAM_COMPILE_OPTIONS"
@@ -30,13 +31,15 @@ const (
 	EnvAppendLinkOptions = "SYCL_PROGRAM_APPEND_LINK_OPTIONS"
 )
 
-// Trace bits of SYCL_CACHE_TRACE. DPC++ calls them bits 1, 2 and 3,
-// counting from one; their values are 1, 2 and 4.
+// Trace bits of SYCL_CACHE_TRACE. DPC++ calls the first three bits 1, 2
+// and 3, counting from one; their values are 1, 2 and 4. The fourth, 8,
+// is gour's: DPC++ has no bundle selection to trace.
 const (
 	TracePersistentCache = 1 << iota // the persistent (on-disk) cache
 	TraceInMemCache                  // this package's in-memory cache
 	TraceKernelCompiler              // the kernel compiler
-	traceAll             = TracePersistentCache | TraceInMemCache | TraceKernelCompiler
+	TraceBundleSelection             // the image of a bundle chosen for a device, and why not the others
+	traceAll             = TracePersistentCache | TraceInMemCache | TraceKernelCompiler | TraceBundleSelection
 )
 
 // Options configure a Manager. A field left at its "from the environment"
@@ -53,7 +56,8 @@ type Options struct {
 	InMemCache *bool
 	// Trace is the SYCL_CACHE_TRACE bit mask; nil reads the variable.
 	// TraceInMemCache (2) logs the in-memory cache, TracePersistentCache
-	// (1) the persistent one.
+	// (1) the persistent one, TraceBundleSelection (8) the bundle images
+	// chosen.
 	Trace *int
 	// Logger receives the trace lines; nil is slog.Default().
 	Logger *slog.Logger
@@ -114,7 +118,7 @@ func (o Options) resolve(getenv func(string) string) (config, error) {
 	}
 	if o.Trace != nil {
 		if *o.Trace < 0 || *o.Trace > traceAll {
-			return c, newError(ur.ErrInvalidValue, op, "Options.Trace = %d: want a bit mask of 1, 2 and 4 (0 to 7)", *o.Trace)
+			return c, newError(ur.ErrInvalidValue, op, "Options.Trace = %d: want a bit mask of 1, 2, 4 and 8 (0 to 15)", *o.Trace)
 		}
 		c.trace = *o.Trace
 	} else {
@@ -168,7 +172,7 @@ func parseBool(s string, def bool) (bool, error) {
 	return v, nil
 }
 
-// parseTrace reads the SYCL_CACHE_TRACE bit mask: 0 to 7; empty is 0.
+// parseTrace reads the SYCL_CACHE_TRACE bit mask: 0 to 15; empty is 0.
 // Unlike DPC++, which reads a malformed value as 1, anything else is an
 // error.
 func parseTrace(s string) (int, error) {
@@ -178,7 +182,7 @@ func parseTrace(s string) (int, error) {
 	}
 	v, err := strconv.Atoi(s)
 	if err != nil || v < 0 || v > traceAll {
-		return 0, fmt.Errorf("want a bit mask: 1 (persistent cache), 2 (in-memory cache), 4 (kernel compiler), or a sum of them")
+		return 0, fmt.Errorf("want a bit mask: 1 (persistent cache), 2 (in-memory cache), 4 (kernel compiler), 8 (bundle selection), or a sum of them")
 	}
 	return v, nil
 }
