@@ -102,6 +102,8 @@ type bench struct {
 	q    *ur.Queue
 	src  string
 	prog *ur.Program
+	// metricStart is when the metric being measured started, for more.
+	metricStart time.Time
 	// one 4-byte counter for the tick kernel, and its launches so far
 	counter  *ur.Mem
 	launched uint32
@@ -173,14 +175,29 @@ func localArg(size uint64) func(*ur.Kernel, int) error {
 	return func(k *ur.Kernel, i int) error { return k.SetArgLocal(i, size) }
 }
 
-// rounds times f cfg.Rounds times after one untimed warm-up call and
-// returns each round's duration in seconds.
+// minBudgetRounds is how many timed rounds a metric takes whatever its
+// time budget: enough for a median and a spread.
+const minBudgetRounds = 3
+
+// more reports whether a metric's loop runs round r (-1 is the warm-up):
+// cfg.Rounds rounds, fewer (but at least minBudgetRounds) once the metric
+// has taken cfg.MetricBudget, so that a slow driver or device bounds the
+// time of a run instead of multiplying it by the rounds.
+func (b *bench) more(r int) bool {
+	if r >= b.cfg.Rounds {
+		return false
+	}
+	return r < minBudgetRounds || b.cfg.MetricBudget <= 0 || time.Since(b.metricStart) < b.cfg.MetricBudget
+}
+
+// rounds times f cfg.Rounds times (or as b.more allows) after one untimed
+// warm-up call and returns each round's duration in seconds.
 func (b *bench) rounds(f func(round int) error) ([]float64, error) {
 	if err := f(-1); err != nil {
 		return nil, err
 	}
 	out := make([]float64, 0, b.cfg.Rounds)
-	for r := range b.cfg.Rounds {
+	for r := 0; b.more(r); r++ {
 		start := time.Now()
 		if err := f(r); err != nil {
 			return nil, err
@@ -319,7 +336,7 @@ func (b *bench) copyH2D(m *record.Metric) error {
 	defer buf.Release()
 	host := pattern(size)
 	var secs []float64
-	for r := -1; r < b.cfg.Rounds; r++ { // -1: the warm-up
+	for r := -1; b.more(r); r++ { // -1: the warm-up
 		stamp(host, r)
 		start := time.Now()
 		if err := b.q.WriteBuffer(buf, 0, host); err != nil {
@@ -350,7 +367,7 @@ func (b *bench) copyD2H(m *record.Metric) error {
 	defer buf.Release()
 	host := make([]byte, size)
 	var secs []float64
-	for r := -1; r < b.cfg.Rounds; r++ {
+	for r := -1; b.more(r); r++ {
 		stamp(host, r) // what a read that copied nothing would leave
 		start := time.Now()
 		if err := b.q.ReadBuffer(buf, 0, host); err != nil {
@@ -381,7 +398,7 @@ func (b *bench) copyD2D(m *record.Metric) error {
 	}
 	defer dst.Release()
 	var secs []float64
-	for r := -1; r < b.cfg.Rounds; r++ {
+	for r := -1; b.more(r); r++ {
 		// Cleared before each copy, so that the check after the last one
 		// sees what that copy wrote.
 		if err := fill(b.q, dst, 0); err != nil {
@@ -658,7 +675,7 @@ func (b *bench) atomics(m *record.Metric) error {
 		return err
 	}
 	var secs []float64
-	for r := -1; r < b.cfg.Rounds; r++ {
+	for r := -1; b.more(r); r++ {
 		if err := fill(b.q, buf, 0); err != nil {
 			return err
 		}

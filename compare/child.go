@@ -36,14 +36,15 @@ const (
 
 // childConfig is what a child is asked to do.
 type childConfig struct {
-	Device      string        // "opencl:0"
-	Items       []string      // the metrics or conformance cases, in order
-	Rounds      int           // rounds per metric
-	Launches    int           // launches per round of the launch metrics
-	BufferBytes uint64        // 0: bench.bufferBytes chooses
-	KernelTime  time.Duration // what one launch of a compute kernel is calibrated to take
-	LaunchDelay time.Duration // the slow-driver test hook: see Options.LaunchDelay
-	CacheDir    string        // the warm-start child's persistent cache
+	Device       string        // "opencl:0"
+	Items        []string      // the metrics or conformance cases, in order
+	Rounds       int           // rounds per metric
+	MetricBudget time.Duration // past it a metric takes no more rounds than minBudgetRounds
+	Launches     int           // launches per round of the launch metrics
+	BufferBytes  uint64        // 0: bench.bufferBytes chooses
+	KernelTime   time.Duration // what one launch of a compute kernel is calibrated to take
+	LaunchDelay  time.Duration // the slow-driver test hook: see Options.LaunchDelay
+	CacheDir     string        // the warm-start child's persistent cache
 }
 
 // RunChild runs this process as a child of Run when Run started it so,
@@ -126,7 +127,10 @@ func metricsChild(w io.Writer, cfg childConfig) error {
 			return err
 		}
 		m := record.Metric{Name: name, Unit: def.Unit, Better: def.Better, Check: record.CheckOK}
-		if err := def.measure(b, &m); err != nil {
+		b.metricStart = time.Now()
+		err := def.measure(b, &m)
+		m.Seconds = time.Since(b.metricStart).Seconds()
+		if err != nil {
 			var wrong *wrongError
 			m.Check, m.Detail = record.CheckError, err.Error()
 			if errors.As(err, &wrong) {
@@ -146,15 +150,22 @@ func metricsChild(w io.Writer, cfg childConfig) error {
 // Run reads the results from the lines go test prints.
 func conformanceChild(cfg childConfig) {
 	backend, _, _ := strings.Cut(cfg.Device, ":")
+	// One session for the cases: they share its context and programs, as
+	// they do under go test, instead of a context and builds per case
+	// (seconds each on NVIDIA's OpenCL). The process exits with testing.Main,
+	// which releases them.
+	session, err := conformance.NewSession(conformance.Options{
+		Adapters: []string{backend},
+		Require:  true, // a device that vanished is a failure, not a skip
+		Selector: cfg.Device,
+	})
 	var tests []testing.InternalTest
 	for _, name := range cfg.Items {
 		tests = append(tests, testing.InternalTest{Name: name, F: func(t *testing.T) {
-			conformance.Run(t, conformance.Options{
-				Adapters: []string{backend},
-				Require:  true, // a device that vanished is a failure, not a skip
-				Selector: cfg.Device,
-				Tests:    []string{name},
-			})
+			if err != nil {
+				t.Fatalf("conformance.NewSession: %v", err)
+			}
+			session.Run(t, name)
 		}})
 	}
 	if !conformance.InChildProcess() {
@@ -222,7 +233,7 @@ func warmStartChild(w io.Writer, cfg childConfig) error {
 }
 
 // cacheWarm runs warm-start children: one to fill a fresh cache, then
-// cfg.Rounds timed, each of which must load the kernel from that cache.
+// cfg.Rounds timed (or as b.more allows), each of which must load the kernel from that cache.
 func (b *bench) cacheWarm(m *record.Metric) error {
 	dir, err := os.MkdirTemp("", "urcompare-cache-")
 	if err != nil {
@@ -231,7 +242,7 @@ func (b *bench) cacheWarm(m *record.Metric) error {
 	defer os.RemoveAll(dir)
 	cfg := b.cfg
 	cfg.CacheDir = dir
-	for r := -1; r < b.cfg.Rounds; r++ {
+	for r := -1; b.more(r); r++ {
 		ws, err := runWarmStart(cfg)
 		if err != nil {
 			return err

@@ -11,7 +11,8 @@
 // conformance cases of package conformance and keeps each case's status
 // (pass, fail, skip, timeout), its reason and its duration; then it
 // measures the metrics Metrics lists, each for Options.Rounds rounds after
-// an untimed warm-up. Every benchmark checks what the device computed or
+// an untimed warm-up (fewer, but at least 3, once it has taken
+// Options.MetricBudget). Each device's phases and each metric are timed. Every benchmark checks what the device computed or
 // copied — the launch counter saw every launch, copies match their
 // source, axpy, the FMA chains, the local memory reads and the atomic
 // counters give the values the host expects — and a wrong result marks the
@@ -33,7 +34,9 @@
 // results from its output. This is sturdier than running them in the
 // parent: a driver call that never returns cannot be interrupted inside a
 // process, but a child can be killed. When a case or a metric runs past
-// its timeout, the parent kills the child, records the timeout, and goes on
+// its timeout (from its start), the parent kills the child's process
+// group (a case's own child process, Fixture.RunInChild, with it), records
+// the timeout, and goes on
 // with the rest of the device's work in a new child; a child that crashes
 // has the case or metric it was on recorded as failed, the same way. A
 // separately built conformance test binary would do as well but would have

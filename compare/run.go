@@ -48,6 +48,12 @@ type Options struct {
 	// process is killed, the case or metric recorded as timed out, and the
 	// device's remaining work goes on in a new child.
 	CaseTimeout, MetricTimeout time.Duration
+	// MetricBudget is the time a metric may take before it stops at the
+	// round it is on, keeping at least 3 timed rounds (default 15 s; a
+	// negative budget always takes Rounds rounds). It bounds the metrics
+	// whose rounds are slow on some device (processes started for
+	// cache.warm, NVRTC builds for build.cold) well within MetricTimeout.
+	MetricBudget time.Duration
 	// LaunchDelay is a test hook that makes a deliberately slow driver: the
 	// launch metrics spin this long after every launch, in the harness's
 	// loop, never in gour's launch path. Zero in real runs.
@@ -96,6 +102,9 @@ func (o *Options) setDefaults() error {
 	}
 	if o.MetricTimeout == 0 {
 		o.MetricTimeout = 2 * time.Minute
+	}
+	if o.MetricBudget == 0 {
+		o.MetricBudget = 15 * time.Second
 	}
 	if o.Rounds < 1 || o.Launches < 1 || o.KernelTime < 0 || o.CaseTimeout < 0 || o.MetricTimeout < 0 || o.LaunchDelay < 0 {
 		return &ur.Error{Result: ur.ErrInvalidValue, Op: "compare.Run", Message: "Rounds and Launches must be at least 1, durations not negative"}
@@ -160,6 +169,7 @@ func Run(ctx context.Context, opts Options) (*record.Record, error) {
 		BufferBytes:   opts.BufferBytes,
 		CaseTimeout:   opts.CaseTimeout.String(),
 		MetricTimeout: opts.MetricTimeout.String(),
+		MetricBudget:  opts.MetricBudget.String(),
 		Env:           map[string]string{},
 	}
 	var env []string
@@ -185,14 +195,16 @@ func Run(ctx context.Context, opts Options) (*record.Record, error) {
 	if p == nil {
 		p = noProgress{}
 	}
-	cfg := childConfig{Rounds: opts.Rounds, Launches: opts.Launches, BufferBytes: opts.BufferBytes, KernelTime: opts.KernelTime, LaunchDelay: opts.LaunchDelay}
+	cfg := childConfig{Rounds: opts.Rounds, Launches: opts.Launches, BufferBytes: opts.BufferBytes, KernelTime: opts.KernelTime, LaunchDelay: opts.LaunchDelay, MetricBudget: opts.MetricBudget}
 	if len(opts.Cases) > 0 {
 		p.Start(PhaseConformance, len(opts.Cases)*len(rec.Devices))
 		for i := range rec.Devices {
 			d := &rec.Devices[i]
 			c := cfg
 			c.Device = d.ID
+			start := time.Now()
 			d.Conformance = runCases(ctx, c, opts.Cases, opts.CaseTimeout, env, func(name string) { p.Step(PhaseConformance, d.ID, name) })
+			d.ConformanceSeconds = time.Since(start).Seconds()
 		}
 	}
 	if len(opts.Metrics) > 0 {
@@ -209,7 +221,9 @@ func Run(ctx context.Context, opts Options) (*record.Record, error) {
 				}
 				continue
 			}
+			start := time.Now()
 			d.Metrics = runMetrics(ctx, c, opts.Metrics, opts.MetricTimeout, env, func(name string) { p.Step(PhaseMetrics, d.ID, name) })
+			d.MetricsSeconds = time.Since(start).Seconds()
 			if slices.ContainsFunc(d.Metrics, func(m record.Metric) bool { return m.Check == record.CheckOK }) {
 				continue
 			}
@@ -358,6 +372,9 @@ func runMetrics(ctx context.Context, cfg childConfig, names []string, timeout ti
 				switch {
 				case err == errTimeout:
 					fail(current, record.CheckTimeout, fmt.Sprintf("no result within %v: the process measuring it was killed", timeout))
+					timedOut := results[current]
+					timedOut.Seconds = timeout.Seconds()
+					results[current] = timedOut
 					progressed = true
 				case current != "":
 					fail(current, record.CheckError, err.Error())

@@ -6,7 +6,8 @@
 // Usage:
 //
 //	urcompare run [-device SELECTOR] [-o DIR] [-rounds N] [-launches N]
-//	              [-metrics LIST] [-cases LIST] [-case-timeout D] [-metric-timeout D] [-quiet]
+//	              [-metrics LIST] [-cases LIST] [-case-timeout D] [-metric-timeout D]
+//	              [-metric-budget D] [-buffer-bytes N] [-kernel-time D] [-quiet]
 //	urcompare diff [-threshold F] [-metrics LIST] [-devices LIST] [-fail-on-regression] [-json] BASE.json NEW.json
 //	urcompare metrics
 //
@@ -44,8 +45,21 @@
 //
 // With the defaults (10 rounds, 2000 launches per round, 256 MiB
 // transfers on a GPU) a run over an H100's CUDA and OpenCL devices and
-// PoCL takes a few minutes; -rounds, -launches, -buffer-bytes and
-// -kernel-time trade precision for time.
+// PoCL should take under 5 minutes. What that assumes: the conformance
+// cases of a device run in one child process (a new one only after a
+// timeout or a crash), about a minute per device (PoCL here: 40–60 s on
+// two CPU cores); a metric takes its -rounds, but stops after 3 once it
+// has run for -metric-budget (15 s), so the metrics whose rounds are
+// slow on a GPU (cache.warm starts a process per round, with the
+// driver's initialization; build.cold compiles with NVRTC or the OpenCL
+// driver each round) cost at most about that, and a device's 13 metrics
+// a minute or two at worst (about 8 s on PoCL with -buffer-bytes 4194304).
+// A case or a metric that hangs costs its timeout, -case-timeout or
+// -metric-timeout, and no more: its child's whole process group is killed,
+// a case's own child process (Fixture.RunInChild) with it. run prints
+// each device's time per phase and each metric's, and report.md has them
+// under "Time", to show where a long run went. -rounds, -launches,
+// -buffer-bytes, -kernel-time and -metric-budget trade precision for time.
 //
 // # diff
 //

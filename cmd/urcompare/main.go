@@ -120,6 +120,7 @@ and *.png, and DIR/report.html (self-contained).`)
 	kernelTime := c.Flags.Duration("kernel-time", 10*time.Millisecond, "what one launch of the compute-bound kernels is calibrated to take")
 	caseTimeout := c.Flags.Duration("case-timeout", 2*time.Minute, "limit for one conformance case on one device")
 	metricTimeout := c.Flags.Duration("metric-timeout", 2*time.Minute, "limit for one metric on one device")
+	metricBudget := c.Flags.Duration("metric-budget", 15*time.Second, "past this, a metric stops after 3 rounds; negative: always -rounds")
 	metricList := c.Flags.String("metrics", "", "comma-separated metrics to measure; empty: all, none: none")
 	caseList := c.Flags.String("cases", "", "comma-separated conformance cases (TestMemoryFill,...); empty: all, none: none")
 	quiet := c.Flags.Bool("quiet", false, "no progress bars (they are off anyway when standard error is not a terminal)")
@@ -143,7 +144,7 @@ and *.png, and DIR/report.html (self-contained).`)
 		Devices: sys.Devices, Selector: sel.Text,
 		Metrics: list(*metricList), Cases: list(*caseList),
 		Rounds: *rounds, Launches: *launches, BufferBytes: *size, KernelTime: *kernelTime,
-		CaseTimeout: *caseTimeout, MetricTimeout: *metricTimeout,
+		CaseTimeout: *caseTimeout, MetricTimeout: *metricTimeout, MetricBudget: *metricBudget,
 	}
 	if *rounds < 1 || *launches < 1 {
 		return cli.Usagef(c.Name, "-rounds and -launches must be at least 1")
@@ -204,15 +205,21 @@ func summarize(w io.Writer, rec *record.Record) {
 			n[c.Status]++
 		}
 		fmt.Fprintf(tw, "%s\t%s\tconformance: %d pass, %d fail, %d skip, %d timeout\n", d.ID, d.Name, n[record.Pass], n[record.Fail], n[record.Skip], n[record.Timeout])
+		fmt.Fprintf(tw, "\ttime\tconformance %v, metrics %v\n", secs(d.ConformanceSeconds), secs(d.MetricsSeconds))
 		for _, m := range d.Metrics {
 			if m.Check != record.CheckOK {
 				fmt.Fprintf(tw, "\t%s\t%s: %s\n", m.Name, strings.ToUpper(string(m.Check)), m.Detail)
 				continue
 			}
-			fmt.Fprintf(tw, "\t%s\t%.4g %s\t(%.4g–%.4g)\n", m.Name, m.Median, m.Unit, m.Min, m.Max)
+			fmt.Fprintf(tw, "\t%s\t%.4g %s\t(%.4g–%.4g)\t%d rounds in %v\n", m.Name, m.Median, m.Unit, m.Min, m.Max, len(m.Rounds), secs(m.Seconds))
 		}
 	}
 	tw.Flush()
+}
+
+// secs rounds a time in seconds to the millisecond.
+func secs(s float64) time.Duration {
+	return time.Duration(s * float64(time.Second)).Round(time.Millisecond)
 }
 
 func diffCommand(args []string, stdout io.Writer) error {

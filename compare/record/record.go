@@ -55,11 +55,12 @@ type Machine struct {
 type Settings struct {
 	Selector      string            `json:"selector,omitempty"`
 	Rounds        int               `json:"rounds"`
-	Launches      int               `json:"launches"`       // launches per round of the launch metrics
-	BufferBytes   uint64            `json:"buffer_bytes"`   // bytes per transfer; 0 chose per device
-	CaseTimeout   string            `json:"case_timeout"`   // a Go duration
-	MetricTimeout string            `json:"metric_timeout"` // a Go duration
-	Env           map[string]string `json:"env,omitempty"`  // the variables that change what is measured
+	Launches      int               `json:"launches"`                // launches per round of the launch metrics
+	BufferBytes   uint64            `json:"buffer_bytes"`            // bytes per transfer; 0 chose per device
+	CaseTimeout   string            `json:"case_timeout"`            // a Go duration
+	MetricTimeout string            `json:"metric_timeout"`          // a Go duration
+	MetricBudget  string            `json:"metric_budget,omitempty"` // a Go duration: past it a metric stops after 3 rounds
+	Env           map[string]string `json:"env,omitempty"`           // the variables that change what is measured
 }
 
 // Device is what one device gave: its identity, its conformance results and
@@ -81,6 +82,10 @@ type Device struct {
 	Error           string   `json:"error,omitempty"`
 	Conformance     []Case   `json:"conformance,omitempty"`
 	Metrics         []Metric `json:"metrics,omitempty"`
+	// ConformanceSeconds and MetricsSeconds are the wall time of the
+	// device's two phases, child processes started and killed included.
+	ConformanceSeconds float64 `json:"conformance_seconds,omitempty"`
+	MetricsSeconds     float64 `json:"metrics_seconds,omitempty"`
 }
 
 // Status is the outcome of a conformance case on a device.
@@ -135,6 +140,9 @@ type Metric struct {
 	// Peak is the device's nominal peak in Unit where one is derived from
 	// its information (the FMA metric's GFLOP/s), 0 otherwise.
 	Peak float64 `json:"peak,omitempty"`
+	// Seconds is the wall time the metric took to measure: its warm-up,
+	// its rounds and its checks.
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // Summarize sets Median, Min and Max from Rounds.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"fmt"
 	"html/template"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gour-dev/gour/compare/record"
 )
@@ -157,6 +159,7 @@ func Markdown(w io.Writer, rec *record.Record, chartsDir string) error {
 			fmt.Fprintf(&b, "\n**%s failed:** %s\n", d.ID, esc(d.Error))
 		}
 	}
+	writeTimes(&b, rec)
 	if rows := caseRows(rec); len(rows) > 0 {
 		b.WriteString("\n## Conformance\n\n")
 		header := "| Case |"
@@ -233,6 +236,45 @@ func Markdown(w io.Writer, rec *record.Record, chartsDir string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeTimes writes where the run's time went: each device's phases, and
+// its slowest cases and metrics.
+func writeTimes(b *strings.Builder, rec *record.Record) {
+	var total float64
+	for _, d := range rec.Devices {
+		total += d.ConformanceSeconds + d.MetricsSeconds
+	}
+	if total == 0 { // a record from before phases were timed
+		return
+	}
+	fmt.Fprintf(b, "\n## Time\n\n%s in all. Wall time per device and phase, with the slowest cases and metrics.\n\n| Device | Conformance | Metrics | Slowest |\n|---|---|---|---|\n", seconds(total))
+	for _, d := range rec.Devices {
+		type item struct {
+			name string
+			secs float64
+		}
+		var items []item
+		for _, c := range d.Conformance {
+			items = append(items, item{c.Name, c.Duration})
+		}
+		for _, m := range d.Metrics {
+			items = append(items, item{m.Name, m.Seconds})
+		}
+		slices.SortStableFunc(items, func(x, y item) int { return cmp.Compare(y.secs, x.secs) })
+		var slowest []string
+		for _, it := range items[:min(3, len(items))] {
+			if it.secs > 0 {
+				slowest = append(slowest, fmt.Sprintf("%s %s", it.name, seconds(it.secs)))
+			}
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", d.ID, seconds(d.ConformanceSeconds), seconds(d.MetricsSeconds), strings.Join(slowest, ", "))
+	}
+}
+
+// seconds formats a duration given in seconds, to the millisecond.
+func seconds(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
 }
 
 func writeCaseRow(b *strings.Builder, r caseRow) {
