@@ -89,6 +89,40 @@ func Run(t *testing.T, opts Options) {
 	s.run(t, selected)
 }
 
+// Session is a run of the suite that outlives one test: the contexts and
+// programs its cases share are made once and kept until Close, for a
+// program that runs the cases as top-level tests of its own, one by one
+// (a comparison of drivers, which reads each case's result from go test's
+// output): a context and a build per case would cost seconds each on some
+// drivers. Run makes one per call and closes it when its test ends.
+type Session struct{ s *suite }
+
+// NewSession checks opts as Run does and returns the session.
+func NewSession(opts Options) (*Session, error) {
+	s, err := newSuite(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{s}, nil
+}
+
+// Run runs the named cases (every case of the session's Options.Tests for
+// none) as sub-tests of t, as Run does.
+func (x *Session) Run(t *testing.T, names ...string) {
+	t.Helper()
+	if len(names) == 0 {
+		names = x.s.opts.Tests
+	}
+	selected, err := selectTests(names)
+	if err != nil {
+		t.Fatalf("conformance.Session.Run: %v", err)
+	}
+	x.s.run(t, selected)
+}
+
+// Close releases what the session's cases shared.
+func (x *Session) Close() { x.s.release() }
+
 // run runs the cases as sub-tests of t, bound to s.
 func (s *suite) run(t *testing.T, cases []Test) {
 	for _, c := range cases {
