@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gour-dev/gour/adapters/cuda/nvrtc"
 	"github.com/gour-dev/gour/bundle"
 	"github.com/gour-dev/gour/internal/cli"
 )
@@ -28,6 +29,7 @@ type buildConfig struct {
 	spirv       bool     // SPIR-V from OpenCL C
 	noSource    bool
 	skipMissing bool
+	noNVRTC     bool // nvcc or nothing: no NVRTC fallback
 	options     string
 	kernels     []string // of binary inputs
 	specs       []bundle.SpecConstant
@@ -58,7 +60,7 @@ inputs, into one bundle. Inputs, by extension:
   FILE.cl      OpenCL C: split into images (see -split), kept as source;
                with -spirv also compiled to SPIR-V (clang, llvm-spirv)
   FILE.cu      CUDA C (extern "C" kernels): kept as source; cubins for each
-               -cuda-arch and PTX for each -ptx-arch (nvcc)
+               -cuda-arch and PTX for each -ptx-arch (nvcc, else NVRTC)
   FILE.spv     SPIR-V, as is
   FILE.ptx     PTX, as is, for the architecture of its .target
   FILE=TARGET  a binary for TARGET: cuda:sm_90 (or sm_90), level_zero:0x0bd5,
@@ -79,6 +81,7 @@ same bundle, byte for byte.`)
 	c.Flags.BoolVar(&cfg.spirv, "spirv", false, "compile OpenCL C into SPIR-V (clang and llvm-spirv)")
 	c.Flags.BoolVar(&cfg.noSource, "no-source", false, "leave the OpenCL C and CUDA C source images out")
 	c.Flags.BoolVar(&cfg.skipMissing, "skip-missing", false, "skip, with a warning, a target whose tool is missing, instead of failing")
+	c.Flags.BoolVar(&cfg.noNVRTC, "no-nvrtc", false, "build CUDA C with nvcc only, never with NVRTC where nvcc is missing")
 	c.Flags.StringVar(&cfg.options, "options", "", "compile `OPTIONS` recorded in every image and passed to the compilers")
 	kernels := c.Flags.String("kernels", "", "the kernels of the binary inputs, comma-separated")
 	c.Flags.BoolVar(&cfg.quiet, "q", false, "print no progress")
@@ -331,7 +334,7 @@ func (p *packer) cudaC(path string) error {
 		if strings.HasPrefix(arch, "compute_") {
 			format, kind = bundle.FormatPTX, "-ptx"
 		}
-		code, err := p.nvcc(path, kind, arch)
+		code, err := p.compileCUDA(path, src, kind, arch)
 		var missing *missingToolError
 		switch {
 		case errors.As(err, &missing) && p.cfg.skipMissing:
@@ -351,14 +354,44 @@ func (p *packer) cudaC(path string) error {
 	return p.add(bundle.Image{Target: bundle.Target{Backend: bundle.BackendCUDA}, Format: bundle.FormatCUDAC, Kernels: kernels, Properties: props, Code: src})
 }
 
-// nvcc compiles a CUDA C file into a cubin (-cubin, sm_XY) or PTX (-ptx,
-// compute_XY).
-func (p *packer) nvcc(path, kind, arch string) ([]byte, error) {
+// compileCUDA compiles a CUDA C file into a cubin (kind -cubin, sm_XY) or
+// PTX (-ptx, compute_XY) with nvcc, or, where nvcc is missing, with NVRTC
+// (unless -no-nvrtc): the same code, without a toolkit installed.
+func (p *packer) compileCUDA(path string, src []byte, kind, arch string) ([]byte, error) {
 	target := fmt.Sprintf("cuda:%s from %s", arch, path)
 	nvcc, err := exec.LookPath(p.cfg.tools.nvcc)
-	if err != nil {
+	if err == nil {
+		return p.nvcc(target, nvcc, path, kind, arch)
+	}
+	if p.cfg.noNVRTC {
 		return nil, &missingToolError{target, p.cfg.tools.nvcc, err}
 	}
+	if nverr := nvrtc.Available(); nverr != nil {
+		return nil, &missingToolError{target, p.cfg.tools.nvcc + " (or NVRTC)", fmt.Errorf("%v; %v", err, nverr)}
+	}
+	return p.nvrtc(target, path, src, arch)
+}
+
+// nvrtc compiles CUDA C with NVRTC: -arch=sm_XY gives the cubin,
+// -arch=compute_XY the PTX. The compile options go to NVRTC as they are.
+func (p *packer) nvrtc(target, path string, src []byte, arch string) ([]byte, error) {
+	start := time.Now()
+	options := append([]string{"-arch=" + arch}, strings.Fields(p.cfg.options)...)
+	p.progress("%s: NVRTC %s", target, strings.Join(options, " "))
+	ptx, cubin, _, err := nvrtc.Compile(string(src), filepath.Base(path), options)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", target, err) // a compile error carries NVRTC's log
+	}
+	p.progress("%s: done in %v", target, time.Since(start).Round(time.Millisecond))
+	if strings.HasPrefix(arch, "sm_") {
+		return cubin, nil
+	}
+	return ptx, nil
+}
+
+// nvcc compiles a CUDA C file into a cubin (-cubin, sm_XY) or PTX (-ptx,
+// compute_XY).
+func (p *packer) nvcc(target, nvcc, path, kind, arch string) ([]byte, error) {
 	dir, err := os.MkdirTemp("", "urpack")
 	if err != nil {
 		return nil, err

@@ -20,6 +20,8 @@
 //   - CUDA C is kept as source and compiled by nvcc into a cubin per
 //     -cuda-arch (sm_80,sm_90) and PTX per -ptx-arch (by default the
 //     oldest -cuda-arch's compute_XY, the fallback for newer devices);
+//     where nvcc is missing, by NVRTC (package adapters/cuda/nvrtc: the
+//     CUDA toolkit's libnvrtc.so, no GPU needed), unless -no-nvrtc;
 //   - SPIR-V and PTX go in as they are, with the kernels, aspects and
 //     specialization constants read from them.
 //

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gour-dev/gour/adapters/cuda/nvrtc"
 	"github.com/gour-dev/gour/bundle"
 	"github.com/gour-dev/gour/internal/testenv"
 )
@@ -31,7 +32,7 @@ func buildSample(t *testing.T, extra ...string) string {
 	if err := os.WriteFile(cubin, []byte("\x7fELF not really a cubin"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := append([]string{"build", "-o", out, "-q", "-skip-missing", "-nvcc", "/nonexistent/nvcc", "-cuda-arch", "sm_80,sm_90", "-kernels", "axpy,iota",
+	args := append([]string{"build", "-o", out, "-q", "-skip-missing", "-no-nvrtc", "-nvcc", "/nonexistent/nvcc", "-cuda-arch", "sm_80,sm_90", "-kernels", "axpy,iota",
 		testdata + "opencl/kernels.cl", testdata + "cuda/kernels.cu", testdata + "spirv/kernels.spv", testdata + "spirv/kernels_fp64.spv",
 		testdata + "cuda/kernels.ptx", cubin + "=sm_90"}, extra...)
 	if code, _, stderr := urpack(t, args...); code != 0 {
@@ -180,7 +181,7 @@ func TestExitStatuses(t *testing.T) {
 		{[]string{"build", "-o", out, "x.txt"}, 2, "", `unknown extension ".txt"`},
 		{[]string{"build", "-o", out, "k.bin=level_zero:0x0bd5"}, 2, "", "name them with -kernels"},
 		{[]string{"build", "-o", out, "-kernels", "k", "k.bin=hip:gfx90a"}, 2, "", `unknown backend "hip"`},
-		{[]string{"build", "-o", out, "-nvcc", "/nonexistent/nvcc", "-cuda-arch", "sm_90", testdata + "cuda/kernels.cu"}, 1, "",
+		{[]string{"build", "-o", out, "-no-nvrtc", "-nvcc", "/nonexistent/nvcc", "-cuda-arch", "sm_90", testdata + "cuda/kernels.cu"}, 1, "",
 			"cannot build cuda:sm_90 from " + testdata + "cuda/kernels.cu: /nonexistent/nvcc not found"},
 		{[]string{"build", "-o", out, "-spirv", "-llvm-spirv", "/nonexistent/llvm-spirv", "-clang", "/nonexistent/clang", testdata + "opencl/kernels.cl"}, 1, "", "/nonexistent/clang not found"},
 		{[]string{"build", "-o", out, "missing.cl"}, 1, "", "missing.cl: no such file"},
@@ -195,5 +196,44 @@ func TestExitStatuses(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a failed build left %s behind (%v)", out, err)
+	}
+}
+
+// TestBuildCUDAWithNVRTC: without nvcc, CUDA C is compiled by NVRTC where
+// it loads; where it does not (CI), the build fails naming both, or with
+// -skip-missing keeps the source alone.
+func TestBuildCUDAWithNVRTC(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "k.urb")
+	args := []string{"build", "-o", out, "-nvcc", "/nonexistent/nvcc", "-cuda-arch", "sm_80,sm_90", testdata + "cuda/kernels.cu"}
+	code, _, stderr := urpack(t, args...)
+	if err := nvrtc.Available(); err != nil {
+		if code != 1 || !strings.Contains(stderr, "/nonexistent/nvcc (or NVRTC) not found") || !strings.Contains(stderr, "NVRTC is not available") {
+			t.Fatalf("without nvcc and NVRTC: exit %d\n%s", code, stderr)
+		}
+		code, _, stderr = urpack(t, append(args, "-skip-missing")...)
+		if code != 0 || strings.Count(stderr, "warning: skipped") != 3 {
+			t.Fatalf("-skip-missing: exit %d, want 0 and three targets skipped\n%s", code, stderr)
+		}
+	} else if code != 0 || strings.Count(stderr, ": NVRTC -arch=") != 3 {
+		t.Fatalf("with NVRTC: exit %d, want 0 and three NVRTC compiles\n%s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bundle.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, im := range b.Images {
+		got = append(got, im.Format.String()+" "+im.Target.String())
+	}
+	want := "cuda-c cuda"
+	if nvrtc.Available() == nil {
+		want = "native cuda:sm_80, native cuda:sm_90, ptx cuda:compute_80, cuda-c cuda"
+	}
+	if strings.Join(got, ", ") != want {
+		t.Errorf("images: %s; want %s", strings.Join(got, ", "), want)
 	}
 }
