@@ -6,6 +6,7 @@
 //	        [-prepared | -c-loop bin/libcudaloop.so [-breakdown]] [-cpuprofile FILE]
 //	urbench jit [-device SELECTOR] [-kernels 200] [-ops 120] [-loads 10]
 //	urbench diskcache [-backend opencl|cuda] [-device SELECTOR] [-kernels 200] [-runs 5]
+//	urbench bundle [-device SELECTOR] [-kernels 200] [-ops 120] [-cuda-arch sm_80,sm_90] [-ptx-arch compute_80] [-runs 5]
 //	urbench help [BENCHMARK]
 //
 // urbench -h, urbench help and urbench help BENCHMARK (or urbench
@@ -35,6 +36,12 @@
 // manager three ways: cold (gour's persistent cache and the driver's own
 // cache off), with the driver's own kernel cache warm, and with gour's
 // persistent cache warm; see diskcache.go. Its children get its flags.
+//
+// bundle builds, with NVRTC in the process, an offload bundle of generated
+// CUDA C kernels (cubins, PTX, source), timing each compile, and times a
+// new process's first GetBundleKernel from the AOT cubin, from the PTX
+// image JIT-compiled cold, and from the PTX image served by gour's
+// persistent cache; see bundle.go. It needs a CUDA device and NVRTC.
 //
 // Exit status:
 //

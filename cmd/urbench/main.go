@@ -24,6 +24,7 @@ var benchmarks = []benchmark{
 	{"launch", "the cost of a kernel launch through gour, alone or against C in this process", launchCommand},
 	{"jit", "building a large PTX module with the driver's JIT vs loading the cubin handed back", jitCommand},
 	{"diskcache", "a new process's first GetKernel: cold, the driver's cache warm, gour's cache warm", diskcacheCommand},
+	{"bundle", "a new process's first GetBundleKernel: the AOT cubin vs PTX cold and from gour's cache", bundleCommand},
 }
 
 func main() {
