@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"os"
+	_ "embed"
 	"strings"
 	"testing"
 
@@ -53,19 +53,20 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// The sources, embedded so that the test binary runs from any directory
+// (make build-device-tests).
+var (
+	//go:embed axpy.cl
+	cl []byte
+	//go:embed axpy.cu
+	cu []byte
+)
+
 // TestBundleIsCurrent: the embedded bundle's source images are the
 // sources beside it, split as urpack splits them: go generate was run
 // after the last change.
 func TestBundleIsCurrent(t *testing.T) {
 	b, err := bundle.Parse(axpyBundle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, err := os.ReadFile("axpy.cl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cu, err := os.ReadFile("axpy.cu")
 	if err != nil {
 		t.Fatal(err)
 	}
