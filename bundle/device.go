@@ -68,10 +68,8 @@ func DescribeInfo(backend string, info ur.DeviceInfo) Device {
 		if _, id, ok := strings.Cut(info.DeviceVersion, "device id "); ok {
 			d.Arch = strings.ToLower(strings.TrimSpace(id))
 		}
-		// ILVersions is "SPIR-V 1.4" there: one IL.
-		if info.ILVersions != "" {
-			d.IL = []string{info.ILVersions}
-		}
+		// ILVersions lists every SPIR-V version the driver takes, as
+		// OpenCL's does ("SPIR-V_1.0 SPIR-V_1.1 ..."): d.IL has them.
 		d.Aspects |= AspectInt64Atomics | AspectSubGroups
 	}
 	return d

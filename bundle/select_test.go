@@ -24,8 +24,8 @@ var (
 	maxwell      = DescribeInfo(BackendCUDA, ur.DeviceInfo{LanguageVersion: "sm_50", FP64: true, ILVersions: "PTX"})
 	// Level Zero devices: the one the native binary is for, lacking fp64,
 	// and another, with fp64.
-	arc = DescribeInfo(BackendLevelZero, ur.DeviceInfo{DeviceVersion: "Level Zero 1.3, device id 0x0BD5", ILVersions: "SPIR-V 1.2"})
-	pvc = DescribeInfo(BackendLevelZero, ur.DeviceInfo{DeviceVersion: "Level Zero 1.3, device id 0x0bda", ILVersions: "SPIR-V 1.4", FP64: true})
+	arc = DescribeInfo(BackendLevelZero, ur.DeviceInfo{DeviceVersion: "Level Zero 1.3, device id 0x0BD5", ILVersions: "SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2"})
+	pvc = DescribeInfo(BackendLevelZero, ur.DeviceInfo{DeviceVersion: "Level Zero 1.3, device id 0x0bda", ILVersions: "SPIR-V_1.0 SPIR-V_1.1 SPIR-V_1.2 SPIR-V_1.3 SPIR-V_1.4", FP64: true})
 )
 
 func TestDescribeInfo(t *testing.T) {
@@ -34,7 +34,7 @@ func TestDescribeInfo(t *testing.T) {
 	}{
 		{pocl, Device{Backend: "opencl", Arch: "pthread-skylake-avx512-AMD EPYC", Aspects: AspectFP64 | AspectInt64Atomics}},
 		{h100, Device{Backend: "cuda", Arch: "sm_90", IL: []string{"PTX"}, Aspects: AspectFP64 | AspectInt64Atomics | AspectSubGroups, SubGroupSizes: []uint32{32}}},
-		{arc, Device{Backend: "level_zero", Arch: "0x0bd5", IL: []string{"SPIR-V 1.2"}, Aspects: AspectInt64Atomics | AspectSubGroups}},
+		{arc, Device{Backend: "level_zero", Arch: "0x0bd5", IL: []string{"SPIR-V_1.0", "SPIR-V_1.1", "SPIR-V_1.2"}, Aspects: AspectInt64Atomics | AspectSubGroups}},
 	} {
 		if tc.got.String() != tc.want.String() || tc.got.Aspects != tc.want.Aspects || strings.Join(tc.got.IL, ",") != strings.Join(tc.want.IL, ",") || len(tc.got.SubGroupSizes) != len(tc.want.SubGroupSizes) {
 			t.Errorf("DescribeInfo = %+v, want %+v", tc.got, tc.want)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/gour-dev/gour/adapters/levelzero"
 	"github.com/gour-dev/gour/adapters/levelzero/internal/ze"
+	"github.com/gour-dev/gour/bundle"
+	"github.com/gour-dev/gour/programmgr"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -114,6 +116,7 @@ func TestFakeDriverChild(t *testing.T) {
 	t.Run("BuildFailure", func(t *testing.T) { fakeBuildFailure(t, ctx, dev) })
 	t.Run("Link", func(t *testing.T) { fakeLink(t, ctx) })
 	t.Run("ObjectsOutliveContext", func(t *testing.T) { fakeOutlive(t, dev) })
+	t.Run("Bundle", func(t *testing.T) { fakeBundle(t, ctx, dev, q) })
 }
 
 func must(t testing.TB, what string, err error) {
@@ -526,4 +529,62 @@ func fakeOutlive(t *testing.T, dev *ur.Device) {
 	}
 	must(t, "Mem.Release", m.Release())
 	must(t, "Queue.Release", q.Release())
+}
+
+// fakeBundle chooses images of an offload bundle for the Level Zero device
+// of the test driver, as described from its properties: a native binary
+// for its device ID first, else the SPIR-V (a native binary for another
+// device is passed over), and builds and runs the SPIR-V through the
+// program manager.
+func fakeBundle(t *testing.T, ctx *ur.Context, dev *ur.Device, q *ur.Queue) {
+	il := spirv(t, "kernels.spv")
+	a, err := bundle.Analyze(bundle.FormatSPIRV, il)
+	must(t, "bundle.Analyze", err)
+	var kernels []string
+	for _, k := range a.Kernels {
+		kernels = append(kernels, k.Name)
+	}
+	desc := bundle.DescribeDevice(dev)
+	if desc.Backend != bundle.BackendLevelZero || !strings.HasPrefix(desc.Arch, "0x") {
+		t.Fatalf("the device is described as %+v: want level_zero and its device ID", desc)
+	}
+	spv := bundle.Image{Format: bundle.FormatSPIRV, Kernels: kernels,
+		Properties: bundle.Properties{SpecConstants: a.SpecConstants}, Code: il}
+	native := func(arch string) bundle.Image {
+		return bundle.Image{Target: bundle.Target{Backend: bundle.BackendLevelZero, Arch: arch},
+			Format: bundle.FormatNative, Kernels: kernels, Code: []byte("a native module for " + arch)}
+	}
+	other := "0x0bd5"
+	if desc.Arch == other {
+		other = "0x0bd6"
+	}
+	req := bundle.Request{Kernels: []string{"iota"}}
+
+	s, err := bundle.Select([]bundle.Image{spv, native(other), native(desc.Arch)}, desc, req)
+	must(t, "bundle.Select", err)
+	if s.Index != 2 || s.Rank != bundle.RankExact {
+		t.Errorf("with a native binary for the device: chose image %d (%v), want 2 (exact native match)", s.Index, s.Rank)
+	}
+	s, err = bundle.Select([]bundle.Image{native(other), spv}, desc, req)
+	must(t, "bundle.Select", err)
+	if s.Index != 1 || s.Rank != bundle.RankIL {
+		t.Errorf("with a native binary for another device: chose image %d (%v), want 1 (IL)", s.Index, s.Rank)
+	}
+	if len(s.Rejected) != 1 || s.Rejected[0].Reason != bundle.ReasonArch {
+		t.Errorf("the other device's binary rejected as %+v, want another architecture", s.Rejected)
+	}
+
+	data, err := (&bundle.Bundle{Images: []bundle.Image{native(other), spv}}).Marshal()
+	must(t, "Bundle.Marshal", err)
+	b, err := programmgr.NewBundle(data)
+	must(t, "programmgr.NewBundle", err)
+	m, err := programmgr.New(ctx, programmgr.Options{})
+	must(t, "programmgr.New", err)
+	defer m.Close()
+	k, err := m.GetBundleKernel(context.Background(), b, "iota", dev, programmgr.SpecValues{}, "")
+	must(t, "GetBundleKernel", err)
+	defer k.Release()
+	k.Lock()
+	defer k.Unlock()
+	checkIota(t, ctx, q, k.UR(), ur.Range1D(64), 0)
 }
