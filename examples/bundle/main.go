@@ -11,6 +11,10 @@
 //
 // The double-precision kernel is in images of its own: a device without
 // fp64 runs axpy and says it lacks fp64 for axpy_f64.
+//
+// The committed axpy.urb was generated on the H100 machine, which has nvcc
+// but no clang: OpenCL C in two parts (with and without fp64), cubins for
+// sm_80 and sm_90, PTX for compute_80 and the CUDA C; no SPIR-V.
 package main
 
 //go:generate go run ../../cmd/urpack build -o axpy.urb -skip-missing -spirv -cuda-arch sm_80,sm_90 axpy.cl axpy.cu
