@@ -338,6 +338,13 @@ func (c *child) next(deadline time.Time) (string, error) {
 
 // runMetrics measures names on cfg.Device in children, a new one after
 // each that hangs or dies, and returns a metric for every name.
+//
+// A child starting up (finding its device, making its context, building
+// its kernels) or between two items is allowed startAllowance, or the
+// item timeout where that is longer: a short item timeout must not kill a
+// child before it has begun (a driver's context takes seconds on some).
+const startAllowance = time.Minute
+
 func runMetrics(ctx context.Context, cfg childConfig, names []string, timeout time.Duration, env []string, step func(string)) []record.Metric {
 	results := map[string]record.Metric{}
 	remaining := slices.Clone(names)
@@ -357,16 +364,16 @@ func runMetrics(ctx context.Context, cfg childConfig, names []string, timeout ti
 		}
 		current, progressed := "", false
 		// The current metric's deadline; between metrics (the child
-		// starting, building its kernels) the same time is allowed for
-		// the next line, so a child stuck in a driver is killed there too.
-		deadline := time.Now().Add(timeout)
+		// starting, building its kernels) startAllowance is, so a child
+		// stuck in a driver is killed there too.
+		deadline := time.Now().Add(max(timeout, startAllowance))
 		for {
 			line, err := c.next(deadline)
 			if err == io.EOF {
 				break
 			}
 			if err == errTimeout && current == "" {
-				err = fmt.Errorf("the child process printed nothing for %v and was killed", timeout)
+				err = fmt.Errorf("the child process printed nothing for %v and was killed", max(timeout, startAllowance))
 			}
 			if err != nil {
 				switch {
@@ -398,7 +405,7 @@ func runMetrics(ctx context.Context, cfg childConfig, names []string, timeout ti
 			case ml.Metric != nil:
 				results[ml.Metric.Name] = *ml.Metric
 				current, progressed = "", true
-				deadline = time.Now().Add(timeout)
+				deadline = time.Now().Add(max(timeout, startAllowance))
 				step(ml.Metric.Name)
 			}
 		}
@@ -438,9 +445,13 @@ func runCases(ctx context.Context, cfg childConfig, names []string, timeout time
 		// a child silent between cases (stuck starting up) is killed too.
 		started, progressed := time.Now(), false
 		for {
-			line, err := c.next(started.Add(timeout))
+			limit := timeout
+			if p.current == "" {
+				limit = max(timeout, startAllowance) // starting up, or between cases
+			}
+			line, err := c.next(started.Add(limit))
 			if err == errTimeout && p.current == "" {
-				err = fmt.Errorf("the child process printed nothing for %v and was killed", timeout)
+				err = fmt.Errorf("the child process printed nothing for %v and was killed", limit)
 			}
 			if err != nil { // the output ended: the last case's results are in
 				if done, ok := p.flush(); ok {
