@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -66,28 +65,6 @@ records that are malformed or cannot be compared).`)
 	return cli.Exit(stderr, name, err)
 }
 
-// parse parses args, flags and positional arguments in any order, and
-// returns the positional ones; -h prints the usage and returns
-// cli.ErrHelp.
-func parse(c *cli.Command, args []string, stdout io.Writer) ([]string, error) {
-	var pos []string
-	for {
-		err := c.Flags.Parse(args)
-		if errors.Is(err, flag.ErrHelp) {
-			c.Usage(stdout)
-			return nil, cli.ErrHelp
-		}
-		if err != nil {
-			return nil, &cli.UsageError{Err: err, Help: c.Name}
-		}
-		if c.Flags.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, c.Flags.Arg(0))
-		args = c.Flags.Args()[1:]
-	}
-}
-
 // list splits a comma-separated flag value; "" is nil and "none" an empty
 // list.
 func list(v string) []string {
@@ -125,7 +102,7 @@ and *.png, and DIR/report.html (self-contained).`)
 	caseList := c.Flags.String("cases", "", "comma-separated conformance cases (TestMemoryFill,...); empty: all, none: none")
 	quiet := c.Flags.Bool("quiet", false, "no progress bars (they are off anyway when standard error is not a terminal)")
 	c.DeviceFlag()
-	pos, err := parse(c, args, stdout)
+	pos, err := c.ParseInterleaved(args, stdout)
 	if err != nil {
 		return err
 	}
@@ -235,7 +212,7 @@ are regressions whatever the numbers.`)
 	deviceList := c.Flags.String("devices", "", "comma-separated device ids to compare (cuda:0,opencl:1); empty: all")
 	failOn := c.Flags.Bool("fail-on-regression", false, "exit 1 when anything regressed (for CI)")
 	asJSON := c.Flags.Bool("json", false, "print the comparison as JSON")
-	pos, err := parse(c, args, stdout)
+	pos, err := c.ParseInterleaved(args, stdout)
 	if err != nil {
 		return err
 	}

@@ -88,7 +88,7 @@ same bundle, byte for byte.`)
 	c.Flags.StringVar(&cfg.tools.nvcc, "nvcc", "nvcc", "the CUDA compiler")
 	c.Flags.StringVar(&cfg.tools.clang, "clang", envOr("CLANG", "clang-15"), "the OpenCL C compiler for SPIR-V (default $CLANG, else clang-15)")
 	c.Flags.StringVar(&cfg.tools.llvmSPIRV, "llvm-spirv", envOr("LLVM_SPIRV", "llvm-spirv-15"), "the LLVM to SPIR-V translator (default $LLVM_SPIRV, else llvm-spirv-15)")
-	inputs, err := parseInterleaved(c, args, stdout)
+	inputs, err := c.ParseInterleaved(args, stdout)
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ List the images of a bundle: format, target, size and checksum, kernels,
 and property set (aspects, sub-group sizes, specialization constants,
 build options).`)
 	asJSON := c.Flags.Bool("json", false, "print the bundle as JSON")
-	pos, err := parseInterleaved(c, args, stdout)
+	pos, err := c.ParseInterleaved(args, stdout)
 	if err != nil {
 		return err
 	}

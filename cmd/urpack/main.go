@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -57,33 +56,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		command = "urpack " + name
 	}
 	return cli.Exit(stderr, command, err)
-}
-
-// parseInterleaved parses args with the command's flags, which may come
-// before, between or after the positional arguments, and returns the
-// positional arguments. -h prints the usage to stdout and gives
-// cli.ErrHelp.
-func parseInterleaved(c *cli.Command, args []string, stdout io.Writer) ([]string, error) {
-	var pos []string
-	for {
-		err := c.Flags.Parse(args)
-		if errors.Is(err, flag.ErrHelp) {
-			c.Usage(stdout)
-			return nil, cli.ErrHelp
-		}
-		if err != nil {
-			return nil, &cli.UsageError{Err: err, Help: c.Name}
-		}
-		args = c.Flags.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }
 
 // listFlag is a flag that may be repeated; each use adds a value.

@@ -36,7 +36,7 @@ compiles, or source. --verbose adds why every other image was passed over.`)
 	var kernels listFlag
 	c.Flags.Var(&kernels, "kernel", "only this kernel (repeatable); default every kernel of the bundle")
 	c.DeviceFlag()
-	pos, err := parseInterleaved(c, args, stdout)
+	pos, err := c.ParseInterleaved(args, stdout)
 	if err != nil {
 		return err
 	}

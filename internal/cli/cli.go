@@ -105,3 +105,31 @@ func (c *Command) Parse(args []string, stdout io.Writer) error {
 	}
 	return nil
 }
+
+// ParseInterleaved parses args whose flags may come before, between or
+// after the positional arguments, and returns the positional ones; those
+// after a "--" are positional whatever they look like. For -h or --help
+// it prints the usage to stdout and returns ErrHelp; for a bad flag it
+// returns a *UsageError.
+func (c *Command) ParseInterleaved(args []string, stdout io.Writer) ([]string, error) {
+	var pos []string
+	for {
+		err := c.Flags.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			c.Usage(stdout)
+			return nil, ErrHelp
+		}
+		if err != nil {
+			return nil, &UsageError{Err: err, Help: c.Name}
+		}
+		args = c.Flags.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

@@ -236,3 +236,20 @@ func TestWriteAdapterFailures(t *testing.T) {
 		t.Errorf("got %q, want %q", w.String(), want)
 	}
 }
+
+func TestParseInterleaved(t *testing.T) {
+	c := New("tool", "[flags] FILE...", "Tool does things.")
+	v := c.Flags.Bool("v", false, "verbose")
+	var out bytes.Buffer
+	pos, err := c.ParseInterleaved([]string{"a", "-v", "b", "--", "-c"}, &out)
+	if err != nil || !*v || strings.Join(pos, ",") != "a,b,-c" {
+		t.Errorf("ParseInterleaved = %q, %v (v %v), want a, b, -c with -v set", pos, err, *v)
+	}
+	if _, err := c.ParseInterleaved([]string{"a", "-nope"}, &out); !errors.As(err, new(*UsageError)) {
+		t.Errorf("a bad flag: %v, want a *UsageError", err)
+	}
+	out.Reset()
+	if _, err := c.ParseInterleaved([]string{"a", "-h"}, &out); !errors.Is(err, ErrHelp) || !strings.Contains(out.String(), "Tool does things.") {
+		t.Errorf("-h: %v, printed %q; want ErrHelp and the usage", err, out.String())
+	}
+}
