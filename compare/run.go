@@ -54,6 +54,13 @@ type Options struct {
 	// whose rounds are slow on some device (processes started for
 	// cache.warm, NVRTC builds for build.cold) well within MetricTimeout.
 	MetricBudget time.Duration
+	// Processes is how many child processes share a metric's rounds on a
+	// device (default 2, at most Rounds): the spread of the rounds then
+	// holds what changes from one process to the next (where the driver
+	// puts the buffers, the state of its caches and clocks), which on some
+	// drivers is far more than within one, and which a diff of two runs,
+	// two processes apart, must count as noise.
+	Processes int
 	// LaunchDelay is a test hook that makes a deliberately slow driver: the
 	// launch metrics spin this long after every launch, in the harness's
 	// loop, never in gour's launch path. Zero in real runs.
@@ -103,11 +110,15 @@ func (o *Options) setDefaults() error {
 	if o.MetricTimeout == 0 {
 		o.MetricTimeout = 2 * time.Minute
 	}
+	if o.Processes == 0 {
+		o.Processes = 2
+	}
+	o.Processes = min(o.Processes, o.Rounds)
 	if o.MetricBudget == 0 {
 		o.MetricBudget = 15 * time.Second
 	}
-	if o.Rounds < 1 || o.Launches < 1 || o.KernelTime < 0 || o.CaseTimeout < 0 || o.MetricTimeout < 0 || o.LaunchDelay < 0 {
-		return &ur.Error{Result: ur.ErrInvalidValue, Op: "compare.Run", Message: "Rounds and Launches must be at least 1, durations not negative"}
+	if o.Rounds < 1 || o.Launches < 1 || o.Processes < 1 || o.KernelTime < 0 || o.CaseTimeout < 0 || o.MetricTimeout < 0 || o.LaunchDelay < 0 {
+		return &ur.Error{Result: ur.ErrInvalidValue, Op: "compare.Run", Message: "Rounds, Launches and Processes must be at least 1, durations not negative"}
 	}
 	if o.Metrics == nil {
 		for _, m := range metrics {
@@ -170,6 +181,7 @@ func Run(ctx context.Context, opts Options) (*record.Record, error) {
 		CaseTimeout:   opts.CaseTimeout.String(),
 		MetricTimeout: opts.MetricTimeout.String(),
 		MetricBudget:  opts.MetricBudget.String(),
+		Processes:     opts.Processes,
 		Env:           map[string]string{},
 	}
 	var env []string
@@ -208,7 +220,7 @@ func Run(ctx context.Context, opts Options) (*record.Record, error) {
 		}
 	}
 	if len(opts.Metrics) > 0 {
-		p.Start(PhaseMetrics, len(opts.Metrics)*len(rec.Devices))
+		p.Start(PhaseMetrics, len(opts.Metrics)*len(rec.Devices)*opts.Processes)
 		for i := range rec.Devices {
 			d := &rec.Devices[i]
 			c := cfg
@@ -222,7 +234,13 @@ func Run(ctx context.Context, opts Options) (*record.Record, error) {
 				continue
 			}
 			start := time.Now()
-			d.Metrics = runMetrics(ctx, c, opts.Metrics, opts.MetricTimeout, env, func(name string) { p.Step(PhaseMetrics, d.ID, name) })
+			parts := make([][]record.Metric, opts.Processes)
+			for k := range parts {
+				c.Rounds = opts.Rounds/opts.Processes + btoi(k < opts.Rounds%opts.Processes)
+				c.MetricBudget = opts.MetricBudget / time.Duration(opts.Processes)
+				parts[k] = runMetrics(ctx, c, opts.Metrics, opts.MetricTimeout, env, func(name string) { p.Step(PhaseMetrics, d.ID, name) })
+			}
+			d.Metrics = mergeMetrics(parts)
 			d.MetricsSeconds = time.Since(start).Seconds()
 			if slices.ContainsFunc(d.Metrics, func(m record.Metric) bool { return m.Check == record.CheckOK }) {
 				continue
@@ -529,4 +547,46 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)
+}
+
+// mergeMetrics joins the metrics that several processes measured, each a
+// share of the rounds, into one per name: the rounds together, the times
+// added. A metric that is not ok in one process is not ok: its first
+// failure is kept.
+func mergeMetrics(parts [][]record.Metric) []record.Metric {
+	if len(parts) == 0 {
+		return nil
+	}
+	out := slices.Clone(parts[0])
+	for i := range out {
+		out[i].Rounds = slices.Clone(out[i].Rounds)
+		for _, part := range parts[1:] {
+			if i >= len(part) || part[i].Name != out[i].Name {
+				continue
+			}
+			m := part[i]
+			switch {
+			case out[i].Check != record.CheckOK:
+			case m.Check != record.CheckOK:
+				secs := out[i].Seconds
+				out[i] = m
+				out[i].Seconds += secs
+				continue
+			default:
+				out[i].Rounds = append(out[i].Rounds, m.Rounds...)
+			}
+			out[i].Seconds += m.Seconds
+		}
+		if out[i].Check == record.CheckOK {
+			out[i].Summarize()
+		}
+	}
+	return out
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

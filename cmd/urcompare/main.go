@@ -98,6 +98,7 @@ and *.png, and DIR/report.html (self-contained).`)
 	caseTimeout := c.Flags.Duration("case-timeout", 2*time.Minute, "limit for one conformance case on one device")
 	metricTimeout := c.Flags.Duration("metric-timeout", 2*time.Minute, "limit for one metric on one device")
 	metricBudget := c.Flags.Duration("metric-budget", 15*time.Second, "past this, a metric stops after 3 rounds; negative: always -rounds")
+	processes := c.Flags.Int("processes", 2, "child processes that share each metric's rounds, so that their spread counts what varies between processes")
 	metricList := c.Flags.String("metrics", "", "comma-separated metrics to measure; empty: all, none: none")
 	caseList := c.Flags.String("cases", "", "comma-separated conformance cases (TestMemoryFill,...); empty: all, none: none")
 	quiet := c.Flags.Bool("quiet", false, "no progress bars (they are off anyway when standard error is not a terminal)")
@@ -122,6 +123,7 @@ and *.png, and DIR/report.html (self-contained).`)
 		Metrics: list(*metricList), Cases: list(*caseList),
 		Rounds: *rounds, Launches: *launches, BufferBytes: *size, KernelTime: *kernelTime,
 		CaseTimeout: *caseTimeout, MetricTimeout: *metricTimeout, MetricBudget: *metricBudget,
+		Processes: *processes,
 	}
 	if *rounds < 1 || *launches < 1 {
 		return cli.Usagef(c.Name, "-rounds and -launches must be at least 1")

@@ -60,6 +60,7 @@ type Settings struct {
 	CaseTimeout   string            `json:"case_timeout"`            // a Go duration
 	MetricTimeout string            `json:"metric_timeout"`          // a Go duration
 	MetricBudget  string            `json:"metric_budget,omitempty"` // a Go duration: past it a metric stops after 3 rounds
+	Processes     int               `json:"processes,omitempty"`     // child processes sharing a metric's rounds
 	Env           map[string]string `json:"env,omitempty"`           // the variables that change what is measured
 }
 
