@@ -6,6 +6,7 @@
 //	        [-prepared | -c-loop bin/libcudaloop.so [-breakdown]] [-cpuprofile FILE]
 //	urbench jit [-device SELECTOR] [-kernels 200] [-ops 120] [-loads 10]
 //	urbench diskcache [-backend opencl|cuda] [-device SELECTOR] [-kernels 200] [-runs 5]
+//	urbench copy [-device SELECTOR] [-backend cuda] [-bytes 256M] [-rounds 20]
 //	urbench bundle [-device SELECTOR] [-kernels 200] [-ops 120] [-cuda-arch sm_80,sm_90] [-ptx-arch compute_80] [-runs 5]
 //	urbench help [BENCHMARK]
 //
@@ -42,6 +43,11 @@
 // new process's first GetBundleKernel from the AOT cubin, from the PTX
 // image JIT-compiled cold, and from the PTX image served by gour's
 // persistent cache; see bundle.go. It needs a CUDA device and NVRTC.
+//
+// copy times host-to-device, device-to-host (pageable Go memory) and
+// device-to-device transfers through gour, checking the data, as
+// urcompare's copy metrics do but in one process with its own rounds; see
+// copy.go.
 //
 // Exit status:
 //

@@ -25,6 +25,7 @@ var benchmarks = []benchmark{
 	{"jit", "building a large PTX module with the driver's JIT vs loading the cubin handed back", jitCommand},
 	{"diskcache", "a new process's first GetKernel: cold, the driver's cache warm, gour's cache warm", diskcacheCommand},
 	{"bundle", "a new process's first GetBundleKernel: the AOT cubin vs PTX cold and from gour's cache", bundleCommand},
+	{"copy", "host to device, device to host and device to device bandwidth through gour, checked", copyCommand},
 }
 
 func main() {
