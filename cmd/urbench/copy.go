@@ -74,10 +74,15 @@ func copyBench(w io.Writer, c *cli.Command, backend string, n uint64, rounds int
 			return err
 		}
 		h2d = append(h2d, gbps(n, time.Since(start)))
-		start = time.Now()
-		if _, err := q.EnqueueCopy(a, b, 0, 0, n); err != nil {
+		if err := q.Finish(); err != nil {
 			return err
 		}
+		start = time.Now()
+		ev, err := q.EnqueueCopy(a, b, 0, 0, n)
+		if err != nil {
+			return err
+		}
+		ev.Release()
 		if err := q.Finish(); err != nil {
 			return err
 		}
