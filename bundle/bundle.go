@@ -113,7 +113,8 @@ func ParseSpecKind(s string) (SpecKind, error) {
 	return 0, errorf(ur.ErrInvalidValue, "bundle.ParseSpecKind", "unknown specialization constant kind %q (want int, uint, float or bool)", s)
 }
 
-func (k SpecKind) validSize(n int) bool {
+// ValidSize reports whether a value of n bytes fits the kind.
+func (k SpecKind) ValidSize(n int) bool {
 	switch k {
 	case SpecInt, SpecUint:
 		return n == 1 || n == 2 || n == 4 || n == 8
@@ -323,7 +324,7 @@ func (im *Image) validate() *fieldProblem {
 		if int(sc.Kind) >= len(specKindNames) {
 			return bad("spec constants", "ID %d: unknown kind %d", sc.ID, uint8(sc.Kind))
 		}
-		if !sc.Kind.validSize(len(sc.Default)) {
+		if !sc.Kind.ValidSize(len(sc.Default)) {
 			return bad("spec constants", "ID %d: a %d-byte default does not fit kind %s", sc.ID, len(sc.Default), sc.Kind)
 		}
 	}
@@ -457,7 +458,7 @@ func (sc SpecConstant) String() string {
 // Format writes a value of the kind as text: "-3", "256", "0.5", "true";
 // a size the kind does not allow gives the bytes in hex.
 func (k SpecKind) Format(v []byte) string {
-	if !k.validSize(len(v)) {
+	if !k.ValidSize(len(v)) {
 		return fmt.Sprintf("%#x", v)
 	}
 	var u uint64

@@ -186,7 +186,7 @@ func analyzeSPIRV(code []byte) (*Analysis, error) {
 			}
 		default:
 			size := int(t.width / 8)
-			if !t.kind.validSize(size) {
+			if !t.kind.ValidSize(size) {
 				continue
 			}
 			var buf []byte

@@ -67,15 +67,12 @@ func FromBundle(b *bundle.Bundle) (*Bundle, error) {
 	return out, nil
 }
 
-// imageDesc describes a bundle image as an Image. The formats and
-// specialization-constant kinds of the two packages are the same values;
+// imageDesc describes a bundle image as an Image. The formats of the two
+// packages are the same values, their specialization constants one type;
 // of the aspects, the manager itself checks fp64 and fp16 (selection has
 // checked them all).
 func imageDesc(im *bundle.Image) ImageDesc {
-	specs := make([]SpecConstant, len(im.Properties.SpecConstants))
-	for i, sc := range im.Properties.SpecConstants {
-		specs[i] = SpecConstant{ID: sc.ID, Name: sc.Name, Kind: SpecKind(sc.Kind), Default: sc.Default}
-	}
+	specs := slices.Clone(im.Properties.SpecConstants)
 	return ImageDesc{
 		Format:         Format(im.Format),
 		Bytes:          im.Code,

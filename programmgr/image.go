@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gour-dev/gour/bundle"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -49,52 +50,26 @@ func (f Format) source() bool { return f == FormatOpenCLC || f == FormatCUDAC }
 
 // SpecKind says how the bytes of a specialization constant are read when
 // they must be written as text (a -D definition for a source image). All
-// values are little-endian.
-type SpecKind uint8
+// values are little-endian. It is the offload bundles' type
+// (bundle.SpecKind), so that a bundle's images are program manager images
+// as they are.
+type SpecKind = bundle.SpecKind
 
 // Specialization-constant kinds. The zero value, SpecInt, reads the bytes
 // as a signed integer of the default's size, so an image that only gives
 // sizes gets integers.
 const (
-	SpecInt   SpecKind = iota // signed integer of 1, 2, 4 or 8 bytes
-	SpecUint                  // unsigned integer of 1, 2, 4 or 8 bytes
-	SpecFloat                 // IEEE 754 float (4 bytes) or double (8 bytes)
-	SpecBool                  // 1 byte; zero is false, anything else true
+	SpecInt   = bundle.SpecInt   // signed integer of 1, 2, 4 or 8 bytes
+	SpecUint  = bundle.SpecUint  // unsigned integer of 1, 2, 4 or 8 bytes
+	SpecFloat = bundle.SpecFloat // IEEE 754 float (4 bytes) or double (8 bytes)
+	SpecBool  = bundle.SpecBool  // 1 byte; zero is false, anything else true
 )
-
-var specKindNames = [...]string{"int", "uint", "float", "bool"}
-
-// String names the kind.
-func (k SpecKind) String() string {
-	if int(k) < len(specKindNames) {
-		return specKindNames[k]
-	}
-	return fmt.Sprintf("SpecKind(%d)", uint8(k))
-}
-
-// validSize reports whether a value of n bytes fits the kind.
-func (k SpecKind) validSize(n int) bool {
-	switch k {
-	case SpecInt, SpecUint:
-		return n == 1 || n == 2 || n == 4 || n == 8
-	case SpecFloat:
-		return n == 4 || n == 8
-	case SpecBool:
-		return n == 1
-	}
-	return false
-}
 
 // SpecConstant declares one specialization constant of an image and its
 // default value. ID is the SPIR-V SpecId (IL images); Name is the macro a
 // source image uses (OpenCL C and CUDA C images get -DName=value); Default
-// fixes the value's size.
-type SpecConstant struct {
-	ID      uint32
-	Name    string
-	Kind    SpecKind
-	Default []byte
-}
+// fixes the value's size. It is bundle.SpecConstant.
+type SpecConstant = bundle.SpecConstant
 
 // Requirements are device features an image needs.
 type Requirements struct {
@@ -167,7 +142,7 @@ func NewImage(desc ImageDesc) (*Image, error) {
 	img.kernels = slices.Compact(slices.Sorted(slices.Values(desc.KernelNames)))
 	img.specs = make([]SpecConstant, 0, len(desc.SpecConstants))
 	for _, sc := range desc.SpecConstants {
-		if !sc.Kind.validSize(len(sc.Default)) {
+		if !sc.Kind.ValidSize(len(sc.Default)) {
 			return bad("spec constant %d (%s): a %s cannot have a %d-byte default", sc.ID, sc.Name, sc.Kind, len(sc.Default))
 		}
 		if desc.Format.source() && !isIdentifier(sc.Name) {
