@@ -61,7 +61,7 @@ func Compile(src, name string, options []string) (ptx, cubin []byte, log string,
 	if err != nil {
 		return nil, nil, "", loadError(op, err)
 	}
-	if realArch(options) && !l.HasCUBIN() {
+	if inv.RealArch(options) && !l.HasCUBIN() {
 		return nil, nil, "", &ur.Error{Result: ur.ErrUnsupportedFeature, Op: op,
 			Message: "NVRTC in " + l.LibraryName() + " cannot give cubins (nvrtcGetCUBIN is CUDA 11.1 and later): ask for compute_XX PTX"}
 	}
@@ -95,28 +95,4 @@ func compileError(op, name string, options []string, log string, err error) erro
 		}
 	}
 	return e
-}
-
-// realArch reports whether options ask for a real architecture, sm_XX,
-// for which NVRTC gives a cubin.
-func realArch(options []string) bool {
-	for i, o := range options {
-		for _, flag := range []string{"-arch", "--gpu-architecture"} {
-			v, ok := strings.CutPrefix(o, flag)
-			switch {
-			case !ok:
-				continue
-			case strings.HasPrefix(v, "="):
-				v = v[1:]
-			case v == "" && i+1 < len(options):
-				v = options[i+1]
-			default:
-				continue
-			}
-			if strings.HasPrefix(v, "sm_") {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	inv "github.com/gour-dev/gour/adapters/cuda/internal/nvrtc"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -58,7 +59,7 @@ func TestErrors(t *testing.T) {
 	if !errors.Is(err, ur.ErrUnsupportedFeature) || !errors.Is(err, missing) {
 		t.Errorf("loadError = %v; want ErrUnsupportedFeature wrapping the loader's error", err)
 	}
-	if !realArch([]string{"-arch=sm_90"}) || !realArch([]string{"--gpu-architecture", "sm_80"}) || realArch([]string{"-arch=compute_90"}) || realArch(nil) {
-		t.Error("realArch misreads the options")
+	if !inv.RealArch([]string{"-arch=sm_90"}) || !inv.RealArch([]string{"--gpu-architecture", "sm_80"}) || inv.RealArch([]string{"-arch=compute_90"}) || inv.RealArch(nil) {
+		t.Error("RealArch misreads the options")
 	}
 }

@@ -269,7 +269,7 @@ func (l *Lib) Compile(src, name string, options []string) (ptx, cubin []byte, lo
 	if rc != Success {
 		return nil, nil, log, &Error{Op: "nvrtcCompileProgram", Result: rc, Log: log}
 	}
-	wantCubin := realArch(options) && l.HasCUBIN()
+	wantCubin := RealArch(options) && l.HasCUBIN()
 	ptx, r = l.PTX(p)
 	if r != Success && !wantCubin {
 		return nil, nil, log, &Error{Op: "nvrtcGetPTX", Result: r, Log: log}
@@ -282,9 +282,9 @@ func (l *Lib) Compile(src, name string, options []string) (ptx, cubin []byte, lo
 	return ptx, cubin, log, nil
 }
 
-// realArch reports whether options name a real GPU architecture (sm_XX),
+// RealArch reports whether options name a real GPU architecture (sm_XX),
 // for which NVRTC also produces a cubin.
-func realArch(options []string) bool {
+func RealArch(options []string) bool {
 	for i, o := range options {
 		for _, flag := range []string{"-arch", "--gpu-architecture"} {
 			v, ok := strings.CutPrefix(o, flag)

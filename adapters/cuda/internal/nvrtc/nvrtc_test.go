@@ -132,8 +132,8 @@ func TestRealArch(t *testing.T) {
 		{[]string{"-architecture=sm_80"}, false},
 		{[]string{"--std=c++17", "-DX=sm_80"}, false},
 	} {
-		if got := realArch(c.opts); got != c.want {
-			t.Errorf("realArch(%q) = %v, want %v", c.opts, got, c.want)
+		if got := RealArch(c.opts); got != c.want {
+			t.Errorf("RealArch(%q) = %v, want %v", c.opts, got, c.want)
 		}
 	}
 }
