@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -177,13 +175,13 @@ func bundleBench(w io.Writer, c *cli.Command, kernels, ops int, archs []string, 
 	for i, s := range setups {
 		env := append(append([]string{envBundleMode + "=" + s.mode}, common...), s.env...)
 		if s.warm {
-			if _, err := runBundleChild(args, env); err != nil {
+			if _, err := runChild("bundle", args, env); err != nil {
 				return fmt.Errorf("%s (warm-up): %w", s.name, err)
 			}
 		}
 		var times []float64
 		for range runs {
-			line, err := runBundleChild(args, env)
+			line, err := runChild("bundle", args, env)
 			if err != nil {
 				return fmt.Errorf("%s: %w", s.name, err)
 			}
@@ -212,25 +210,6 @@ func verdict(ok bool) string {
 		return "met"
 	}
 	return "NOT met"
-}
-
-// runBundleChild runs this program's bundle benchmark as a child with env
-// added and returns its result line.
-func runBundleChild(args, env []string) (string, error) {
-	cmd := exec.Command(os.Args[0], append([]string{"bundle"}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", err
-	}
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "ns ") {
-			return sc.Text(), nil
-		}
-	}
-	return "", fmt.Errorf("child printed no result: %q", out)
 }
 
 // bundleChild loads the bundle file (its PTX image alone in mode "ptx")

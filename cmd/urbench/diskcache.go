@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -86,13 +87,13 @@ func diskcache(w io.Writer, c *cli.Command, backend string, kernels, runs int) e
 	medians := make([]float64, len(setups))
 	for i, s := range setups {
 		if s.warm {
-			if _, err := runChild(args, s.env); err != nil {
+			if _, err := runChild("diskcache", args, append(slices.Clip(s.env), envDiskCacheChild+"=1")); err != nil {
 				return fmt.Errorf("%s (warm-up): %w", s.name, err)
 			}
 		}
 		var times []float64
 		for range runs {
-			line, err := runChild(args, s.env)
+			line, err := runChild("diskcache", args, append(slices.Clip(s.env), envDiskCacheChild+"=1"))
 			if err != nil {
 				return fmt.Errorf("%s: %w", s.name, err)
 			}
@@ -118,11 +119,11 @@ func flagsSet(c *cli.Command) []string {
 	return args
 }
 
-// runChild runs this program's diskcache as a child with env added and
-// returns its result line.
-func runChild(args, env []string) (string, error) {
-	cmd := exec.Command(os.Args[0], append([]string{"diskcache"}, args...)...)
-	cmd.Env = append(append(os.Environ(), envDiskCacheChild+"=1"), env...)
+// runChild runs this program's benchmark as a child with env added and
+// returns its result line, the one that starts with "ns ".
+func runChild(benchmark string, args, env []string) (string, error) {
+	cmd := exec.Command(os.Args[0], append([]string{benchmark}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
