@@ -117,10 +117,7 @@ const argInfoOption = "-cl-kernel-arg-info"
 // nothing the kernels do. A program from binaries has no argument
 // information to keep.
 func (p *program) withArgInfo(devs []driver.Device, options string) string {
-	if p.fromIL || strings.Contains(options, argInfoOption) {
-		return options
-	}
-	if src, st := p.lib.ProgramInfo(p.handle, cl.ProgramSource); st != cl.Success || cl.CString(src) == "" {
+	if p.origin != fromSource || strings.Contains(options, argInfoOption) {
 		return options
 	}
 	for _, d := range devs {

@@ -12,11 +12,22 @@ type program struct {
 	ctx    *context
 	lib    *cl.Lib
 	handle cl.Program
-	fromIL bool
+	origin programOrigin
 }
 
-func (c *context) newProgram(h cl.Program, fromIL bool) *program {
-	return &program{ctx: c, lib: c.a.lib, handle: h, fromIL: fromIL}
+// programOrigin is what a program was created from: what it may be given
+// (specialization constants need IL) and what a build keeps
+// (-cl-kernel-arg-info applies to source).
+type programOrigin uint8
+
+const (
+	fromSource programOrigin = iota
+	fromIL
+	fromBinaries // binaries, or a program linked from others
+)
+
+func (c *context) newProgram(h cl.Program, origin programOrigin) *program {
+	return &program{ctx: c, lib: c.a.lib, handle: h, origin: origin}
 }
 
 func (c *context) NewProgramFromSource(source string) (driver.Program, error) {
@@ -24,7 +35,7 @@ func (c *context) NewProgramFromSource(source string) (driver.Program, error) {
 	if err := check("clCreateProgramWithSource", st); err != nil {
 		return nil, err
 	}
-	return c.newProgram(h, false), nil
+	return c.newProgram(h, fromSource), nil
 }
 
 func (c *context) NewProgramFromIL(il []byte) (driver.Program, error) {
@@ -40,13 +51,13 @@ func (c *context) NewProgramFromIL(il []byte) (driver.Program, error) {
 	if err := check("clCreateProgramWithIL", st); err != nil {
 		return nil, err
 	}
-	return c.newProgram(h, true), nil
+	return c.newProgram(h, fromIL), nil
 }
 
 func (c *context) NewProgramFromBinaries(devs []driver.Device, binaries [][]byte) (driver.Program, error) {
 	h, perDevice, st := c.a.lib.CreateProgramWithBinary(c.handle, handles(devs), binaries)
 	if st == cl.Success {
-		return c.newProgram(h, false), nil
+		return c.newProgram(h, fromBinaries), nil
 	}
 	for i, ds := range perDevice {
 		if ds != cl.Success {
@@ -68,13 +79,13 @@ func (c *context) Link(devs []driver.Device, programs []driver.Program, options 
 		e := statusError("clLinkProgram", st)
 		if h != 0 {
 			// A failed link may still return a program holding the log.
-			linked := c.newProgram(h, false)
+			linked := c.newProgram(h, fromBinaries)
 			e.BuildLog = linked.logs(devs)
 			linked.Release()
 		}
 		return nil, e
 	}
-	return c.newProgram(h, false), nil
+	return c.newProgram(h, fromBinaries), nil
 }
 
 func (p *program) Native() uintptr { return uintptr(p.handle) }
@@ -175,7 +186,7 @@ func (p *program) SetSpecConstant(id uint32, value []byte) error {
 	if !p.lib.HasSpecializationConstants() {
 		return driver.Errorf(driver.ResultUnsupportedFeature, "the OpenCL library has no clSetProgramSpecializationConstant (OpenCL < 2.2)")
 	}
-	if !p.fromIL {
+	if p.origin != fromIL {
 		return driver.Errorf(driver.ResultUnsupportedFeature, "specialization constants need a program created from IL; this one is from source or binaries")
 	}
 	st := p.lib.SetProgramSpecializationConstant(p.handle, id, uintptr(len(value)), unsafe.Pointer(&value[0]))
