@@ -547,8 +547,12 @@ func (c *Cache) find(leaf string, k Key, bad *[]badSlot) *Entry {
 	return nil
 }
 
-// isHidden reports whether r is an entry Reject hid (read-only caches).
+// isHidden reports whether r is an entry Reject hid, which only a
+// read-only cache does: a writable one answers without the lock.
 func (c *Cache) isHidden(r entryRef) bool {
+	if !c.ReadOnly() {
+		return false
+	}
 	c.hiddenMu.Lock()
 	defer c.hiddenMu.Unlock()
 	was, ok := c.hidden[filepath.Join(r.leaf, slotName(r.slot, ".src"))]
