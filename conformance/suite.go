@@ -77,16 +77,12 @@ type Options struct {
 //	}
 func Run(t *testing.T, opts Options) {
 	t.Helper()
-	s, err := newSuite(opts)
+	x, err := NewSession(opts)
 	if err != nil {
 		t.Fatalf("conformance.Run: %v", err)
 	}
-	selected, err := selectTests(opts.Tests)
-	if err != nil {
-		t.Fatalf("conformance.Run: %v", err)
-	}
-	t.Cleanup(s.release)
-	s.run(t, selected)
+	t.Cleanup(x.Close)
+	x.Run(t)
 }
 
 // Session is a run of the suite that outlives one test: the contexts and
@@ -115,7 +111,7 @@ func (x *Session) Run(t *testing.T, names ...string) {
 	}
 	selected, err := selectTests(names)
 	if err != nil {
-		t.Fatalf("conformance.Session.Run: %v", err)
+		t.Fatalf("conformance: %v", err)
 	}
 	x.s.run(t, selected)
 }
