@@ -79,6 +79,15 @@ type DeviceInfo struct {
 	PreferredVectorWidths [7]uint32
 	NativeVectorWidths    [7]uint32
 	ProfilingResolutionNS uint64
+	// MemBaseAddrAlign is the alignment in bytes a sub-buffer's offset
+	// must have (CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes not bits); 0
+	// where the driver sets none.
+	MemBaseAddrAlign uint64
+	// HostUnifiedMemory: the device and the host share one physical
+	// memory (a CPU device, an integrated GPU).
+	HostUnifiedMemory bool
+	// USM says which unified shared memory kinds the device has.
+	USM USMSupport
 	// Native is the vendor's device handle (cl_device_id, CUdevice, ...).
 	Native uintptr
 }
