@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gour-dev/gour/compare"
 	"github.com/gour-dev/gour/internal/testenv"
 )
 
@@ -23,5 +24,11 @@ func TestCopy(t *testing.T) {
 		if code, _, _ := runUrbench(t, args...); code != 2 {
 			t.Errorf("urbench %q exited %d, want 2", args, code)
 		}
+	}
+}
+
+func TestCopiesPerRound(t *testing.T) {
+	if copiesPerRound != compare.CopiesPerRound {
+		t.Errorf("urbench copy enqueues %d copies a round, urcompare %d: the two would not measure alike", copiesPerRound, compare.CopiesPerRound)
 	}
 }
