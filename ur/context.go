@@ -12,6 +12,7 @@ type Context struct {
 	object
 	drv     driver.Context
 	devices []*Device
+	allocs  allocTable // live USM allocations, by base address
 }
 
 // NewContext creates a context over devices, which must all belong to one

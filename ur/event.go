@@ -26,16 +26,16 @@ type Event struct {
 	object
 	drv   driver.Event
 	queue *Queue
-	// host keeps a non-blocking transfer's Go memory reachable until the
-	// event is released.
-	host []byte
 }
 
+// newEvent wraps a command's event. When the command is a non-blocking
+// transfer of host, the queue holds host until the command completes, and
+// the driver's event lives until both the queue and the Event let go.
 func newEvent(q *Queue, drv driver.Event, host []byte) *Event {
-	e := &Event{object: object{adapter: q.adapter}, drv: drv, queue: q, host: host}
-	e.life.free = func() error {
-		e.host = nil
-		return drv.Release()
+	e := &Event{object: object{adapter: q.adapter}, drv: drv, queue: q}
+	e.life.free = drv.Release
+	if len(host) > 0 {
+		e.life.free = q.holds.add(drv, host).drop
 	}
 	return e
 }

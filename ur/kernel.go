@@ -2,6 +2,7 @@ package ur
 
 import (
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/gour-dev/gour/ur/driver"
@@ -72,6 +73,10 @@ type Kernel struct {
 	// (alive) while bound, so releasing a buffer that a kernel still points
 	// at defers its free instead of crashing the next launch.
 	memArgs []*Mem
+	// ptrArgs holds the USM allocations bound as arguments. They are not
+	// kept alive (USM is freed when the caller says, as in SYCL): a launch
+	// checks that none was freed.
+	ptrArgs []ptrArg
 	repeats repeats
 }
 
@@ -319,6 +324,7 @@ func (k *Kernel) SetArgMem(index int, m *Mem) error {
 	if err := k.drv.SetArgMem(uint32(index), m.drv); err != nil {
 		return k.argDriverError(op, index, argSetting{kind: ArgMem}, err)
 	}
+	k.forgetPtr(index)
 	k.bindMem(index, m)
 	k.args.markSet(index)
 	return nil
@@ -341,13 +347,14 @@ func (k *Kernel) bindMem(index int, m *Mem) {
 	}
 }
 
-// unbindMem forgets a buffer argument that a scalar or local argument
+// unbindMem forgets a buffer or pointer argument that another argument
 // replaced.
 func (k *Kernel) unbindMem(index int) {
 	if index < len(k.memArgs) && k.memArgs[index] != nil {
 		k.memArgs[index].life.leave()
 		k.memArgs[index] = nil
 	}
+	k.forgetPtr(index)
 }
 
 // SetArgLocal sets a __local argument to size bytes of work-group memory.
@@ -435,6 +442,11 @@ func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEven
 	if k.ctx != q.ctx {
 		return nil, q.foreignKernel(op, k)
 	}
+	if len(k.ptrArgs) != 0 {
+		if err := k.checkPtrArgs(op); err != nil {
+			return nil, err
+		}
+	}
 	plain := len(wait) == 0 && !wantEvent
 	// A repeated launch, checked when it was prepared (repeatLaunch): one
 	// call of the adapter's prepared launch, a direct one where it is a
@@ -483,4 +495,63 @@ func (q *Queue) foreignKernel(op string, k *Kernel) error {
 func leaveBoth(a, b *lifetime) {
 	b.leave()
 	a.leave()
+}
+
+// ptrArg is a pointer argument: its index and the allocation it points
+// into.
+type ptrArg struct {
+	index int
+	u     *USM
+}
+
+// SetArgPtr sets a pointer argument (a __global pointer, a CUDA T*) to p,
+// which may point into the middle of its allocation. The allocation must
+// belong to the kernel's context; a launch after it is freed fails with
+// ErrInvalidMemObject naming the argument.
+func (k *Kernel) SetArgPtr(index int, p Ptr) error {
+	const op = "Kernel.SetArgPtr"
+	if err := k.enter(op); err != nil {
+		return err
+	}
+	defer k.life.leave()
+	if err := k.checkIndex(op, index); err != nil {
+		return err
+	}
+	if err := p.use(op, k.describeArg(index), k.ctx, 0); err != nil {
+		return err
+	}
+	defer p.u.life.leave()
+	if err := k.checkMem(op, index); err != nil {
+		return err
+	}
+	pk, ok := k.drv.(driver.PointerKernel)
+	if !ok {
+		return newError(ErrUnsupportedFeature, op, k.adapter.name, "the %s adapter's kernels take no USM pointers", k.adapter.name)
+	}
+	if err := pk.SetArgPointer(uint32(index), p.Addr()); err != nil {
+		return k.argDriverError(op, index, argSetting{kind: ArgMem}, err)
+	}
+	k.unbindMem(index)
+	k.ptrArgs = append(k.ptrArgs, ptrArg{index, p.u})
+	k.args.markSet(index)
+	return nil
+}
+
+// forgetPtr drops pointer argument index, which another argument replaced.
+func (k *Kernel) forgetPtr(index int) {
+	if len(k.ptrArgs) != 0 {
+		k.ptrArgs = slices.DeleteFunc(k.ptrArgs, func(a ptrArg) bool { return a.index == index })
+	}
+}
+
+// checkPtrArgs fails a launch whose pointer arguments point into freed
+// memory.
+func (k *Kernel) checkPtrArgs(op string) error {
+	for _, a := range k.ptrArgs {
+		if a.u.life.released() {
+			return newError(ErrInvalidMemObject, op, k.adapter.name,
+				"%s points into the USM allocation at %#x, which was freed", k.describeArg(a.index), a.u.addr)
+		}
+	}
+	return nil
 }

@@ -37,6 +37,9 @@ func (l *lifetime) enter() bool {
 //go:noinline
 func (l *lifetime) undoEnter() { l.leave() }
 
+// released reports whether Release has been called.
+func (l *lifetime) released() bool { return l.refs.Load()&releasedBit != 0 }
+
 func (l *lifetime) leave() {
 	if l.refs.Add(-2) == releasedBit {
 		l.finish()

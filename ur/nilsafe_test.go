@@ -17,7 +17,7 @@ import (
 var handles = []any{
 	(*Adapter)(nil), (*Platform)(nil), (*Device)(nil), (*Context)(nil), (*Queue)(nil),
 	(*Mem)(nil), (*Program)(nil), (*Kernel)(nil), (*Event)(nil), (*PreparedLaunch)(nil),
-	(*System)(nil),
+	(*System)(nil), (*USM)(nil), (*Pool)(nil),
 }
 
 // TestHandleListIsComplete fails when a type of the package that embeds
@@ -136,9 +136,18 @@ func releasedHandles(t *testing.T) []any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := []any{pl, ev, k, prog, m, q, ctx, d, p, a}
+	pool := &Pool{object: object{adapter: a}, ctx: ctx, dev: d}
+	usm := &USM{object: object{adapter: a}, ctx: ctx, kind: USMDevice, dev: d, addr: 0x1000, size: 64, owned: true}
+	all := []any{pl, ev, k, prog, m, q, ctx, d, p, a, pool, usm}
 	for _, h := range all {
-		if err := h.(interface{ Release() error }).Release(); err != nil {
+		var err error
+		switch h := h.(type) {
+		case interface{ Release() error }:
+			err = h.Release()
+		case *USM:
+			err = h.Free()
+		}
+		if err != nil {
 			t.Fatalf("releasing %T: %v", h, err)
 		}
 	}

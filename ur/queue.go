@@ -19,6 +19,9 @@ type Queue struct {
 	deviceIndex int
 	drv         driver.Queue
 	props       QueueProperties
+	// holds keeps the Go memory of non-blocking transfers alive until
+	// they complete.
+	holds holds
 }
 
 // NewQueue creates an in-order queue on dev, which must be in the context.
@@ -42,7 +45,10 @@ func (c *Context) NewQueue(dev *Device, props QueueProperties) (*Queue, error) {
 		return nil, wrapError(err, op, c.adapter.name)
 	}
 	q := &Queue{object: object{adapter: c.adapter}, ctx: c, device: dev, deviceIndex: c.deviceIndex(dev), drv: drv, props: props}
-	q.life.free = drv.Release
+	q.life.free = func() error {
+		q.holds.dropAll(true)
+		return drv.Release()
+	}
 	return q, nil
 }
 
@@ -112,7 +118,11 @@ func (q *Queue) Finish() error {
 		return err
 	}
 	defer q.life.leave()
-	return wrapError(q.drv.Finish(), op, q.adapter.name)
+	if err := q.drv.Finish(); err != nil {
+		return wrapError(err, op, q.adapter.name)
+	}
+	q.holds.dropAll(false)
+	return nil
 }
 
 // useMem enters a buffer argument and checks it belongs to the queue's
@@ -300,12 +310,8 @@ func (q *Queue) EnqueueFill(m *Mem, pattern []byte, offset, size uint64, wait ..
 		return nil, err
 	}
 	defer m.life.leave()
-	n := uint64(len(pattern))
-	if n == 0 || n > 128 || n&(n-1) != 0 {
-		return nil, newError(ErrInvalidValue, op, q.adapter.name, "pattern of %d bytes: want a power of two up to 128", n)
-	}
-	if offset%n != 0 || size%n != 0 {
-		return nil, newError(ErrInvalidSize, op, q.adapter.name, "offset %d and size %d must be multiples of the pattern size %d", offset, size, n)
+	if err := checkPattern(op, q.adapter.name, pattern, offset, size); err != nil {
+		return nil, err
 	}
 	if err := m.checkRange(op, offset, size); err != nil {
 		return nil, err
