@@ -49,10 +49,32 @@ type device struct {
 	arch    string // "sm_90"
 	// busy counts the calls in flight that can hold the context's lock for
 	// long, so that a launch on another thread waits: loading and unloading
-	// modules, creating (and loading) kernels, the JIT linker, cuMemAlloc
-	// and cuMemFree. While any is, no launch is a quick call
-	// (driver.QuickGate).
+	// modules, creating (and loading) kernels, the JIT linker, and the
+	// allocations and frees that synchronize (memory.go). While any is, no
+	// launch is a quick call (driver.QuickGate).
 	busy atomic.Int32
+	// base is the adapter's device this one stands for: itself, or for a
+	// view on a context another library made (ContextFromNative) the
+	// device whose busy count the view shares, since both contexts sit on
+	// one GPU.
+	base *device
+	// managed: the device has managed memory (USM shared allocations);
+	// prefetch: it can migrate managed memory while kernels run
+	// (CONCURRENT_MANAGED_ACCESS), without which a prefetch is a hint
+	// ignored; pools: it has the stream-ordered allocator's pools.
+	managed, prefetch, pools bool
+}
+
+// busyCount is the count of calls that suspend quick launches, shared by
+// a device and its views.
+func (d *device) busyCount() *atomic.Int32 { return &d.busyBase().busy }
+
+// busyBase is the device whose busy count d uses.
+func (d *device) busyBase() *device {
+	if d.base != nil {
+		return d.base
+	}
+	return d
 }
 
 // quickLimit is how many commands a queue may hold, pending, and still
@@ -110,6 +132,7 @@ func (a *adapter) openDevice(ordinal int32, driverVersion string) (*device, erro
 		return nil, err
 	}
 	d := &device{a: a, ordinal: h, ctx: ctx}
+	d.base = d
 	attr := func(at cu.DeviceAttribute) uint32 {
 		v, _ := l.DeviceGetAttribute(at, h)
 		return uint32(v)
@@ -140,7 +163,21 @@ func (a *adapter) openDevice(ordinal int32, driverVersion string) (*device, erro
 		FP16:                  major*10+minor >= 53,
 		ILVersions:            "PTX",
 		ProfilingResolutionNS: 500, // cuEventElapsedTime's resolution is about 0.5 µs
-		Native:                uintptr(h),
+		// cuMemAlloc, cuMemHostAlloc, cuMemAllocManaged and the pools
+		// return addresses aligned to at least 256 bytes (the CUDA
+		// programming guide's guarantee for device memory, which the other
+		// allocators meet too); a sub-buffer whose offset keeps that
+		// alignment is as aligned as any buffer kernels were written for.
+		MemBaseAddrAlign:  usmAlign,
+		HostUnifiedMemory: attr(cu.DeviceAttributeIntegrated) != 0,
+		Native:            uintptr(h),
+	}
+	d.managed = attr(cu.DeviceAttributeManagedMemory) != 0
+	d.prefetch = attr(cu.DeviceAttributeConcurrentManagedAccess) != 0 && l.HasMemPrefetch()
+	d.pools = attr(cu.DeviceAttributeMemoryPoolsSupported) != 0 && l.HasMemPools()
+	d.info.USM = driver.USMSupport{Device: true, Host: true, Shared: d.managed, Via: "cuda"}
+	if !d.managed {
+		d.info.USM.Missing = "shared allocations need managed memory (CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY is 0)"
 	}
 	for i := range d.info.PreferredVectorWidths {
 		d.info.PreferredVectorWidths[i] = 1
@@ -172,12 +209,17 @@ func (d *device) bind() error {
 
 func unbind() { runtime.UnlockOSThread() }
 
+// lockThread locks the goroutine to its OS thread for calls that push a
+// context of their own, until unbind.
+func lockThread() { runtime.LockOSThread() }
+
 // bindBusy is bind for a call that can hold the context's lock for long
 // (device.busy), until unbindBusy.
 func (d *device) bindBusy() error {
-	d.busy.Add(1)
+	busy := d.busyCount()
+	busy.Add(1)
 	if err := d.bind(); err != nil {
-		d.busy.Add(-1)
+		busy.Add(-1)
 		return err
 	}
 	return nil
@@ -185,7 +227,7 @@ func (d *device) bindBusy() error {
 
 func (d *device) unbindBusy() {
 	unbind()
-	d.busy.Add(-1)
+	d.busyCount().Add(-1)
 }
 
 // compiler returns NVRTC, loading it on first use: a machine without the

@@ -10,17 +10,34 @@ import (
 
 // context is a ur context on one device's primary context, which the
 // adapter retains for the life of the process: releasing it frees nothing.
+// A context wrapped from another library's CUcontext (native.go) has dev
+// a view of the device bound to that context instead.
 type context struct {
 	dev *device
+	// ownedPrimary: the context wraps the primary context with a
+	// reference its maker handed over (ContextFromNative with owned set),
+	// released with the context.
+	ownedPrimary bool
 }
 
 func (c *context) Native() uintptr { return uintptr(c.dev.ctx) }
-func (c *context) Release() error  { return nil }
+
+func (c *context) Release() error {
+	if !c.ownedPrimary {
+		return nil
+	}
+	// The adapter's own reference keeps the primary context alive for the
+	// queues and buffers made from this one.
+	return check("cuDevicePrimaryCtxRelease", c.dev.a.cu.DevicePrimaryCtxRelease(c.dev.ordinal))
+}
 
 type mem struct {
 	dev  *device
 	ptr  cu.DevicePtr // kept in the struct: SetArgMem copies it from here
 	size uint64
+	// borrowed: the memory is another's, a sub-buffer's parent or a
+	// device pointer wrapped without ownership; Release frees nothing.
+	borrowed bool
 }
 
 func (c *context) NewBuffer(_ driver.MemFlags, size uint64, host []byte) (driver.Mem, error) {
@@ -51,6 +68,9 @@ func (c *context) NewBuffer(_ driver.MemFlags, size uint64, host []byte) (driver
 
 // Release frees the memory. cuMemFree waits for work that uses it.
 func (m *mem) Release() error {
+	if m.borrowed {
+		return nil
+	}
 	if err := m.dev.bindBusy(); err != nil {
 		return err
 	}
@@ -73,7 +93,7 @@ func (c *context) NewQueue(_ driver.Device, props driver.QueueProperties) (drive
 	}
 	q := &queue{dev: d, cu: d.a.cu, stream: s, profiling: props.Profiling}
 	if d.a.quick {
-		q.quick = driver.NewQuickGate(&d.busy, quickLimit)
+		q.quick = driver.NewQuickGate(d.busyCount(), quickLimit)
 		q.quick.Refill()
 	}
 	if props.Profiling {

@@ -167,6 +167,19 @@ func (k *kernel) SetArgMem(index uint32, m driver.Mem) error {
 	return nil
 }
 
+// SetArgPointer sets a USM pointer as the argument: the 8-byte address,
+// stored as SetArgMem stores a buffer's, so prepared launches, which read
+// the arena, stay valid.
+func (k *kernel) SetArgPointer(index uint32, ptr uintptr) error {
+	b, err := k.argBytes(index, unsafe.Sizeof(cu.DevicePtr(0)))
+	if err != nil {
+		return err
+	}
+	*(*cu.DevicePtr)(unsafe.Pointer(&b[0])) = cu.DevicePtr(ptr)
+	k.setLocal(int(index), 0)
+	return nil
+}
+
 // SetArgLocal reserves size bytes of dynamic shared memory; the argument
 // receives its byte offset there, as a 4- or 8-byte integer.
 func (k *kernel) SetArgLocal(index uint32, size uint64) error {

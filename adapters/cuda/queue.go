@@ -18,6 +18,9 @@ type queue struct {
 	// quick lets prepared launches be quick calls while the stream is
 	// short of full (driver.QuickGate); nil where the adapter's are not.
 	quick *driver.QuickGate
+	// borrowed: the stream is another library's (QueueFromNative without
+	// ownership); Release leaves it.
+	borrowed bool
 }
 
 func (q *queue) Native() uintptr { return uintptr(q.stream) }
@@ -29,6 +32,9 @@ func (q *queue) Release() error {
 	defer unbind()
 	if q.base != 0 {
 		q.cu.EventDestroy(q.base)
+	}
+	if q.borrowed {
+		return nil
 	}
 	// Work already in the stream completes; the driver frees the stream then.
 	return check("cuStreamDestroy", q.cu.StreamDestroy(q.stream))
@@ -158,11 +164,17 @@ func (q *queue) CopyBuffer(src, dst driver.Mem, srcOffset, dstOffset, size uint6
 	})
 }
 
-// FillBuffer uses the memset of the pattern's width; a pattern of 8 or more
-// bytes becomes one strided 32-bit memset per word of the pattern.
+// FillBuffer uses the memset of the pattern's width (fill).
 func (q *queue) FillBuffer(m driver.Mem, pattern []byte, offset, size uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	return q.fill(m.(*mem).ptr+cu.DevicePtr(offset), pattern, size, wait, wantEvent)
+}
+
+// fill repeats pattern over size bytes at ptr with the memset of the
+// pattern's width; a pattern of 8 or more bytes becomes one strided 32-bit
+// memset per word of the pattern. Buffers and USM pointers share it: under
+// unified addressing a host or managed pointer is a device pointer too.
+func (q *queue) fill(ptr cu.DevicePtr, pattern []byte, size uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	return q.enqueue("cuMemsetAsync", false, wait, wantEvent, func() cu.Result {
-		ptr := m.(*mem).ptr + cu.DevicePtr(offset)
 		switch n := uint64(len(pattern)); n {
 		case 1:
 			return q.cu.MemsetD8Async(ptr, pattern[0], uintptr(size), q.stream)

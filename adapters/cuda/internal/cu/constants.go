@@ -222,3 +222,107 @@ const (
 	SharedmemCarveoutMaxShared = 100 // CU_SHAREDMEM_CARVEOUT_MAX_SHARED
 	SharedmemCarveoutMaxL1     = 0   // CU_SHAREDMEM_CARVEOUT_MAX_L1
 )
+
+// The memory model's constants below were checked against cuda.h of CUDA
+// 12.x and 13.0 (CUmemorytype_enum, CUpointer_attribute_enum,
+// CUmem_advise_enum, CUmemLocationType_enum, CUmemAllocationType_enum,
+// CUmemAllocationHandleType_enum, CUmemPool_attribute_enum and the
+// CU_MEMHOSTALLOC_*, CU_MEMHOSTREGISTER_*, CU_MEM_ATTACH_* macros), as
+// quoted by the bindings of NVIDIA/cuda-python and cudarc.
+
+// MemoryType is a CUmemorytype.
+type MemoryType uint32
+
+// Memory types (CUmemorytype).
+const (
+	MemoryTypeHost    MemoryType = 1 // CU_MEMORYTYPE_HOST
+	MemoryTypeDevice  MemoryType = 2 // CU_MEMORYTYPE_DEVICE
+	MemoryTypeArray   MemoryType = 3 // CU_MEMORYTYPE_ARRAY
+	MemoryTypeUnified MemoryType = 4 // CU_MEMORYTYPE_UNIFIED
+)
+
+// PointerAttribute is a CUpointer_attribute, for PointerGetAttribute(s).
+type PointerAttribute int32
+
+// Pointer attributes (CUpointer_attribute).
+const (
+	PointerAttributeContext        PointerAttribute = 1  // CU_POINTER_ATTRIBUTE_CONTEXT (CUcontext)
+	PointerAttributeMemoryType     PointerAttribute = 2  // CU_POINTER_ATTRIBUTE_MEMORY_TYPE (CUmemorytype)
+	PointerAttributeDevicePointer  PointerAttribute = 3  // CU_POINTER_ATTRIBUTE_DEVICE_POINTER (CUdeviceptr)
+	PointerAttributeHostPointer    PointerAttribute = 4  // CU_POINTER_ATTRIBUTE_HOST_POINTER (void *)
+	PointerAttributeIsManaged      PointerAttribute = 8  // CU_POINTER_ATTRIBUTE_IS_MANAGED (bool)
+	PointerAttributeDeviceOrdinal  PointerAttribute = 9  // CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL (int)
+	PointerAttributeRangeStartAddr PointerAttribute = 11 // CU_POINTER_ATTRIBUTE_RANGE_START_ADDR (CUdeviceptr)
+	PointerAttributeRangeSize      PointerAttribute = 12 // CU_POINTER_ATTRIBUTE_RANGE_SIZE (size_t)
+	PointerAttributeMapped         PointerAttribute = 13 // CU_POINTER_ATTRIBUTE_MAPPED (bool)
+	PointerAttributeMempoolHandle  PointerAttribute = 17 // CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE (CUmemoryPool)
+)
+
+// Host allocation flags (CU_MEMHOSTALLOC_*), for MemHostAlloc.
+const (
+	MemHostAllocPortable      = 0x1 // CU_MEMHOSTALLOC_PORTABLE: pinned for every context
+	MemHostAllocDeviceMap     = 0x2 // CU_MEMHOSTALLOC_DEVICEMAP: mapped into the device's address space
+	MemHostAllocWriteCombined = 0x4 // CU_MEMHOSTALLOC_WRITECOMBINED
+)
+
+// Host registration flags (CU_MEMHOSTREGISTER_*), for MemHostRegister.
+const (
+	MemHostRegisterPortable  = 0x1 // CU_MEMHOSTREGISTER_PORTABLE
+	MemHostRegisterDeviceMap = 0x2 // CU_MEMHOSTREGISTER_DEVICEMAP
+	MemHostRegisterIOMemory  = 0x4 // CU_MEMHOSTREGISTER_IOMEMORY
+	MemHostRegisterReadOnly  = 0x8 // CU_MEMHOSTREGISTER_READ_ONLY
+)
+
+// Managed memory attach flags (CUmemAttach_flags), for MemAllocManaged.
+const (
+	MemAttachGlobal = 0x1 // CU_MEM_ATTACH_GLOBAL: any stream of any device may access it
+	MemAttachHost   = 0x2 // CU_MEM_ATTACH_HOST
+	MemAttachSingle = 0x4 // CU_MEM_ATTACH_SINGLE
+)
+
+// DeviceCPU is CU_DEVICE_CPU, the device of the host for the CUDA 8
+// cuMemPrefetchAsync and cuMemAdvise.
+const DeviceCPU Device = -1
+
+// MemAdvise is a CUmem_advise, for MemAdvise.
+type MemAdvise int32
+
+// Memory advice (CUmem_advise).
+const (
+	AdviseSetReadMostly          MemAdvise = 1 // CU_MEM_ADVISE_SET_READ_MOSTLY
+	AdviseUnsetReadMostly        MemAdvise = 2 // CU_MEM_ADVISE_UNSET_READ_MOSTLY
+	AdviseSetPreferredLocation   MemAdvise = 3 // CU_MEM_ADVISE_SET_PREFERRED_LOCATION
+	AdviseUnsetPreferredLocation MemAdvise = 4 // CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION
+	AdviseSetAccessedBy          MemAdvise = 5 // CU_MEM_ADVISE_SET_ACCESSED_BY
+	AdviseUnsetAccessedBy        MemAdvise = 6 // CU_MEM_ADVISE_UNSET_ACCESSED_BY
+)
+
+// MemLocationType is a CUmemLocationType.
+type MemLocationType int32
+
+// Memory location types (CUmemLocationType).
+const (
+	MemLocationTypeInvalid MemLocationType = 0 // CU_MEM_LOCATION_TYPE_INVALID
+	MemLocationTypeDevice  MemLocationType = 1 // CU_MEM_LOCATION_TYPE_DEVICE: id is a device ordinal
+	MemLocationTypeHost    MemLocationType = 2 // CU_MEM_LOCATION_TYPE_HOST: id is ignored
+)
+
+// Memory allocation types (CUmemAllocationType) and handle types
+// (CUmemAllocationHandleType), for MemPoolProps.
+const (
+	MemAllocationTypePinned = 1 // CU_MEM_ALLOCATION_TYPE_PINNED
+	MemHandleTypeNone       = 0 // CU_MEM_HANDLE_TYPE_NONE
+)
+
+// MemPoolAttribute is a CUmemPool_attribute.
+type MemPoolAttribute int32
+
+// Memory pool attributes (CUmemPool_attribute). The ones below take a
+// cuuint64_t; the REUSE_* ones (1 to 3) take an int and are not bound.
+const (
+	MemPoolAttrReleaseThreshold   MemPoolAttribute = 4 // CU_MEMPOOL_ATTR_RELEASE_THRESHOLD
+	MemPoolAttrReservedMemCurrent MemPoolAttribute = 5 // CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT
+	MemPoolAttrReservedMemHigh    MemPoolAttribute = 6 // CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH
+	MemPoolAttrUsedMemCurrent     MemPoolAttribute = 7 // CU_MEMPOOL_ATTR_USED_MEM_CURRENT
+	MemPoolAttrUsedMemHigh        MemPoolAttribute = 8 // CU_MEMPOOL_ATTR_USED_MEM_HIGH
+)

@@ -41,6 +41,7 @@ type Lib struct {
 	ctxPushCurrent          uintptr
 	ctxPopCurrent           uintptr
 	ctxSynchronize          uintptr
+	ctxGetDevice            uintptr
 
 	// Streams.
 	streamCreate      uintptr
@@ -48,6 +49,7 @@ type Lib struct {
 	streamSynchronize uintptr
 	streamQuery       uintptr
 	streamWaitEvent   uintptr
+	streamGetCtx      uintptr // optional, 9.2
 
 	// Memory.
 	memAlloc         uintptr
@@ -64,6 +66,29 @@ type Lib struct {
 	memsetD2D8Async  uintptr // optional
 	memsetD2D16Async uintptr // optional
 	memsetD2D32Async uintptr // optional
+
+	// Unified memory, pools and the rest of the memory model.
+	memAllocManaged       uintptr
+	memHostAlloc          uintptr
+	memFreeHost           uintptr
+	memHostRegister       uintptr
+	memHostUnregister     uintptr
+	pointerGetAttribute   uintptr
+	pointerGetAttributes  uintptr
+	memGetAddressRange    uintptr
+	memcpyAsync           uintptr
+	memcpy3DAsync         uintptr
+	memPrefetchAsync      uintptr // optional: cuMemPrefetchAsync_v2, else cuMemPrefetchAsync
+	memPrefetchLocation   bool    // memPrefetchAsync is the _v2, which takes a CUmemLocation
+	memAdvise             uintptr // optional: cuMemAdvise_v2, else cuMemAdvise
+	memAdviseLocation     bool    // memAdvise is the _v2
+	memPoolCreate         uintptr // optional, 11.2
+	memPoolDestroy        uintptr // optional, 11.2
+	memPoolSetAttribute   uintptr // optional, 11.2
+	memPoolGetAttribute   uintptr // optional, 11.2
+	memPoolTrimTo         uintptr // optional, 11.2
+	memAllocFromPoolAsync uintptr // optional, 11.2
+	memFreeAsync          uintptr // optional, 11.2
 
 	// Modules and functions.
 	moduleLoadData             uintptr
@@ -116,6 +141,19 @@ func Load() (*Lib, error) {
 	// Entry points known under two names: the newer one first.
 	l.deviceGetUuid = lookupFirst(lib, "cuDeviceGetUuid_v2", "cuDeviceGetUuid")
 	l.eventElapsedTime = lookupFirst(lib, "cuEventElapsedTime_v2", "cuEventElapsedTime")
+	// CUDA 12.2 added the _v2 of both, taking a CUmemLocation where the
+	// first took a CUdevice; CUDA 13's cuda.h maps the plain names to the
+	// _v2. Drivers export both.
+	l.memPrefetchAsync = lookupFirst(lib, "cuMemPrefetchAsync_v2")
+	l.memPrefetchLocation = l.memPrefetchAsync != 0
+	if !l.memPrefetchLocation {
+		l.memPrefetchAsync = lookupFirst(lib, "cuMemPrefetchAsync")
+	}
+	l.memAdvise = lookupFirst(lib, "cuMemAdvise_v2")
+	l.memAdviseLocation = l.memAdvise != 0
+	if !l.memAdviseLocation {
+		l.memAdvise = lookupFirst(lib, "cuMemAdvise")
+	}
 	if l.eventElapsedTime == 0 {
 		_ = lib.Close()
 		return nil, fmt.Errorf("cu: %s: symbol cuEventElapsedTime not found", lib.Name)
@@ -154,12 +192,14 @@ func (l *Lib) symbols() []dl.Symbol {
 		{Name: "cuCtxPushCurrent_v2", Addr: &l.ctxPushCurrent},
 		{Name: "cuCtxPopCurrent_v2", Addr: &l.ctxPopCurrent},
 		{Name: "cuCtxSynchronize", Addr: &l.ctxSynchronize},
+		{Name: "cuCtxGetDevice", Addr: &l.ctxGetDevice},
 
 		{Name: "cuStreamCreate", Addr: &l.streamCreate},
 		{Name: "cuStreamDestroy_v2", Addr: &l.streamDestroy},
 		{Name: "cuStreamSynchronize", Addr: &l.streamSynchronize},
 		{Name: "cuStreamQuery", Addr: &l.streamQuery},
 		{Name: "cuStreamWaitEvent", Addr: &l.streamWaitEvent},
+		{Name: "cuStreamGetCtx", Addr: &l.streamGetCtx, Optional: true},
 
 		{Name: "cuMemAlloc_v2", Addr: &l.memAlloc},
 		{Name: "cuMemFree_v2", Addr: &l.memFree},
@@ -175,6 +215,24 @@ func (l *Lib) symbols() []dl.Symbol {
 		{Name: "cuMemsetD2D8Async", Addr: &l.memsetD2D8Async, Optional: true},
 		{Name: "cuMemsetD2D16Async", Addr: &l.memsetD2D16Async, Optional: true},
 		{Name: "cuMemsetD2D32Async", Addr: &l.memsetD2D32Async, Optional: true},
+
+		{Name: "cuMemAllocManaged", Addr: &l.memAllocManaged},
+		{Name: "cuMemHostAlloc", Addr: &l.memHostAlloc},
+		{Name: "cuMemFreeHost", Addr: &l.memFreeHost},
+		{Name: "cuMemHostRegister_v2", Addr: &l.memHostRegister},
+		{Name: "cuMemHostUnregister", Addr: &l.memHostUnregister},
+		{Name: "cuPointerGetAttribute", Addr: &l.pointerGetAttribute},
+		{Name: "cuPointerGetAttributes", Addr: &l.pointerGetAttributes},
+		{Name: "cuMemGetAddressRange_v2", Addr: &l.memGetAddressRange},
+		{Name: "cuMemcpyAsync", Addr: &l.memcpyAsync},
+		{Name: "cuMemcpy3DAsync_v2", Addr: &l.memcpy3DAsync},
+		{Name: "cuMemPoolCreate", Addr: &l.memPoolCreate, Optional: true},
+		{Name: "cuMemPoolDestroy", Addr: &l.memPoolDestroy, Optional: true},
+		{Name: "cuMemPoolSetAttribute", Addr: &l.memPoolSetAttribute, Optional: true},
+		{Name: "cuMemPoolGetAttribute", Addr: &l.memPoolGetAttribute, Optional: true},
+		{Name: "cuMemPoolTrimTo", Addr: &l.memPoolTrimTo, Optional: true},
+		{Name: "cuMemAllocFromPoolAsync", Addr: &l.memAllocFromPoolAsync, Optional: true},
+		{Name: "cuMemFreeAsync", Addr: &l.memFreeAsync, Optional: true},
 
 		{Name: "cuModuleLoadData", Addr: &l.moduleLoadData},
 		{Name: "cuModuleLoadDataEx", Addr: &l.moduleLoadDataEx},
@@ -248,6 +306,24 @@ func (l *Lib) HasFuncGetParamInfo() bool { return l.funcGetParamInfo != 0 }
 
 // HasFuncLoad reports whether cuFuncLoad (CUDA 12.4) is exported.
 func (l *Lib) HasFuncLoad() bool { return l.funcLoad != 0 }
+
+// HasMemPools reports whether the stream-ordered allocator's pools
+// (cuMemPoolCreate, cuMemAllocFromPoolAsync, cuMemFreeAsync; CUDA 11.2) are
+// exported.
+func (l *Lib) HasMemPools() bool {
+	return l.memPoolCreate != 0 && l.memPoolDestroy != 0 && l.memPoolSetAttribute != 0 &&
+		l.memPoolGetAttribute != 0 && l.memPoolTrimTo != 0 && l.memAllocFromPoolAsync != 0 && l.memFreeAsync != 0
+}
+
+// HasMemPrefetch reports whether cuMemPrefetchAsync_v2 or cuMemPrefetchAsync
+// is exported.
+func (l *Lib) HasMemPrefetch() bool { return l.memPrefetchAsync != 0 }
+
+// HasMemAdvise reports whether cuMemAdvise_v2 or cuMemAdvise is exported.
+func (l *Lib) HasMemAdvise() bool { return l.memAdvise != 0 }
+
+// HasStreamGetCtx reports whether cuStreamGetCtx is exported.
+func (l *Lib) HasStreamGetCtx() bool { return l.streamGetCtx != 0 }
 
 // HasOccupancy reports whether cuOccupancyMaxPotentialBlockSize is exported.
 func (l *Lib) HasOccupancy() bool { return l.occupancyMaxPotentialBlock != 0 }

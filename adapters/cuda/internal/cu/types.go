@@ -255,3 +255,70 @@ var resultNames = map[Result]string{
 	GraphRecaptureFailure:        "CUDA_ERROR_GRAPH_RECAPTURE_FAILURE",
 	Unknown:                      "CUDA_ERROR_UNKNOWN",
 }
+
+// MemPool is a CUmemoryPool.
+type MemPool uintptr
+
+// MemLocation is a CUmemLocation: {CUmemLocationType type; int id;}, 8
+// bytes. Passed by value (cuMemPrefetchAsync_v2, cuMemAdvise_v2) it is one
+// integer register under the System V ABI: see word.
+type MemLocation struct {
+	Type MemLocationType
+	ID   int32
+}
+
+// word is the location as the C ABI passes a struct of two ints by value:
+// one eightbyte, type in the low half, id in the high half.
+func (m MemLocation) word() uintptr {
+	return uintptr(uint32(m.Type)) | uintptr(uint32(m.ID))<<32
+}
+
+// MemPoolProps is CUmemPoolProps (CUmemPoolProps_v1), 88 bytes:
+//
+//	CUmemAllocationType allocType;          // 0
+//	CUmemAllocationHandleType handleTypes;  // 4
+//	CUmemLocation location;                 // 8
+//	void *win32SecurityAttributes;          // 16
+//	size_t maxSize;                         // 24 (CUDA 12.2; reserved before)
+//	unsigned short usage;                   // 32 (CUDA 12.3; reserved before)
+//	unsigned char reserved[54];             // 34
+//
+// CUDA 11.2 to 12.1 declare reserved[64] after win32SecurityAttributes:
+// the same 88 bytes, so older drivers read zeros where maxSize and usage
+// are.
+type MemPoolProps struct {
+	AllocType               int32
+	HandleTypes             int32
+	Location                MemLocation
+	Win32SecurityAttributes uintptr
+	MaxSize                 uint64
+	Usage                   uint16
+	Reserved                [54]byte
+}
+
+// Memcpy3D is CUDA_MEMCPY3D (CUDA_MEMCPY3D_v2), 200 bytes: the source and
+// destination each as {XInBytes, Y, Z, LOD, memoryType, host, device,
+// array, reserved, pitch, height}, then the extent. Where a memory type
+// is MemoryTypeUnified or MemoryTypeDevice, Device is the address and
+// Host is ignored; Height is the rows per slice (slice pitch / pitch).
+type Memcpy3D struct {
+	SrcXInBytes, SrcY, SrcZ, SrcLOD uint64
+	SrcMemoryType                   MemoryType
+	_                               uint32
+	SrcHost                         uintptr
+	SrcDevice                       DevicePtr
+	SrcArray                        uintptr
+	Reserved0                       uintptr
+	SrcPitch, SrcHeight             uint64
+
+	DstXInBytes, DstY, DstZ, DstLOD uint64
+	DstMemoryType                   MemoryType
+	_                               uint32
+	DstHost                         uintptr
+	DstDevice                       DevicePtr
+	DstArray                        uintptr
+	Reserved1                       uintptr
+	DstPitch, DstHeight             uint64
+
+	WidthInBytes, Height, Depth uint64
+}
