@@ -19,9 +19,14 @@ const (
 // Mem is a device buffer.
 type Mem struct {
 	object
-	ctx  *Context
-	drv  driver.Mem
-	size uint64
+	ctx   *Context
+	drv   driver.Mem
+	size  uint64
+	flags MemFlags
+	// parent and offset place a sub-buffer (SubBuffer) in its parent,
+	// which it keeps alive; parent is nil for a whole buffer.
+	parent *Mem
+	offset uint64
 }
 
 // NewBuffer allocates size bytes of device memory.
@@ -57,7 +62,7 @@ func (c *Context) newBuffer(op string, flags MemFlags, size uint64, host []byte)
 	if err != nil {
 		return nil, wrapError(err, op, c.adapter.name)
 	}
-	m := &Mem{object: object{adapter: c.adapter}, ctx: c, drv: drv, size: size}
+	m := &Mem{object: object{adapter: c.adapter}, ctx: c, drv: drv, size: size, flags: flags}
 	m.life.free = drv.Release
 	return m, nil
 }

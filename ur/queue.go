@@ -44,12 +44,17 @@ func (c *Context) NewQueue(dev *Device, props QueueProperties) (*Queue, error) {
 	if err != nil {
 		return nil, wrapError(err, op, c.adapter.name)
 	}
+	return c.newQueue(dev, drv, props), nil
+}
+
+// newQueue makes the handle of an adapter's queue on dev.
+func (c *Context) newQueue(dev *Device, drv driver.Queue, props QueueProperties) *Queue {
 	q := &Queue{object: object{adapter: c.adapter}, ctx: c, device: dev, deviceIndex: c.deviceIndex(dev), drv: drv, props: props}
 	q.life.free = func() error {
-		q.holds.dropAll(true)
+		q.holds.dropAll(true) // the queue's last transfers may still read them
 		return drv.Release()
 	}
-	return q, nil
+	return q
 }
 
 // enterError is the error of a failed enter of q, nil or released.
