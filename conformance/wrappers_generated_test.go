@@ -105,6 +105,14 @@ func TestMemoryOtherContext(t *testing.T)         { conformance.TestMemoryOtherC
 func TestMemoryHugeOffsetSaysTheBufferSize(t *testing.T) {
 	conformance.TestMemoryHugeOffsetSaysTheBufferSize(t)
 }
+func TestMemorySubBuffer(t *testing.T) { conformance.TestMemorySubBuffer(t) }
+func TestMemoryCopyRect(t *testing.T)  { conformance.TestMemoryCopyRect(t) }
+func TestMemoryAsyncTransferKeepsHostMemory(t *testing.T) {
+	conformance.TestMemoryAsyncTransferKeepsHostMemory(t)
+}
+func TestMemoryRegisterHost(t *testing.T)          { conformance.TestMemoryRegisterHost(t) }
+func TestMemoryWrapNative(t *testing.T)            { conformance.TestMemoryWrapNative(t) }
+func TestDeviceMemoryFacts(t *testing.T)           { conformance.TestDeviceMemoryFacts(t) }
 func TestPlatformInfo(t *testing.T)                { conformance.TestPlatformInfo(t) }
 func TestPlatformListsDevice(t *testing.T)         { conformance.TestPlatformListsDevice(t) }
 func TestPlatformAdapter(t *testing.T)             { conformance.TestPlatformAdapter(t) }
@@ -155,3 +163,14 @@ func TestQueueNilHandle(t *testing.T)               { conformance.TestQueueNilHa
 func TestQueueSeveralOnOneDevice(t *testing.T)      { conformance.TestQueueSeveralOnOneDevice(t) }
 func TestQueueInOrder(t *testing.T)                 { conformance.TestQueueInOrder(t) }
 func TestQueueReleaseRacesCalls(t *testing.T)       { conformance.TestQueueReleaseRacesCalls(t) }
+func TestUSMAllocKinds(t *testing.T)                { conformance.TestUSMAllocKinds(t) }
+func TestUSMAlignment(t *testing.T)                 { conformance.TestUSMAlignment(t) }
+func TestUSMBadSizes(t *testing.T)                  { conformance.TestUSMBadSizes(t) }
+func TestUSMCopyAndFill(t *testing.T)               { conformance.TestUSMCopyAndFill(t) }
+func TestUSMKernelPointerWithOffset(t *testing.T)   { conformance.TestUSMKernelPointerWithOffset(t) }
+func TestUSMBadPointers(t *testing.T)               { conformance.TestUSMBadPointers(t) }
+func TestUSMPrefetchAndAdvise(t *testing.T)         { conformance.TestUSMPrefetchAndAdvise(t) }
+func TestUSMPool(t *testing.T)                      { conformance.TestUSMPool(t) }
+func TestUSMSharedAcrossQueuesAfterMarker(t *testing.T) {
+	conformance.TestUSMSharedAcrossQueuesAfterMarker(t)
+}

@@ -106,10 +106,6 @@ func (q *Queue) copyRect(op string, dst, src RectOperand, r Rect, blocking bool,
 		return nil, err
 	}
 	defer q.life.leave()
-	rq, ok := q.drv.(driver.RectQueue)
-	if !ok {
-		return nil, newError(ErrUnsupportedFeature, op, q.adapter.name, "the %s adapter's queues have no rectangular copies", q.adapter.name)
-	}
 	if dst.host != nil && src.host != nil {
 		return nil, newError(ErrInvalidValue, op, q.adapter.name, "both sides are host memory: copy them in Go")
 	}
@@ -163,6 +159,10 @@ func (q *Queue) copyRect(op string, dst, src RectOperand, r Rect, blocking bool,
 		default:
 			return nil, newError(ErrInvalidNullPointer, op, q.adapter.name, "the %s is neither a buffer, a pointer nor host memory", name)
 		}
+	}
+	rq, ok := q.drv.(driver.RectQueue)
+	if !ok {
+		return nil, newError(ErrUnsupportedFeature, op, q.adapter.name, "the %s adapter's queues have no rectangular copies", q.adapter.name)
 	}
 	dw, err := q.useWaitList(op, wait)
 	if err != nil {
