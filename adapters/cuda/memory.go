@@ -71,9 +71,9 @@ func (c *context) USMAlloc(kind driver.USMKind, _ driver.Device, size, alignment
 	return 0, driver.Errorf(driver.ResultInvalidValue, "no USM kind %d", kind)
 }
 
-// USMFree asks the driver what ptr is, rather than keeping a table of its
-// own: host allocations go to cuMemFreeHost, device and managed ones to
-// cuMemFree. Both wait for the work using the memory, as cuMemFree does.
+// USMFree asks the driver what ptr is (cuPointerGetAttributes), rather
+// than keeping a table of its own: host allocations go to cuMemFreeHost,
+// device and managed ones to cuMemFree. Both wait for the work using the memory, as cuMemFree does.
 func (c *context) USMFree(ptr uintptr) error {
 	d := c.dev
 	if err := d.bindBusy(); err != nil {
@@ -81,15 +81,19 @@ func (c *context) USMFree(ptr uintptr) error {
 	}
 	defer d.unbindBusy()
 	l := d.a.cu
-	t, r := l.PointerGetAttribute(cu.PointerAttributeMemoryType, cu.DevicePtr(ptr))
-	if err := check("cuPointerGetAttribute", r); err != nil {
+	v, r := l.PointerGetAttributes(freeAttrs, cu.DevicePtr(ptr))
+	if err := check("cuPointerGetAttributes", r); err != nil {
 		return err
 	}
-	if cu.MemoryType(t) == cu.MemoryTypeHost {
+	// Managed memory is cuMemFree's, wherever it lies now.
+	if v[1] == 0 && cu.MemoryType(v[0]) == cu.MemoryTypeHost {
 		return check("cuMemFreeHost", l.MemFreeHost(ptr))
 	}
 	return check("cuMemFree", l.MemFree(cu.DevicePtr(ptr)))
 }
+
+// freeAttrs are what USMFree asks cuPointerGetAttributes.
+var freeAttrs = []cu.PointerAttribute{cu.PointerAttributeMemoryType, cu.PointerAttributeIsManaged}
 
 // pointerAttrs are what USMPointerInfo asks cuPointerGetAttributes, in
 // order; rangeAttrs its fallback for the extent.
