@@ -1,0 +1,216 @@
+package ur
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// fakeUSM is a driver context with USM and a byte budget, and fakeQueue a
+// queue with markers whose completion the test decides.
+type fakeUSM struct {
+	driver.Context
+	next          uintptr
+	limit, inUse  uint64
+	sizes         map[uintptr]uint64
+	allocs, frees int
+}
+
+func (c *fakeUSM) USMAlloc(kind driver.USMKind, dev driver.Device, size, alignment uint64) (uintptr, error) {
+	if c.inUse+size > c.limit {
+		return 0, driver.Errorf(driver.ResultOutOfDeviceMemory, "fake device is full")
+	}
+	c.next += 1 << 30
+	c.sizes[c.next] = size
+	c.inUse += size
+	c.allocs++
+	return c.next, nil
+}
+
+func (c *fakeUSM) USMFree(ptr uintptr) error {
+	c.inUse -= c.sizes[ptr]
+	delete(c.sizes, ptr)
+	c.frees++
+	return nil
+}
+
+func (c *fakeUSM) USMPointerInfo(uintptr) (driver.USMPointerInfo, error) {
+	return driver.USMPointerInfo{}, nil
+}
+
+type fakeMarkerQueue struct {
+	driver.Queue
+	markers []*fakeEvent
+}
+
+func (q *fakeMarkerQueue) Marker([]driver.Event, bool) (driver.Event, error) {
+	e := &fakeEvent{}
+	q.markers = append(q.markers, e)
+	return e, nil
+}
+
+func (q *fakeMarkerQueue) Release() error { return nil }
+
+type fakeEvent struct {
+	driver.Event
+	done bool
+}
+
+func (e *fakeEvent) Status() (driver.EventStatus, error) {
+	if e.done {
+		return driver.EventComplete, nil
+	}
+	return driver.EventRunning, nil
+}
+
+func (e *fakeEvent) Wait(context.Context) error { e.done = true; return nil }
+func (e *fakeEvent) Release() error             { return nil }
+
+// newFakePool makes a context over one fake device with limit bytes, two
+// queues and a gour-side pool with the given release threshold.
+func newFakePool(t *testing.T, limit, threshold uint64) (*fakeUSM, *Pool, *Queue, *Queue, *fakeMarkerQueue) {
+	t.Helper()
+	d := fakeDevices()[0]
+	d.info.USM = driver.USMSupport{Device: true, Via: "fake"}
+	drv := &fakeUSM{limit: limit, sizes: map[uintptr]uint64{}}
+	ctx := &Context{object: object{adapter: d.adapter}, drv: drv, devices: []*Device{d}}
+	q1drv, q2drv := &fakeMarkerQueue{}, &fakeMarkerQueue{}
+	q1 := ctx.newQueue(d, q1drv, QueueProperties{})
+	q2 := ctx.newQueue(d, q2drv, QueueProperties{})
+	pool, err := ctx.NewPool(d, PoolOptions{ReleaseThreshold: threshold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return drv, pool, q1, q2, q2drv
+}
+
+func TestPoolClasses(t *testing.T) {
+	for _, tt := range []struct{ size, class uint64 }{
+		{1, 512}, {512, 512}, {513, 1024}, {1 << 20, 1 << 20}, {1<<20 + 1, 2 << 20},
+		{64 << 20, 64 << 20}, {64<<20 + 1, 66 << 20}, {100 << 20, 100 << 20}, {101 << 20, 102 << 20},
+	} {
+		if got := poolClass(tt.size); got != tt.class {
+			t.Errorf("poolClass(%d) = %d, want %d", tt.size, got, tt.class)
+		}
+	}
+}
+
+// A block freed on a queue is reused at once on that queue, and on another
+// only once the free's marker has completed.
+func TestPoolReuse(t *testing.T) {
+	drv, pool, q1, q2, q2drv := newFakePool(t, 1<<30, ^uint64(0))
+	a, err := q2.AllocAsync(pool, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := a.Addr()
+	if err := q2.FreeAsync(a); err != nil {
+		t.Fatal(err)
+	}
+	b, err := q2.AllocAsync(pool, 900) // same class, same queue
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Addr() != addr || drv.allocs != 1 {
+		t.Fatalf("same-queue reuse: got %#x after %d driver allocations, want %#x after 1", b.Addr(), drv.allocs, addr)
+	}
+	if err := q2.FreeAsync(b); err != nil {
+		t.Fatal(err)
+	}
+	c, err := q1.AllocAsync(pool, 1000) // the other queue: the marker is still running
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr() == addr || drv.allocs != 2 {
+		t.Fatalf("another queue got the block before its free completed (%#x, %d driver allocations)", c.Addr(), drv.allocs)
+	}
+	q2drv.markers[len(q2drv.markers)-1].done = true
+	d, err := q1.AllocAsync(pool, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Addr() != addr {
+		t.Fatalf("another queue did not get the block after its free completed: %#x, want %#x", d.Addr(), addr)
+	}
+	reserved, used, _ := pool.Usage()
+	if reserved != 2*1024 || used != 2*1024 {
+		t.Errorf("Usage = %d, %d; want 2048, 2048", reserved, used)
+	}
+}
+
+// On out-of-memory the pool gives its idle blocks back to the driver and
+// tries once more; when that is not enough the caller gets
+// ErrOutOfDeviceMemory.
+func TestPoolOutOfMemoryRetries(t *testing.T) {
+	drv, pool, q1, q2, _ := newFakePool(t, 3<<20, ^uint64(0))
+	var held []*USM
+	for range 2 {
+		u, err := q2.AllocAsync(pool, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, u)
+	}
+	for _, u := range held {
+		if err := q2.FreeAsync(u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 2 MiB idle on q2, not yet safe for q1; the device has 1 MiB left.
+	u, err := q1.AllocAsync(pool, 2<<20)
+	if err != nil {
+		t.Fatalf("AllocAsync after trimming: %v", err)
+	}
+	if drv.frees != 2 {
+		t.Errorf("the retry freed %d idle blocks, want 2", drv.frees)
+	}
+	_, err = q1.AllocAsync(pool, 2<<20)
+	if !errors.Is(err, ErrOutOfDeviceMemory) {
+		t.Errorf("AllocAsync beyond the device: %v, want ErrOutOfDeviceMemory", err)
+	}
+	if err := u.Free(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.Trim(0); err != nil {
+		t.Fatal(err)
+	}
+	if reserved, used, _ := pool.Usage(); reserved != 0 || used != 0 || drv.inUse != 0 {
+		t.Errorf("after Free and Trim(0): %d reserved, %d used, %d at the driver; want 0", reserved, used, drv.inUse)
+	}
+}
+
+// With a release threshold of 0, idle blocks whose frees completed go back
+// to the driver at the pool's next free.
+func TestPoolReleaseThreshold(t *testing.T) {
+	drv, pool, _, q2, q2drv := newFakePool(t, 1<<30, 0)
+	a, _ := q2.AllocAsync(pool, 4096)
+	b, _ := q2.AllocAsync(pool, 1<<20)
+	if err := q2.FreeAsync(a); err != nil {
+		t.Fatal(err)
+	}
+	if drv.frees != 0 {
+		t.Fatalf("a block was released before its free completed")
+	}
+	q2drv.markers[0].done = true
+	if err := q2.FreeAsync(b); err != nil {
+		t.Fatal(err)
+	}
+	if drv.frees != 1 {
+		t.Errorf("%d blocks released, want the one whose free completed", drv.frees)
+	}
+	// A pool released with memory still out frees that memory when it
+	// comes back.
+	c, _ := q2.AllocAsync(pool, 8192)
+	if err := pool.Release(); err != nil {
+		t.Fatal(err)
+	}
+	before := drv.frees
+	if err := c.Free(); err != nil {
+		t.Fatal(err)
+	}
+	if drv.frees <= before || drv.inUse != 0 {
+		t.Errorf("after the released pool's last free: %d bytes still at the driver", drv.inUse)
+	}
+}
