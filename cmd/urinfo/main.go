@@ -81,6 +81,13 @@ type deviceReport struct {
 	String   string `json:"string"` // the sycl-ls line
 	Platform fields `json:"platform"`
 	Info     fields `json:"info"`
+	// Memory is the device's memory now, where the driver reports it.
+	Memory *memoryReport `json:"memory,omitempty"`
+}
+
+type memoryReport struct {
+	Free  uint64 `json:"free"`
+	Total uint64 `json:"total"`
 }
 
 type adapterReport struct {
@@ -98,6 +105,7 @@ func newReport(sys *ur.System) report {
 			String:   d.String(),
 			Platform: structFields(d.Platform().Info()),
 			Info:     structFields(d.Info()),
+			Memory:   memoryOf(d),
 		})
 	}
 	for _, s := range sys.Statuses {
@@ -105,6 +113,16 @@ func newReport(sys *ur.System) report {
 		rep.Adapters = append(rep.Adapters, a)
 	}
 	return rep
+}
+
+// memoryOf reads the device's free memory, or nil where its driver cannot
+// tell.
+func memoryOf(d *ur.Device) *memoryReport {
+	free, total, err := d.FreeMemory()
+	if err != nil {
+		return nil
+	}
+	return &memoryReport{Free: free, Total: total}
 }
 
 func writeVerbose(w io.Writer, rep report) {
@@ -121,6 +139,9 @@ func writeVerbose(w io.Writer, rep report) {
 		fmt.Fprintln(w, "  device:")
 		for _, f := range d.Info {
 			writeField(w, f)
+		}
+		if m := d.Memory; m != nil {
+			fmt.Fprintf(w, "  memory: %s free of %s\n", humanBytes(m.Free), humanBytes(m.Total))
 		}
 	}
 	if len(rep.Adapters) > 0 {
@@ -180,8 +201,11 @@ func (fs fields) MarshalJSON() ([]byte, error) {
 }
 
 // jsonValue gives types with a name (the device type) their name rather
-// than their number.
+// than their number; structs keep their fields.
 func jsonValue(v any) any {
+	if _, ok := v.(json.Marshaler); ok || reflect.ValueOf(v).Kind() == reflect.Struct {
+		return v
+	}
 	if s, ok := v.(fmt.Stringer); ok {
 		return s.String()
 	}

@@ -45,6 +45,8 @@ var fakeInfo = driver.DeviceInfo{
 	PreferredVectorWidths: [7]uint32{16, 8, 4, 2, 4, 2, 0},
 	NativeVectorWidths:    [7]uint32{16, 8, 4, 2, 4, 2, 0},
 	ProfilingResolutionNS: 1,
+	MemBaseAddrAlign:      256,
+	USM:                   driver.USMSupport{Device: true, Host: true, Via: "fake", Missing: "no migration"},
 	Native:                0xdead0,
 }
 
@@ -70,6 +72,9 @@ func (fakePlatform) Devices() ([]driver.Device, error) { return []driver.Device{
 type fakeDevice struct{}
 
 func (fakeDevice) Info() (driver.DeviceInfo, error) { return fakeInfo, nil }
+func (fakeDevice) FreeMemory() (free, total uint64, err error) {
+	return 6 << 30, 8 << 30, nil
+}
 
 func init() {
 	driver.Register(fakeName, func() (driver.Adapter, error) { return fakeAdapter{}, nil })
@@ -122,6 +127,7 @@ func TestJSON(t *testing.T) {
 			String   string
 			Platform map[string]any
 			Info     map[string]any
+			Memory   struct{ Free, Total uint64 }
 		}
 		Adapters []struct {
 			Name      string
@@ -151,7 +157,12 @@ func TestJSON(t *testing.T) {
 		"fp16":                    false,
 		"il_versions":             "SPIR-V_1.2",
 		"profiling_resolution_ns": float64(1),
+		"mem_base_addr_align":     float64(256),
+		"usm":                     map[string]any{"device": true, "host": true, "shared": false, "via": "fake", "missing": "no migration"},
 		"native":                  float64(0xdead0),
+	}
+	if d.Memory.Free != 6<<30 || d.Memory.Total != 8<<30 {
+		t.Errorf("memory = %+v, want 6 GiB free of 8 GiB", d.Memory)
 	}
 	for k, want := range wantInfo {
 		if !reflect.DeepEqual(d.Info[k], want) {
@@ -234,6 +245,8 @@ func TestVerbose(t *testing.T) {
 		"    max_work_item_sizes: [1024 1024 64]\n",
 		"    fp64: true\n",
 		"    native: 0xdead0\n",
+		"    usm: device host (via fake); missing: no migration\n",
+		"  memory: 6.0 GiB free of 8.0 GiB\n",
 		"    vendor_id: 4660 (0x1234)\n",
 		"    preferred_vector_widths: char=16 short=8 int=4 long=2 float=4 double=2 half=0\n",
 		"  " + fakeName + ": loaded\n",

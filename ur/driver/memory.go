@@ -1,5 +1,7 @@
 package driver
 
+import "strings"
+
 // This file holds the memory model beyond whole buffers: unified shared
 // memory (USM) allocations addressed by pointer, stream-ordered pools,
 // registered host memory, sub-buffers, rectangular copies and wrapping
@@ -43,14 +45,38 @@ func (k USMKind) String() string {
 // USMSupport says which USM kinds a device has and how the adapter
 // provides them.
 type USMSupport struct {
-	Device, Host, Shared bool
+	Device bool `json:"device"`
+	Host   bool `json:"host"`
+	Shared bool `json:"shared"`
 	// Via names the mechanism: "cuda", "level_zero",
 	// "cl_intel_unified_shared_memory", "svm" (OpenCL 2.0 shared virtual
 	// memory), or "" where the device has none.
-	Via string
+	Via string `json:"via,omitempty"`
 	// Missing says, for an adapter without some kind, what the driver
 	// lacks, for the UNSUPPORTED error.
-	Missing string
+	Missing string `json:"missing,omitempty"`
+}
+
+// String lists the kinds and the mechanism: "device host shared (via
+// cuda)", or "none (...what is missing)".
+func (u USMSupport) String() string {
+	var kinds []string
+	for _, k := range []struct {
+		has  bool
+		name string
+	}{{u.Device, "device"}, {u.Host, "host"}, {u.Shared, "shared"}} {
+		if k.has {
+			kinds = append(kinds, k.name)
+		}
+	}
+	s := "none"
+	if len(kinds) > 0 {
+		s = strings.Join(kinds, " ") + " (via " + u.Via + ")"
+	}
+	if u.Missing != "" {
+		s += "; missing: " + u.Missing
+	}
+	return s
 }
 
 // USMContext is implemented by contexts that allocate USM.
