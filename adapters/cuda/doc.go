@@ -40,8 +40,10 @@
 //   - USM copies are cuMemcpyAsync, which unified addressing lets take
 //     any two pointers; fills are FillBuffer's memsets; a prefetch is
 //     cuMemPrefetchAsync_v2 (cuMemPrefetchAsync before CUDA 12.2), and
-//     only a marker on a device without concurrent managed access; advice
-//     is cuMemAdvise_v2 (cuMemAdvise), which applies at once;
+//     advice cuMemAdvise_v2 (cuMemAdvise), which applies at once. Both are
+//     hints: on memory that is not managed, and for a prefetch on a device
+//     without concurrent managed access, where CUDA would refuse them,
+//     they only order the queue;
 //     Kernel.SetArgPtr stores the address as an 8-byte argument;
 //   - a pool is cuMemPoolCreate of pinned device memory on the context's
 //     device; Queue.AllocAsync and FreeAsync are cuMemAllocFromPoolAsync

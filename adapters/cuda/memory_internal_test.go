@@ -318,6 +318,16 @@ func TestMemoryPrefetchAndAdvise(t *testing.T) {
 		ev.Wait(ctxpkg.Background())
 		ev.Release()
 	}
+	// On device memory, which does not migrate, both are markers.
+	dev := f.alloc(t, f.c, driver.USMDevice, n)
+	if ev, err := f.q.USMPrefetch(dev, n, false, nil, true); err != nil {
+		t.Errorf("USMPrefetch(device memory) = %v, want a marker", err)
+	} else {
+		ev.Release()
+	}
+	if _, err := f.q.USMAdvise(dev, n, driver.AdviseReadMostly, false); err != nil {
+		t.Errorf("USMAdvise(device memory) = %v, want nothing done", err)
+	}
 	if _, err := f.q.USMAdvise(p, n, driver.USMAdvice(99), false); !errors.Is(err, driver.ResultInvalidEnumeration) {
 		t.Errorf("USMAdvise(99) = %v, want INVALID_ENUMERATION", err)
 	}

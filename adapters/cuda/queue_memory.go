@@ -19,11 +19,12 @@ func (q *queue) USMFill(ptr uintptr, pattern []byte, size uint64, wait []driver.
 	return q.fill(cu.DevicePtr(ptr), pattern, size, wait, wantEvent)
 }
 
-// USMPrefetch is cuMemPrefetchAsync. A prefetch is a hint: on a device
-// that cannot migrate managed memory while kernels run
-// (CONCURRENT_MANAGED_ACCESS 0, as on Windows), where CUDA refuses it, it
-// is a marker and nothing moves, as the Unified Runtime's CUDA adapter
-// does.
+// USMPrefetch is cuMemPrefetchAsync. A prefetch is a hint: where CUDA
+// would refuse it, on memory that is not managed (device and host
+// allocations do not migrate) or on a device that cannot migrate managed
+// memory while kernels run (CONCURRENT_MANAGED_ACCESS 0, as on Windows),
+// it is a marker and nothing moves, as in the Unified Runtime's CUDA
+// adapter.
 func (q *queue) USMPrefetch(ptr uintptr, size uint64, toHost bool, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	loc := cu.MemLocation{Type: cu.MemLocationTypeDevice, ID: int32(q.dev.ordinal)}
 	if toHost {
@@ -31,15 +32,23 @@ func (q *queue) USMPrefetch(ptr uintptr, size uint64, toHost bool, wait []driver
 	}
 	prefetch := q.dev.prefetch
 	return q.enqueue("cuMemPrefetchAsync", false, wait, wantEvent, func() cu.Result {
-		if !prefetch {
+		if !prefetch || !q.managed(ptr) {
 			return cu.Success
 		}
 		return q.cu.MemPrefetchAsync(cu.DevicePtr(ptr), uintptr(size), loc, q.stream)
 	})
 }
 
+// managed reports whether ptr is managed memory; the caller holds bind.
+func (q *queue) managed(ptr uintptr) bool {
+	m, r := q.cu.PointerGetAttribute(cu.PointerAttributeIsManaged, cu.DevicePtr(ptr))
+	return r == cu.Success && m != 0
+}
+
 // USMAdvise is cuMemAdvise, which applies at once rather than in stream
 // order; the event, when wanted, completes with the work enqueued before.
+// Advice about memory that is not managed, which CUDA refuses, is ignored,
+// as a prefetch is.
 func (q *queue) USMAdvise(ptr uintptr, size uint64, advice driver.USMAdvice, wantEvent bool) (driver.Event, error) {
 	a, loc, ok := cuAdvice(advice, q.dev.ordinal)
 	if !ok {
@@ -49,6 +58,9 @@ func (q *queue) USMAdvise(ptr uintptr, size uint64, advice driver.USMAdvice, wan
 		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "the CUDA driver has no cuMemAdvise")
 	}
 	return q.enqueue("cuMemAdvise", false, nil, wantEvent, func() cu.Result {
+		if !q.managed(ptr) {
+			return cu.Success
+		}
 		return q.cu.MemAdvise(cu.DevicePtr(ptr), uintptr(size), a, loc)
 	})
 }
