@@ -7,6 +7,7 @@
 //	urbench jit [-device SELECTOR] [-kernels 200] [-ops 120] [-loads 10]
 //	urbench diskcache [-backend opencl|cuda] [-device SELECTOR] [-kernels 200] [-runs 5]
 //	urbench copy [-device SELECTOR] [-backend cuda] [-bytes 256M] [-rounds 20]
+//	urbench memory [-device SELECTOR] [-backend cuda|opencl] [-c-lib bin/libcudamem.so] [-bytes 256M] [-rounds 10] [-iters 2000]
 //	urbench bundle [-device SELECTOR] [-kernels 200] [-ops 120] [-cuda-arch sm_80,sm_90] [-ptx-arch compute_80] [-runs 5]
 //	urbench help [BENCHMARK]
 //
@@ -48,6 +49,14 @@
 // device-to-device transfers through gour, checking the data, as
 // urcompare's copy metrics do but in one process with its own rounds; see
 // copy.go.
+//
+// memory times the memory model on a device with USM: 1 MiB allocations
+// and frees on a queue through a Pool, copies between page-locked host
+// memory and the device (and pageable memory beside them), a copy on one
+// queue overlapping a kernel on another, and launches on USM pointers
+// against launches on buffers. With -c-lib it loads the C baselines of
+// scripts/bench/c/cuda_mem.c and alternates them with gour's rounds on the
+// same context and stream; see memory.go.
 //
 // Exit status:
 //

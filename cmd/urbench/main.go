@@ -26,6 +26,7 @@ var benchmarks = []benchmark{
 	{"diskcache", "a new process's first GetKernel: cold, the driver's cache warm, gour's cache warm", diskcacheCommand},
 	{"bundle", "a new process's first GetBundleKernel: the AOT cubin vs PTX cold and from gour's cache", bundleCommand},
 	{"copy", "host to device, device to host and device to device bandwidth through gour, checked", copyCommand},
+	{"memory", "pool allocations, pinned copies, copy/kernel overlap and pointer launches, against C", memoryCommand},
 }
 
 func main() {
