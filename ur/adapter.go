@@ -29,9 +29,7 @@ type Adapter struct {
 	name      string
 	drv       driver.Adapter
 	platforms []*Platform
-	// allocs records every live USM allocation of the adapter's contexts,
-	// so that Context.FreePointer can tell another context's pointer from
-	// a stranger.
+	// allocs records every live USM allocation of the adapter's contexts.
 	allocs allocTable
 }
 

@@ -12,7 +12,6 @@ type Context struct {
 	object
 	drv     driver.Context
 	devices []*Device
-	allocs  allocTable // live USM allocations, by base address
 }
 
 // NewContext creates a context over devices, which must all belong to one

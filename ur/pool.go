@@ -2,7 +2,9 @@ package ur
 
 import (
 	"context"
+	"errors"
 	"math/bits"
+	"slices"
 	"sync"
 
 	"github.com/gour-dev/gour/ur/driver"
@@ -25,19 +27,23 @@ type PoolOptions struct {
 // Runtime's urEnqueueUSMDeviceAllocExp do: neither allocating nor
 // freeing synchronizes the device.
 //
-// On CUDA it is a driver pool (cuMemPoolCreate, cuMemAllocFromPoolAsync,
-// cuMemFreeAsync). Elsewhere gour pools itself: sizes are rounded up to a
-// class (powers of two from 512 bytes, multiples of 2 MiB above 64 MiB);
-// a freed block goes back to its class with a marker event of the queue
-// that freed it, and is handed out again at once on that queue (its
-// commands run in order) or on another queue once the marker completes.
-// When the driver runs out of memory the pool returns every idle block
-// to it and tries once more before giving ErrOutOfDeviceMemory.
+// gour caches blocks itself, by size class (powers of two from 512
+// bytes, multiples of 2 MiB above 64 MiB). A freed block goes back to its
+// class, remembering the queue that freed it, and is handed out again at
+// once on that queue, whose commands run in order, without a driver call;
+// another queue gets it once a marker enqueued on the freeing queue (made
+// when another queue first wants its blocks) has completed. New blocks
+// come from the driver's stream-ordered pool where the adapter has one
+// (CUDA: cuMemAllocFromPoolAsync, and cuMemFreeAsync when a block goes
+// back), else from Context.Alloc. When the driver runs out of memory the
+// pool returns every idle block and tries once more before giving
+// ErrOutOfDeviceMemory. A queue with idle blocks in a pool stays alive,
+// after its Release, until the pool gives them back (Trim, Release).
 type Pool struct {
 	object
 	ctx *Context
 	dev *Device
-	drv driver.Pool // nil: gour's own pool
+	drv driver.Pool // the driver's pool that new blocks come from; nil: Context.Alloc
 
 	mu        sync.Mutex
 	idle      map[uint64][]idleBlock // by class size
@@ -46,11 +52,19 @@ type Pool struct {
 	threshold uint64
 }
 
-// idleBlock is a freed block waiting for reuse.
+// idleBlock is a freed block waiting for reuse. It holds its queue
+// entered.
 type idleBlock struct {
 	addr uintptr
-	q    *Queue       // the queue that freed it
-	done driver.Event // completes when q has run everything before the free; nil: already safe
+	q    *Queue      // the queue that freed it
+	done *poolMarker // a marker on q after the free; nil until another queue wants the block
+}
+
+// poolMarker is a marker event shared by the idle blocks it covers,
+// released with the last of them. The pool's lock guards refs.
+type poolMarker struct {
+	ev   driver.Event
+	refs int
 }
 
 // NewPool creates a memory pool for dev.
@@ -66,24 +80,27 @@ func (c *Context) NewPool(dev *Device, opts PoolOptions) (*Pool, error) {
 	if !c.hasDevice(dev) {
 		return nil, newError(ErrInvalidDevice, op, c.adapter.name, "device %q is not in the context", dev.Name())
 	}
-	p := &Pool{object: object{adapter: c.adapter}, ctx: c, dev: dev, threshold: opts.ReleaseThreshold}
-	if pc, ok := c.drv.(driver.PoolContext); ok {
-		drv, err := pc.NewPool(dev.drv, driver.PoolProperties{ReleaseThreshold: opts.ReleaseThreshold, MaxSize: opts.MaxSize})
-		if err != nil {
-			return nil, wrapError(err, op, c.adapter.name)
-		}
-		p.drv = drv
-		p.life.free = drv.Release
-		return p, nil
-	}
 	if _, err := c.usmContext(op); err != nil {
 		return nil, err
 	}
 	if err := c.checkAlloc(op, USMDevice, dev, 1, 0); err != nil {
 		return nil, err
 	}
-	p.idle = make(map[uint64][]idleBlock)
-	p.life.free = func() error { return p.releaseIdle(0) }
+	p := &Pool{object: object{adapter: c.adapter}, ctx: c, dev: dev, threshold: opts.ReleaseThreshold, idle: make(map[uint64][]idleBlock)}
+	if pc, ok := c.drv.(driver.PoolContext); ok {
+		drv, err := pc.NewPool(dev.drv, driver.PoolProperties{ReleaseThreshold: opts.ReleaseThreshold, MaxSize: opts.MaxSize})
+		if err != nil {
+			return nil, wrapError(err, op, c.adapter.name)
+		}
+		p.drv = drv
+	}
+	p.life.free = func() error {
+		err := p.releaseIdle(0)
+		if p.drv != nil {
+			err = errors.Join(err, p.drv.Release())
+		}
+		return err
+	}
 	return p, nil
 }
 
@@ -131,47 +148,41 @@ func (p *Pool) SetReleaseThreshold(bytes uint64) error {
 	}
 	defer p.life.leave()
 	if p.drv != nil {
-		return wrapError(p.drv.SetReleaseThreshold(bytes), op, p.adapter.name)
+		if err := p.drv.SetReleaseThreshold(bytes); err != nil {
+			return wrapError(err, op, p.adapter.name)
+		}
 	}
 	p.mu.Lock()
 	p.threshold = bytes
 	p.mu.Unlock()
-	return wrapError(p.releaseIdleDone(), op, p.adapter.name)
+	return wrapError(p.releaseOverThreshold(), op, p.adapter.name)
 }
 
 // Trim returns idle memory to the driver until at most keep bytes stay
-// reserved beyond those in use, waiting for the frees it returns.
+// reserved beyond those in use.
 func (p *Pool) Trim(keep uint64) error {
 	const op = "Pool.Trim"
 	if err := p.enter(op); err != nil {
 		return err
 	}
 	defer p.life.leave()
-	if p.drv != nil {
-		return wrapError(p.drv.Trim(keep), op, p.adapter.name)
-	}
 	return wrapError(p.releaseIdle(keep), op, p.adapter.name)
 }
 
 // Usage reports the bytes the pool holds from the driver and the bytes
-// of them handed out (rounded up to their classes in gour's own pool).
+// of them handed out, both in whole size classes.
 func (p *Pool) Usage() (reserved, used uint64, err error) {
 	const op = "Pool.Usage"
 	if err := p.enter(op); err != nil {
 		return 0, 0, err
 	}
 	defer p.life.leave()
-	if p.drv != nil {
-		reserved, used, err = p.drv.Usage()
-		return reserved, used, wrapError(err, op, p.adapter.name)
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.reserved, p.used, nil
 }
 
-// poolClass is the size gour's pool allocates for a request of size
-// bytes.
+// poolClass is the size the pool allocates for a request of size bytes.
 func poolClass(size uint64) uint64 {
 	const small, large = 512, 64 << 20
 	switch {
@@ -209,13 +220,7 @@ func (q *Queue) AllocAsync(pool *Pool, size uint64) (*USM, error) {
 		return nil, newError(ErrInvalidUSMSize, op, q.adapter.name,
 			"allocation of %d bytes exceeds the largest allocation of %s (%d bytes)", size, q.device.Name(), max)
 	}
-	addr, err := pool.alloc(q, size)
-	if err != nil && isOutOfMemory(err) {
-		// As CuPy does: give the cached blocks back and try once more.
-		if terr := pool.trimAll(); terr == nil {
-			addr, err = pool.alloc(q, size)
-		}
-	}
+	addr, err := pool.alloc(q, poolClass(size))
 	if err != nil {
 		return nil, wrapError(err, op, q.adapter.name)
 	}
@@ -231,39 +236,20 @@ func isOutOfMemory(err error) bool {
 	return r == ErrOutOfDeviceMemory || r == ErrOutOfResources
 }
 
-// trimAll gives the driver every idle byte.
-func (p *Pool) trimAll() error {
-	if p.drv != nil {
-		return p.drv.Trim(0)
+// alloc hands q a block of class bytes: an idle one q may use now, else
+// a new one from the driver, else, when the driver is out of memory, one
+// after giving every idle block back.
+func (p *Pool) alloc(q *Queue, class uint64) (uintptr, error) {
+	if addr, ok := p.reuse(q, class); ok {
+		return addr, nil
 	}
-	return p.releaseIdle(0)
-}
-
-// alloc takes a block for q: an idle one of the class that q may use now,
-// else a new one from the driver.
-func (p *Pool) alloc(q *Queue, size uint64) (uintptr, error) {
-	if p.drv != nil {
-		addr, _, err := q.drv.(driver.PoolQueue).AllocAsync(p.drv, size, nil, false)
-		return addr, err
-	}
-	class := poolClass(size)
-	p.mu.Lock()
-	blocks := p.idle[class]
-	for i := len(blocks) - 1; i >= 0; i-- {
-		b := blocks[i]
-		if b.q != q && !eventDone(b.done) {
-			continue
+	addr, err := p.fromDriver(q, class)
+	if err != nil && isOutOfMemory(err) {
+		// As CuPy does: give the cached blocks back and try once more.
+		if terr := p.releaseIdle(0); terr == nil {
+			addr, err = p.fromDriver(q, class)
 		}
-		if b.done != nil {
-			b.done.Release()
-		}
-		p.idle[class] = append(blocks[:i], blocks[i+1:]...)
-		p.used += class
-		p.mu.Unlock()
-		return b.addr, nil
 	}
-	p.mu.Unlock()
-	addr, err := q.ctx.drv.(driver.USMContext).USMAlloc(USMDevice, p.dev.drv, class, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -274,12 +260,96 @@ func (p *Pool) alloc(q *Queue, size uint64) (uintptr, error) {
 	return addr, nil
 }
 
-// eventDone reports whether a block's marker has completed; nil is done.
-func eventDone(e driver.Event) bool {
-	if e == nil {
-		return true
+// reuse takes an idle block of the class that q may use now: one q freed,
+// or one whose free's marker has completed. It asks, once, for markers on
+// the queues whose blocks no other queue has wanted yet.
+func (p *Pool) reuse(q *Queue, class uint64) (uintptr, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	blocks := p.idle[class]
+	var unmarked []*Queue
+	for i := len(blocks) - 1; i >= 0; i-- {
+		b := blocks[i]
+		switch {
+		case b.q == q || b.q == nil || b.done != nil && eventDone(b.done):
+			p.idle[class] = append(blocks[:i], blocks[i+1:]...)
+			p.used += class
+			p.dropBlock(b)
+			return b.addr, true
+		case b.done == nil && b.q != nil && !slices.Contains(unmarked, b.q):
+			unmarked = append(unmarked, b.q)
+		}
 	}
-	st, err := e.Status()
+	for _, fq := range unmarked {
+		p.markLocked(fq)
+	}
+	return 0, false
+}
+
+// markLocked enqueues a marker on fq and gives it to fq's idle blocks
+// that have none: they are safe for other queues once it completes. A
+// queue without markers is finished instead, which makes them safe now.
+func (p *Pool) markLocked(fq *Queue) {
+	var done driver.Event
+	if mq, ok := fq.drv.(driver.MarkerQueue); ok {
+		ev, err := mq.Marker(nil, false)
+		if err != nil {
+			return // the blocks stay for fq alone
+		}
+		done = ev
+	} else if fq.drv.Finish() != nil {
+		return
+	}
+	var m *poolMarker
+	if done != nil {
+		m = &poolMarker{ev: done}
+	}
+	for class, blocks := range p.idle {
+		for i := range blocks {
+			if b := &blocks[i]; b.q == fq && b.done == nil {
+				if m == nil {
+					b.q = nil // fq finished: any queue may take the block
+					fq.life.leave()
+					continue
+				}
+				b.done = m
+				m.refs++
+			}
+		}
+		p.idle[class] = blocks
+	}
+	if m != nil && m.refs == 0 {
+		m.ev.Release()
+	}
+}
+
+// dropBlock ends an idle block's hold on its queue and marker; the
+// caller holds the pool's lock.
+func (p *Pool) dropBlock(b idleBlock) {
+	if m := b.done; m != nil {
+		if m.refs--; m.refs == 0 {
+			m.ev.Release()
+		}
+	}
+	if b.q != nil {
+		b.q.life.leave()
+	}
+}
+
+// fromDriver allocates a new block on q.
+func (p *Pool) fromDriver(q *Queue, class uint64) (uintptr, error) {
+	if p.drv != nil {
+		if pq, ok := q.drv.(driver.PoolQueue); ok {
+			addr, _, err := pq.AllocAsync(p.drv, class, nil, false)
+			return addr, err
+		}
+	}
+	return q.ctx.drv.(driver.USMContext).USMAlloc(USMDevice, p.dev.drv, class, 0)
+}
+
+// eventDone reports whether a marker has completed.
+func eventDone(m *poolMarker) bool {
+	st, err := m.ev.Status()
 	return err == nil && st == driver.EventComplete
 }
 
@@ -312,83 +382,117 @@ func (q *Queue) FreeAsync(u *USM) error {
 	return u.Free()
 }
 
-// freeToPool is the free of an allocation made on a queue: it goes back
-// to its pool on q, the queue it is freed on.
+// freeToPool is the free of an allocation made on a queue: its block goes
+// back to its pool as freed by q, which it keeps entered until the block
+// is reused or given back. It makes no driver call.
 func (q *Queue) freeToPool(u *USM) error {
 	p := u.pool
 	defer p.life.leave()
-	defer q.life.leave()
-	if p.drv != nil {
-		_, err := q.drv.(driver.PoolQueue).FreeAsync(u.addr, nil, false)
-		return err
-	}
-	var done driver.Event
-	if mq, ok := q.drv.(driver.MarkerQueue); ok {
-		ev, err := mq.Marker(nil, false)
-		if err != nil {
-			return err
-		}
-		done = ev
-	} else if err := q.drv.Finish(); err != nil {
-		return err // without markers, a block is safe for other queues once q has finished
-	}
 	class := poolClass(u.size)
 	p.mu.Lock()
 	p.used -= class
-	if p.life.released() {
-		// The pool's last allocation: nothing will reuse the block.
-		p.reserved -= class
-		p.mu.Unlock()
-		if done != nil {
-			done.Wait(context.Background())
-			done.Release()
-		}
-		return q.ctx.drv.(driver.USMContext).USMFree(u.addr)
-	}
-	p.idle[class] = append(p.idle[class], idleBlock{addr: u.addr, q: q, done: done})
+	p.idle[class] = append(p.idle[class], idleBlock{addr: u.addr, q: q}) // q's hold passes to the block
+	over := p.reserved-p.used > p.threshold
 	p.mu.Unlock()
-	return p.releaseIdleDone()
+	if over || p.life.released() {
+		return p.releaseOverThreshold()
+	}
+	return nil
 }
 
-// releaseIdleDone returns idle blocks whose frees have completed to the
-// driver while the pool holds more idle bytes than its threshold.
-func (p *Pool) releaseIdleDone() error {
-	return p.releaseBlocks(func(b idleBlock) bool { return eventDone(b.done) }, func() bool { return p.reserved-p.used > p.threshold })
+// releaseOverThreshold gives idle blocks back while the pool holds more
+// idle bytes than its threshold (none once the pool is released): the
+// driver's pool takes them at once, in their queues' order; Context.Alloc
+// memory only once its marker has completed.
+func (p *Pool) releaseOverThreshold() error {
+	p.mu.Lock()
+	keep := p.threshold
+	if p.life.released() {
+		keep = 0
+	}
+	p.mu.Unlock()
+	return p.releaseBlocks(keep, false)
 }
 
-// releaseIdle returns idle blocks to the driver, waiting for their frees,
-// until at most keep idle bytes stay reserved.
+// releaseIdle gives idle blocks back until at most keep idle bytes stay,
+// waiting for the frees where the memory is Context.Alloc's, then trims
+// the driver's pool.
 func (p *Pool) releaseIdle(keep uint64) error {
-	return p.releaseBlocks(func(b idleBlock) bool {
-		if b.done != nil {
-			b.done.Wait(context.Background())
-		}
-		return true
-	}, func() bool { return p.reserved-p.used > keep })
+	err := p.releaseBlocks(keep, true)
+	if p.drv != nil {
+		err = errors.Join(err, p.drv.Trim(keep))
+	}
+	return err
 }
 
-// releaseBlocks frees the idle blocks that may go while more is wanted.
-func (p *Pool) releaseBlocks(mayGo func(idleBlock) bool, more func() bool) error {
-	usm := p.ctx.drv.(driver.USMContext)
+// releaseBlocks gives idle blocks back while more than keep idle bytes
+// stay; with wait unset it skips blocks whose frees have not completed.
+func (p *Pool) releaseBlocks(keep uint64, wait bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var first error
+	if !wait && p.drv == nil {
+		// Blocks no marker covers yet get one, so that a later call can
+		// give them back without waiting.
+		var unmarked []*Queue
+		for _, blocks := range p.idle {
+			for _, b := range blocks {
+				if b.done == nil && b.q != nil && !slices.Contains(unmarked, b.q) {
+					unmarked = append(unmarked, b.q)
+				}
+			}
+		}
+		for _, q := range unmarked {
+			p.markLocked(q)
+		}
+	}
+	var errs []error
 	for class, blocks := range p.idle {
 		kept := blocks[:0]
 		for _, b := range blocks {
-			if !more() || !mayGo(b) {
+			if p.reserved-p.used <= keep {
 				kept = append(kept, b)
 				continue
 			}
-			if b.done != nil {
-				b.done.Release()
+			if err, ok := p.giveBack(b, wait); !ok {
+				kept = append(kept, b)
+			} else {
+				errs = append(errs, err)
+				p.reserved -= class
 			}
-			if err := usm.USMFree(b.addr); err != nil && first == nil {
-				first = err
-			}
-			p.reserved -= class
 		}
+		clear(blocks[len(kept):])
 		p.idle[class] = kept
 	}
-	return first
+	return errors.Join(errs...)
+}
+
+// giveBack returns an idle block to the driver, reporting false when it
+// must wait (and wait is not set). A block of the driver's pool is freed
+// on its queue, in order; memory from Context.Alloc once the queue has
+// run past its free.
+func (p *Pool) giveBack(b idleBlock, wait bool) (error, bool) {
+	if p.drv != nil && b.q != nil {
+		if pq, ok := b.q.drv.(driver.PoolQueue); ok {
+			_, err := pq.FreeAsync(b.addr, nil, false)
+			p.dropBlock(b)
+			return err, true
+		}
+	}
+	if b.q != nil {
+		if b.done == nil {
+			if !wait {
+				return nil, false
+			}
+			if err := b.q.drv.Finish(); err != nil {
+				return err, true
+			}
+		} else if !eventDone(b.done) {
+			if !wait {
+				return nil, false
+			}
+			b.done.ev.Wait(context.Background())
+		}
+	}
+	p.dropBlock(b)
+	return p.ctx.drv.(driver.USMContext).USMFree(b.addr), true
 }

@@ -53,6 +53,13 @@ func (q *fakeMarkerQueue) Marker([]driver.Event, bool) (driver.Event, error) {
 
 func (q *fakeMarkerQueue) Release() error { return nil }
 
+func (q *fakeMarkerQueue) Finish() error {
+	for _, m := range q.markers {
+		m.done = true
+	}
+	return nil
+}
+
 type fakeEvent struct {
 	driver.Event
 	done bool
@@ -212,5 +219,94 @@ func TestPoolReleaseThreshold(t *testing.T) {
 	}
 	if drv.frees <= before || drv.inUse != 0 {
 		t.Errorf("after the released pool's last free: %d bytes still at the driver", drv.inUse)
+	}
+}
+
+// fakeDriverPool is a driver pool whose queues allocate and free in
+// stream order (CUDA's): the pool gives blocks back on their queues
+// without waiting for anything.
+type fakeDriverPool struct {
+	driver.Pool
+	trims []uint64
+}
+
+func (p *fakeDriverPool) Trim(keep uint64) error { p.trims = append(p.trims, keep); return nil }
+func (p *fakeDriverPool) Release() error         { return nil }
+
+type fakePoolContext struct {
+	*fakeUSM
+	pool *fakeDriverPool
+}
+
+func (c *fakePoolContext) NewPool(driver.Device, driver.PoolProperties) (driver.Pool, error) {
+	return c.pool, nil
+}
+
+type fakePoolQueue struct {
+	*fakeMarkerQueue
+	ctx                *fakeUSM
+	asyncAllocs, frees int
+}
+
+func (q *fakePoolQueue) AllocAsync(_ driver.Pool, size uint64, _ []driver.Event, _ bool) (uintptr, driver.Event, error) {
+	q.asyncAllocs++
+	addr, err := q.ctx.USMAlloc(driver.USMDevice, nil, size, 0)
+	return addr, nil, err
+}
+
+func (q *fakePoolQueue) FreeAsync(ptr uintptr, _ []driver.Event, _ bool) (driver.Event, error) {
+	q.frees++
+	return nil, q.ctx.USMFree(ptr)
+}
+
+func TestPoolOverDriverPool(t *testing.T) {
+	d := fakeDevices()[0]
+	d.info.USM = driver.USMSupport{Device: true, Via: "fake"}
+	usm := &fakeUSM{limit: 1 << 30, sizes: map[uintptr]uint64{}}
+	drv := &fakePoolContext{fakeUSM: usm, pool: &fakeDriverPool{}}
+	ctx := &Context{object: object{adapter: d.adapter}, drv: drv, devices: []*Device{d}}
+	qdrv := &fakePoolQueue{fakeMarkerQueue: &fakeMarkerQueue{}, ctx: usm}
+	q := ctx.newQueue(d, qdrv, QueueProperties{})
+	pool, err := ctx.NewPool(d, PoolOptions{ReleaseThreshold: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := q.AllocAsync(pool, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if qdrv.asyncAllocs != 1 || usm.allocs != 1 {
+		t.Fatalf("a new block came from %d stream-ordered and %d plain allocations, want 1 stream-ordered", qdrv.asyncAllocs, usm.allocs-qdrv.asyncAllocs)
+	}
+	// Threshold 0: the idle block goes back on its queue at once, with no
+	// marker and no wait.
+	if err := q.FreeAsync(u); err != nil {
+		t.Fatal(err)
+	}
+	if qdrv.frees != 1 || len(qdrv.markers) != 0 || usm.inUse != 0 {
+		t.Errorf("after FreeAsync over the threshold: %d stream-ordered frees, %d markers, %d bytes at the driver; want 1, 0, 0",
+			qdrv.frees, len(qdrv.markers), usm.inUse)
+	}
+	if err := pool.Trim(0); err != nil {
+		t.Fatal(err)
+	}
+	if got := drv.pool.trims; len(got) != 1 || got[0] != 0 {
+		t.Errorf("Trim(0) trimmed the driver's pool with %v, want [0]", got)
+	}
+}
+
+// BenchmarkPoolAllocFree is the front end's own cost of a pool allocation
+// and free on one queue: the cached path, which makes no driver call.
+func BenchmarkPoolAllocFree(b *testing.B) {
+	_, pool, q, _, _ := newFakePool(&testing.T{}, 1<<30, ^uint64(0))
+	b.ReportAllocs()
+	for b.Loop() {
+		u, err := q.AllocAsync(pool, 1<<20)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := q.FreeAsync(u); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -167,14 +167,14 @@ func (c *Context) checkAlloc(op string, kind USMKind, dev *Device, size, alignme
 func (c *Context) newUSM(kind USMKind, dev *Device, addr uintptr, size uint64, owned bool) *USM {
 	u := &USM{object: object{adapter: c.adapter}, ctx: c, kind: kind, dev: dev, addr: addr, size: size, owned: owned}
 	u.life.free = u.free
-	c.allocs.add(u)
+	c.adapter.allocs.add(u)
 	return u
 }
 
 // free returns the memory: to its pool on its queue, to the driver, or,
 // for a wrapped pointer, nowhere.
 func (u *USM) free() error {
-	u.ctx.allocs.remove(u)
+	u.adapter.allocs.remove(u)
 	switch {
 	case u.queue != nil:
 		return u.queue.freeToPool(u)
@@ -382,11 +382,11 @@ func (c *Context) FreePointer(addr uintptr) error {
 		return err
 	}
 	defer c.life.leave()
-	if u := c.allocs.find(addr); u != nil {
+	if u := c.adapter.allocs.find(addr); u != nil {
+		if u.ctx != c {
+			return newError(ErrInvalidContext, op, c.adapter.name, "%#x was allocated in another context", addr)
+		}
 		return u.Free()
-	}
-	if u := c.adapter.allocs.find(addr); u != nil && u.ctx != c {
-		return newError(ErrInvalidContext, op, c.adapter.name, "%#x was allocated in another context", addr)
 	}
 	return newError(ErrInvalidMemObject, op, c.adapter.name, "%#x is not the start of a live allocation of this context", addr)
 }
@@ -420,8 +420,10 @@ func (c *Context) WrapPointer(addr uintptr, size uint64) (*USM, error) {
 	return c.newUSM(info.Kind, info.Device, addr, size, false), nil
 }
 
-// allocTable records the live allocations of a context (and, for
-// FreePointer's message, of an adapter) by base address.
+// allocTable records the live allocations of an adapter's contexts by
+// base address, for Context.FreePointer; one table rather than one per
+// context, so that an allocation costs one insertion and a pointer of
+// another context is told from a stranger.
 type allocTable struct {
 	mu sync.Mutex
 	m  map[uintptr]*USM
@@ -434,9 +436,6 @@ func (t *allocTable) add(u *USM) {
 	}
 	t.m[u.addr] = u
 	t.mu.Unlock()
-	if a := &u.adapter.allocs; a != t {
-		a.add(u)
-	}
 }
 
 func (t *allocTable) remove(u *USM) {
@@ -445,9 +444,6 @@ func (t *allocTable) remove(u *USM) {
 		delete(t.m, u.addr)
 	}
 	t.mu.Unlock()
-	if a := &u.adapter.allocs; a != t {
-		a.remove(u)
-	}
 }
 
 func (t *allocTable) find(addr uintptr) *USM {
