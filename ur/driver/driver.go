@@ -108,6 +108,14 @@ type Context interface {
 // QueueProperties selects queue features.
 type QueueProperties struct {
 	Profiling bool
+	// OutOfOrder lets commands without dependencies between them run in
+	// any order or at once; order comes from wait lists, markers and
+	// barriers (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE; several streams or
+	// lists on CUDA and Level Zero).
+	OutOfOrder bool
+	// Priority: 0 is the default; positive is higher, negative lower,
+	// clamped to what the device has (CUDA stream priorities).
+	Priority int
 }
 
 // MemFlags says how kernels may access a buffer.
