@@ -231,6 +231,7 @@ func (p *platform) openDevice(h ze.Device) (*device, error) {
 		}
 	}
 	d.kernelTSBits = props.KernelTimestampValidBits
+	usm := usmSupport(l.DeviceGetMemoryAccessProperties(h))
 	fp64 := module.FP64Flags != 0 || module.Flags&ze.DeviceModuleFlagFP64 != 0
 	fp16 := module.FP16Flags != 0 || module.Flags&ze.DeviceModuleFlagFP16 != 0
 	d.info = driver.DeviceInfo{
@@ -258,9 +259,46 @@ func (p *platform) openDevice(h ze.Device) (*device, error) {
 		PreferredVectorWidths: [7]uint32{16, 8, 4, 1, 1, boolWidth(fp64, 1), boolWidth(fp16, 8)},
 		NativeVectorWidths:    [7]uint32{16, 8, 4, 1, 1, boolWidth(fp64, 1), boolWidth(fp16, 8)},
 		ProfilingResolutionNS: d.timerNS,
-		Native:                uintptr(h),
+		// Intel's Unified Runtime adapter reports 8 bits: Level Zero
+		// sets sub-buffers (pointers) at any byte.
+		MemBaseAddrAlign: 1,
+		// An integrated GPU, as a CPU device, uses the host's memory.
+		HostUnifiedMemory: props.Flags&ze.DevicePropertyFlagIntegrated != 0 || props.Type == ze.DeviceTypeCPU,
+		USM:               usm,
+		Native:            uintptr(h),
 	}
 	return d, nil
+}
+
+// usmSupport reads zeDeviceGetMemoryAccessProperties: a kind of
+// allocation whose capabilities are zero is one the device lacks. Shared
+// allocations are single-device ones, which is what USMAlloc makes. A
+// failing query leaves the device usable, without USM.
+func usmSupport(p *ze.DeviceMemoryAccessProperties, r ze.Result) driver.USMSupport {
+	if r != ze.Success {
+		return driver.USMSupport{Missing: fmt.Sprintf("zeDeviceGetMemoryAccessProperties: %v", r)}
+	}
+	u := driver.USMSupport{
+		Device: p.DeviceAllocCapabilities != 0,
+		Host:   p.HostAllocCapabilities != 0,
+		Shared: p.SharedSingleDeviceAllocCapabilities != 0,
+	}
+	var missing []string
+	for _, k := range []struct {
+		has  bool
+		name string
+	}{{u.Device, "device"}, {u.Host, "host"}, {u.Shared, "shared"}} {
+		if !k.has {
+			missing = append(missing, k.name)
+		}
+	}
+	if u.Device || u.Host || u.Shared {
+		u.Via = "level_zero"
+	}
+	if len(missing) > 0 {
+		u.Missing = "zeDeviceGetMemoryAccessProperties reports no " + strings.Join(missing, ", ") + " allocation capabilities"
+	}
+	return u
 }
 
 func deviceType(t ze.DeviceType) driver.DeviceType {

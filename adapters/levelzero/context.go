@@ -19,6 +19,7 @@ type context struct {
 	ze      *ze.Lib
 	handle  ze.Context
 	devices []*device
+	owned   bool // the context handle is destroyed with the last hold (false: wrapped, another library's)
 
 	mu        sync.Mutex
 	queues    map[*queue]struct{}
@@ -37,8 +38,21 @@ type context struct {
 // NewContext creates a context over devices of one of the adapter's
 // drivers.
 func (a *adapter) NewContext(devs []driver.Device) (driver.Context, error) {
+	p, ds, handles, err := contextDevices(devs)
+	if err != nil {
+		return nil, err
+	}
+	h, r := a.ze.ContextCreateEx(p.handle, handles)
+	if err := check("zeContextCreateEx", r); err != nil {
+		return nil, err
+	}
+	return a.newContext(p, h, ds, true), nil
+}
+
+// contextDevices checks that devs are of one driver and returns them.
+func contextDevices(devs []driver.Device) (*platform, []*device, []ze.Device, error) {
 	if len(devs) == 0 {
-		return nil, driver.Errorf(driver.ResultInvalidValue, "no devices")
+		return nil, nil, nil, driver.Errorf(driver.ResultInvalidValue, "no devices")
 	}
 	p := devs[0].(*device).p
 	ds := make([]*device, len(devs))
@@ -46,19 +60,19 @@ func (a *adapter) NewContext(devs []driver.Device) (driver.Context, error) {
 	for i, dd := range devs {
 		d := dd.(*device)
 		if d.p != p {
-			return nil, driver.Errorf(driver.ResultInvalidDevice, "a Level Zero context holds devices of one driver; %q and %q are of different drivers", ds[0].info.Name, d.info.Name)
+			return nil, nil, nil, driver.Errorf(driver.ResultInvalidDevice, "a Level Zero context holds devices of one driver; %q and %q are of different drivers", ds[0].info.Name, d.info.Name)
 		}
 		ds[i], handles[i] = d, d.handle
 	}
-	h, r := a.ze.ContextCreateEx(p.handle, handles)
-	if err := check("zeContextCreateEx", r); err != nil {
-		return nil, err
-	}
-	c := &context{p: p, ze: a.ze, handle: h, devices: ds, queues: map[*queue]struct{}{}, initLists: map[*device]ze.CommandList{}}
+	return p, ds, handles, nil
+}
+
+func (a *adapter) newContext(p *platform, h ze.Context, ds []*device, owned bool) *context {
+	c := &context{p: p, ze: a.ze, handle: h, devices: ds, owned: owned, queues: map[*queue]struct{}{}, initLists: map[*device]ze.CommandList{}}
 	c.plain = eventAllocator{c: c, flags: ze.EventPoolFlagHostVisible}
 	c.timed = eventAllocator{c: c, flags: ze.EventPoolFlagHostVisible | ze.EventPoolFlagKernelTimestamp}
 	c.refs.Store(1)
-	return c, nil
+	return c
 }
 
 func (c *context) retain() { c.refs.Add(1) }
@@ -83,6 +97,9 @@ func (c *context) unref() error {
 	c.mu.Unlock()
 	c.plain.destroy()
 	c.timed.destroy()
+	if !c.owned {
+		return nil
+	}
 	return check("zeContextDestroy", c.ze.ContextDestroy(c.handle))
 }
 
@@ -122,11 +139,14 @@ func (c *context) initList(d *device) (ze.CommandList, error) {
 }
 
 // mem is a buffer: a device allocation on the context's device, or a
-// shared allocation when the context has several devices.
+// shared allocation when the context has several devices. A borrowed one
+// (a sub-buffer, or a pointer another library allocated and keeps) frees
+// nothing.
 type mem struct {
-	c    *context
-	ptr  uintptr // kept in the struct: SetArgMem passes its address
-	size uint64
+	c        *context
+	ptr      uintptr // kept in the struct: SetArgMem passes its address
+	size     uint64
+	borrowed bool
 }
 
 func (c *context) NewBuffer(_ driver.MemFlags, size uint64, host []byte) (driver.Mem, error) {
@@ -162,9 +182,12 @@ func (c *context) NewBuffer(_ driver.MemFlags, size uint64, host []byte) (driver
 
 // Release frees the allocation once the context's queues are idle.
 func (m *mem) Release() error {
-	err := m.c.quiesce()
-	if err2 := check("zeMemFree", m.c.ze.MemFree(m.c.handle, m.ptr)); err == nil {
-		err = err2
+	var err error
+	if !m.borrowed {
+		err = m.c.quiesce()
+		if err2 := check("zeMemFree", m.c.ze.MemFree(m.c.handle, m.ptr)); err == nil {
+			err = err2
+		}
 	}
 	if err2 := m.c.unref(); err == nil {
 		err = err2

@@ -18,6 +18,7 @@ type queue struct {
 	list      ze.CommandList
 	profiling bool
 	inOrder   bool // the driver orders the list's commands itself
+	borrowed  bool // another library's list: Release does not destroy it
 
 	// mu serialises appends: Level Zero forbids appending to one command
 	// list from two threads at once, and the fields below change with it.
@@ -39,25 +40,34 @@ type queue struct {
 
 func (c *context) NewQueue(dd driver.Device, props driver.QueueProperties) (driver.Queue, error) {
 	d := dd.(*device)
-	q := &queue{c: c, dev: d, ze: c.ze, profiling: props.Profiling, inOrder: d.p.inOrderLists}
 	desc := &ze.CommandQueueDesc{Ordinal: d.computeOrdinal, Mode: ze.CommandQueueModeAsynchronous, Priority: ze.CommandQueuePriorityNormal}
-	if q.inOrder {
+	if d.p.inOrderLists {
 		desc.Flags = ze.CommandQueueFlagInOrder
 	}
 	l, r := c.ze.CommandListCreateImmediate(c.handle, d.handle, desc)
 	if err := check("zeCommandListCreateImmediate", r); err != nil {
 		return nil, err
 	}
-	q.list = l
+	q := &queue{c: c, dev: d, ze: c.ze, list: l, profiling: props.Profiling, inOrder: d.p.inOrderLists}
+	if err := c.addQueue(q); err != nil {
+		c.ze.CommandListDestroy(l)
+		return nil, err
+	}
+	return q, nil
+}
+
+// addQueue finishes setting up q over its list and registers it in the
+// context.
+func (c *context) addQueue(q *queue) error {
+	d := q.dev
 	if !c.ze.HasCommandListHostSynchronize() {
 		e, s, err := c.plain.get()
 		if err != nil {
-			c.ze.CommandListDestroy(l)
-			return nil, err
+			return err
 		}
 		q.syncEvent, q.syncSlot = e, s
 	}
-	if props.Profiling {
+	if q.profiling {
 		q.baseNS = uint64(time.Now().UnixNano())
 		if _, ticks, r := c.ze.DeviceGetGlobalTimestamps(d.handle); r == ze.Success {
 			q.baseTicks = ticks
@@ -71,7 +81,7 @@ func (c *context) NewQueue(dd driver.Device, props driver.QueueProperties) (driv
 	c.mu.Lock()
 	c.queues[q] = struct{}{}
 	c.mu.Unlock()
-	return q, nil
+	return nil
 }
 
 func (q *queue) Native() uintptr { return uintptr(q.list) }
@@ -88,8 +98,10 @@ func (q *queue) Release() error {
 		q.c.plain.put(q.syncEvent, q.syncSlot)
 		q.syncEvent = 0
 	}
-	if err2 := check("zeCommandListDestroy", q.ze.CommandListDestroy(q.list)); err == nil {
-		err = err2
+	if !q.borrowed {
+		if err2 := check("zeCommandListDestroy", q.ze.CommandListDestroy(q.list)); err == nil {
+			err = err2
+		}
 	}
 	q.mu.Unlock()
 	if err2 := q.c.unref(); err == nil {
@@ -270,7 +282,11 @@ func (q *queue) CopyBuffer(src, dst driver.Mem, srcOffset, dstOffset, size uint6
 func (q *queue) FillBuffer(m driver.Mem, pattern []byte, offset, size uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	dst := m.(*mem).ptr + uintptr(offset)
+	return q.fill(m.(*mem).ptr+uintptr(offset), pattern, size, wait, wantEvent)
+}
+
+// fill is FillBuffer at a device address. The caller holds q.mu.
+func (q *queue) fill(dst uintptr, pattern []byte, size uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	n := uint64(len(pattern))
 	// The driver may read the pattern when the fill executes.
 	pat := append([]byte(nil), pattern...)

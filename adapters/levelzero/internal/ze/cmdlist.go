@@ -83,6 +83,39 @@ func (l *Lib) CommandListAppendMemoryFill(cl CommandList, ptr uintptr, pattern [
 	return r
 }
 
+// CommandListAppendMemoryCopyRegion calls
+// zeCommandListAppendMemoryCopyRegion: a 2D or 3D region of dst and src
+// (device, shared or host memory), with row and slice pitches in bytes.
+// Host memory is read or written when the copy executes and must stay
+// alive until then.
+func (l *Lib) CommandListAppendMemoryCopyRegion(cl CommandList, dst uintptr, dstRegion *CopyRegion, dstPitch, dstSlicePitch uint32,
+	src uintptr, srcRegion *CopyRegion, srcPitch, srcSlicePitch uint32, signal Event, wait []Event) Result {
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(cl), dst, f.Ptr(0, unsafe.Pointer(dstRegion)), uintptr(dstPitch), uintptr(dstSlicePitch),
+		src, f.Ptr(1, unsafe.Pointer(srcRegion)), uintptr(srcPitch), uintptr(srcSlicePitch),
+		uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(2, dl.First(wait))}
+	r, _ := call(f, l.commandListAppendCopyRegion)
+	return r
+}
+
+// CommandListAppendMemoryPrefetch calls zeCommandListAppendMemoryPrefetch:
+// a hint to move shared memory to the list's device. It takes no events.
+func (l *Lib) CommandListAppendMemoryPrefetch(cl CommandList, ptr, size uintptr) Result {
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(cl), ptr, size}
+	r, _ := call(f, l.commandListAppendPrefetch)
+	return r
+}
+
+// CommandListAppendMemAdvise calls zeCommandListAppendMemAdvise: a hint
+// about shared memory and dev. It takes no events.
+func (l *Lib) CommandListAppendMemAdvise(cl CommandList, dev Device, ptr, size uintptr, advice MemoryAdvice) Result {
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(cl), uintptr(dev), ptr, size, uintptr(advice)}
+	r, _ := call(f, l.commandListAppendMemAdvise)
+	return r
+}
+
 // CommandListAppendLaunchKernel calls zeCommandListAppendLaunchKernel with
 // the group count in a slot of the call frame (12 bytes, read during the
 // call), so that a launch without a wait list allocates nothing.

@@ -4,10 +4,12 @@
 // It holds no adapter logic: each method of [Lib] calls one C function
 // with Go-typed arguments and returns the ze_result_t as a [Result]. The
 // files follow the regions of ze_api.h: driver.go (zeInit, zeInitDrivers,
-// drivers and devices), context.go, cmdlist.go (immediate command lists
-// and the commands appended to them), event.go (event pools and events,
-// kernel timestamps), memory.go (device, host and shared allocations) and
-// module.go (modules, build logs, native binaries, kernels). types.go
+// drivers and devices, their memory access capabilities), context.go,
+// cmdlist.go (immediate command lists and the commands appended to them:
+// copies, region copies, fills, prefetches, memory advice, launches),
+// event.go (event pools and events, kernel timestamps), memory.go (device,
+// host and shared allocations, pointer queries) and module.go (modules,
+// build logs, native binaries, kernels). types.go
 // mirrors every C structure passed to Level Zero, with its stype
 // constant; result.go names every ze_result_t.
 //

@@ -170,6 +170,16 @@ func (l *Lib) DeviceGetMemoryProperties(dev Device) ([]DeviceMemoryProperties, R
 	return mems[:min(uint32(out[0]), uint32(len(mems)))], r
 }
 
+// DeviceGetMemoryAccessProperties calls zeDeviceGetMemoryAccessProperties:
+// which kinds of USM allocation the device supports, and how.
+func (l *Lib) DeviceGetMemoryAccessProperties(dev Device) (*DeviceMemoryAccessProperties, Result) {
+	p := &DeviceMemoryAccessProperties{Stype: StructureTypeDeviceMemoryAccessProps}
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(dev), f.Ptr(0, unsafe.Pointer(p))}
+	r, _ := call(f, l.deviceGetMemoryAccessProps)
+	return p, r
+}
+
 // DeviceGetGlobalTimestamps calls zeDeviceGetGlobalTimestamps: the host
 // clock (ns) and the device's global timestamp (ticks) read together.
 // NotSupported when missing (see HasGlobalTimestamps).

@@ -29,6 +29,7 @@ type Lib struct {
 	deviceGetModuleProperties       uintptr
 	deviceGetCommandQueueGroupProps uintptr
 	deviceGetMemoryProperties       uintptr
+	deviceGetMemoryAccessProps      uintptr
 	deviceGetGlobalTimestamps       uintptr // optional: spec 1.1
 
 	// Context.
@@ -42,6 +43,9 @@ type Lib struct {
 	commandListAppendBarrier      uintptr
 	commandListAppendMemoryCopy   uintptr
 	commandListAppendMemoryFill   uintptr
+	commandListAppendCopyRegion   uintptr
+	commandListAppendPrefetch     uintptr
+	commandListAppendMemAdvise    uintptr
 	commandListAppendLaunchKernel uintptr
 	commandListAppendSignalEvent  uintptr
 	commandListAppendWaitOnEvents uintptr
@@ -57,10 +61,12 @@ type Lib struct {
 	eventQueryKernelTimestamp uintptr
 
 	// Memory.
-	memAllocDevice uintptr
-	memAllocHost   uintptr
-	memAllocShared uintptr
-	memFree        uintptr
+	memAllocDevice        uintptr
+	memAllocHost          uintptr
+	memAllocShared        uintptr
+	memFree               uintptr
+	memGetAllocProperties uintptr
+	memGetAddressRange    uintptr
 
 	// Modules and kernels.
 	moduleCreate             uintptr
@@ -119,6 +125,7 @@ func (l *Lib) symbols() []dl.Symbol {
 		{Name: "zeDeviceGetModuleProperties", Addr: &l.deviceGetModuleProperties},
 		{Name: "zeDeviceGetCommandQueueGroupProperties", Addr: &l.deviceGetCommandQueueGroupProps},
 		{Name: "zeDeviceGetMemoryProperties", Addr: &l.deviceGetMemoryProperties},
+		{Name: "zeDeviceGetMemoryAccessProperties", Addr: &l.deviceGetMemoryAccessProps},
 		{Name: "zeDeviceGetGlobalTimestamps", Addr: &l.deviceGetGlobalTimestamps, Optional: true},
 
 		{Name: "zeContextCreateEx", Addr: &l.contextCreateEx},
@@ -130,6 +137,9 @@ func (l *Lib) symbols() []dl.Symbol {
 		{Name: "zeCommandListAppendBarrier", Addr: &l.commandListAppendBarrier},
 		{Name: "zeCommandListAppendMemoryCopy", Addr: &l.commandListAppendMemoryCopy},
 		{Name: "zeCommandListAppendMemoryFill", Addr: &l.commandListAppendMemoryFill},
+		{Name: "zeCommandListAppendMemoryCopyRegion", Addr: &l.commandListAppendCopyRegion},
+		{Name: "zeCommandListAppendMemoryPrefetch", Addr: &l.commandListAppendPrefetch},
+		{Name: "zeCommandListAppendMemAdvise", Addr: &l.commandListAppendMemAdvise},
 		{Name: "zeCommandListAppendLaunchKernel", Addr: &l.commandListAppendLaunchKernel},
 		{Name: "zeCommandListAppendSignalEvent", Addr: &l.commandListAppendSignalEvent},
 		{Name: "zeCommandListAppendWaitOnEvents", Addr: &l.commandListAppendWaitOnEvents},
@@ -147,6 +157,8 @@ func (l *Lib) symbols() []dl.Symbol {
 		{Name: "zeMemAllocHost", Addr: &l.memAllocHost},
 		{Name: "zeMemAllocShared", Addr: &l.memAllocShared},
 		{Name: "zeMemFree", Addr: &l.memFree},
+		{Name: "zeMemGetAllocProperties", Addr: &l.memGetAllocProperties},
+		{Name: "zeMemGetAddressRange", Addr: &l.memGetAddressRange},
 
 		{Name: "zeModuleCreate", Addr: &l.moduleCreate},
 		{Name: "zeModuleDestroy", Addr: &l.moduleDestroy},

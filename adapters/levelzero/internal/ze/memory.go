@@ -45,3 +45,24 @@ func (l *Lib) MemFree(c Context, ptr uintptr) Result {
 	r, _ := call(f, l.memFree)
 	return r
 }
+
+// MemGetAllocProperties calls zeMemGetAllocProperties: the kind of
+// allocation ptr lies in and, for device and shared allocations, its
+// device (0 otherwise). A pointer the context does not know is
+// MemoryTypeUnknown, with Success.
+func (l *Lib) MemGetAllocProperties(c Context, ptr uintptr) (*MemoryAllocationProperties, Device, Result) {
+	p := &MemoryAllocationProperties{Stype: StructureTypeMemoryAllocationProperties}
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(c), ptr, f.Ptr(0, unsafe.Pointer(p)), f.Out(0)}
+	r, out := call(f, l.memGetAllocProperties)
+	return p, Device(out[0]), r
+}
+
+// MemGetAddressRange calls zeMemGetAddressRange: the base address and
+// size of the allocation ptr lies in.
+func (l *Lib) MemGetAddressRange(c Context, ptr uintptr) (base, size uintptr, r Result) {
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(c), ptr, f.Out(0), f.Out(1)}
+	r, out := call(f, l.memGetAddressRange)
+	return uintptr(out[0]), uintptr(out[1]), r
+}

@@ -37,12 +37,14 @@ const (
 	StructureTypeDeviceModuleProperties      StructureType = 0x5
 	StructureTypeCommandQueueGroupProperties StructureType = 0x6
 	StructureTypeDeviceMemoryProperties      StructureType = 0x7
+	StructureTypeDeviceMemoryAccessProps     StructureType = 0x8
 	StructureTypeContextDesc                 StructureType = 0xd
 	StructureTypeCommandQueueDesc            StructureType = 0xe
 	StructureTypeEventPoolDesc               StructureType = 0x10
 	StructureTypeEventDesc                   StructureType = 0x11
 	StructureTypeDeviceMemAllocDesc          StructureType = 0x15
 	StructureTypeHostMemAllocDesc            StructureType = 0x16
+	StructureTypeMemoryAllocationProperties  StructureType = 0x17
 	StructureTypeModuleDesc                  StructureType = 0x1b
 	StructureTypeKernelDesc                  StructureType = 0x1d
 	StructureTypeKernelProperties            StructureType = 0x1e
@@ -165,6 +167,43 @@ const (
 	EventScopeFlagSubdevice uint32 = 1 << 0
 	EventScopeFlagDevice    uint32 = 1 << 1
 	EventScopeFlagHost      uint32 = 1 << 2
+)
+
+// Memory access capability flags (ze_memory_access_cap_flags_t); zero
+// means the kind of allocation is not supported.
+const (
+	MemoryAccessCapFlagRW               uint32 = 1 << 0
+	MemoryAccessCapFlagAtomic           uint32 = 1 << 1
+	MemoryAccessCapFlagConcurrent       uint32 = 1 << 2
+	MemoryAccessCapFlagConcurrentAtomic uint32 = 1 << 3
+)
+
+// MemoryType is ze_memory_type_t, the kind of allocation a pointer lies in.
+type MemoryType uint32
+
+// Memory types.
+const (
+	MemoryTypeUnknown MemoryType = 0
+	MemoryTypeHost    MemoryType = 1
+	MemoryTypeDevice  MemoryType = 2
+	MemoryTypeShared  MemoryType = 3
+)
+
+// MemoryAdvice is ze_memory_advice_t. The 1.4 headers end at
+// MemoryAdviceBiasUncached, and their validation layer refuses anything
+// above it.
+type MemoryAdvice uint32
+
+// Memory advice.
+const (
+	MemoryAdviceSetReadMostly          MemoryAdvice = 0
+	MemoryAdviceClearReadMostly        MemoryAdvice = 1
+	MemoryAdviceSetPreferredLocation   MemoryAdvice = 2
+	MemoryAdviceClearPreferredLocation MemoryAdvice = 3
+	MemoryAdviceSetNonAtomicMostly     MemoryAdvice = 4
+	MemoryAdviceClearNonAtomicMostly   MemoryAdvice = 5
+	MemoryAdviceBiasCached             MemoryAdvice = 6
+	MemoryAdviceBiasUncached           MemoryAdvice = 7
 )
 
 // ModuleFormat is ze_module_format_t.
@@ -317,6 +356,19 @@ type DeviceMemoryProperties struct {
 	Name         [MaxDeviceName]byte `c:"name"`
 }
 
+// DeviceMemoryAccessProperties is ze_device_memory_access_properties_t:
+// for each kind of allocation, its MemoryAccessCapFlag bits (0: the
+// device has none of that kind).
+type DeviceMemoryAccessProperties struct {
+	Stype                               StructureType  `c:"stype"`
+	PNext                               unsafe.Pointer `c:"pNext"`
+	HostAllocCapabilities               uint32         `c:"hostAllocCapabilities"`
+	DeviceAllocCapabilities             uint32         `c:"deviceAllocCapabilities"`
+	SharedSingleDeviceAllocCapabilities uint32         `c:"sharedSingleDeviceAllocCapabilities"`
+	SharedCrossDeviceAllocCapabilities  uint32         `c:"sharedCrossDeviceAllocCapabilities"`
+	SharedSystemAllocCapabilities       uint32         `c:"sharedSystemAllocCapabilities"`
+}
+
 // ContextDesc is ze_context_desc_t.
 type ContextDesc struct {
 	Stype StructureType  `c:"stype"`
@@ -378,6 +430,27 @@ type HostMemAllocDesc struct {
 	Stype StructureType  `c:"stype"`
 	PNext unsafe.Pointer `c:"pNext"`
 	Flags uint32         `c:"flags"`
+}
+
+// MemoryAllocationProperties is ze_memory_allocation_properties_t, what
+// zeMemGetAllocProperties says of a pointer.
+type MemoryAllocationProperties struct {
+	Stype    StructureType  `c:"stype"`
+	PNext    unsafe.Pointer `c:"pNext"`
+	Type     MemoryType     `c:"type"`
+	ID       uint64         `c:"id"`
+	PageSize uint64         `c:"pageSize"`
+}
+
+// CopyRegion is ze_copy_region_t: X and width in bytes, Y and height in
+// rows, Z and depth in slices.
+type CopyRegion struct {
+	OriginX uint32 `c:"originX"`
+	OriginY uint32 `c:"originY"`
+	OriginZ uint32 `c:"originZ"`
+	Width   uint32 `c:"width"`
+	Height  uint32 `c:"height"`
+	Depth   uint32 `c:"depth"`
 }
 
 // ModuleConstants is ze_module_constants_t: numConstants ids and as many
