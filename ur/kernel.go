@@ -3,6 +3,7 @@ package ur
 import (
 	"math"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/gour-dev/gour/ur/driver"
@@ -77,6 +78,9 @@ type Kernel struct {
 	// kept alive (USM is freed when the caller says, as in SYCL): a launch
 	// checks that none was freed.
 	ptrArgs []ptrArg
+	// argMu serialises LaunchArgs on adapters without argument launches,
+	// which set the kernel's arguments for each launch.
+	argMu   sync.Mutex
 	repeats repeats
 }
 

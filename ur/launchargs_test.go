@@ -1,0 +1,138 @@
+package ur
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// argQueue is an adapter queue with argument launches; it records the
+// value argument of fill_u32 of each launch.
+type argQueue struct {
+	countingQueue
+	launches atomic.Int64
+	sum      atomic.Uint64
+	last     []driver.LaunchArg
+}
+
+func (q *argQueue) LaunchWithArgs(_ driver.Kernel, _ driver.NDRange, args []driver.LaunchArg, _ driver.LaunchProperties, _ []driver.Event, _ bool) (driver.Event, error) {
+	q.launches.Add(1)
+	q.sum.Add(args[1].Bits)
+	return nil, nil
+}
+
+// fakeMem is an adapter buffer.
+type fakeMem struct{ driver.Mem }
+
+func argSetup(t *testing.T) (*Kernel, *fakeKernel, *Queue, *argQueue, *Mem) {
+	k, fk, q, _, m := fakeKernelSetup(t, "fill_u32", map[string]driver.KernelInfo{"fill_u32": fillU32})
+	m.drv = fakeMem{}
+	aq := &argQueue{}
+	q.drv = aq
+	return k, fk, q, aq, m
+}
+
+// A launch with arguments reaches the adapter without touching the
+// kernel's own arguments, allocating nothing.
+func TestLaunchArgsLeavesTheKernelAlone(t *testing.T) {
+	k, fk, q, aq, m := argSetup(t)
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := q.LaunchArgs(k, Range1D(64), ArgBuffer(m), ArgOf(uint32(7))); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("LaunchArgs allocates %v times per launch, want 0", allocs)
+	}
+	if fk.sets != 0 {
+		t.Errorf("the kernel's arguments were set %d times", fk.sets)
+	}
+	if n := aq.launches.Load(); n != 101 {
+		t.Errorf("%d launches reached the adapter, want 101", n)
+	}
+}
+
+// Arguments are checked against what the driver reports, by count, kind
+// and size, and a freed pointer or released buffer is refused.
+func TestLaunchArgsChecks(t *testing.T) {
+	k, _, q, aq, m := argSetup(t)
+	other := &Mem{object: object{adapter: m.adapter}, ctx: &Context{object: object{adapter: m.adapter}}, size: 64}
+	u := &USM{object: object{adapter: m.adapter}, ctx: k.ctx, kind: USMDevice, addr: 0x1000, size: 64, owned: false}
+	released := &Mem{object: object{adapter: m.adapter}, ctx: k.ctx, size: 64}
+	released.Release()
+	freed := &USM{object: object{adapter: m.adapter}, ctx: k.ctx, kind: USMDevice, addr: 0x2000, size: 64}
+	freed.Free()
+	for _, tt := range []struct {
+		what string
+		args []Arg
+		code Result
+		want []string
+	}{
+		{"too few", []Arg{ArgBuffer(m)}, ErrInvalidKernelArgs, []string{"takes 2 arguments", "gives 1"}},
+		{"value for a buffer", []Arg{ArgOf(uint32(1)), ArgOf(uint32(1))}, ErrInvalidKernelArgumentSize, []string{"argument 0"}},
+		{"wrong size", []Arg{ArgBuffer(m), ArgOf(uint64(1))}, ErrInvalidKernelArgumentSize, []string{"argument 1", "8 bytes"}},
+		{"buffer of another context", []Arg{ArgBuffer(other), ArgOf(uint32(1))}, ErrInvalidContext, []string{"argument 0"}},
+		{"released buffer", []Arg{ArgBuffer(released), ArgOf(uint32(1))}, ErrInvalidMemObject, nil},
+		{"freed pointer", []Arg{ArgPtr(freed.Ptr()), ArgOf(uint32(1))}, ErrInvalidMemObject, []string{"freed"}},
+		{"pointer past the end", []Arg{ArgPtr(u.Ptr().Add(64)), ArgOf(uint32(1))}, ErrInvalidSize, []string{"argument 0"}},
+		{"zero Arg", []Arg{{}, ArgOf(uint32(1))}, ErrInvalidKernelArgs, []string{"ArgOf"}},
+	} {
+		err := q.LaunchArgs(k, Range1D(64), tt.args...)
+		wantArgError(t, tt.what, err, tt.code, tt.want...)
+	}
+	if n := aq.launches.Load(); n != 0 {
+		t.Errorf("%d bad launches reached the adapter", n)
+	}
+	if err := q.LaunchArgs(k, Range1D(64), ArgPtr(u.Ptr().Add(16)), ArgOf(uint32(3))); err != nil {
+		t.Errorf("a pointer into the middle: %v", err)
+	}
+	// The checks leave every buffer as they found it: none stays entered.
+	if refs := m.life.refs.Load(); refs != 0 {
+		t.Errorf("the buffer is left entered %d times", refs/2)
+	}
+	_, err := q.EnqueueLaunchArgs(k, Range1D(64), LaunchProperties{ClusterDims: [3]uint32{2, 0, 1}}, []Arg{ArgBuffer(m), ArgOf(uint32(1))})
+	wantArgError(t, "half-set cluster dimensions", err, ErrInvalidValue, "cluster")
+}
+
+// Many goroutines launch one kernel with their own arguments; every
+// launch reaches the adapter with its own value. Run under -race.
+func TestLaunchArgsConcurrent(t *testing.T) {
+	k, _, q, aq, m := argSetup(t)
+	const goroutines, each = 64, 200
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for range each {
+				if err := q.LaunchArgs(k, Range1D(64), ArgBuffer(m), ArgOf(uint32(g))); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var want uint64
+	for g := range goroutines {
+		want += uint64(g) * each
+	}
+	if got := aq.sum.Load(); got != want || aq.launches.Load() != goroutines*each {
+		t.Errorf("%d launches summing %d, want %d summing %d", aq.launches.Load(), got, goroutines*each, want)
+	}
+}
+
+// Without argument launches in the adapter, the front end sets the
+// arguments and launches under the kernel's lock: slower, still right.
+func TestLaunchArgsWithoutAdapterSupport(t *testing.T) {
+	k, fk, q, cq, m := fakeKernelSetup(t, "fill_u32", map[string]driver.KernelInfo{"fill_u32": fillU32})
+	m.drv = fakeMem{}
+	if err := q.LaunchArgs(k, Range1D(64), ArgBuffer(m), ArgOf(uint32(7))); err != nil {
+		t.Fatal(err)
+	}
+	if fk.sets != 2 || cq.launches != 1 {
+		t.Errorf("%d arguments set and %d launches, want 2 and 1", fk.sets, cq.launches)
+	}
+	_, err := q.EnqueueLaunchArgs(k, Range1D(64), LaunchProperties{DynamicLocalMem: 1024}, []Arg{ArgBuffer(m), ArgOf(uint32(1))})
+	wantArgError(t, "properties without adapter support", err, ErrUnsupportedFeature)
+}
