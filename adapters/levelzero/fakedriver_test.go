@@ -29,8 +29,9 @@ const envFakeDriver = "GOUR_ZE_FAKE_DRIVER"
 // call it gets and runs the conformance kernels in C: discovery, device
 // properties, contexts, immediate command lists, event pools, timestamps,
 // memory, SPIR-V and native modules, build logs, specialization
-// constants, kernels and launches, end to end, on a machine without Intel
-// hardware. The loader's validation layer checks the parameters too.
+// constants, kernels and launches, and the memory model (USM, pointer
+// arguments, markers, pools, sub-buffers, region copies, native handles;
+// fakememory_test.go), end to end, on a machine without Intel hardware. The loader's validation layer checks the parameters too.
 //
 // It compiles the driver with the C compiler against the system's
 // level_zero/ze_ddi.h (Debian: libze-dev) and runs the tests in a child
@@ -107,8 +108,17 @@ func TestFakeDriverChild(t *testing.T) {
 	}
 	defer q.Release()
 	t.Run("Memory", func(t *testing.T) { fakeMemory(t, ctx, q) })
+	t.Run("MemoryInfo", func(t *testing.T) { fakeMemoryInfo(t, dev) })
+	t.Run("USMAlloc", func(t *testing.T) { fakeUSMAlloc(t, ctx, dev) })
+	t.Run("USMCommands", func(t *testing.T) { fakeUSMCommands(t, ctx, dev, q) })
+	t.Run("Pool", func(t *testing.T) { fakePool(t, ctx, dev, q) })
+	t.Run("CopyRect", func(t *testing.T) { fakeCopyRect(t, ctx, dev, q) })
 	prog := fakeProgram(t, ctx, dev, "kernels_fp64.spv")
 	defer prog.Release()
+	t.Run("PointerLaunch", func(t *testing.T) { fakePointerLaunch(t, ctx, dev, q, prog) })
+	t.Run("Markers", func(t *testing.T) { fakeMarkers(t, ctx, dev, q, prog) })
+	t.Run("SubBuffer", func(t *testing.T) { fakeSubBuffer(t, ctx, q, prog) })
+	t.Run("Native", func(t *testing.T) { fakeNative(t, ctx, dev, q, prog) })
 	t.Run("Program", func(t *testing.T) { fakeProgramChecks(t, ctx, dev, q, prog) })
 	t.Run("Launch", func(t *testing.T) { fakeLaunches(t, ctx, q, prog) })
 	t.Run("LaunchAllocatesNothing", func(t *testing.T) { fakeLaunchAllocs(t, ctx, dev, prog) })

@@ -12,8 +12,10 @@
 // with a message on stderr, never a silent success.
 //
 // It reports API 1.4, a compute queue group whose fill patterns are at
-// most 16 bytes, 80 ns timestamp ticks, 32-bit kernel timestamps and no
-// ZE_experimental_module_program.
+// most 16 bytes, 80 ns timestamp ticks, 32-bit kernel timestamps, device,
+// host and single-device shared allocations (no cross-device or system
+// ones) and no ZE_experimental_module_program. Prefetches and memory
+// advice are counted, for the test to read through gour_fake_counter.
 #include <level_zero/ze_api.h>
 #include <level_zero/ze_ddi.h>
 #include <level_zero/zes_ddi.h>
@@ -71,7 +73,10 @@ static uint64_t now_ticks(void) { return now_ns() / TICK_NS; }
 
 // ---- memory -------------------------------------------------------------
 
-typedef struct { char *base; size_t size; int kind; } allocation;
+// kind: 1 device, 2 host, 3 shared (memory_type maps it to
+// ze_memory_type_t); dev is the allocation's device, NULL for host memory
+// and shared memory of every device.
+typedef struct { char *base; size_t size; int kind; ze_device_handle_t dev; } allocation;
 static allocation allocs[MAX_ALLOCS];
 
 static allocation *find_alloc(const void *p) {
@@ -88,7 +93,7 @@ static int check_range(const void *p, size_t n) {
 	return !a || (const char *)p + n <= a->base + a->size;
 }
 
-static ze_result_t alloc(int kind, size_t size, size_t alignment, void **pptr) {
+static ze_result_t alloc(int kind, ze_device_handle_t dev, size_t size, size_t alignment, void **pptr) {
 	if (!pptr) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "alloc: null pptr");
 	if (size == 0) return fail(ZE_RESULT_ERROR_UNSUPPORTED_SIZE, "alloc: size 0");
 	if (alignment & (alignment - 1)) return fail(ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT, "alloc: alignment %zu", alignment);
@@ -97,11 +102,32 @@ static ze_result_t alloc(int kind, size_t size, size_t alignment, void **pptr) {
 		void *p = NULL;
 		if (posix_memalign(&p, alignment < 64 ? 64 : alignment, size)) return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
 		memset(p, 0xcd, size);
-		allocs[i] = (allocation){p, size, kind};
+		allocs[i] = (allocation){p, size, kind, dev};
 		*pptr = p;
 		return ZE_RESULT_SUCCESS;
 	}
 	return fail(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, "alloc: too many allocations");
+}
+
+// Counters of calls with no effect the test can see otherwise, to check
+// that the adapter made them (prefetches, each advice) or did not (the
+// destruction of handles it wraps without owning them).
+static uint64_t prefetches, advice_count[8], context_destroys, list_destroys, mem_frees;
+
+// gour_fake_counter returns a counter by name: "prefetch", "advise:N" for
+// ze_memory_advice_t N, "context_destroy", "list_destroy" or "mem_free".
+ZE_DLLEXPORT uint64_t gour_fake_counter(const char *name) {
+	unsigned n;
+	uint64_t v = 0;
+	pthread_mutex_lock(&big);
+	if (!strcmp(name, "prefetch")) v = prefetches;
+	else if (!strcmp(name, "context_destroy")) v = context_destroys;
+	else if (!strcmp(name, "list_destroy")) v = list_destroys;
+	else if (!strcmp(name, "mem_free")) v = mem_frees;
+	else if (sscanf(name, "advise:%u", &n) == 1 && n < 8) v = advice_count[n];
+	else fprintf(stderr, "ze_fake_driver: gour_fake_counter: no counter %s\n", name);
+	pthread_mutex_unlock(&big);
+	return v;
 }
 
 // ---- objects -----------------------------------------------------------
@@ -313,6 +339,18 @@ static ze_result_t DeviceGetMemoryProperties(ze_device_handle_t h, uint32_t *pCo
 	return ZE_RESULT_SUCCESS;
 }
 
+static ze_result_t DeviceGetMemoryAccessProperties(ze_device_handle_t h, ze_device_memory_access_properties_t *p) {
+	CHECK(h, M_DEVICE);
+	STYPE(p, ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES);
+	ze_memory_access_cap_flags_t all = ZE_MEMORY_ACCESS_CAP_FLAG_RW | ZE_MEMORY_ACCESS_CAP_FLAG_ATOMIC;
+	p->hostAllocCapabilities = all;
+	p->deviceAllocCapabilities = all;
+	p->sharedSingleDeviceAllocCapabilities = all | ZE_MEMORY_ACCESS_CAP_FLAG_CONCURRENT;
+	p->sharedCrossDeviceAllocCapabilities = 0;
+	p->sharedSystemAllocCapabilities = 0;
+	return ZE_RESULT_SUCCESS;
+}
+
 static ze_result_t DeviceGetGlobalTimestamps(ze_device_handle_t h, uint64_t *host, uint64_t *dev) {
 	CHECK(h, M_DEVICE);
 	if (!host || !dev) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeDeviceGetGlobalTimestamps");
@@ -353,6 +391,7 @@ static ze_result_t ContextCreate(ze_driver_handle_t h, const ze_context_desc_t *
 static ze_result_t ContextDestroy(ze_context_handle_t h) {
 	CHECK(h, M_CONTEXT);
 	free_object(h);
+	context_destroys++;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -364,13 +403,14 @@ static ze_result_t MemAllocDevice(ze_context_handle_t c, const ze_device_mem_all
 	CHECK(dev, M_DEVICE);
 	if (d->flags > 0x7) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeMemAllocDevice: flags 0x%x", d->flags);
 	if (d->ordinal != 0) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeMemAllocDevice: ordinal %u", d->ordinal);
-	return alloc(1, size, align, pp);
+	return alloc(1, dev, size, align, pp);
 }
 
 static ze_result_t MemAllocHost(ze_context_handle_t c, const ze_host_mem_alloc_desc_t *d, size_t size, size_t align, void **pp) {
 	CHECK(c, M_CONTEXT);
 	STYPE(d, ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC);
-	return alloc(2, size, align, pp);
+	if (d->flags > 0x7) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeMemAllocHost: flags 0x%x", d->flags);
+	return alloc(2, NULL, size, align, pp);
 }
 
 static ze_result_t MemAllocShared(ze_context_handle_t c, const ze_device_mem_alloc_desc_t *d, const ze_host_mem_alloc_desc_t *hd, size_t size, size_t align, ze_device_handle_t dev, void **pp) {
@@ -378,7 +418,9 @@ static ze_result_t MemAllocShared(ze_context_handle_t c, const ze_device_mem_all
 	STYPE(d, ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC);
 	STYPE(hd, ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC);
 	if (dev) CHECK(dev, M_DEVICE);
-	return alloc(3, size, align, pp);
+	if (d->flags > 0x7 || hd->flags > 0x7) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeMemAllocShared: flags 0x%x, 0x%x", d->flags, hd->flags);
+	if (d->ordinal != 0) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeMemAllocShared: ordinal %u", d->ordinal);
+	return alloc(3, dev, size, align, pp);
 }
 
 static ze_result_t MemFree(ze_context_handle_t c, void *p) {
@@ -387,6 +429,42 @@ static ze_result_t MemFree(ze_context_handle_t c, void *p) {
 	if (!a || a->base != p) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeMemFree: %p is not an allocation", p);
 	free(a->base);
 	a->base = NULL;
+	mem_frees++;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_memory_type_t memory_type(int kind) {
+	return kind == 1 ? ZE_MEMORY_TYPE_DEVICE : kind == 2 ? ZE_MEMORY_TYPE_HOST : ZE_MEMORY_TYPE_SHARED;
+}
+
+// MemGetAllocProperties answers ZE_MEMORY_TYPE_UNKNOWN, with success, for
+// memory it did not allocate, as the specification asks.
+static ze_result_t MemGetAllocProperties(ze_context_handle_t c, const void *ptr, ze_memory_allocation_properties_t *p, ze_device_handle_t *pdev) {
+	CHECK(c, M_CONTEXT);
+	if (!ptr) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeMemGetAllocProperties: null ptr");
+	STYPE(p, ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES);
+	allocation *a = find_alloc(ptr);
+	if (pdev) *pdev = NULL;
+	if (!a) {
+		p->type = ZE_MEMORY_TYPE_UNKNOWN;
+		p->id = 0;
+		p->pageSize = 0;
+		return ZE_RESULT_SUCCESS;
+	}
+	p->type = memory_type(a->kind);
+	p->id = (uint64_t)(a - allocs) + 1;
+	p->pageSize = a->kind == 3 ? 4096 : 65536;
+	if (pdev) *pdev = a->dev;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t MemGetAddressRange(ze_context_handle_t c, const void *ptr, void **pbase, size_t *psize) {
+	CHECK(c, M_CONTEXT);
+	if (!ptr) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeMemGetAddressRange: null ptr");
+	allocation *a = find_alloc(ptr);
+	if (!a) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeMemGetAddressRange: %p is not in an allocation", ptr);
+	if (pbase) *pbase = a->base;
+	if (psize) *psize = a->size;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -496,6 +574,7 @@ static ze_result_t CommandListCreateImmediate(ze_context_handle_t c, ze_device_h
 static ze_result_t CommandListDestroy(ze_command_list_handle_t h) {
 	CHECK(h, M_LIST);
 	free_object(h);
+	list_destroys++;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -560,6 +639,73 @@ static ze_result_t AppendMemoryFill(ze_command_list_handle_t l, void *ptr, const
 	uint64_t start = now_ticks();
 	for (size_t i = 0; i < size; i += psize) memcpy((char *)ptr + i, pattern, psize);
 	finish(signal, start);
+	return ZE_RESULT_SUCCESS;
+}
+
+// copy_region_side checks one side of a region copy: every byte it
+// touches lies in one allocation (or in host memory), and returns the
+// side's first byte.
+static ze_result_t copy_region_side(const char *side, const char *ptr, const ze_copy_region_t *r, uint32_t pitch, uint32_t slice, uint32_t depth, char **first) {
+	if ((uint64_t)r->originX + r->width > pitch) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeCommandListAppendMemoryCopyRegion: %s origin %u + width %u exceed the pitch %u", side, r->originX, r->width, pitch);
+	if (r->depth && slice < (uint64_t)pitch * (r->originY + r->height)) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeCommandListAppendMemoryCopyRegion: %s slice pitch %u under %u rows of %u", side, slice, r->originY + r->height, pitch);
+	uint64_t z0 = r->depth ? r->originZ : 0;
+	const char *p = ptr + r->originX + (uint64_t)r->originY * pitch + z0 * slice;
+	const char *last = p + (uint64_t)(depth - 1) * slice + (uint64_t)(r->height - 1) * pitch + r->width - 1;
+	allocation *a = find_alloc(p);
+	if (a != find_alloc(last) || !check_range(p, (size_t)(last - p) + 1))
+		return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeCommandListAppendMemoryCopyRegion: the %s region overruns an allocation", side);
+	*first = (char *)p;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t AppendMemoryCopyRegion(ze_command_list_handle_t l, void *dst, const ze_copy_region_t *dr, uint32_t dpitch, uint32_t dslice,
+                                          const void *src, const ze_copy_region_t *sr, uint32_t spitch, uint32_t sslice,
+                                          ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
+	ze_result_t r = begin(__func__, l, signal, n, wait);
+	if (r) return r;
+	if (!dst || !src || !dr || !sr) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeCommandListAppendMemoryCopyRegion: null pointer");
+	if (dr->width != sr->width || dr->height != sr->height || dr->depth != sr->depth)
+		return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandListAppendMemoryCopyRegion: regions of %ux%ux%u and %ux%ux%u", dr->width, dr->height, dr->depth, sr->width, sr->height, sr->depth);
+	if (!dr->width || !dr->height) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeCommandListAppendMemoryCopyRegion: empty region");
+	if (!find_alloc(dst) && !find_alloc(src)) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandListAppendMemoryCopyRegion: neither side is device memory");
+	uint32_t depth = dr->depth ? dr->depth : 1;
+	char *d, *s;
+	if ((r = copy_region_side("destination", dst, dr, dpitch, dslice, depth, &d))) return r;
+	if ((r = copy_region_side("source", src, sr, spitch, sslice, depth, &s))) return r;
+	uint64_t start = now_ticks();
+	for (uint32_t z = 0; z < depth; z++)
+		for (uint32_t y = 0; y < dr->height; y++)
+			memmove(d + (uint64_t)z * dslice + (uint64_t)y * dpitch, s + (uint64_t)z * sslice + (uint64_t)y * spitch, dr->width);
+	finish(signal, start);
+	return ZE_RESULT_SUCCESS;
+}
+
+// shared_range checks that a hint's range lies in one shared allocation:
+// the adapter sends prefetches and advice about shared memory only.
+static ze_result_t shared_range(const char *fn, const void *ptr, size_t size) {
+	if (!ptr) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "%s: null ptr", fn);
+	allocation *a = find_alloc(ptr);
+	if (!a) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s: %p is not in an allocation", fn, ptr);
+	if (a->kind != 3) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s: %p is not shared memory (kind %d)", fn, ptr, a->kind);
+	if (size == 0 || !check_range(ptr, size)) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "%s: %zu bytes overrun the allocation", fn, size);
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t AppendMemoryPrefetch(ze_command_list_handle_t l, const void *ptr, size_t size) {
+	CHECK(l, M_LIST);
+	ze_result_t r = shared_range("zeCommandListAppendMemoryPrefetch", ptr, size);
+	if (r) return r;
+	prefetches++;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t AppendMemAdvise(ze_command_list_handle_t l, ze_device_handle_t dev, const void *ptr, size_t size, ze_memory_advice_t advice) {
+	CHECK(l, M_LIST);
+	CHECK(dev, M_DEVICE);
+	if ((unsigned)advice > ZE_MEMORY_ADVICE_BIAS_UNCACHED) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeCommandListAppendMemAdvise: advice %u", (unsigned)advice);
+	ze_result_t r = shared_range("zeCommandListAppendMemAdvise", ptr, size);
+	if (r) return r;
+	advice_count[advice]++;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -866,6 +1012,14 @@ static ze_result_t AppendLaunchKernel(ze_command_list_handle_t l, ze_kernel_hand
 		it.gsize[d] = (size_t)k->group[d] * count[d];
 		it.off[d] = k->offset[d];
 	}
+	// The element-wise kernels write 4 bytes per work-item through argument
+	// 0: all of them must land in its allocation, so that a pointer
+	// argument into the middle of one is checked.
+	const char *name = k->sig->name;
+	if (!strcmp(name, "iota") || !strcmp(name, "fill_u32") || !strcmp(name, "add_one")) {
+		size_t items = it.off[0] + it.gsize[0];
+		if (!check_range(PTR(uint32_t, 0), 4 * items)) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s: %zu items overrun argument 0's allocation", name, items);
+	}
 	uint64_t start = now_ticks();
 	char scratch[8];
 	for (size_t gz = 0; gz < count[2]; gz++)
@@ -902,6 +1056,8 @@ LOCKED(ze_result_t, MemAllocDevice, (ze_context_handle_t a, const ze_device_mem_
 LOCKED(ze_result_t, MemAllocHost, (ze_context_handle_t a, const ze_host_mem_alloc_desc_t *b, size_t c, size_t d, void **e), (a, b, c, d, e))
 LOCKED(ze_result_t, MemAllocShared, (ze_context_handle_t a, const ze_device_mem_alloc_desc_t *b, const ze_host_mem_alloc_desc_t *c, size_t d, size_t e, ze_device_handle_t f, void **g), (a, b, c, d, e, f, g))
 LOCKED(ze_result_t, MemFree, (ze_context_handle_t a, void *b), (a, b))
+LOCKED(ze_result_t, MemGetAllocProperties, (ze_context_handle_t a, const void *b, ze_memory_allocation_properties_t *c, ze_device_handle_t *d), (a, b, c, d))
+LOCKED(ze_result_t, MemGetAddressRange, (ze_context_handle_t a, const void *b, void **c, size_t *d), (a, b, c, d))
 LOCKED(ze_result_t, EventPoolCreate, (ze_context_handle_t a, const ze_event_pool_desc_t *b, uint32_t c, ze_device_handle_t *d, ze_event_pool_handle_t *e), (a, b, c, d, e))
 LOCKED(ze_result_t, EventPoolDestroy, (ze_event_pool_handle_t a), (a))
 LOCKED(ze_result_t, EventCreate, (ze_event_pool_handle_t a, const ze_event_desc_t *b, ze_event_handle_t *c), (a, b, c))
@@ -918,6 +1074,9 @@ LOCKED(ze_result_t, AppendSignalEvent, (ze_command_list_handle_t a, ze_event_han
 LOCKED(ze_result_t, AppendWaitOnEvents, (ze_command_list_handle_t a, uint32_t b, ze_event_handle_t *c), (a, b, c))
 LOCKED(ze_result_t, AppendMemoryCopy, (ze_command_list_handle_t a, void *b, const void *c, size_t d, ze_event_handle_t e, uint32_t f, ze_event_handle_t *g), (a, b, c, d, e, f, g))
 LOCKED(ze_result_t, AppendMemoryFill, (ze_command_list_handle_t a, void *b, const void *c, size_t d, size_t e, ze_event_handle_t f, uint32_t g, ze_event_handle_t *h), (a, b, c, d, e, f, g, h))
+LOCKED(ze_result_t, AppendMemoryCopyRegion, (ze_command_list_handle_t a, void *b, const ze_copy_region_t *c, uint32_t d, uint32_t e, const void *f, const ze_copy_region_t *g, uint32_t h, uint32_t i, ze_event_handle_t j, uint32_t k, ze_event_handle_t *l), (a, b, c, d, e, f, g, h, i, j, k, l))
+LOCKED(ze_result_t, AppendMemoryPrefetch, (ze_command_list_handle_t a, const void *b, size_t c), (a, b, c))
+LOCKED(ze_result_t, AppendMemAdvise, (ze_command_list_handle_t a, ze_device_handle_t b, const void *c, size_t d, ze_memory_advice_t e), (a, b, c, d, e))
 LOCKED(ze_result_t, AppendLaunchKernel, (ze_command_list_handle_t a, ze_kernel_handle_t b, const ze_group_count_t *c, ze_event_handle_t d, uint32_t e, ze_event_handle_t *f), (a, b, c, d, e, f))
 LOCKED(ze_result_t, ModuleCreate, (ze_context_handle_t a, ze_device_handle_t b, const ze_module_desc_t *c, ze_module_handle_t *d, ze_module_build_log_handle_t *e), (a, b, c, d, e))
 LOCKED(ze_result_t, ModuleDestroy, (ze_module_handle_t a), (a))
@@ -958,6 +1117,7 @@ EXPORT zeGetDeviceProcAddrTable(ze_api_version_t v, ze_device_dditable_t *t) {
 	t->pfnGetModuleProperties = DeviceGetModuleProperties;
 	t->pfnGetCommandQueueGroupProperties = DeviceGetCommandQueueGroupProperties;
 	t->pfnGetMemoryProperties = DeviceGetMemoryProperties;
+	t->pfnGetMemoryAccessProperties = DeviceGetMemoryAccessProperties;
 	t->pfnGetGlobalTimestamps = DeviceGetGlobalTimestamps;
 	return ZE_RESULT_SUCCESS;
 }
@@ -974,6 +1134,8 @@ EXPORT zeGetMemProcAddrTable(ze_api_version_t v, ze_mem_dditable_t *t) {
 	t->pfnAllocHost = MemAllocHost_locked;
 	t->pfnAllocShared = MemAllocShared_locked;
 	t->pfnFree = MemFree_locked;
+	t->pfnGetAllocProperties = MemGetAllocProperties_locked;
+	t->pfnGetAddressRange = MemGetAddressRange_locked;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -1000,6 +1162,9 @@ EXPORT zeGetCommandListProcAddrTable(ze_api_version_t v, ze_command_list_dditabl
 	t->pfnAppendBarrier = AppendBarrier_locked;
 	t->pfnAppendMemoryCopy = AppendMemoryCopy_locked;
 	t->pfnAppendMemoryFill = AppendMemoryFill_locked;
+	t->pfnAppendMemoryCopyRegion = AppendMemoryCopyRegion_locked;
+	t->pfnAppendMemoryPrefetch = AppendMemoryPrefetch_locked;
+	t->pfnAppendMemAdvise = AppendMemAdvise_locked;
 	t->pfnAppendSignalEvent = AppendSignalEvent_locked;
 	t->pfnAppendWaitOnEvents = AppendWaitOnEvents_locked;
 	t->pfnAppendLaunchKernel = AppendLaunchKernel_locked;
