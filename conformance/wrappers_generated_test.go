@@ -83,7 +83,15 @@ func TestKernelLaunchNamesUnsetArgument(t *testing.T) {
 func TestKernelLaunchOverWorkGroupLimit(t *testing.T) {
 	conformance.TestKernelLaunchOverWorkGroupLimit(t)
 }
-func TestKernelLaunchWithLocal(t *testing.T)      { conformance.TestKernelLaunchWithLocal(t) }
+func TestKernelLaunchWithLocal(t *testing.T) { conformance.TestKernelLaunchWithLocal(t) }
+func TestLaunchArgs(t *testing.T)            { conformance.TestLaunchArgs(t) }
+func TestLaunchArgsConcurrent(t *testing.T)  { conformance.TestLaunchArgsConcurrent(t) }
+func TestCommandBuffer(t *testing.T)         { conformance.TestCommandBuffer(t) }
+func TestQueueFeatures(t *testing.T)         { conformance.TestQueueFeatures(t) }
+func TestKernelAttributesAndSuggestedSize(t *testing.T) {
+	conformance.TestKernelAttributesAndSuggestedSize(t)
+}
+func TestProgramGlobal(t *testing.T)              { conformance.TestProgramGlobal(t) }
 func TestMemoryCreate(t *testing.T)               { conformance.TestMemoryCreate(t) }
 func TestMemoryCreateFromHost(t *testing.T)       { conformance.TestMemoryCreateFromHost(t) }
 func TestMemoryZeroSize(t *testing.T)             { conformance.TestMemoryZeroSize(t) }

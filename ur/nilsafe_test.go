@@ -17,7 +17,7 @@ import (
 var handles = []any{
 	(*Adapter)(nil), (*Platform)(nil), (*Device)(nil), (*Context)(nil), (*Queue)(nil),
 	(*Mem)(nil), (*Program)(nil), (*Kernel)(nil), (*Event)(nil), (*PreparedLaunch)(nil),
-	(*System)(nil), (*USM)(nil), (*Pool)(nil), (*HostRegistration)(nil),
+	(*System)(nil), (*USM)(nil), (*Pool)(nil), (*HostRegistration)(nil), (*CommandBuffer)(nil),
 }
 
 // TestHandleListIsComplete fails when a type of the package that embeds
@@ -139,7 +139,8 @@ func releasedHandles(t *testing.T) []any {
 	pool := &Pool{object: object{adapter: a}, ctx: ctx, dev: d}
 	usm := &USM{object: object{adapter: a}, ctx: ctx, kind: USMDevice, dev: d, addr: 0x1000, size: 64, owned: true}
 	reg := &HostRegistration{object: object{adapter: a}, ctx: ctx}
-	all := []any{pl, ev, k, prog, m, q, ctx, d, p, a, pool, usm, reg}
+	cb := &CommandBuffer{object: object{adapter: a}, ctx: ctx, dev: d}
+	all := []any{pl, ev, k, prog, m, q, ctx, d, p, a, pool, usm, reg, cb}
 	for _, h := range all {
 		var err error
 		switch h := h.(type) {

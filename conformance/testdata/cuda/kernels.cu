@@ -117,3 +117,6 @@ extern "C" __global__ void axpy_f64(double a, const double *x, double *y) {
     size_t i = GOUR_GLOBAL_ID(x);
     y[i] = a * x[i] + y[i];
 }
+
+// A global variable the host reads and writes (Program.Global).
+__device__ unsigned int gour_global_counter;

@@ -1,0 +1,305 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gour-dev/gour/ur"
+)
+
+func TestLaunchArgs(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, f *Fixture) {
+		q := f.Queue(t)
+		k := f.Kernel(t, "fill_u32")
+		out := f.Buffer(t, ur.MemReadWrite, 4*256)
+		must(t, "LaunchArgs", q.LaunchArgs(k, ur.Range1D(256), ur.ArgBuffer(out), ur.ArgOf(uint32(41))))
+		checkUint32s(t, "fill_u32 through LaunchArgs", readUint32s(t, q, out, 256), func(int) uint32 { return 41 })
+		// The kernel's own arguments are untouched: a launch through them
+		// still wants them set.
+		wantErr(t, "Launch with the kernel's own arguments unset", q.Launch(k, ur.Range1D(256)), ur.ErrInvalidKernelArgs)
+		f.Run(t, "LocalMemory", func(t *testing.T) {
+			g := newGroupSum(t, f, 4*groupSumLocal)
+			src := f.BufferFrom(t, ur.MemReadOnly, ur.AsBytes(iotaU32(groupSumLocal*groupSumGroups)))
+			k := f.Kernel(t, "group_sum")
+			ev, err := q.EnqueueLaunchArgs(k, g.r, ur.LaunchProperties{}, []ur.Arg{ur.ArgBuffer(src), ur.ArgBuffer(g.dst), ur.ArgLocalMem(4 * groupSumLocal)})
+			must(t, "EnqueueLaunchArgs", err)
+			must(t, "Wait", ev.Wait(t.Context()))
+			ev.Release()
+			g.check(t, q, "group sums through LaunchArgs")
+		})
+		f.Run(t, "Pointer", func(t *testing.T) {
+			needUSM(t, f, ur.USMDevice)
+			u := allocUSM(t, f, f.Context(t), ur.USMDevice, 4*512)
+			must(t, "LaunchArgs", q.LaunchArgs(k, ur.Range1D(256), ur.ArgPtr(u.Ptr().Add(4*256)), ur.ArgOf(uint32(9))))
+			got := make([]byte, 4*512)
+			must(t, "CopyFromPtr", q.CopyFromPtr(got, u.Ptr()))
+			if w := u32s(got); w[256] != 9 || w[511] != 9 {
+				t.Errorf("fill_u32 on a pointer with an offset: [256] = %d, [511] = %d, want 9", w[256], w[511])
+			}
+		})
+		f.Run(t, "BadArguments", func(t *testing.T) {
+			wantErr(t, "one argument of two", q.LaunchArgs(k, ur.Range1D(256), ur.ArgBuffer(out)), ur.ErrInvalidKernelArgs)
+			wantErr(t, "the zero Arg", q.LaunchArgs(k, ur.Range1D(256), ur.ArgBuffer(out), ur.Arg{}), ur.ErrInvalidKernelArgs)
+			err := q.LaunchArgs(k, ur.Range1D(256), ur.ArgOf(uint32(1)), ur.ArgBuffer(out))
+			if !errors.Is(err, ur.ErrInvalidKernelArgumentSize) && !errors.Is(err, ur.ErrInvalidKernelArgs) && !errors.Is(err, ur.ErrInvalidArgument) {
+				t.Errorf("swapped arguments: %v, want a typed argument error", err)
+			}
+			released := f.Buffer(t, ur.MemReadWrite, 64)
+			must(t, "Release", released.Release())
+			wantErr(t, "a released buffer", q.LaunchArgs(k, ur.Range1D(16), ur.ArgBuffer(released), ur.ArgOf(uint32(1))), ur.ErrInvalidMemObject)
+		})
+	})
+}
+
+func iotaU32(n int) []uint32 {
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = uint32(i)
+	}
+	return out
+}
+
+// 64 goroutines launch one kernel with their own arguments at once, with
+// no lock; every result is right (the suite runs under -race in make test).
+func TestLaunchArgsConcurrent(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, f *Fixture) {
+		const goroutines, launches, n = 64, 20, 256
+		k := f.Kernel(t, "fill_u32")
+		outs := make([]*ur.Mem, goroutines)
+		for g := range outs {
+			outs[g] = f.Buffer(t, ur.MemReadWrite, 4*n)
+		}
+		q := f.Queue(t)
+		var wg sync.WaitGroup
+		for g := range goroutines {
+			wg.Go(func() {
+				for i := range launches {
+					if err := q.LaunchArgs(k, ur.Range1D(n), ur.ArgBuffer(outs[g]), ur.ArgOf(uint32(g*1000+i))); err != nil {
+						t.Errorf("goroutine %d: %v", g, err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		for g := range goroutines {
+			checkUint32s(t, fmt.Sprintf("goroutine %d's buffer", g), readUint32s(t, q, outs[g], n), func(int) uint32 { return uint32(g*1000 + launches - 1) })
+		}
+	})
+}
+
+func TestCommandBuffer(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, f *Fixture) {
+		const n, adds = 1024, 50
+		ctx, q := f.Context(t), f.Queue(t)
+		a := f.Buffer(t, ur.MemReadWrite, 4*n)
+		b := f.Buffer(t, ur.MemReadWrite, 4*n)
+		cb, err := ctx.NewCommandBuffer(f.Device, ur.CommandBufferOptions{Updatable: true})
+		must(t, "NewCommandBuffer", err)
+		defer cb.Release()
+		t.Logf("emulated: %v", cb.Emulated())
+		_, err = cb.AppendFill(a, []byte{7, 0, 0, 0}, 0, 4*n)
+		must(t, "AppendFill", err)
+		add := f.Kernel(t, "add_one")
+		var last *ur.Command
+		for range adds {
+			last, err = cb.AppendLaunch(add, ur.Range1D(n), ur.LaunchProperties{}, ur.ArgBuffer(a))
+			must(t, "AppendLaunch", err)
+		}
+		_, err = cb.AppendCopy(a, b, 0, 0, 4*n)
+		must(t, "AppendCopy", err)
+		_, err = q.EnqueueCommandBuffer(cb)
+		wantErr(t, "enqueue before Finalize", err, ur.ErrInvalidOperation)
+		must(t, "Finalize", cb.Finalize())
+		_, err = cb.AppendCopy(a, b, 0, 0, 4)
+		wantErr(t, "record after Finalize", err, ur.ErrInvalidOperation)
+		for round := range 3 {
+			ev, err := q.EnqueueCommandBuffer(cb)
+			must(t, "EnqueueCommandBuffer", err)
+			must(t, "Wait", ev.Wait(t.Context()))
+			ev.Release()
+			checkUint32s(t, fmt.Sprintf("replay %d", round), readUint32s(t, q, b, n), func(int) uint32 { return 7 + adds })
+		}
+		// The last add_one now runs on b, over its first half only.
+		half := ur.Range1D(n / 2)
+		must(t, "UpdateLaunch", cb.UpdateLaunch(last, &half, ur.ArgBuffer(b)))
+		ev, err := q.EnqueueCommandBuffer(cb)
+		must(t, "EnqueueCommandBuffer after UpdateLaunch", err)
+		must(t, "Wait", ev.Wait(t.Context()))
+		ev.Release()
+		// The copy after it overwrote b with a (7 + adds - 1 everywhere).
+		checkUint32s(t, "after the update", readUint32s(t, q, b, n), func(int) uint32 { return 7 + adds - 1 })
+		got := readUint32s(t, q, a, n)
+		if got[0] != 7+adds-1 {
+			t.Errorf("a[0] = %d after the update, want %d", got[0], 7+adds-1)
+		}
+		f.Run(t, "BadUse", func(t *testing.T) {
+			other, err := ctx.NewCommandBuffer(f.Device, ur.CommandBufferOptions{})
+			must(t, "NewCommandBuffer", err)
+			defer other.Release()
+			wantErr(t, "update a command of another buffer", other.UpdateLaunch(last, nil, ur.ArgBuffer(a)), ur.ErrInvalidValue)
+			plain, err := ctx.NewCommandBuffer(f.Device, ur.CommandBufferOptions{})
+			must(t, "NewCommandBuffer", err)
+			defer plain.Release()
+			c, err := plain.AppendLaunch(add, ur.Range1D(n), ur.LaunchProperties{}, ur.ArgBuffer(a))
+			must(t, "AppendLaunch", err)
+			must(t, "Finalize", plain.Finalize())
+			wantErr(t, "update without Updatable", plain.UpdateLaunch(c, nil, ur.ArgBuffer(b)), ur.ErrInvalidOperation)
+			wantErr(t, "Finalize twice", plain.Finalize(), ur.ErrInvalidOperation)
+			_, err = plain.AppendLaunch(add, ur.Range1D(n), ur.LaunchProperties{}, ur.ArgBuffer(a))
+			wantErr(t, "record into a finalized buffer", err, ur.ErrInvalidOperation)
+			oq := f.QueueIn(t, f.NewContext(t), ur.QueueProperties{})
+			_, err = oq.EnqueueCommandBuffer(plain)
+			wantErr(t, "enqueue on another context's queue", err, ur.ErrInvalidQueue)
+		})
+		f.Run(t, "ReleasedWhileRunning", func(t *testing.T) {
+			cb2, err := ctx.NewCommandBuffer(f.Device, ur.CommandBufferOptions{})
+			must(t, "NewCommandBuffer", err)
+			for range adds {
+				_, err := cb2.AppendLaunch(add, ur.Range1D(n), ur.LaunchProperties{}, ur.ArgBuffer(a))
+				must(t, "AppendLaunch", err)
+			}
+			must(t, "Finalize", cb2.Finalize())
+			before := readUint32s(t, q, a, 1)[0]
+			ev, err := q.EnqueueCommandBuffer(cb2)
+			must(t, "EnqueueCommandBuffer", err)
+			must(t, "Release while it may run", cb2.Release())
+			must(t, "Wait", ev.Wait(t.Context()))
+			ev.Release()
+			if got := readUint32s(t, q, a, 1)[0]; got != before+adds {
+				t.Errorf("after a replay whose buffer was released: %d, want %d", got, before+adds)
+			}
+		})
+	})
+}
+
+func TestQueueFeatures(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, f *Fixture) {
+		q := f.Queue(t)
+		ev := newFillEvent(t, f, q)
+		done := make(chan ur.EventStatus, 1)
+		must(t, "OnComplete", ev.OnComplete(func(st ur.EventStatus, err error) {
+			if err != nil {
+				t.Errorf("OnComplete: %v", err)
+			}
+			done <- st
+		}))
+		must(t, "Release before the callback", ev.Release())
+		select {
+		case st := <-done:
+			if st != ur.EventComplete {
+				t.Errorf("callback status %v, want complete", st)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the completion callback never ran")
+		}
+		must(t, "Finish", q.Finish())
+		empty, err := q.IsEmpty()
+		if errors.Is(err, ur.ErrUnsupportedFeature) {
+			t.Logf("IsEmpty: %v", err)
+		} else {
+			must(t, "IsEmpty", err)
+			if !empty {
+				t.Errorf("IsEmpty after Finish = false")
+			}
+		}
+		f.Run(t, "OutOfOrder", func(t *testing.T) {
+			ooo, err := f.Context(t).NewQueue(f.Device, ur.QueueProperties{OutOfOrder: true})
+			if errors.Is(err, ur.ErrUnsupportedFeature) || errors.Is(err, ur.ErrInvalidQueueProperties) {
+				t.Skipf("no out-of-order queues here: %v", err)
+			}
+			must(t, "NewQueue(OutOfOrder)", err)
+			defer ooo.Release()
+			k := f.Kernel(t, "fill_u32")
+			a, b := f.Buffer(t, ur.MemReadWrite, 4*1024), f.Buffer(t, ur.MemReadWrite, 4*1024)
+			e1, err := ooo.EnqueueLaunchArgs(k, ur.Range1D(1024), ur.LaunchProperties{}, []ur.Arg{ur.ArgBuffer(a), ur.ArgOf(uint32(1))})
+			must(t, "launch 1", err)
+			e2, err := ooo.EnqueueLaunchArgs(k, ur.Range1D(1024), ur.LaunchProperties{}, []ur.Arg{ur.ArgBuffer(b), ur.ArgOf(uint32(2))})
+			must(t, "launch 2", err)
+			bar, err := ooo.EnqueueBarrier(e1, e2)
+			must(t, "EnqueueBarrier", err)
+			e3, err := ooo.EnqueueCopy(a, b, 0, 0, 4*512)
+			must(t, "copy after the barrier", err)
+			must(t, "Wait", e3.Wait(t.Context()))
+			for _, e := range []*ur.Event{e1, e2, bar, e3} {
+				e.Release()
+			}
+			must(t, "Finish", ooo.Finish())
+			got := readUint32s(t, q, b, 1024)
+			if got[0] != 1 || got[1023] != 2 {
+				t.Errorf("after two fills, a barrier and a copy: b[0] = %d, b[1023] = %d, want 1, 2", got[0], got[1023])
+			}
+		})
+		f.Run(t, "Priority", func(t *testing.T) {
+			for _, p := range []int{-1, 1} {
+				pq, err := f.Context(t).NewQueue(f.Device, ur.QueueProperties{Priority: p})
+				if errors.Is(err, ur.ErrUnsupportedFeature) || errors.Is(err, ur.ErrInvalidQueueProperties) {
+					t.Skipf("no queue priorities here: %v", err)
+				}
+				must(t, fmt.Sprintf("NewQueue(Priority %d)", p), err)
+				out := f.Buffer(t, ur.MemReadWrite, 64)
+				must(t, "LaunchArgs", pq.LaunchArgs(f.Kernel(t, "fill_u32"), ur.Range1D(16), ur.ArgBuffer(out), ur.ArgOf(uint32(p+10))))
+				must(t, "Finish", pq.Finish())
+				must(t, "Release", pq.Release())
+			}
+		})
+	})
+}
+
+func TestKernelAttributesAndSuggestedSize(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, f *Fixture) {
+		k := f.Kernel(t, "fill_u32")
+		attrs, err := k.Attributes(f.Device)
+		if errors.Is(err, ur.ErrUnsupportedFeature) {
+			t.Skipf("no kernel attributes here: %v", err)
+		}
+		must(t, "Attributes", err)
+		if attrs.MaxWorkGroupSize == 0 || attrs.MaxWorkGroupSize > f.Device.Info().MaxWorkGroupSize {
+			t.Errorf("MaxWorkGroupSize %d, want 1..%d", attrs.MaxWorkGroupSize, f.Device.Info().MaxWorkGroupSize)
+		}
+		t.Logf("%+v", attrs)
+		for _, global := range []uint64{1 << 20, 1021, 1000} {
+			local, err := k.SuggestLocalSize(f.Device, ur.Range1D(global), 0)
+			must(t, fmt.Sprintf("SuggestLocalSize(%d)", global), err)
+			if local[0] == 0 || global%local[0] != 0 || local[0] > attrs.MaxWorkGroupSize {
+				t.Errorf("SuggestLocalSize(%d) = %v: want a divisor of the global size up to %d", global, local, attrs.MaxWorkGroupSize)
+			}
+			out := f.Buffer(t, ur.MemReadWrite, 4*global)
+			q := f.Queue(t)
+			must(t, "LaunchArgs with the suggested size", q.LaunchArgs(k, ur.Range1D(global).WithLocal(local[0]), ur.ArgBuffer(out), ur.ArgOf(uint32(3))))
+			must(t, "Finish", q.Finish())
+		}
+	})
+}
+
+func TestProgramGlobal(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, f *Fixture) {
+		p := f.Program(t)
+		g, err := p.Global(f.Device, "gour_global_counter")
+		if errors.Is(err, ur.ErrUnsupportedFeature) {
+			if f.Backend == "cuda" {
+				t.Fatalf("Program.Global on CUDA: %v", err)
+			}
+			t.Skipf("no program globals here: %v", err)
+		}
+		must(t, "Global", err)
+		defer g.Free()
+		if g.Size() != 4 {
+			t.Errorf("the global's size is %d, want 4", g.Size())
+		}
+		q := f.Queue(t)
+		must(t, "CopyToPtr", q.CopyToPtr(g.Ptr(), []byte{42, 0, 0, 0}))
+		got := make([]byte, 4)
+		must(t, "CopyFromPtr", q.CopyFromPtr(got, g.Ptr()))
+		if got[0] != 42 {
+			t.Errorf("the global reads %v, want 42", got)
+		}
+		_, err = p.Global(f.Device, "no_such_global")
+		if err == nil {
+			t.Errorf("Global of an unknown name succeeded")
+		}
+	})
+}
