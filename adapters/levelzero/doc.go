@@ -60,6 +60,67 @@
 //     global offset needs zeKernelSetGlobalOffsetExp, else
 //     ErrUnsupportedFeature.
 //
+// The memory model beyond whole buffers (ur/driver/memory.go; memory.go
+// and queue_memory.go):
+//
+//   - Device info: USM comes from zeDeviceGetMemoryAccessProperties (a
+//     kind whose capabilities are not zero is supported: device, host and
+//     single-device shared allocations; Via "level_zero").
+//     MemBaseAddrAlign is 1 byte, as Intel's Unified Runtime adapter
+//     reports 8 bits: a sub-buffer is a pointer, at any byte.
+//     HostUnifiedMemory is ZE_DEVICE_PROPERTY_FLAG_INTEGRATED (or a CPU
+//     device).
+//   - USM allocations are zeMemAllocDevice, zeMemAllocHost and
+//     zeMemAllocShared (on the given device) with the alignment asked
+//     for; each holds the context, as buffers do. USMFree first waits for
+//     the context's queues, as buffer release does (Level Zero requires
+//     that the device no longer uses memory it frees), then calls
+//     zeMemFree. Pointer info is zeMemGetAllocProperties (type and
+//     device; ZE_MEMORY_TYPE_UNKNOWN is USMUnknown, not an error) and
+//     zeMemGetAddressRange (base and size).
+//   - USM commands: copies are zeCommandListAppendMemoryCopy, fills are
+//     FillBuffer's (zeCommandListAppendMemoryFill, or doubling copies for
+//     patterns longer than the engine fills). Prefetch and advice take no
+//     events in Level Zero: the wait list goes before them as
+//     zeCommandListAppendWaitOnEvents and the event after them as a
+//     signalling barrier. zeCommandListAppendMemoryPrefetch moves shared
+//     memory to the queue's device only; a prefetch to the host, or of
+//     other memory, only orders the queue. zeCommandListAppendMemAdvise,
+//     on shared memory with the queue's device, maps AdviseReadMostly and
+//     AdviseClearReadMostly to SET/CLEAR_READ_MOSTLY, AdvisePreferDevice
+//     to SET_PREFERRED_LOCATION and AdvisePreferHost to
+//     CLEAR_PREFERRED_LOCATION (Level Zero 1.4 names no host location);
+//     the accessed-by advice has no Level Zero counterpart and only orders
+//     the queue, as advice about other memory does.
+//   - A pointer argument (SetArgPointer) is the address passed to
+//     zeKernelSetArgumentValue, as a buffer's is.
+//   - A marker is zeCommandListAppendBarrier signalling its event after
+//     the wait list: it completes after everything before it, and later
+//     commands start after it, so a barrier is the same.
+//   - A sub-buffer is the parent's address plus the offset; releasing it
+//     frees nothing.
+//   - A rectangular copy, between buffers, pointers and host memory, is
+//     one zeCommandListAppendMemoryCopyRegion. Its ze_copy_region_t and
+//     pitches are 32-bit: the origins are folded into the pointers, and
+//     extents or pitches past 4 GiB give ErrUnsupportedSize. A 2D copy
+//     has depth 0 and no slice pitch, as Level Zero asks.
+//   - Native handles: ContextFromNative wraps a ze_context_handle_t over
+//     the devices given, QueueFromNative an immediate
+//     ze_command_list_handle_t (ordered with barriers, since Level Zero
+//     1.4 cannot tell whether it was created in order), BufferFromNative
+//     a device pointer. Owned, they are destroyed (zeContextDestroy once
+//     everything made in the context is released, zeCommandListDestroy,
+//     zeMemFree) with their wrapper; otherwise nothing is.
+//   - Not implemented: Level Zero core has no memory pools (the front end
+//     pools USM blocks itself, ordered by markers), no call that
+//     page-locks host memory it did not allocate (RegisterHost gives
+//     ErrUnsupportedFeature: use AllocHost), and no free-memory query.
+//     Sysman's zesMemoryGetState needs a Sysman device handle, which
+//     takes zesInit (spec 1.5, newer than Debian's loader) or
+//     ZES_ENABLE_SYSMAN=1 in the environment before zeInit, which a
+//     library cannot promise; so Device.FreeMemory gives
+//     ErrUnsupportedFeature rather than a guess.
+//
 // Status: the adapter has not run on Intel hardware. The bindings'
 // structure layouts and constants are checked against ze_api.h
 // (layout_cgo_test.go in internal/ze); discovery without a driver and
