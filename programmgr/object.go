@@ -108,18 +108,18 @@ func (p *Program) touch(clock *atomic.Uint64) {
 // Kernel is a kernel handed out by a Manager: a reference-counted wrapper
 // of a *ur.Kernel, holding a reference to its Program.
 //
-// A cached Kernel is shared by every caller that asks for the same kernel,
-// and a kernel's arguments are state in the driver: hold the Kernel's lock
-// (Lock/Unlock) from setting its arguments until the launch is enqueued.
+// A cached Kernel is shared by every caller that asks for the same kernel.
+// ur.Queue.LaunchArgs takes the arguments with the launch, so any number
+// of goroutines launch it at once without a lock:
 //
 //	k, err := m.GetKernel(ctx, img, "axpy", dev, programmgr.SpecValues{}, "")
 //	...
 //	defer k.Release()
-//	k.Lock()
-//	k.UR().SetArgFloat32(0, 2)
-//	k.UR().SetArgMem(1, x)
-//	err = q.Launch(k.UR(), ur.Range1D(n))
-//	k.Unlock()
+//	err = q.LaunchArgs(k.UR(), ur.Range1D(n), ur.ArgOf(float32(2)), ur.ArgBuffer(x), ur.ArgBuffer(y))
+//
+// A kernel's own arguments (SetArg*) are state in the driver: hold the
+// Kernel's lock (Lock/Unlock) from setting them until the launch is
+// enqueued.
 type Kernel struct {
 	refs     refCount
 	fastHits atomic.Int64 // hits of the fast cache that returned this kernel

@@ -11,7 +11,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -112,27 +111,16 @@ func run(w io.Writer, dev *ur.Device) error {
 // README: begin launch
 
 // launch runs axpy once with the kernel the manager hands out. The kernel is
-// shared by every caller asking for it, and its arguments are state in the
-// driver: hold its lock from setting them until the launch is enqueued.
+// shared by every caller asking for it: LaunchArgs takes the arguments with
+// the launch and leaves the kernel untouched, so callers need no lock.
 func launch(m *programmgr.Manager, img *programmgr.Image, q *ur.Queue, x, y *ur.Mem) error {
 	k, err := m.GetKernel(context.Background(), img, "axpy", q.Device(), programmgr.SpecValues{}, "")
 	if err != nil {
 		return err // a build failure carries the build log
 	}
 	defer k.Release() // gives back this caller's reference; the cache keeps its own
-	k.Lock()
-	defer k.Unlock()
-	uk := k.UR() // the *ur.Kernel, for SetArg* and Queue.Launch
-	err = errors.Join(
-		uk.SetArgFloat32(0, 2),
-		uk.SetArgMem(1, x),
-		uk.SetArgMem(2, y),
-		uk.SetArgUint32(3, n),
-	)
-	if err != nil {
-		return err
-	}
-	return q.Launch(uk, ur.Range1D(n))
+	return q.LaunchArgs(k.UR(), ur.Range1D(n),
+		ur.ArgOf(float32(2)), ur.ArgBuffer(x), ur.ArgBuffer(y), ur.ArgOf(uint32(n)))
 }
 
 // README: end launch

@@ -11,7 +11,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -90,6 +89,7 @@ func run(w io.Writer, dev *ur.Device) error {
 		host[i], host[n+i] = float32(i), 1 // x, then y
 	}
 
+	// README: begin tensor
 	// One allocation from the device's pool holds both tensors: x at
 	// offset 0, y at offset 4n bytes.
 	pool, err := ctx.NewPool(dev, ur.PoolOptions{ReleaseThreshold: 64 << 20})
@@ -111,11 +111,7 @@ func run(w io.Writer, dev *ur.Device) error {
 	}
 	up.Release() // the queue still orders the launch after the copy
 
-	err = errors.Join(k.SetArgFloat32(0, 2), k.SetArgPtr(1, x), k.SetArgPtr(2, y), k.SetArgUint32(3, n))
-	if err != nil {
-		return err
-	}
-	if err := q.Launch(k, ur.Range1D(n)); err != nil {
+	if err := q.LaunchArgs(k, ur.Range1D(n), ur.ArgOf(float32(2)), ur.ArgPtr(x), ur.ArgPtr(y), ur.ArgOf(uint32(n))); err != nil {
 		return err
 	}
 	done, err := q.EnqueueCopyFromPtr(ur.AsBytes(host[n:]), y)
@@ -129,6 +125,7 @@ func run(w io.Writer, dev *ur.Device) error {
 		return err
 	}
 	done.Release()
+	// README: end tensor
 	ys := host[n:]
 	fmt.Fprintf(w, "y[:4] = %v y[%d] = %v\n", ys[:4], n-1, ys[n-1])
 	return q.Finish()
