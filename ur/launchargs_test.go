@@ -14,7 +14,6 @@ type argQueue struct {
 	countingQueue
 	launches atomic.Int64
 	sum      atomic.Uint64
-	last     []driver.LaunchArg
 }
 
 func (q *argQueue) LaunchWithArgs(_ driver.Kernel, _ driver.NDRange, args []driver.LaunchArg, _ driver.LaunchProperties, _ []driver.Event, _ bool) (driver.Event, error) {
