@@ -51,6 +51,25 @@ type Lib struct {
 	streamWaitEvent   uintptr
 	streamGetCtx      uintptr // optional, 9.2
 
+	// The launch and queue model: launch attributes, graphs, capture,
+	// priorities, occupancy (graph.go).
+	launchKernelEx               uintptr // optional, 11.8
+	graphCreate                  uintptr // optional
+	graphDestroy                 uintptr // optional
+	graphAddKernelNode           uintptr // optional: cuGraphAddKernelNode_v2, 12.0
+	graphAddMemcpyNode           uintptr // optional
+	graphAddMemsetNode           uintptr // optional
+	graphKernelNodeSetAttribute  uintptr // optional, 11.0
+	graphInstantiate             uintptr // optional: cuGraphInstantiateWithFlags, 11.4
+	graphLaunch                  uintptr // optional
+	graphExecDestroy             uintptr // optional
+	graphExecKernelNodeSetParams uintptr // optional: cuGraphExecKernelNodeSetParams_v2, 12.0
+	streamBeginCapture           uintptr // optional: cuStreamBeginCapture_v2
+	streamEndCapture             uintptr // optional
+	streamCreateWithPriority     uintptr // optional
+	ctxGetStreamPriorityRange    uintptr // optional
+	occupancyMaxActiveBlocks     uintptr // optional
+
 	// Memory.
 	memAlloc         uintptr
 	memFree          uintptr
@@ -200,6 +219,23 @@ func (l *Lib) symbols() []dl.Symbol {
 		{Name: "cuStreamQuery", Addr: &l.streamQuery},
 		{Name: "cuStreamWaitEvent", Addr: &l.streamWaitEvent},
 		{Name: "cuStreamGetCtx", Addr: &l.streamGetCtx, Optional: true},
+
+		{Name: "cuLaunchKernelEx", Addr: &l.launchKernelEx, Optional: true},
+		{Name: "cuGraphCreate", Addr: &l.graphCreate, Optional: true},
+		{Name: "cuGraphDestroy", Addr: &l.graphDestroy, Optional: true},
+		{Name: "cuGraphAddKernelNode_v2", Addr: &l.graphAddKernelNode, Optional: true},
+		{Name: "cuGraphAddMemcpyNode", Addr: &l.graphAddMemcpyNode, Optional: true},
+		{Name: "cuGraphAddMemsetNode", Addr: &l.graphAddMemsetNode, Optional: true},
+		{Name: "cuGraphKernelNodeSetAttribute", Addr: &l.graphKernelNodeSetAttribute, Optional: true},
+		{Name: "cuGraphInstantiateWithFlags", Addr: &l.graphInstantiate, Optional: true},
+		{Name: "cuGraphLaunch", Addr: &l.graphLaunch, Optional: true},
+		{Name: "cuGraphExecDestroy", Addr: &l.graphExecDestroy, Optional: true},
+		{Name: "cuGraphExecKernelNodeSetParams_v2", Addr: &l.graphExecKernelNodeSetParams, Optional: true},
+		{Name: "cuStreamBeginCapture_v2", Addr: &l.streamBeginCapture, Optional: true},
+		{Name: "cuStreamEndCapture", Addr: &l.streamEndCapture, Optional: true},
+		{Name: "cuStreamCreateWithPriority", Addr: &l.streamCreateWithPriority, Optional: true},
+		{Name: "cuCtxGetStreamPriorityRange", Addr: &l.ctxGetStreamPriorityRange, Optional: true},
+		{Name: "cuOccupancyMaxActiveBlocksPerMultiprocessor", Addr: &l.occupancyMaxActiveBlocks, Optional: true},
 
 		{Name: "cuMemAlloc_v2", Addr: &l.memAlloc},
 		{Name: "cuMemFree_v2", Addr: &l.memFree},
