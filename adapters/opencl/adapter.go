@@ -2,6 +2,7 @@ package opencl
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/gour-dev/gour/adapters/opencl/internal/cl"
 	"github.com/gour-dev/gour/ur/driver"
@@ -22,12 +23,17 @@ type platform struct {
 	handle  cl.Platform
 	info    driver.PlatformInfo
 	devices []driver.Device
+
+	usmOnce sync.Once
+	usm     *cl.USMINTEL // nil where the platform lacks the extension
 }
 
 type device struct {
 	p      *platform
 	handle cl.Device
 	info   driver.DeviceInfo
+	svm    uint64 // CL_DEVICE_SVM_CAPABILITIES
+	intel  bool   // USM through cl_intel_unified_shared_memory
 }
 
 // Open loads libOpenCL and enumerates its platforms and devices. It reports
@@ -64,6 +70,7 @@ func Open() (driver.Adapter, error) {
 		for _, h := range devs {
 			d := &device{p: p, handle: h}
 			d.info = a.deviceInfo(h)
+			d.memoryInfo()
 			p.devices = append(p.devices, d)
 		}
 		ndev += len(p.devices)
@@ -179,9 +186,5 @@ func (a *adapter) NewContext(devs []driver.Device) (driver.Context, error) {
 	if err := check("clCreateContext", st); err != nil {
 		return nil, err
 	}
-	c := &context{a: a, handle: h, devices: make(map[cl.Device]*device, len(devs))}
-	for _, d := range devs {
-		c.devices[d.(*device).handle] = d.(*device)
-	}
-	return c, nil
+	return a.newContext(h, devs), nil
 }

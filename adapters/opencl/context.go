@@ -11,6 +11,13 @@ type context struct {
 	a       *adapter
 	handle  cl.Context
 	devices map[cl.Device]*device
+
+	// The USM mechanism (memory.go), chosen when the context is made.
+	via        usmVia
+	intel      *cl.USMINTEL // via usmIntel
+	svmFine    bool         // via usmSVM: fine-grained buffers on every device
+	svmMigrate bool         // via usmSVM: clEnqueueSVMMigrateMem usable
+	svm        svmTable     // via usmSVM: the allocations, for pointer info
 }
 
 func (c *context) Native() uintptr { return uintptr(c.handle) }
@@ -36,15 +43,7 @@ type mem struct {
 }
 
 func (c *context) NewBuffer(flags driver.MemFlags, size uint64, host []byte) (driver.Mem, error) {
-	var clFlags uint64
-	switch flags {
-	case driver.MemReadOnly:
-		clFlags = cl.MemReadOnly
-	case driver.MemWriteOnly:
-		clFlags = cl.MemWriteOnly
-	default:
-		clFlags = cl.MemReadWrite
-	}
+	clFlags := accessFlags(flags)
 	var hostPtr unsafe.Pointer
 	if len(host) > 0 {
 		clFlags |= cl.MemCopyHostPtr

@@ -31,6 +31,8 @@ func resultOf(s cl.Status) driver.Result {
 		return driver.ResultProgramLinkFailure
 	case cl.ExecStatusErrorForEventsInWaitList:
 		return driver.ResultInEventListExecStatus
+	case cl.MisalignedSubBufferOffset:
+		return driver.ResultMisalignedSubBufferOffset
 	case cl.InvalidValue, cl.InvalidDeviceType, cl.InvalidArgValue, cl.InvalidGlobalOffset, cl.InvalidProperty:
 		return driver.ResultInvalidValue
 	case cl.InvalidPlatform:

@@ -10,6 +10,7 @@ import (
 
 type kernel struct {
 	lib    *cl.Lib
+	ctx    *context
 	handle cl.Kernel
 }
 
@@ -126,4 +127,19 @@ func (p *program) withArgInfo(devs []driver.Device, options string) string {
 		}
 	}
 	return strings.TrimSpace(options + " " + argInfoOption)
+}
+
+// SetArgPointer sets a pointer argument with clSetKernelArgMemPointerINTEL
+// or clSetKernelArgSVMPointer; either may point inside an allocation.
+// OpenCL keeps the value with the kernel, as it does clSetKernelArg's, so
+// a prepared launch (one clEnqueueNDRangeKernel naming the kernel) takes
+// it at its next launch and never goes stale.
+func (k *kernel) SetArgPointer(index uint32, ptr uintptr) error {
+	switch k.ctx.via {
+	case usmIntel:
+		return check("clSetKernelArgMemPointerINTEL", k.ctx.intel.SetKernelArgMemPointer(k.handle, index, ptr))
+	case usmSVM:
+		return check("clSetKernelArgSVMPointer", k.lib.SetKernelArgSVMPointer(k.handle, index, ptr))
+	}
+	return k.ctx.noUSM()
 }

@@ -200,5 +200,5 @@ func (p *program) NewKernel(name string) (driver.Kernel, error) {
 		e.Message += " for kernel " + name
 		return nil, e
 	}
-	return &kernel{lib: p.lib, handle: h}, nil
+	return &kernel{lib: p.lib, ctx: p.ctx, handle: h}, nil
 }

@@ -74,6 +74,41 @@ const (
 	DeviceReferenceCount             = 0x1047 // CL_DEVICE_REFERENCE_COUNT
 	DeviceILVersion                  = 0x105B // CL_DEVICE_IL_VERSION
 	DeviceNumericVersion             = 0x105E // CL_DEVICE_NUMERIC_VERSION
+	DeviceHostUnifiedMemory          = 0x1035 // CL_DEVICE_HOST_UNIFIED_MEMORY (deprecated in 2.0, still answered)
+	DeviceSVMCapabilities            = 0x1053 // CL_DEVICE_SVM_CAPABILITIES (2.0)
+)
+
+// SVM capabilities (cl_device_svm_capabilities bitfield, 2.0).
+const (
+	DeviceSVMCoarseGrainBuffer = 1 << 0 // CL_DEVICE_SVM_COARSE_GRAIN_BUFFER
+	DeviceSVMFineGrainBuffer   = 1 << 1 // CL_DEVICE_SVM_FINE_GRAIN_BUFFER
+	DeviceSVMFineGrainSystem   = 1 << 2 // CL_DEVICE_SVM_FINE_GRAIN_SYSTEM
+	DeviceSVMAtomics           = 1 << 3 // CL_DEVICE_SVM_ATOMICS
+)
+
+// Unified shared memory device info (cl_intel_unified_shared_memory); each
+// answers a cl_device_unified_shared_memory_capabilities_intel bitfield,
+// zero where the kind is not supported.
+const (
+	DeviceHostMemCapabilitiesINTEL               = 0x4190 // CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL
+	DeviceDeviceMemCapabilitiesINTEL             = 0x4191 // CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL
+	DeviceSingleDeviceSharedMemCapabilitiesINTEL = 0x4192 // CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL
+)
+
+// Unified shared memory allocation info (cl_mem_info_intel).
+const (
+	MemAllocTypeINTEL    = 0x419A // CL_MEM_ALLOC_TYPE_INTEL
+	MemAllocBasePtrINTEL = 0x419B // CL_MEM_ALLOC_BASE_PTR_INTEL
+	MemAllocSizeINTEL    = 0x419C // CL_MEM_ALLOC_SIZE_INTEL
+	MemAllocDeviceINTEL  = 0x419D // CL_MEM_ALLOC_DEVICE_INTEL
+)
+
+// Unified shared memory types (cl_unified_shared_memory_type_intel).
+const (
+	MemTypeUnknownINTEL = 0x4196 // CL_MEM_TYPE_UNKNOWN_INTEL
+	MemTypeHostINTEL    = 0x4197 // CL_MEM_TYPE_HOST_INTEL
+	MemTypeDeviceINTEL  = 0x4198 // CL_MEM_TYPE_DEVICE_INTEL
+	MemTypeSharedINTEL  = 0x4199 // CL_MEM_TYPE_SHARED_INTEL
 )
 
 // Floating-point capabilities (cl_device_fp_config bitfield).
@@ -127,6 +162,21 @@ const (
 	MemHostWriteOnly = 1 << 7 // CL_MEM_HOST_WRITE_ONLY
 	MemHostReadOnly  = 1 << 8 // CL_MEM_HOST_READ_ONLY
 	MemHostNoAccess  = 1 << 9 // CL_MEM_HOST_NO_ACCESS
+
+	// SVM allocation flags (cl_svm_mem_flags, 2.0), with an access flag.
+	MemSVMFineGrainBuffer = 1 << 10 // CL_MEM_SVM_FINE_GRAIN_BUFFER
+	MemSVMAtomics         = 1 << 11 // CL_MEM_SVM_ATOMICS
+)
+
+// Buffer creation types (cl_buffer_create_type) of clCreateSubBuffer.
+const (
+	BufferCreateTypeRegion = 0x1220 // CL_BUFFER_CREATE_TYPE_REGION
+)
+
+// Migration flags (cl_mem_migration_flags bitfield).
+const (
+	MigrateMemObjectHost             = 1 << 0 // CL_MIGRATE_MEM_OBJECT_HOST
+	MigrateMemObjectContentUndefined = 1 << 1 // CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED
 )
 
 // Memory object info (cl_mem_info).

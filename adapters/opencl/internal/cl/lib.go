@@ -46,6 +46,28 @@ type Lib struct {
 	enqueueCopyBuffer  uintptr
 	enqueueFillBuffer  uintptr
 
+	// Sub-buffers and rectangular copies (1.1).
+	createSubBuffer        uintptr
+	enqueueReadBufferRect  uintptr
+	enqueueWriteBufferRect uintptr
+	enqueueCopyBufferRect  uintptr
+
+	// Markers and barriers (1.2).
+	enqueueMarkerWithWaitList  uintptr
+	enqueueBarrierWithWaitList uintptr
+
+	// Shared virtual memory (2.0; migration 2.1), optional.
+	svmAlloc               uintptr
+	svmFree                uintptr
+	enqueueSVMMemcpy       uintptr
+	enqueueSVMMemFill      uintptr
+	enqueueSVMMigrateMem   uintptr
+	setKernelArgSVMPointer uintptr
+
+	// Extension entry points (1.2), optional: a loader without it has no
+	// extension functions to give.
+	getExtensionFunctionAddressForPlatform uintptr
+
 	// Programs.
 	createProgramWithSource          uintptr
 	createProgramWithBinary          uintptr
@@ -127,6 +149,21 @@ func (l *Lib) symbols() []dl.Symbol {
 		{Name: "clEnqueueWriteBuffer", Addr: &l.enqueueWriteBuffer},
 		{Name: "clEnqueueCopyBuffer", Addr: &l.enqueueCopyBuffer},
 		{Name: "clEnqueueFillBuffer", Addr: &l.enqueueFillBuffer},
+
+		{Name: "clCreateSubBuffer", Addr: &l.createSubBuffer},
+		{Name: "clEnqueueReadBufferRect", Addr: &l.enqueueReadBufferRect},
+		{Name: "clEnqueueWriteBufferRect", Addr: &l.enqueueWriteBufferRect},
+		{Name: "clEnqueueCopyBufferRect", Addr: &l.enqueueCopyBufferRect},
+		{Name: "clEnqueueMarkerWithWaitList", Addr: &l.enqueueMarkerWithWaitList},
+		{Name: "clEnqueueBarrierWithWaitList", Addr: &l.enqueueBarrierWithWaitList},
+
+		{Name: "clSVMAlloc", Addr: &l.svmAlloc, Optional: true},
+		{Name: "clSVMFree", Addr: &l.svmFree, Optional: true},
+		{Name: "clEnqueueSVMMemcpy", Addr: &l.enqueueSVMMemcpy, Optional: true},
+		{Name: "clEnqueueSVMMemFill", Addr: &l.enqueueSVMMemFill, Optional: true},
+		{Name: "clEnqueueSVMMigrateMem", Addr: &l.enqueueSVMMigrateMem, Optional: true},
+		{Name: "clSetKernelArgSVMPointer", Addr: &l.setKernelArgSVMPointer, Optional: true},
+		{Name: "clGetExtensionFunctionAddressForPlatform", Addr: &l.getExtensionFunctionAddressForPlatform, Optional: true},
 
 		{Name: "clCreateProgramWithSource", Addr: &l.createProgramWithSource},
 		{Name: "clCreateProgramWithBinary", Addr: &l.createProgramWithBinary},

@@ -103,3 +103,19 @@ func (l *Lib) EnqueueFillBuffer(q Queue, buf Mem, pattern unsafe.Pointer, patter
 	r, _, _ := f.Call(l.enqueueFillBuffer)
 	return status(r)
 }
+
+// CreateSubBuffer calls clCreateSubBuffer (1.1) with
+// BufferCreateTypeRegion: a buffer of size bytes at origin in buf, with
+// access flags (Mem*; host pointer flags are inherited and must not be
+// given). An origin that is not a multiple of the devices'
+// DeviceMemBaseAddrAlign gives MisalignedSubBufferOffset.
+func (l *Lib) CreateSubBuffer(buf Mem, flags uint64, origin, size uintptr) (Mem, Status) {
+	f := dl.NewFrame()
+	// cl_buffer_region {origin, size} lives in slots 1 and 2, read during
+	// the call only.
+	region := (*[2]uintptr)(f.Slot(1))
+	region[0], region[1] = origin, size
+	f.Args = dl.Args{uintptr(buf), uintptr(flags), BufferCreateTypeRegion, uintptr(unsafe.Pointer(region)), f.Out(0)}
+	r, out, _ := f.Call(l.createSubBuffer)
+	return Mem(r), errcode(out)
+}

@@ -49,3 +49,28 @@ func (l *Lib) Finish(q Queue) Status { return call1(l.finish, uintptr(q)) }
 func (l *Lib) GetCommandQueueInfo(q Queue, param uint32, size uintptr, value unsafe.Pointer, sizeRet *uintptr) Status {
 	return getInfo(l.getCommandQueueInfo, uintptr(q), param, size, value, sizeRet)
 }
+
+// EnqueueMarkerWithWaitList calls clEnqueueMarkerWithWaitList (1.2): the
+// event completes when the wait list has, or with an empty list when every
+// command enqueued before it has.
+func (l *Lib) EnqueueMarkerWithWaitList(q Queue, waitList []Event, event *Event) Status {
+	return l.enqueueWaitList(l.enqueueMarkerWithWaitList, q, waitList, event)
+}
+
+// EnqueueBarrierWithWaitList calls clEnqueueBarrierWithWaitList (1.2):
+// a marker that also holds back the commands enqueued after it.
+func (l *Lib) EnqueueBarrierWithWaitList(q Queue, waitList []Event, event *Event) Status {
+	return l.enqueueWaitList(l.enqueueBarrierWithWaitList, q, waitList, event)
+}
+
+func (l *Lib) enqueueWaitList(fn uintptr, q Queue, waitList []Event, event *Event) Status {
+	f := dl.NewFrame()
+	f.Args = dl.Args{
+		uintptr(q),
+		uintptr(len(waitList)),
+		f.Ptr(0, dl.First(waitList)),
+		f.Ptr(1, unsafe.Pointer(event)),
+	}
+	r, _, _ := f.Call(fn)
+	return status(r)
+}
