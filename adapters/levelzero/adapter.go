@@ -50,6 +50,8 @@ type device struct {
 
 	computeOrdinal  uint32  // the command queue group with compute
 	maxFillPattern  uintptr // of that group
+	cooperative     bool    // that group runs cooperative kernels
+	subGroupSizes   []uint32
 	maxGroupSize    [3]uint32
 	maxGroupCount   [3]uint32
 	maxTotalGroup   uint32
@@ -207,6 +209,7 @@ func (p *platform) openDevice(h ze.Device) (*device, error) {
 	for i, g := range groups {
 		if g.Flags&ze.CommandQueueGroupPropertyFlagCompute != 0 {
 			d.computeOrdinal, d.maxFillPattern = uint32(i), g.MaxMemoryFillPatternSize
+			d.cooperative = g.Flags&ze.CommandQueueGroupPropertyFlagCooperativeKernels != 0
 			break
 		}
 	}
@@ -223,6 +226,7 @@ func (p *platform) openDevice(h ze.Device) (*device, error) {
 	d.maxGroupSize = [3]uint32{compute.MaxGroupSizeX, compute.MaxGroupSizeY, compute.MaxGroupSizeZ}
 	d.maxGroupCount = [3]uint32{compute.MaxGroupCountX, compute.MaxGroupCountY, compute.MaxGroupCountZ}
 	d.maxTotalGroup = compute.MaxTotalGroupSize
+	d.subGroupSizes = append([]uint32(nil), compute.SubGroupSizes[:min(compute.NumSubGroupSizes, ze.SubgroupSizeCount)]...)
 	d.timerNS = max(props.TimerResolution, 1)
 	if p.api >= ze.MakeVersion(1, 2) {
 		if hz, r := l.DeviceTimerFrequency(h); r == ze.Success && hz > 0 {

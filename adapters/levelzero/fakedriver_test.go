@@ -31,7 +31,9 @@ const envFakeDriver = "GOUR_ZE_FAKE_DRIVER"
 // memory, SPIR-V and native modules, build logs, specialization
 // constants, kernels and launches, and the memory model (USM, pointer
 // arguments, markers, pools, sub-buffers, region copies, native handles;
-// fakememory_test.go), end to end, on a machine without Intel hardware. The loader's validation layer checks the parameters too.
+// fakememory_test.go) and the launch model (launches with arguments,
+// queue properties and queries, kernel attributes, globals, command
+// buffers; fakelaunch_test.go), end to end, on a machine without Intel hardware. The loader's validation layer checks the parameters too.
 //
 // It compiles the driver with the C compiler against the system's
 // level_zero/ze_ddi.h (Debian: libze-dev) and runs the tests in a child
@@ -121,6 +123,13 @@ func TestFakeDriverChild(t *testing.T) {
 	t.Run("Native", func(t *testing.T) { fakeNative(t, ctx, dev, q, prog) })
 	t.Run("Program", func(t *testing.T) { fakeProgramChecks(t, ctx, dev, q, prog) })
 	t.Run("Launch", func(t *testing.T) { fakeLaunches(t, ctx, q, prog) })
+	t.Run("LaunchArgs", func(t *testing.T) { fakeLaunchArgs(t, ctx, dev, prog) })
+	t.Run("LaunchArgsPointer", func(t *testing.T) { fakeLaunchArgsPointer(t, ctx, dev, q, prog) })
+	t.Run("OutOfOrder", func(t *testing.T) { fakeOutOfOrder(t, ctx, dev, prog) })
+	t.Run("Priorities", func(t *testing.T) { fakePriorities(t, ctx, dev) })
+	t.Run("QueueQueries", func(t *testing.T) { fakeQueueQueries(t, ctx, dev, prog) })
+	t.Run("KernelAttributes", func(t *testing.T) { fakeKernelAttributes(t, ctx, dev, q, prog) })
+	t.Run("ProgramGlobal", func(t *testing.T) { fakeProgramGlobal(t, dev, q, prog) })
 	t.Run("LaunchAllocatesNothing", func(t *testing.T) { fakeLaunchAllocs(t, ctx, dev, prog) })
 	t.Run("Events", func(t *testing.T) { fakeEvents(t, ctx, dev, q, prog) })
 	t.Run("BuildFailure", func(t *testing.T) { fakeBuildFailure(t, ctx, dev) })
@@ -434,6 +443,18 @@ func fakeLaunchAllocs(t *testing.T, ctx *ur.Context, dev *ur.Device, p *ur.Progr
 	})
 	if allocs != 0 {
 		t.Errorf("ur.Queue.Launch on Level Zero allocates %.1f times per call", allocs)
+	}
+	// A launch with its arguments borrows a pooled kernel handle and
+	// allocates nothing either, buffer and value arguments included.
+	args := []ur.Arg{ur.ArgBuffer(m), ur.ArgOf(uint32(9))}
+	must(t, "LaunchArgs", q.LaunchArgs(k, r, args...))
+	allocs = testing.AllocsPerRun(100, func() {
+		if err := q.LaunchArgs(k, r, args...); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("ur.Queue.LaunchArgs on Level Zero allocates %.1f times per call", allocs)
 	}
 	must(t, "Finish", q.Finish())
 }

@@ -25,11 +25,17 @@ type kernel struct {
 	set     []bool
 	nset    int
 	memArgs []uintptr // device addresses of buffer arguments, by index
+
+	// clones are per-device pools of kernel handles for launches that
+	// carry their arguments (launch.go), parallel to perDev.
+	clones []clonePool
 }
 
 type kernelDev struct {
 	handle    ze.Kernel
+	module    ze.Module
 	props     *ze.KernelProperties
+	arg       uint64 // a pooled handle's argument value, during setArgs
 	groupSize [3]uint32
 	offset    [3]uint32
 	// The last suggestion of zeKernelSuggestGroupSize, by global size.
@@ -39,7 +45,7 @@ type kernelDev struct {
 func (p *program) NewKernel(name string) (driver.Kernel, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	k := &kernel{p: p, name: name, perDev: make([]kernelDev, len(p.devices))}
+	k := &kernel{p: p, name: name, perDev: make([]kernelDev, len(p.devices)), clones: make([]clonePool, len(p.devices))}
 	built := false
 	for i, m := range p.modules {
 		if m == 0 {
@@ -59,7 +65,7 @@ func (p *program) NewKernel(name string) (driver.Kernel, error) {
 			k.destroy()
 			return nil, zeError("zeKernelGetProperties", r)
 		}
-		k.perDev[i] = kernelDev{handle: h, props: props}
+		k.perDev[i] = kernelDev{handle: h, module: m, props: props}
 		k.numArgs = props.NumKernelArgs
 	}
 	if !built {
@@ -72,7 +78,7 @@ func (p *program) NewKernel(name string) (driver.Kernel, error) {
 }
 
 func (k *kernel) destroy() error {
-	var err error
+	err := k.destroyClones()
 	for i := range k.perDev {
 		if h := k.perDev[i].handle; h != 0 {
 			if err2 := check("zeKernelDestroy", k.p.c.ze.KernelDestroy(h)); err == nil {
@@ -192,17 +198,26 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 	if i < 0 || k.perDev[i].handle == 0 {
 		return nil, driver.Errorf(driver.ResultInvalidKernel, "kernel %s is not built for the queue's device %q", k.name, q.dev.info.Name)
 	}
-	kd := &k.perDev[i]
-	groups, err := q.shape(kd, &r)
+	return q.launch(&k.perDev[i], &r, false, wait, wantEvent)
+}
+
+// launch appends a launch of kd over r. The caller holds q.mu and owns
+// kd: the kernel's lock for its own handles, nothing for a clone.
+func (q *queue) launch(kd *kernelDev, r *driver.NDRange, cooperative bool, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	groups, err := q.shape(kd, r)
 	if err != nil {
 		return nil, err
 	}
-	if err := q.offset(kd, &r); err != nil {
+	if err := q.offset(kd, r); err != nil {
 		return nil, err
 	}
 	cmd, err := q.begin(wait, wantEvent)
 	if err != nil {
 		return nil, err
+	}
+	if cooperative {
+		res := q.ze.CommandListAppendLaunchCooperativeKernel(q.list, kd.handle, groups, cmd.signal, cmd.wait)
+		return q.end("zeCommandListAppendLaunchCooperativeKernel", cmd, res, nil)
 	}
 	res := q.ze.CommandListAppendLaunchKernel(q.list, kd.handle, groups, cmd.signal, cmd.wait)
 	return q.end("zeCommandListAppendLaunchKernel", cmd, res, nil)

@@ -18,7 +18,10 @@ type queue struct {
 	list      ze.CommandList
 	profiling bool
 	inOrder   bool // the driver orders the list's commands itself
-	borrowed  bool // another library's list: Release does not destroy it
+	// outOfOrder: the user asked for an out-of-order queue; order comes
+	// from wait lists, markers and barriers only.
+	outOfOrder bool
+	borrowed   bool // another library's list: Release does not destroy it
 
 	// mu serialises appends: Level Zero forbids appending to one command
 	// list from two threads at once, and the fields below change with it.
@@ -32,6 +35,11 @@ type queue struct {
 	// keep holds host memory that commands without an event read or
 	// write after their append, until the next synchronization.
 	keep [][]byte
+	// appends counts the commands appended, and probes are the events
+	// of Empty's barriers without zeCommandListHostSynchronize, each
+	// with the count it followed, until they complete.
+	appends uint64
+	probes  []probe
 
 	// Profiling: a device timestamp (ticks) read together with the host
 	// clock, the reference of the event times.
@@ -40,20 +48,33 @@ type queue struct {
 
 func (c *context) NewQueue(dd driver.Device, props driver.QueueProperties) (driver.Queue, error) {
 	d := dd.(*device)
-	desc := &ze.CommandQueueDesc{Ordinal: d.computeOrdinal, Mode: ze.CommandQueueModeAsynchronous, Priority: ze.CommandQueuePriorityNormal}
-	if d.p.inOrderLists {
+	desc := &ze.CommandQueueDesc{Ordinal: d.computeOrdinal, Mode: ze.CommandQueueModeAsynchronous, Priority: queuePriority(props.Priority)}
+	inOrder := d.p.inOrderLists && !props.OutOfOrder
+	if inOrder {
 		desc.Flags = ze.CommandQueueFlagInOrder
 	}
 	l, r := c.ze.CommandListCreateImmediate(c.handle, d.handle, desc)
 	if err := check("zeCommandListCreateImmediate", r); err != nil {
 		return nil, err
 	}
-	q := &queue{c: c, dev: d, ze: c.ze, list: l, profiling: props.Profiling, inOrder: d.p.inOrderLists}
+	q := &queue{c: c, dev: d, ze: c.ze, list: l, profiling: props.Profiling, inOrder: inOrder, outOfOrder: props.OutOfOrder}
 	if err := c.addQueue(q); err != nil {
 		c.ze.CommandListDestroy(l)
 		return nil, err
 	}
 	return q, nil
+}
+
+// queuePriority maps QueueProperties.Priority onto Level Zero's three
+// levels: positive is high, negative low.
+func queuePriority(p int) ze.CommandQueuePriority {
+	switch {
+	case p > 0:
+		return ze.CommandQueuePriorityHigh
+	case p < 0:
+		return ze.CommandQueuePriorityLow
+	}
+	return ze.CommandQueuePriorityNormal
 }
 
 // addQueue finishes setting up q over its list and registers it in the
@@ -147,6 +168,7 @@ func (q *queue) sync() error {
 	}
 	q.pending = false
 	q.keep = nil
+	q.freeProbes()
 	return nil
 }
 
@@ -194,9 +216,18 @@ func (q *queue) begin(wait []driver.Event, wantEvent bool) (command, error) {
 }
 
 // order appends a barrier when the list is not in order and a command
-// came before: the next command then starts after it completes. The
-// caller holds q.mu.
+// came before: the next command then starts after it completes. An
+// out-of-order queue gets none. The caller holds q.mu.
 func (q *queue) order() error {
+	if q.outOfOrder {
+		return nil
+	}
+	return q.chain()
+}
+
+// chain is order for the steps of one command (the copies of a long
+// fill), which run in order on any queue. The caller holds q.mu.
+func (q *queue) chain() error {
 	if q.inOrder || !q.pending {
 		return nil
 	}
@@ -219,6 +250,7 @@ func (q *queue) end(fn string, cmd command, r ze.Result, host []byte) (driver.Ev
 		return nil, zeError(fn, r)
 	}
 	q.pending = true
+	q.appends++
 	if cmd.ev == nil {
 		if host != nil {
 			q.keep = append(q.keep, host)
@@ -315,6 +347,9 @@ func (q *queue) fill(dst uintptr, pattern []byte, size uint64, wait []driver.Eve
 	for filled := n; filled < size; {
 		chunk := min(filled, size-filled)
 		last := filled+chunk == size
+		if err := q.chain(); err != nil {
+			return nil, err
+		}
 		cmd, err := q.begin(nil, last && wantEvent)
 		if err != nil {
 			return nil, err

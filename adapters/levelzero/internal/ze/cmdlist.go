@@ -143,3 +143,16 @@ func (l *Lib) CommandListAppendWaitOnEvents(cl CommandList, events []Event) Resu
 	r, _ := call(f, l.commandListAppendWaitOnEvents)
 	return r
 }
+
+// CommandListAppendLaunchCooperativeKernel calls
+// zeCommandListAppendLaunchCooperativeKernel: every work-group runs at
+// once, so that they may synchronize with each other. The list must be of
+// a queue group with cooperative kernels.
+func (l *Lib) CommandListAppendLaunchCooperativeKernel(cl CommandList, k Kernel, groups GroupCount, signal Event, wait []Event) Result {
+	f := dl.NewFrame()
+	g := f.Slot(0)
+	*(*GroupCount)(g) = groups
+	f.Args = dl.Args{uintptr(cl), uintptr(k), uintptr(g), uintptr(signal), uintptr(uint32(len(wait))), f.Ptr(0, dl.First(wait))}
+	r, _ := call(f, l.commandListAppendLaunchCoop)
+	return r
+}

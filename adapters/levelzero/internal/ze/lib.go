@@ -49,6 +49,20 @@ type Lib struct {
 	commandListAppendLaunchKernel uintptr
 	commandListAppendSignalEvent  uintptr
 	commandListAppendWaitOnEvents uintptr
+	commandListAppendLaunchCoop   uintptr
+
+	// Regular command lists, command queues and fences (command buffers).
+	commandListCreate               uintptr
+	commandListClose                uintptr
+	commandListReset                uintptr
+	commandQueueCreate              uintptr
+	commandQueueDestroy             uintptr
+	commandQueueExecuteCommandLists uintptr
+	commandQueueSynchronize         uintptr
+	fenceCreate                     uintptr
+	fenceDestroy                    uintptr
+	fenceHostSynchronize            uintptr
+	fenceReset                      uintptr
 
 	// Events.
 	eventPoolCreate           uintptr
@@ -76,6 +90,7 @@ type Lib struct {
 	moduleBuildLogGetString  uintptr
 	moduleGetNativeBinary    uintptr
 	moduleGetKernelNames     uintptr
+	moduleGetGlobalPointer   uintptr
 	kernelCreate             uintptr
 	kernelDestroy            uintptr
 	kernelSetGroupSize       uintptr
@@ -83,6 +98,7 @@ type Lib struct {
 	kernelSetArgumentValue   uintptr
 	kernelGetProperties      uintptr
 	kernelSetGlobalOffsetExp uintptr // optional: ZE_experimental_global_offset
+	kernelSuggestMaxCoop     uintptr
 }
 
 // LibraryNames are the file names Load tries, in order: the versioned
@@ -143,6 +159,19 @@ func (l *Lib) symbols() []dl.Symbol {
 		{Name: "zeCommandListAppendLaunchKernel", Addr: &l.commandListAppendLaunchKernel},
 		{Name: "zeCommandListAppendSignalEvent", Addr: &l.commandListAppendSignalEvent},
 		{Name: "zeCommandListAppendWaitOnEvents", Addr: &l.commandListAppendWaitOnEvents},
+		{Name: "zeCommandListAppendLaunchCooperativeKernel", Addr: &l.commandListAppendLaunchCoop},
+
+		{Name: "zeCommandListCreate", Addr: &l.commandListCreate},
+		{Name: "zeCommandListClose", Addr: &l.commandListClose},
+		{Name: "zeCommandListReset", Addr: &l.commandListReset},
+		{Name: "zeCommandQueueCreate", Addr: &l.commandQueueCreate},
+		{Name: "zeCommandQueueDestroy", Addr: &l.commandQueueDestroy},
+		{Name: "zeCommandQueueExecuteCommandLists", Addr: &l.commandQueueExecuteCommandLists},
+		{Name: "zeCommandQueueSynchronize", Addr: &l.commandQueueSynchronize},
+		{Name: "zeFenceCreate", Addr: &l.fenceCreate},
+		{Name: "zeFenceDestroy", Addr: &l.fenceDestroy},
+		{Name: "zeFenceHostSynchronize", Addr: &l.fenceHostSynchronize},
+		{Name: "zeFenceReset", Addr: &l.fenceReset},
 
 		{Name: "zeEventPoolCreate", Addr: &l.eventPoolCreate},
 		{Name: "zeEventPoolDestroy", Addr: &l.eventPoolDestroy},
@@ -167,6 +196,7 @@ func (l *Lib) symbols() []dl.Symbol {
 		{Name: "zeModuleBuildLogGetString", Addr: &l.moduleBuildLogGetString},
 		{Name: "zeModuleGetNativeBinary", Addr: &l.moduleGetNativeBinary},
 		{Name: "zeModuleGetKernelNames", Addr: &l.moduleGetKernelNames},
+		{Name: "zeModuleGetGlobalPointer", Addr: &l.moduleGetGlobalPointer},
 		{Name: "zeKernelCreate", Addr: &l.kernelCreate},
 		{Name: "zeKernelDestroy", Addr: &l.kernelDestroy},
 		{Name: "zeKernelSetGroupSize", Addr: &l.kernelSetGroupSize},
@@ -174,6 +204,7 @@ func (l *Lib) symbols() []dl.Symbol {
 		{Name: "zeKernelSetArgumentValue", Addr: &l.kernelSetArgumentValue},
 		{Name: "zeKernelGetProperties", Addr: &l.kernelGetProperties},
 		{Name: "zeKernelSetGlobalOffsetExp", Addr: &l.kernelSetGlobalOffsetExp, Optional: true},
+		{Name: "zeKernelSuggestMaxCooperativeGroupCount", Addr: &l.kernelSuggestMaxCoop},
 	}
 }
 

@@ -255,3 +255,24 @@ func (l *Lib) KernelSetGlobalOffsetExp(k Kernel, x, y, z uint32) Result {
 	r, _ := call(f, l.kernelSetGlobalOffsetExp)
 	return r
 }
+
+// ModuleGetGlobalPointer calls zeModuleGetGlobalPointer: the device
+// address and size of a module's global variable;
+// ErrorInvalidGlobalName when the module has none of that name.
+func (l *Lib) ModuleGetGlobalPointer(m Module, name string) (ptr, size uintptr, r Result) {
+	n := dl.CString(name)
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(m), f.Ptr(0, unsafe.Pointer(&n[0])), f.Out(0), f.Out(1)}
+	r, out := call(f, l.moduleGetGlobalPointer)
+	return uintptr(out[1]), uintptr(out[0]), r
+}
+
+// KernelSuggestMaxCooperativeGroupCount calls
+// zeKernelSuggestMaxCooperativeGroupCount: the most work-groups, of the
+// group size last set on k, a cooperative launch of k may have.
+func (l *Lib) KernelSuggestMaxCooperativeGroupCount(k Kernel) (uint32, Result) {
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(k), f.Out(0)}
+	r, out := call(f, l.kernelSuggestMaxCoop)
+	return uint32(out[0]), r
+}

@@ -22,6 +22,8 @@ var checkedStructs = map[string]any{
 	"ze_device_memory_access_properties_t": DeviceMemoryAccessProperties{},
 	"ze_context_desc_t":                    ContextDesc{},
 	"ze_command_queue_desc_t":              CommandQueueDesc{},
+	"ze_command_list_desc_t":               CommandListDesc{},
+	"ze_fence_desc_t":                      FenceDesc{},
 	"ze_event_pool_desc_t":                 EventPoolDesc{},
 	"ze_event_desc_t":                      EventDesc{},
 	"ze_kernel_timestamp_data_t":           KernelTimestampData{},
@@ -64,6 +66,8 @@ var checkedConstants = map[string]uint64{
 	"ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC":              uint64(StructureTypeCommandQueueDesc),
 	"ZE_STRUCTURE_TYPE_EVENT_POOL_DESC":                 uint64(StructureTypeEventPoolDesc),
 	"ZE_STRUCTURE_TYPE_EVENT_DESC":                      uint64(StructureTypeEventDesc),
+	"ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC":               uint64(StructureTypeCommandListDesc),
+	"ZE_STRUCTURE_TYPE_FENCE_DESC":                      uint64(StructureTypeFenceDesc),
 	"ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC":           uint64(StructureTypeDeviceMemAllocDesc),
 	"ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC":             uint64(StructureTypeHostMemAllocDesc),
 	"ZE_STRUCTURE_TYPE_MEMORY_ALLOCATION_PROPERTIES":    uint64(StructureTypeMemoryAllocationProperties),
@@ -98,6 +102,11 @@ var checkedConstants = map[string]uint64{
 	"ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_METRICS":             uint64(CommandQueueGroupPropertyFlagMetrics),
 
 	"ZE_COMMAND_QUEUE_FLAG_EXPLICIT_ONLY": uint64(CommandQueueFlagExplicitOnly),
+
+	"ZE_COMMAND_LIST_FLAG_RELAXED_ORDERING":    uint64(CommandListFlagRelaxedOrdering),
+	"ZE_COMMAND_LIST_FLAG_MAXIMIZE_THROUGHPUT": uint64(CommandListFlagMaximizeThroughput),
+	"ZE_COMMAND_LIST_FLAG_EXPLICIT_ONLY":       uint64(CommandListFlagExplicitOnly),
+	"ZE_FENCE_FLAG_SIGNALED":                   uint64(FenceFlagSignaled),
 
 	"ZE_COMMAND_QUEUE_MODE_DEFAULT":      uint64(CommandQueueModeDefault),
 	"ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS":  uint64(CommandQueueModeSynchronous),

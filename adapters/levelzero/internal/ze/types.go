@@ -23,6 +23,10 @@ type (
 	BuildLog uintptr
 	// Kernel is a ze_kernel_handle_t.
 	Kernel uintptr
+	// CommandQueue is a ze_command_queue_handle_t.
+	CommandQueue uintptr
+	// Fence is a ze_fence_handle_t.
+	Fence uintptr
 )
 
 // StructureType is ze_structure_type_t, the stype that begins every
@@ -40,8 +44,10 @@ const (
 	StructureTypeDeviceMemoryAccessProps     StructureType = 0x8
 	StructureTypeContextDesc                 StructureType = 0xd
 	StructureTypeCommandQueueDesc            StructureType = 0xe
+	StructureTypeCommandListDesc             StructureType = 0xf
 	StructureTypeEventPoolDesc               StructureType = 0x10
 	StructureTypeEventDesc                   StructureType = 0x11
+	StructureTypeFenceDesc                   StructureType = 0x12
 	StructureTypeDeviceMemAllocDesc          StructureType = 0x15
 	StructureTypeHostMemAllocDesc            StructureType = 0x16
 	StructureTypeMemoryAllocationProperties  StructureType = 0x17
@@ -134,6 +140,16 @@ const (
 	// version is recent enough.
 	CommandQueueFlagInOrder uint32 = 1 << 1
 )
+
+// Command list flags (ze_command_list_flags_t).
+const (
+	CommandListFlagRelaxedOrdering    uint32 = 1 << 0
+	CommandListFlagMaximizeThroughput uint32 = 1 << 1
+	CommandListFlagExplicitOnly       uint32 = 1 << 2
+)
+
+// Fence flags (ze_fence_flags_t).
+const FenceFlagSignaled uint32 = 1 << 0
 
 // CommandQueueMode is ze_command_queue_mode_t.
 type CommandQueueMode uint32
@@ -386,6 +402,22 @@ type CommandQueueDesc struct {
 	Flags    uint32               `c:"flags"`
 	Mode     CommandQueueMode     `c:"mode"`
 	Priority CommandQueuePriority `c:"priority"`
+}
+
+// CommandListDesc is ze_command_list_desc_t, the descriptor of a regular
+// command list.
+type CommandListDesc struct {
+	Stype                    StructureType  `c:"stype"`
+	PNext                    unsafe.Pointer `c:"pNext"`
+	CommandQueueGroupOrdinal uint32         `c:"commandQueueGroupOrdinal"`
+	Flags                    uint32         `c:"flags"`
+}
+
+// FenceDesc is ze_fence_desc_t.
+type FenceDesc struct {
+	Stype StructureType  `c:"stype"`
+	PNext unsafe.Pointer `c:"pNext"`
+	Flags uint32         `c:"flags"`
 }
 
 // EventPoolDesc is ze_event_pool_desc_t.

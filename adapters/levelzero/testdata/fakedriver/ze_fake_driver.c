@@ -14,8 +14,13 @@
 // It reports API 1.4, a compute queue group whose fill patterns are at
 // most 16 bytes, 80 ns timestamp ticks, 32-bit kernel timestamps, device,
 // host and single-device shared allocations (no cross-device or system
-// ones) and no ZE_experimental_module_program. Prefetches and memory
-// advice are counted, for the test to read through gour_fake_counter.
+// ones), a compute group with cooperative kernels and no
+// ZE_experimental_module_program. Regular command lists record their
+// commands (a launch with a copy of the kernel's arguments, as Level Zero
+// reads them at append) and replay them when a command queue executes
+// them; every module has one global variable, gour_global_counter.
+// Prefetches, memory advice, queue priorities, cooperative launches and
+// executions are counted, for the test to read through gour_fake_counter.
 #include <level_zero/ze_api.h>
 #include <level_zero/ze_ddi.h>
 #include <level_zero/zes_ddi.h>
@@ -46,7 +51,7 @@ static ze_result_t fail(ze_result_t r, const char *fmt, ...) {
 	return r;
 }
 
-enum { M_DRIVER = 0x6f7a4401, M_DEVICE, M_CONTEXT, M_LIST, M_POOL, M_EVENT, M_MODULE, M_LOG, M_KERNEL };
+enum { M_DRIVER = 0x6f7a4401, M_DEVICE, M_CONTEXT, M_LIST, M_POOL, M_EVENT, M_MODULE, M_LOG, M_KERNEL, M_QUEUE, M_FENCE };
 
 typedef struct { unsigned magic; } object;
 static object the_driver = {M_DRIVER}, the_device = {M_DEVICE};
@@ -113,9 +118,14 @@ static ze_result_t alloc(int kind, ze_device_handle_t dev, size_t size, size_t a
 // that the adapter made them (prefetches, each advice) or did not (the
 // destruction of handles it wraps without owning them).
 static uint64_t prefetches, advice_count[8], context_destroys, list_destroys, mem_frees;
+// Immediate lists made per ze_command_queue_priority_t, cooperative
+// launches run, and command list executions.
+static uint64_t priorities[3], cooperative_launches, executions;
 
 // gour_fake_counter returns a counter by name: "prefetch", "advise:N" for
-// ze_memory_advice_t N, "context_destroy", "list_destroy" or "mem_free".
+// ze_memory_advice_t N, "context_destroy", "list_destroy", "mem_free",
+// "priority:N" for ze_command_queue_priority_t N, "cooperative" or
+// "execute".
 ZE_DLLEXPORT uint64_t gour_fake_counter(const char *name) {
 	unsigned n;
 	uint64_t v = 0;
@@ -124,7 +134,10 @@ ZE_DLLEXPORT uint64_t gour_fake_counter(const char *name) {
 	else if (!strcmp(name, "context_destroy")) v = context_destroys;
 	else if (!strcmp(name, "list_destroy")) v = list_destroys;
 	else if (!strcmp(name, "mem_free")) v = mem_frees;
+	else if (!strcmp(name, "cooperative")) v = cooperative_launches;
+	else if (!strcmp(name, "execute")) v = executions;
 	else if (sscanf(name, "advise:%u", &n) == 1 && n < 8) v = advice_count[n];
+	else if (sscanf(name, "priority:%u", &n) == 1 && n < 3) v = priorities[n];
 	else fprintf(stderr, "ze_fake_driver: gour_fake_counter: no counter %s\n", name);
 	pthread_mutex_unlock(&big);
 	return v;
@@ -146,7 +159,19 @@ struct event {
 	int signalled;
 	uint64_t start, end;
 };
-typedef struct { unsigned magic; ze_command_queue_mode_t mode; } list;
+typedef struct cmd cmd;
+// A list is immediate (its commands run when appended) or regular: it
+// records commands until zeCommandListClose and replays them at each
+// zeCommandQueueExecuteCommandLists.
+typedef struct {
+	unsigned magic;
+	ze_command_queue_mode_t mode;
+	int regular, closed;
+	int ncmd, cap;
+	cmd *cmds;
+} list;
+typedef struct { unsigned magic; uint32_t ordinal; } cqueue;
+typedef struct { unsigned magic; cqueue *queue; int signalled; } fence;
 typedef struct { unsigned magic; char *text; } buildlog;
 
 typedef struct {
@@ -155,6 +180,7 @@ typedef struct {
 	size_t size;
 	int nentry;
 	char entry[MAX_ENTRY][64];
+	void *global; // gour_global_counter, 4 bytes of device memory
 } module;
 
 #define P (-1) // a pointer to device memory (8 bytes)
@@ -190,6 +216,24 @@ typedef struct {
 	uint32_t group[3];
 	uint32_t offset[3];
 } kernel;
+
+// A command a regular list recorded. A launch keeps a copy of the
+// kernel's state, since Level Zero reads arguments, group size and offset
+// when the launch is appended; a fill keeps its pattern.
+#define MAX_WAIT 8
+enum { C_BARRIER, C_SIGNAL, C_WAIT, C_COPY, C_FILL, C_LAUNCH, C_COOPERATIVE };
+struct cmd {
+	int op;
+	kernel k;
+	ze_group_count_t groups;
+	void *dst;
+	const void *src;
+	size_t size, psize;
+	unsigned char pattern[FILL_MAX];
+	ze_event_handle_t signal;
+	uint32_t n;
+	ze_event_handle_t wait[MAX_WAIT];
+};
 
 // ---- driver and device -------------------------------------------------
 
@@ -313,7 +357,7 @@ static ze_result_t DeviceGetCommandQueueGroupProperties(ze_device_handle_t h, ui
 	p[0].maxMemoryFillPatternSize = 4;
 	p[0].numQueues = 1;
 	if (*pCount > 1) {
-		p[1].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY;
+		p[1].flags = ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COPY | ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COOPERATIVE_KERNELS;
 		p[1].maxMemoryFillPatternSize = FILL_MAX;
 		p[1].numQueues = 4;
 	}
@@ -568,23 +612,76 @@ static ze_result_t CommandListCreateImmediate(ze_context_handle_t c, ze_device_h
 	list *l = (list *)new_object(M_LIST, sizeof(list));
 	l->mode = desc->mode;
 	*ph = (ze_command_list_handle_t)l;
+	priorities[desc->priority]++;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t CommandListCreate(ze_context_handle_t c, ze_device_handle_t d, const ze_command_list_desc_t *desc, ze_command_list_handle_t *ph) {
+	CHECK(c, M_CONTEXT);
+	CHECK(d, M_DEVICE);
+	STYPE(desc, ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC);
+	if (desc->commandQueueGroupOrdinal != 1) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandListCreate: ordinal %u is not the compute group (1)", desc->commandQueueGroupOrdinal);
+	if (desc->flags > 0x7) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeCommandListCreate: flags 0x%x on an API 1.4 driver", desc->flags);
+	if (!ph) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeCommandListCreate: phCommandList");
+	list *l = (list *)new_object(M_LIST, sizeof(list));
+	l->regular = 1;
+	*ph = (ze_command_list_handle_t)l;
 	return ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t CommandListDestroy(ze_command_list_handle_t h) {
 	CHECK(h, M_LIST);
+	free(((list *)h)->cmds);
 	free_object(h);
 	list_destroys++;
 	return ZE_RESULT_SUCCESS;
 }
 
+static ze_result_t CommandListClose(ze_command_list_handle_t h) {
+	CHECK(h, M_LIST);
+	list *l = (list *)h;
+	if (!l->regular) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandListClose: an immediate list");
+	if (l->closed) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandListClose: already closed");
+	l->closed = 1;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t CommandListReset(ze_command_list_handle_t h) {
+	CHECK(h, M_LIST);
+	list *l = (list *)h;
+	if (!l->regular) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandListReset: an immediate list");
+	l->ncmd = 0;
+	l->closed = 0;
+	return ZE_RESULT_SUCCESS;
+}
+
+// RECORD is begin's answer for a regular list: the command is checked and
+// to be recorded, not run.
+#define RECORD ((ze_result_t)0x7fff0001)
+
+static ze_result_t record(list *l, const cmd *c) {
+	if (l->ncmd == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->cmds = realloc(l->cmds, (size_t)l->cap * sizeof(cmd));
+	}
+	l->cmds[l->ncmd++] = *c;
+	return ZE_RESULT_SUCCESS;
+}
+
 // begin checks a command's wait list; every command before it has run.
+// On a regular list it checks the handles only and answers RECORD: the
+// events are checked when the list runs.
 static ze_result_t begin(const char *fn, ze_command_list_handle_t l, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
 	CHECK(l, M_LIST);
 	if (signal) CHECK(signal, M_EVENT);
 	if (n > 0 && !wait) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "%s: %u wait events, no list", fn, n);
+	for (uint32_t i = 0; i < n; i++) CHECK(wait[i], M_EVENT);
+	if (((list *)l)->regular) {
+		if (((list *)l)->closed) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s: the command list is closed", fn);
+		if (n > MAX_WAIT) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "%s: %u wait events (the fake records %d)", fn, n, MAX_WAIT);
+		return RECORD;
+	}
 	for (uint32_t i = 0; i < n; i++) {
-		CHECK(wait[i], M_EVENT);
 		if (!((event *)wait[i])->signalled) return fail(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT, "%s: waits on an event nothing signalled", fn);
 	}
 	if (signal && ((event *)signal)->signalled) return fail(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT, "%s: signals an event already signalled", fn);
@@ -599,30 +696,60 @@ static void finish(ze_event_handle_t signal, uint64_t start) {
 	e->signalled = 1;
 }
 
+// recorded fills a cmd's common fields.
+static cmd recorded(int op, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
+	cmd c;
+	memset(&c, 0, sizeof c);
+	c.op = op;
+	c.signal = signal;
+	c.n = n;
+	for (uint32_t i = 0; i < n; i++) c.wait[i] = wait[i];
+	return c;
+}
+
 static ze_result_t AppendBarrier(ze_command_list_handle_t l, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
 	ze_result_t r = begin(__func__, l, signal, n, wait);
+	if (r == RECORD) {
+		cmd c = recorded(C_BARRIER, signal, n, wait);
+		return record((list *)l, &c);
+	}
 	if (r) return r;
 	finish(signal, now_ticks());
 	return ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t AppendSignalEvent(ze_command_list_handle_t l, ze_event_handle_t e) {
+	if (!e) return fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "zeCommandListAppendSignalEvent: null event");
 	ze_result_t r = begin(__func__, l, e, 0, NULL);
+	if (r == RECORD) {
+		cmd c = recorded(C_SIGNAL, e, 0, NULL);
+		return record((list *)l, &c);
+	}
 	if (r) return r;
 	finish(e, now_ticks());
 	return ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t AppendWaitOnEvents(ze_command_list_handle_t l, uint32_t n, ze_event_handle_t *wait) {
-	return begin(__func__, l, NULL, n, wait);
+	ze_result_t r = begin(__func__, l, NULL, n, wait);
+	if (r == RECORD) {
+		cmd c = recorded(C_WAIT, NULL, n, wait);
+		return record((list *)l, &c);
+	}
+	return r;
 }
 
 static ze_result_t AppendMemoryCopy(ze_command_list_handle_t l, void *dst, const void *src, size_t size, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
 	ze_result_t r = begin(__func__, l, signal, n, wait);
-	if (r) return r;
+	if (r && r != RECORD) return r;
 	if (!dst || !src) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeCommandListAppendMemoryCopy: null pointer");
 	if (!find_alloc(dst) && !find_alloc(src)) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandListAppendMemoryCopy: neither side is device memory");
 	if (!check_range(dst, size) || !check_range(src, size)) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeCommandListAppendMemoryCopy: %zu bytes overrun an allocation", size);
+	if (r == RECORD) {
+		cmd c = recorded(C_COPY, signal, n, wait);
+		c.dst = dst, c.src = src, c.size = size;
+		return record((list *)l, &c);
+	}
 	uint64_t start = now_ticks();
 	memmove(dst, src, size);
 	finish(signal, start);
@@ -631,11 +758,17 @@ static ze_result_t AppendMemoryCopy(ze_command_list_handle_t l, void *dst, const
 
 static ze_result_t AppendMemoryFill(ze_command_list_handle_t l, void *ptr, const void *pattern, size_t psize, size_t size, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
 	ze_result_t r = begin(__func__, l, signal, n, wait);
-	if (r) return r;
+	if (r && r != RECORD) return r;
 	if (!ptr || !pattern) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeCommandListAppendMemoryFill: null pointer");
 	if (psize == 0 || (psize & (psize - 1)) || psize > FILL_MAX) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeCommandListAppendMemoryFill: pattern of %zu bytes (at most %d)", psize, FILL_MAX);
 	if (size % psize) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeCommandListAppendMemoryFill: size %zu, pattern %zu", size, psize);
 	if (!find_alloc(ptr) || !check_range(ptr, size)) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeCommandListAppendMemoryFill: not inside an allocation");
+	if (r == RECORD) {
+		cmd c = recorded(C_FILL, signal, n, wait);
+		c.dst = ptr, c.size = size, c.psize = psize;
+		memcpy(c.pattern, pattern, psize);
+		return record((list *)l, &c);
+	}
 	uint64_t start = now_ticks();
 	for (size_t i = 0; i < size; i += psize) memcpy((char *)ptr + i, pattern, psize);
 	finish(signal, start);
@@ -662,6 +795,7 @@ static ze_result_t AppendMemoryCopyRegion(ze_command_list_handle_t l, void *dst,
                                           const void *src, const ze_copy_region_t *sr, uint32_t spitch, uint32_t sslice,
                                           ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
 	ze_result_t r = begin(__func__, l, signal, n, wait);
+	if (r == RECORD) return fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, "zeCommandListAppendMemoryCopyRegion: the fake records no region copies");
 	if (r) return r;
 	if (!dst || !src || !dr || !sr) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeCommandListAppendMemoryCopyRegion: null pointer");
 	if (dr->width != sr->width || dr->height != sr->height || dr->depth != sr->depth)
@@ -693,6 +827,7 @@ static ze_result_t shared_range(const char *fn, const void *ptr, size_t size) {
 
 static ze_result_t AppendMemoryPrefetch(ze_command_list_handle_t l, const void *ptr, size_t size) {
 	CHECK(l, M_LIST);
+	if (((list *)l)->regular) return fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, "zeCommandListAppendMemoryPrefetch: the fake records no prefetches");
 	ze_result_t r = shared_range("zeCommandListAppendMemoryPrefetch", ptr, size);
 	if (r) return r;
 	prefetches++;
@@ -701,6 +836,7 @@ static ze_result_t AppendMemoryPrefetch(ze_command_list_handle_t l, const void *
 
 static ze_result_t AppendMemAdvise(ze_command_list_handle_t l, ze_device_handle_t dev, const void *ptr, size_t size, ze_memory_advice_t advice) {
 	CHECK(l, M_LIST);
+	if (((list *)l)->regular) return fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, "zeCommandListAppendMemAdvise: the fake records no advice");
 	CHECK(dev, M_DEVICE);
 	if ((unsigned)advice > ZE_MEMORY_ADVICE_BIAS_UNCACHED) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeCommandListAppendMemAdvise: advice %u", (unsigned)advice);
 	ze_result_t r = shared_range("zeCommandListAppendMemAdvise", ptr, size);
@@ -795,14 +931,36 @@ static ze_result_t ModuleCreate(ze_context_handle_t c, ze_device_handle_t d, con
 		free_object(m);
 		return r;
 	}
+	if ((r = alloc(1, d, 4, 4, &m->global))) {
+		free(m->spirv);
+		free_object(m);
+		return r;
+	}
+	memset(m->global, 0, 4);
 	*ph = (ze_module_handle_t)m;
 	return ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t ModuleDestroy(ze_module_handle_t h) {
 	CHECK(h, M_MODULE);
-	free(((module *)h)->spirv);
+	module *m = (module *)h;
+	allocation *a = find_alloc(m->global);
+	free(a->base);
+	a->base = NULL;
+	free(m->spirv);
 	free_object(h);
+	return ZE_RESULT_SUCCESS;
+}
+
+// ModuleGetGlobalPointer knows one global variable in every module,
+// gour_global_counter (4 bytes of device memory): the conformance SPIR-V
+// has none, and the CUDA kernels name theirs so.
+static ze_result_t ModuleGetGlobalPointer(ze_module_handle_t h, const char *name, size_t *psize, void **pptr) {
+	CHECK(h, M_MODULE);
+	if (!name) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeModuleGetGlobalPointer: pGlobalName");
+	if (strcmp(name, "gour_global_counter")) return ZE_RESULT_ERROR_INVALID_GLOBAL_NAME;
+	if (psize) *psize = 4;
+	if (pptr) *pptr = ((module *)h)->global;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -996,16 +1154,31 @@ static void run_item(kernel *k, const item *it, char *scratch) {
 	}
 }
 
-static ze_result_t AppendLaunchKernel(ze_command_list_handle_t l, ze_kernel_handle_t h, const ze_group_count_t *groups, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
-	ze_result_t r = begin(__func__, l, signal, n, wait);
-	if (r) return r;
+// max_cooperative is how many work-groups of the kernel's group size a
+// cooperative launch may have: 64Ki work-items in all.
+static uint32_t max_cooperative(const kernel *k) {
+	uint32_t n = 65536 / (k->group[0] * k->group[1] * k->group[2]);
+	return n ? n : 1;
+}
+
+static ze_result_t launch(const char *fn, int op, ze_command_list_handle_t l, ze_kernel_handle_t h, const ze_group_count_t *groups, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
+	ze_result_t r = begin(fn, l, signal, n, wait);
+	if (r && r != RECORD) return r;
 	CHECK(h, M_KERNEL);
-	if (!groups) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeCommandListAppendLaunchKernel: pLaunchFuncArgs");
+	if (!groups) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "%s: pLaunchFuncArgs", fn);
 	kernel *k = (kernel *)h;
 	if (k->set != (1u << k->sig->nargs) - 1) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s with arguments unset (mask 0x%x)", k->sig->name, k->set);
 	if (!k->group[0]) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s without zeKernelSetGroupSize", k->sig->name);
 	uint32_t count[3] = {groups->groupCountX, groups->groupCountY, groups->groupCountZ};
 	if (!count[0] || !count[1] || !count[2]) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s with a group count of 0", k->sig->name);
+	if (op == C_COOPERATIVE && (uint64_t)count[0] * count[1] * count[2] > max_cooperative(k))
+		return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s: %u×%u×%u groups of %s, more than zeKernelSuggestMaxCooperativeGroupCount's %u", fn, count[0], count[1], count[2], k->sig->name, max_cooperative(k));
+	if (r == RECORD) {
+		cmd c = recorded(op, signal, n, wait);
+		c.k = *k;
+		c.groups = *groups;
+		return record((list *)l, &c);
+	}
 	item it;
 	for (int d = 0; d < 3; d++) {
 		it.lsize[d] = k->group[d];
@@ -1036,6 +1209,137 @@ static ze_result_t AppendLaunchKernel(ze_command_list_handle_t l, ze_kernel_hand
 						}
 			}
 	finish(signal, start);
+	if (op == C_COOPERATIVE) cooperative_launches++;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t AppendLaunchKernel(ze_command_list_handle_t l, ze_kernel_handle_t h, const ze_group_count_t *groups, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
+	return launch("zeCommandListAppendLaunchKernel", C_LAUNCH, l, h, groups, signal, n, wait);
+}
+
+static ze_result_t AppendLaunchCooperativeKernel(ze_command_list_handle_t l, ze_kernel_handle_t h, const ze_group_count_t *groups, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
+	return launch("zeCommandListAppendLaunchCooperativeKernel", C_COOPERATIVE, l, h, groups, signal, n, wait);
+}
+
+static ze_result_t KernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t h, uint32_t *total) {
+	CHECK(h, M_KERNEL);
+	if (!total) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeKernelSuggestMaxCooperativeGroupCount: totalGroupCount");
+	kernel *k = (kernel *)h;
+	if (!k->group[0]) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeKernelSuggestMaxCooperativeGroupCount on %s without zeKernelSetGroupSize", k->sig->name);
+	*total = max_cooperative(k);
+	return ZE_RESULT_SUCCESS;
+}
+
+// ---- command queues and fences ------------------------------------------------
+
+static ze_result_t CommandQueueCreate(ze_context_handle_t c, ze_device_handle_t d, const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *ph) {
+	CHECK(c, M_CONTEXT);
+	CHECK(d, M_DEVICE);
+	STYPE(desc, ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC);
+	if (desc->ordinal != 1) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandQueueCreate: ordinal %u is not the compute group (1)", desc->ordinal);
+	if (desc->index != 0) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandQueueCreate: index %u", desc->index);
+	if (desc->flags > 0x1) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeCommandQueueCreate: flags 0x%x on an API 1.4 driver", desc->flags);
+	if (desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeCommandQueueCreate: mode %u", desc->mode);
+	if (desc->priority > ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeCommandQueueCreate: priority");
+	if (!ph) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeCommandQueueCreate: phCommandQueue");
+	cqueue *q = (cqueue *)new_object(M_QUEUE, sizeof(cqueue));
+	q->ordinal = desc->ordinal;
+	*ph = (ze_command_queue_handle_t)q;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t CommandQueueDestroy(ze_command_queue_handle_t h) {
+	CHECK(h, M_QUEUE);
+	free_object(h);
+	return ZE_RESULT_SUCCESS;
+}
+
+// replay runs a regular list's commands, in order, as an immediate list
+// would have when they were appended.
+static ze_result_t replay(list *l) {
+	static list runner = {M_LIST, ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, 0, 0, 0, 0, NULL};
+	ze_command_list_handle_t rl = (ze_command_list_handle_t)&runner;
+	for (int i = 0; i < l->ncmd; i++) {
+		cmd *c = &l->cmds[i];
+		ze_result_t r = ZE_RESULT_SUCCESS;
+		switch (c->op) {
+		case C_BARRIER: r = AppendBarrier(rl, c->signal, c->n, c->wait); break;
+		case C_SIGNAL: r = AppendSignalEvent(rl, c->signal); break;
+		case C_WAIT: r = AppendWaitOnEvents(rl, c->n, c->wait); break;
+		case C_COPY: r = AppendMemoryCopy(rl, c->dst, c->src, c->size, c->signal, c->n, c->wait); break;
+		case C_FILL: r = AppendMemoryFill(rl, c->dst, c->pattern, c->psize, c->size, c->signal, c->n, c->wait); break;
+		case C_LAUNCH:
+		case C_COOPERATIVE:
+			r = launch("replayed launch", c->op, rl, (ze_kernel_handle_t)&c->k, &c->groups, c->signal, c->n, c->wait);
+			break;
+		}
+		if (r) return fail(r, "zeCommandQueueExecuteCommandLists: command %d of the list failed", i);
+	}
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t CommandQueueExecuteCommandLists(ze_command_queue_handle_t h, uint32_t n, ze_command_list_handle_t *lists, ze_fence_handle_t hf) {
+	CHECK(h, M_QUEUE);
+	if (n == 0 || !lists) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeCommandQueueExecuteCommandLists: %u lists", n);
+	fence *f = (fence *)hf;
+	if (f) {
+		CHECK(hf, M_FENCE);
+		if (f->queue != (cqueue *)h) return fail(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT, "zeCommandQueueExecuteCommandLists: the fence is of another queue");
+		if (f->signalled) return fail(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT, "zeCommandQueueExecuteCommandLists: the fence is signalled: reset it first");
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		CHECK(lists[i], M_LIST);
+		list *l = (list *)lists[i];
+		if (!l->regular) return fail(ZE_RESULT_ERROR_INVALID_COMMAND_LIST_TYPE, "zeCommandQueueExecuteCommandLists: list %u is immediate", i);
+		if (!l->closed) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandQueueExecuteCommandLists: list %u is not closed", i);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		ze_result_t r = replay((list *)lists[i]);
+		if (r) return r;
+	}
+	executions++;
+	if (f) f->signalled = 1;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t CommandQueueSynchronize(ze_command_queue_handle_t h, uint64_t timeout) {
+	CHECK(h, M_QUEUE);
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t FenceCreate(ze_command_queue_handle_t q, const ze_fence_desc_t *desc, ze_fence_handle_t *ph) {
+	CHECK(q, M_QUEUE);
+	STYPE(desc, ZE_STRUCTURE_TYPE_FENCE_DESC);
+	if (desc->flags > 0x1) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeFenceCreate: flags 0x%x", desc->flags);
+	if (!ph) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeFenceCreate: phFence");
+	fence *f = (fence *)new_object(M_FENCE, sizeof(fence));
+	f->queue = (cqueue *)q;
+	f->signalled = desc->flags & ZE_FENCE_FLAG_SIGNALED;
+	*ph = (ze_fence_handle_t)f;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t FenceDestroy(ze_fence_handle_t h) {
+	CHECK(h, M_FENCE);
+	free_object(h);
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t FenceHostSynchronize(ze_fence_handle_t h, uint64_t timeout) {
+	CHECK(h, M_FENCE);
+	if (((fence *)h)->signalled) return ZE_RESULT_SUCCESS;
+	if (timeout == UINT64_MAX) return fail(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT, "zeFenceHostSynchronize: waits forever on a fence of no execution");
+	return ZE_RESULT_NOT_READY;
+}
+
+static ze_result_t FenceQueryStatus(ze_fence_handle_t h) {
+	CHECK(h, M_FENCE);
+	return ((fence *)h)->signalled ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+}
+
+static ze_result_t FenceReset(ze_fence_handle_t h) {
+	CHECK(h, M_FENCE);
+	((fence *)h)->signalled = 0;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -1080,6 +1384,21 @@ LOCKED(ze_result_t, AppendMemAdvise, (ze_command_list_handle_t a, ze_device_hand
 LOCKED(ze_result_t, AppendLaunchKernel, (ze_command_list_handle_t a, ze_kernel_handle_t b, const ze_group_count_t *c, ze_event_handle_t d, uint32_t e, ze_event_handle_t *f), (a, b, c, d, e, f))
 LOCKED(ze_result_t, ModuleCreate, (ze_context_handle_t a, ze_device_handle_t b, const ze_module_desc_t *c, ze_module_handle_t *d, ze_module_build_log_handle_t *e), (a, b, c, d, e))
 LOCKED(ze_result_t, ModuleDestroy, (ze_module_handle_t a), (a))
+LOCKED(ze_result_t, ModuleGetGlobalPointer, (ze_module_handle_t a, const char *b, size_t *c, void **d), (a, b, c, d))
+LOCKED(ze_result_t, KernelSuggestMaxCooperativeGroupCount, (ze_kernel_handle_t a, uint32_t *b), (a, b))
+LOCKED(ze_result_t, AppendLaunchCooperativeKernel, (ze_command_list_handle_t a, ze_kernel_handle_t b, const ze_group_count_t *c, ze_event_handle_t d, uint32_t e, ze_event_handle_t *f), (a, b, c, d, e, f))
+LOCKED(ze_result_t, CommandListCreate, (ze_context_handle_t a, ze_device_handle_t b, const ze_command_list_desc_t *c, ze_command_list_handle_t *d), (a, b, c, d))
+LOCKED(ze_result_t, CommandListClose, (ze_command_list_handle_t a), (a))
+LOCKED(ze_result_t, CommandListReset, (ze_command_list_handle_t a), (a))
+LOCKED(ze_result_t, CommandQueueCreate, (ze_context_handle_t a, ze_device_handle_t b, const ze_command_queue_desc_t *c, ze_command_queue_handle_t *d), (a, b, c, d))
+LOCKED(ze_result_t, CommandQueueDestroy, (ze_command_queue_handle_t a), (a))
+LOCKED(ze_result_t, CommandQueueExecuteCommandLists, (ze_command_queue_handle_t a, uint32_t b, ze_command_list_handle_t *c, ze_fence_handle_t d), (a, b, c, d))
+LOCKED(ze_result_t, CommandQueueSynchronize, (ze_command_queue_handle_t a, uint64_t b), (a, b))
+LOCKED(ze_result_t, FenceCreate, (ze_command_queue_handle_t a, const ze_fence_desc_t *b, ze_fence_handle_t *c), (a, b, c))
+LOCKED(ze_result_t, FenceDestroy, (ze_fence_handle_t a), (a))
+LOCKED(ze_result_t, FenceHostSynchronize, (ze_fence_handle_t a, uint64_t b), (a, b))
+LOCKED(ze_result_t, FenceQueryStatus, (ze_fence_handle_t a), (a))
+LOCKED(ze_result_t, FenceReset, (ze_fence_handle_t a), (a))
 LOCKED(ze_result_t, ModuleDynamicLink, (uint32_t a, ze_module_handle_t *b, ze_module_build_log_handle_t *c), (a, b, c))
 LOCKED(ze_result_t, ModuleGetNativeBinary, (ze_module_handle_t a, size_t *b, uint8_t *c), (a, b, c))
 LOCKED(ze_result_t, ModuleGetKernelNames, (ze_module_handle_t a, uint32_t *b, const char **c), (a, b, c))
@@ -1168,6 +1487,10 @@ EXPORT zeGetCommandListProcAddrTable(ze_api_version_t v, ze_command_list_dditabl
 	t->pfnAppendSignalEvent = AppendSignalEvent_locked;
 	t->pfnAppendWaitOnEvents = AppendWaitOnEvents_locked;
 	t->pfnAppendLaunchKernel = AppendLaunchKernel_locked;
+	t->pfnAppendLaunchCooperativeKernel = AppendLaunchCooperativeKernel_locked;
+	t->pfnCreate = CommandListCreate_locked;
+	t->pfnClose = CommandListClose_locked;
+	t->pfnReset = CommandListReset_locked;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -1177,6 +1500,7 @@ EXPORT zeGetModuleProcAddrTable(ze_api_version_t v, ze_module_dditable_t *t) {
 	t->pfnDynamicLink = ModuleDynamicLink_locked;
 	t->pfnGetNativeBinary = ModuleGetNativeBinary_locked;
 	t->pfnGetKernelNames = ModuleGetKernelNames_locked;
+	t->pfnGetGlobalPointer = ModuleGetGlobalPointer_locked;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -1193,6 +1517,7 @@ EXPORT zeGetKernelProcAddrTable(ze_api_version_t v, ze_kernel_dditable_t *t) {
 	t->pfnSetArgumentValue = KernelSetArgumentValue_locked;
 	t->pfnSetGroupSize = KernelSetGroupSize_locked;
 	t->pfnSuggestGroupSize = KernelSuggestGroupSize_locked;
+	t->pfnSuggestMaxCooperativeGroupCount = KernelSuggestMaxCooperativeGroupCount_locked;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -1201,17 +1526,32 @@ EXPORT zeGetKernelExpProcAddrTable(ze_api_version_t v, ze_kernel_exp_dditable_t 
 	return ZE_RESULT_SUCCESS;
 }
 
+EXPORT zeGetCommandQueueProcAddrTable(ze_api_version_t v, ze_command_queue_dditable_t *t) {
+	t->pfnCreate = CommandQueueCreate_locked;
+	t->pfnDestroy = CommandQueueDestroy_locked;
+	t->pfnExecuteCommandLists = CommandQueueExecuteCommandLists_locked;
+	t->pfnSynchronize = CommandQueueSynchronize_locked;
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetFenceProcAddrTable(ze_api_version_t v, ze_fence_dditable_t *t) {
+	t->pfnCreate = FenceCreate_locked;
+	t->pfnDestroy = FenceDestroy_locked;
+	t->pfnHostSynchronize = FenceHostSynchronize_locked;
+	t->pfnQueryStatus = FenceQueryStatus_locked;
+	t->pfnReset = FenceReset_locked;
+	return ZE_RESULT_SUCCESS;
+}
+
 // The loader asks every driver for every table; the ones the fake does not
 // implement stay empty.
 #define EMPTY(name, type) \
 	EXPORT name(ze_api_version_t v, type *t) { return ZE_RESULT_SUCCESS; }
 
-EMPTY(zeGetCommandQueueProcAddrTable, ze_command_queue_dditable_t)
 EMPTY(zeGetDeviceExpProcAddrTable, ze_device_exp_dditable_t)
 EMPTY(zeGetEventExpProcAddrTable, ze_event_exp_dditable_t)
 EMPTY(zeGetFabricEdgeExpProcAddrTable, ze_fabric_edge_exp_dditable_t)
 EMPTY(zeGetFabricVertexExpProcAddrTable, ze_fabric_vertex_exp_dditable_t)
-EMPTY(zeGetFenceProcAddrTable, ze_fence_dditable_t)
 EMPTY(zeGetImageExpProcAddrTable, ze_image_exp_dditable_t)
 EMPTY(zeGetImageProcAddrTable, ze_image_dditable_t)
 EMPTY(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t)

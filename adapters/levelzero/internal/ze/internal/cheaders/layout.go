@@ -127,6 +127,17 @@ static const gour_layout gour_layouts[] = {
 	OFF(ze_command_queue_desc_t, mode),
 	OFF(ze_command_queue_desc_t, priority),
 
+	SIZE(ze_command_list_desc_t),
+	OFF(ze_command_list_desc_t, stype),
+	OFF(ze_command_list_desc_t, pNext),
+	OFF(ze_command_list_desc_t, commandQueueGroupOrdinal),
+	OFF(ze_command_list_desc_t, flags),
+
+	SIZE(ze_fence_desc_t),
+	OFF(ze_fence_desc_t, stype),
+	OFF(ze_fence_desc_t, pNext),
+	OFF(ze_fence_desc_t, flags),
+
 	SIZE(ze_event_pool_desc_t),
 	OFF(ze_event_pool_desc_t, stype),
 	OFF(ze_event_pool_desc_t, pNext),
@@ -261,6 +272,8 @@ static const gour_constant gour_constants[] = {
 	K(ZE_STRUCTURE_TYPE_DEVICE_MEMORY_ACCESS_PROPERTIES),
 	K(ZE_STRUCTURE_TYPE_CONTEXT_DESC),
 	K(ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC),
+	K(ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC),
+	K(ZE_STRUCTURE_TYPE_FENCE_DESC),
 	K(ZE_STRUCTURE_TYPE_EVENT_POOL_DESC),
 	K(ZE_STRUCTURE_TYPE_EVENT_DESC),
 	K(ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC),
@@ -297,6 +310,10 @@ static const gour_constant gour_constants[] = {
 	K(ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_METRICS),
 
 	K(ZE_COMMAND_QUEUE_FLAG_EXPLICIT_ONLY),
+	K(ZE_COMMAND_LIST_FLAG_RELAXED_ORDERING),
+	K(ZE_COMMAND_LIST_FLAG_MAXIMIZE_THROUGHPUT),
+	K(ZE_COMMAND_LIST_FLAG_EXPLICIT_ONLY),
+	K(ZE_FENCE_FLAG_SIGNALED),
 
 	K(ZE_COMMAND_QUEUE_MODE_DEFAULT),
 	K(ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS),
