@@ -99,6 +99,10 @@ func (q *queue) Marker(wait []driver.Event, barrier bool) (driver.Event, error) 
 // merged where rows or slices are contiguous on both sides). OpenCL has no
 // call between a buffer and device USM: that gives ErrUnsupportedFeature.
 func (q *queue) CopyRect(dst, src driver.RectOperand, r driver.Rect, blocking bool, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	if (dst.Mem != nil || src.Mem != nil) && r.Region[2] > 1 &&
+		(r.SrcSlicePitch%r.SrcRowPitch != 0 || r.DstSlicePitch%r.DstRowPitch != 0) {
+		return q.copyRectSlices(dst, src, r, blocking, wait, wantEvent)
+	}
 	region := [3]uintptr{uintptr(r.Region[0]), uintptr(r.Region[1]), uintptr(r.Region[2])}
 	switch {
 	case dst.Mem != nil && src.Mem != nil:
@@ -154,6 +158,28 @@ func (q *queue) CopyRect(dst, src driver.RectOperand, r driver.Rect, blocking bo
 		return result(fn, e, st)
 	}
 	return q.copyRectRows(dst.Ptr, src.Ptr, r, blocking, wait, wantEvent)
+}
+
+// copyRectSlices copies slice by slice a region whose slice pitch is not
+// a multiple of its row pitch, which OpenCL's rect calls refuse
+// (CL_INVALID_VALUE) and the front end allows: each slice is a 2D copy
+// with the slice's offset folded into its origin. The queue is in order,
+// so the last slice's event (and wait) covers them all.
+func (q *queue) copyRectSlices(dst, src driver.RectOperand, r driver.Rect, blocking bool, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	slices := r.Region[2]
+	for z := uint64(0); z < slices; z++ {
+		s := r
+		s.Region[2] = 1
+		s.SrcOrigin = [3]uint64{r.SrcOrigin[0] + (r.SrcOrigin[2]+z)*r.SrcSlicePitch, r.SrcOrigin[1], 0}
+		s.DstOrigin = [3]uint64{r.DstOrigin[0] + (r.DstOrigin[2]+z)*r.DstSlicePitch, r.DstOrigin[1], 0}
+		s.SrcSlicePitch, s.DstSlicePitch = r.SrcRowPitch*r.Region[1], r.DstRowPitch*r.Region[1]
+		last := z == slices-1
+		ev, err := q.CopyRect(dst, src, s, blocking && last, wait, wantEvent && last)
+		if err != nil || last {
+			return ev, err
+		}
+	}
+	return nil, nil
 }
 
 // sizes converts an origin to size_t.
