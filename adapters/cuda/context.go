@@ -87,11 +87,22 @@ func (c *context) NewQueue(_ driver.Device, props driver.QueueProperties) (drive
 		return nil, err
 	}
 	defer unbind()
-	s, r := d.a.cu.StreamCreate(cu.StreamNonBlocking)
-	if err := check("cuStreamCreate", r); err != nil {
-		return nil, err
+	q := &queue{dev: d, cu: d.a.cu, profiling: props.Profiling}
+	if props.OutOfOrder {
+		ss, err := d.newStreamSet(props.Priority)
+		if err != nil {
+			return nil, err
+		}
+		q.ooo, q.stream = ss, ss.streams[0]
+	} else {
+		s, err := d.newStream(props.Priority)
+		if err != nil {
+			return nil, err
+		}
+		q.stream = s
 	}
-	q := &queue{dev: d, cu: d.a.cu, stream: s, profiling: props.Profiling}
+	s := q.stream
+	var r cu.Result
 	if d.a.quick {
 		q.quick = driver.NewQuickGate(d.busyCount(), quickLimit)
 		q.quick.Refill()
@@ -100,7 +111,7 @@ func (c *context) NewQueue(_ driver.Device, props driver.QueueProperties) (drive
 		// Device timestamps are elapsed times from this event, which is
 		// recorded once and paired with the host clock.
 		if q.base, r = d.a.cu.EventCreate(cu.EventDefault); r != cu.Success {
-			d.a.cu.StreamDestroy(s)
+			q.destroyStreams()
 			return nil, cuError("cuEventCreate", r)
 		}
 		r = d.a.cu.EventRecord(q.base, s)
@@ -109,7 +120,7 @@ func (c *context) NewQueue(_ driver.Device, props driver.QueueProperties) (drive
 		}
 		if r != cu.Success {
 			d.a.cu.EventDestroy(q.base)
-			d.a.cu.StreamDestroy(s)
+			q.destroyStreams()
 			return nil, cuError("cuEventRecord", r)
 		}
 		q.baseNS = uint64(time.Now().UnixNano())

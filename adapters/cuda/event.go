@@ -2,6 +2,7 @@ package cuda
 
 import (
 	ctxpkg "context"
+	"sync"
 	"time"
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
@@ -14,11 +15,32 @@ type event struct {
 	q          *queue
 	start, end cu.Event
 	queuedNS   uint64 // host time of the enqueue, on a profiling queue
+
+	// mu guards the callbacks pending (OnComplete) and released: a
+	// release while a callback waits defers destroying the CUDA events to
+	// the last callback.
+	mu       sync.Mutex
+	pending  int
+	released bool
 }
+
+var _ driver.EventCallbacks = (*event)(nil)
 
 func (e *event) Native() uintptr { return uintptr(e.end) }
 
 func (e *event) Release() error {
+	e.mu.Lock()
+	e.released = true
+	deferred := e.pending > 0
+	e.mu.Unlock()
+	if deferred {
+		return nil
+	}
+	return e.destroy()
+}
+
+// destroy destroys the CUDA events.
+func (e *event) destroy() error {
 	d := e.q.dev
 	if err := d.bind(); err != nil {
 		return err
@@ -97,4 +119,32 @@ func (e *event) Profiling() (driver.Profiling, error) {
 	end = max(end, start)
 	queued := min(e.queuedNS, start)
 	return driver.Profiling{Queued: queued, Submit: queued, Start: start, End: end}, nil
+}
+
+// OnComplete calls fn on a goroutine of its own once the command has
+// completed: the goroutine waits in cuEventSynchronize (an OS thread
+// blocked per callback pending, as for Event.Wait), so fn never runs on a
+// driver thread, where a CUDA host callback (cuLaunchHostFunc) would run
+// and could not call CUDA. The CUDA events stay alive until fn has
+// returned, even if the event is released first.
+func (e *event) OnComplete(fn func(status driver.EventStatus, err error)) error {
+	e.mu.Lock()
+	if e.released {
+		e.mu.Unlock()
+		return driver.Errorf(driver.ResultInvalidEvent, "the event is released")
+	}
+	e.pending++
+	e.mu.Unlock()
+	go func() {
+		err := e.Wait(ctxpkg.Background())
+		fn(driver.EventComplete, err)
+		e.mu.Lock()
+		e.pending--
+		last := e.released && e.pending == 0
+		e.mu.Unlock()
+		if last {
+			e.destroy()
+		}
+	}()
+	return nil
 }

@@ -28,6 +28,9 @@ type kernel struct {
 	// gen counts the changes that make a prepared launch stale: a new
 	// argument layout, new shared memory (preparedLaunch).
 	gen uint64
+	// shared is the dynamic shared memory limit set on the function
+	// (launchargs.go), shared with every kernel of the same CUfunction.
+	shared *funcShared
 }
 
 // argSlot is what the kernel keeps of one argument besides its pointer.
@@ -79,6 +82,7 @@ func (p *program) NewKernel(name string) (driver.Kernel, error) {
 	}
 	threads, _ := l.FuncGetAttribute(cu.FuncAttributeMaxThreadsPerBlock, fn)
 	k.maxThreads = uint32(threads)
+	k.shared = p.sharedOf(fn)
 	p.refs.Add(1)
 	return k, nil
 }
@@ -254,9 +258,14 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 	if err != nil {
 		return nil, err
 	}
+	if k.sharedMem != 0 {
+		if err := k.ensureShared(uint64(k.sharedMem)); err != nil {
+			return nil, err
+		}
+	}
 	grid, block := geo.grid, geo.block
 	q.quick.Spend()
-	if len(wait) == 0 && !wantEvent {
+	if len(wait) == 0 && !wantEvent && q.ooo == nil {
 		// The common launch: one cuLaunchKernel, no thread lock (cu.Lib.LaunchKernelIn).
 		res := q.cu.LaunchKernelIn(q.dev.ctx, k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, geo.params, nil)
 		return nil, check("cuLaunchKernel", res)
@@ -265,12 +274,13 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 		return nil, err
 	}
 	defer unbind()
-	e, err := q.begin(wait, wantEvent)
+	s := q.pick()
+	e, err := q.begin(s, wait, wantEvent)
 	if err != nil {
 		return nil, err
 	}
-	res := q.cu.LaunchKernel(k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, geo.params, nil)
-	return q.finish("cuLaunchKernel", e, res)
+	res := q.cu.LaunchKernel(k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, s, geo.params, nil)
+	return q.finish(s, "cuLaunchKernel", e, res)
 }
 
 // PrepareLaunch checks a launch of dk over r as Launch does and returns it
@@ -280,15 +290,20 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 // context, as Launch's common path does; a driver that wants the context
 // current fails it, and the front end then launches through Launch, which
 // sets it. It is quick (it skips the scheduler's system-call accounting)
-// while the queue's gate allows.
+// while the queue's gate allows. On an out-of-order queue every launch of
+// one prepared launch goes to the stream picked when it was prepared:
+// ordering more than the queue promises, never less.
 func (q *queue) PrepareLaunch(dk driver.Kernel, r driver.NDRange) (driver.PreparedLaunch, error) {
 	k := dk.(*kernel)
 	geo, err := q.dev.geometry(k, &r)
 	if err != nil {
 		return nil, err
 	}
+	if err := k.ensureShared(uint64(k.sharedMem)); err != nil {
+		return nil, err
+	}
 	grid, block := geo.grid, geo.block
-	fn, args := q.cu.LaunchKernelCall(k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, geo.params)
+	fn, args := q.cu.LaunchKernelCall(k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.pick(), geo.params)
 	if fn == 0 {
 		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "the driver has no cuLaunchKernel")
 	}
@@ -303,14 +318,22 @@ type geometry struct {
 	params      *unsafe.Pointer // the kernel's parameter table; nil without parameters
 }
 
-// geometry checks a launch of k over r and turns its global and local
-// sizes into CUDA's grid and block. Without a local size it picks the
-// largest block that divides the global size.
+// geometry checks a launch of k over r with the kernel's own arguments
+// and turns its global and local sizes into CUDA's grid and block.
+// Without a local size it picks the largest block that divides the
+// global size.
 func (d *device) geometry(k *kernel, r *driver.NDRange) (geometry, error) {
+	return d.geometryOf(k, r, true)
+}
+
+// geometryOf is geometry; own says the launch takes the kernel's own
+// arguments, which must all be set and give the parameter table. A launch
+// with its arguments (launchargs.go) brings both.
+func (d *device) geometryOf(k *kernel, r *driver.NDRange, own bool) (geometry, error) {
 	if r.Offset != [3]uint64{} {
 		return geometry{}, driver.Errorf(driver.ResultUnsupportedFeature, "CUDA has no global offset (offset %v)", r.Offset)
 	}
-	if k.nset != len(k.args) { // args has an entry per parameter the driver reported
+	if own && k.nset != len(k.args) { // args has an entry per parameter the driver reported
 		return geometry{}, driver.Errorf(driver.ResultInvalidKernelArgs, "kernel %s: %d of %d arguments set", k.name, k.nset, len(k.args))
 	}
 	geo := geometry{grid: [3]uint32{1, 1, 1}, block: [3]uint32{1, 1, 1}}
@@ -341,7 +364,7 @@ func (d *device) geometry(k *kernel, r *driver.NDRange) (geometry, error) {
 	if uint64(block[0])*uint64(block[1])*uint64(block[2]) > uint64(k.maxThreads) && k.maxThreads != 0 {
 		return geometry{}, driver.Errorf(driver.ResultInvalidWorkGroupSize, "work-group of %d×%d×%d exceeds the kernel's limit of %d work-items", block[0], block[1], block[2], k.maxThreads)
 	}
-	if len(k.ptrs) > 0 {
+	if own && len(k.ptrs) > 0 {
 		geo.params = &k.ptrs[0]
 	}
 	return geo, nil

@@ -97,8 +97,8 @@ func (p *pool) Usage() (reserved, used uint64, err error) {
 func (q *queue) AllocAsync(dp driver.Pool, size uint64, wait []driver.Event, wantEvent bool) (uintptr, driver.Event, error) {
 	h := dp.(*pool).h
 	var ptr cu.DevicePtr
-	ev, err := q.enqueue("cuMemAllocFromPoolAsync", false, wait, wantEvent, func() cu.Result {
-		p, r := q.cu.MemAllocFromPoolAsync(uintptr(size), h, q.stream)
+	ev, err := q.enqueue("cuMemAllocFromPoolAsync", false, wait, wantEvent, func(s cu.Stream) cu.Result {
+		p, r := q.cu.MemAllocFromPoolAsync(uintptr(size), h, s)
 		ptr = p
 		return r
 	})
@@ -111,7 +111,7 @@ func (q *queue) AllocAsync(dp driver.Pool, size uint64, wait []driver.Event, wan
 // FreeAsync is cuMemFreeAsync on the queue's stream: the memory returns to
 // its pool when the stream reaches the free.
 func (q *queue) FreeAsync(ptr uintptr, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	return q.enqueue("cuMemFreeAsync", false, wait, wantEvent, func() cu.Result {
-		return q.cu.MemFreeAsync(cu.DevicePtr(ptr), q.stream)
+	return q.enqueue("cuMemFreeAsync", false, wait, wantEvent, func(s cu.Stream) cu.Result {
+		return q.cu.MemFreeAsync(cu.DevicePtr(ptr), s)
 	})
 }

@@ -37,6 +37,29 @@ type program struct {
 	// unloaded when the last of them is released, as OpenCL keeps a
 	// program alive while it has kernels.
 	refs atomic.Int32
+	// shared holds, per function of the module, the dynamic shared memory
+	// limit the adapter set on it (launchargs.go); under mu.
+	shared map[cu.Function]*funcShared
+}
+
+// sharedOf returns the dynamic shared memory limit of fn, a function of
+// p's module, starting from what the driver reports (48 KiB less the
+// function's static shared memory). The caller holds p.mu and bind.
+func (p *program) sharedOf(fn cu.Function) *funcShared {
+	if fs := p.shared[fn]; fs != nil {
+		return fs
+	}
+	fs := new(funcShared)
+	limit, r := p.dev.a.cu.FuncGetAttribute(cu.FuncAttributeMaxDynamicSharedSizeBytes, fn)
+	if r != cu.Success || limit < 0 {
+		limit = 0 // raised on the first launch that asks for any
+	}
+	fs.limit.Store(uint64(limit))
+	if p.shared == nil {
+		p.shared = make(map[cu.Function]*funcShared)
+	}
+	p.shared[fn] = fs
+	return fs
 }
 
 func (c *context) newProgram(kind programKind, src []byte) *program {

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -21,6 +22,12 @@ type queue struct {
 	// borrowed: the stream is another library's (QueueFromNative without
 	// ownership); Release leaves it.
 	borrowed bool
+	// ooo is set on an out-of-order queue (queue_features.go): its
+	// commands go round-robin to several streams, stream being the
+	// first. nil on an in-order queue, whose commands all go to stream.
+	ooo *streamSet
+	// capturing: BeginCapture is under way (cuStreamBeginCapture).
+	capturing atomic.Bool
 }
 
 func (q *queue) Native() uintptr { return uintptr(q.stream) }
@@ -36,6 +43,9 @@ func (q *queue) Release() error {
 	if q.borrowed {
 		return nil
 	}
+	if q.ooo != nil {
+		return q.ooo.release(q.cu)
+	}
 	// Work already in the stream completes; the driver frees the stream then.
 	return check("cuStreamDestroy", q.cu.StreamDestroy(q.stream))
 }
@@ -47,19 +57,25 @@ func (q *queue) Finish() error {
 		return err
 	}
 	defer unbind()
-	if err := check("cuStreamSynchronize", q.cu.StreamSynchronize(q.stream)); err != nil {
+	if q.ooo != nil {
+		for _, s := range q.ooo.streams {
+			if err := check("cuStreamSynchronize", q.cu.StreamSynchronize(s)); err != nil {
+				return err
+			}
+		}
+	} else if err := check("cuStreamSynchronize", q.cu.StreamSynchronize(q.stream)); err != nil {
 		return err
 	}
 	q.quick.Refill()
 	return nil
 }
 
-// begin orders the stream after the wait list and, when an event is
+// begin orders stream s after the wait list and, when an event is
 // wanted, creates it and records its start on a profiling queue. The
 // caller holds bind.
-func (q *queue) begin(wait []driver.Event, wantEvent bool) (*event, error) {
+func (q *queue) begin(s cu.Stream, wait []driver.Event, wantEvent bool) (*event, error) {
 	for _, w := range wait {
-		if r := q.cu.StreamWaitEvent(q.stream, w.(*event).end, 0); r != cu.Success {
+		if r := q.cu.StreamWaitEvent(s, w.(*event).end, 0); r != cu.Success {
 			return nil, cuError("cuStreamWaitEvent", r)
 		}
 	}
@@ -78,7 +94,7 @@ func (q *queue) begin(wait []driver.Event, wantEvent bool) (*event, error) {
 	if q.profiling {
 		e.queuedNS = uint64(time.Now().UnixNano())
 		if e.start, r = q.cu.EventCreate(cu.EventDefault); r == cu.Success {
-			r = q.cu.EventRecord(e.start, q.stream)
+			r = q.cu.EventRecord(e.start, s)
 		}
 		if r != cu.Success {
 			q.discard(e)
@@ -88,9 +104,9 @@ func (q *queue) begin(wait []driver.Event, wantEvent bool) (*event, error) {
 	return e, nil
 }
 
-// finish records the command's end event and returns it; on a failed
-// command it destroys the event instead.
-func (q *queue) finish(fn string, e *event, r cu.Result) (driver.Event, error) {
+// finish records the command's end event on s and returns it; on a
+// failed command it destroys the event instead.
+func (q *queue) finish(s cu.Stream, fn string, e *event, r cu.Result) (driver.Event, error) {
 	if r != cu.Success {
 		q.discard(e)
 		return nil, cuError(fn, r)
@@ -98,7 +114,7 @@ func (q *queue) finish(fn string, e *event, r cu.Result) (driver.Event, error) {
 	if e == nil {
 		return nil, nil
 	}
-	if r := q.cu.EventRecord(e.end, q.stream); r != cu.Success {
+	if r := q.cu.EventRecord(e.end, s); r != cu.Success {
 		q.discard(e)
 		return nil, cuError("cuEventRecord", r)
 	}
@@ -115,52 +131,56 @@ func (q *queue) discard(e *event) {
 	}
 }
 
-// sync waits for the stream when a call must block.
-func (q *queue) sync(blocking bool, ev driver.Event, err error) (driver.Event, error) {
+// sync waits for stream s when a call must block.
+func (q *queue) sync(s cu.Stream, blocking bool, ev driver.Event, err error) (driver.Event, error) {
 	if err != nil || !blocking {
 		return ev, err
 	}
-	if r := q.cu.StreamSynchronize(q.stream); r != cu.Success {
+	if r := q.cu.StreamSynchronize(s); r != cu.Success {
 		if ev != nil {
 			q.discard(ev.(*event))
 		}
 		return nil, cuError("cuStreamSynchronize", r)
 	}
-	q.quick.Refill()
+	if q.ooo == nil { // the other streams may still hold commands
+		q.quick.Refill()
+	}
 	return ev, nil
 }
 
-// enqueue runs one command on the stream, after the wait list, bracketed
-// by events when one is wanted; blocking commands then wait for the stream.
-func (q *queue) enqueue(fn string, blocking bool, wait []driver.Event, wantEvent bool, command func() cu.Result) (driver.Event, error) {
+// enqueue runs one command on one of the queue's streams (pick), after
+// the wait list, bracketed by events when one is wanted; blocking
+// commands then wait for that stream.
+func (q *queue) enqueue(fn string, blocking bool, wait []driver.Event, wantEvent bool, command func(s cu.Stream) cu.Result) (driver.Event, error) {
 	if err := q.dev.bind(); err != nil {
 		return nil, err
 	}
 	defer unbind()
-	e, err := q.begin(wait, wantEvent)
+	s := q.pick()
+	e, err := q.begin(s, wait, wantEvent)
 	if err != nil {
 		return nil, err
 	}
 	q.quick.Spend()
-	ev, err := q.finish(fn, e, command())
-	return q.sync(blocking, ev, err)
+	ev, err := q.finish(s, fn, e, command(s))
+	return q.sync(s, blocking, ev, err)
 }
 
 func (q *queue) WriteBuffer(m driver.Mem, blocking bool, offset uint64, src []byte, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	return q.enqueue("cuMemcpyHtoDAsync", blocking, wait, wantEvent, func() cu.Result {
-		return q.cu.MemcpyHtoDAsync(m.(*mem).ptr+cu.DevicePtr(offset), unsafe.Pointer(&src[0]), uintptr(len(src)), q.stream)
+	return q.enqueue("cuMemcpyHtoDAsync", blocking, wait, wantEvent, func(s cu.Stream) cu.Result {
+		return q.cu.MemcpyHtoDAsync(m.(*mem).ptr+cu.DevicePtr(offset), unsafe.Pointer(&src[0]), uintptr(len(src)), s)
 	})
 }
 
 func (q *queue) ReadBuffer(m driver.Mem, blocking bool, offset uint64, dst []byte, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	return q.enqueue("cuMemcpyDtoHAsync", blocking, wait, wantEvent, func() cu.Result {
-		return q.cu.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), m.(*mem).ptr+cu.DevicePtr(offset), uintptr(len(dst)), q.stream)
+	return q.enqueue("cuMemcpyDtoHAsync", blocking, wait, wantEvent, func(s cu.Stream) cu.Result {
+		return q.cu.MemcpyDtoHAsync(unsafe.Pointer(&dst[0]), m.(*mem).ptr+cu.DevicePtr(offset), uintptr(len(dst)), s)
 	})
 }
 
 func (q *queue) CopyBuffer(src, dst driver.Mem, srcOffset, dstOffset, size uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	return q.enqueue("cuMemcpyDtoDAsync", false, wait, wantEvent, func() cu.Result {
-		return q.cu.MemcpyDtoDAsync(dst.(*mem).ptr+cu.DevicePtr(dstOffset), src.(*mem).ptr+cu.DevicePtr(srcOffset), uintptr(size), q.stream)
+	return q.enqueue("cuMemcpyDtoDAsync", false, wait, wantEvent, func(s cu.Stream) cu.Result {
+		return q.cu.MemcpyDtoDAsync(dst.(*mem).ptr+cu.DevicePtr(dstOffset), src.(*mem).ptr+cu.DevicePtr(srcOffset), uintptr(size), s)
 	})
 }
 
@@ -174,18 +194,18 @@ func (q *queue) FillBuffer(m driver.Mem, pattern []byte, offset, size uint64, wa
 // memset per word of the pattern. Buffers and USM pointers share it: under
 // unified addressing a host or managed pointer is a device pointer too.
 func (q *queue) fill(ptr cu.DevicePtr, pattern []byte, size uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	return q.enqueue("cuMemsetAsync", false, wait, wantEvent, func() cu.Result {
+	return q.enqueue("cuMemsetAsync", false, wait, wantEvent, func(s cu.Stream) cu.Result {
 		switch n := uint64(len(pattern)); n {
 		case 1:
-			return q.cu.MemsetD8Async(ptr, pattern[0], uintptr(size), q.stream)
+			return q.cu.MemsetD8Async(ptr, pattern[0], uintptr(size), s)
 		case 2:
-			return q.cu.MemsetD16Async(ptr, uint16(pattern[0])|uint16(pattern[1])<<8, uintptr(size/2), q.stream)
+			return q.cu.MemsetD16Async(ptr, uint16(pattern[0])|uint16(pattern[1])<<8, uintptr(size/2), s)
 		case 4:
-			return q.cu.MemsetD32Async(ptr, word(pattern), uintptr(size/4), q.stream)
+			return q.cu.MemsetD32Async(ptr, word(pattern), uintptr(size/4), s)
 		default:
 			r := cu.Success
 			for w := uint64(0); w < n && r == cu.Success; w += 4 {
-				r = q.cu.MemsetD2D32Async(ptr+cu.DevicePtr(w), uintptr(n), word(pattern[w:]), 1, uintptr(size/n), q.stream)
+				r = q.cu.MemsetD2D32Async(ptr+cu.DevicePtr(w), uintptr(n), word(pattern[w:]), 1, uintptr(size/n), s)
 			}
 			return r
 		}

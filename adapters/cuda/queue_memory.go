@@ -10,8 +10,8 @@ import (
 // the driver stages before it returns). Keeping pageable memory alive and
 // in place until the copy completes is the front end's business.
 func (q *queue) USMCopy(dst, src uintptr, size uint64, blocking bool, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	return q.enqueue("cuMemcpyAsync", blocking, wait, wantEvent, func() cu.Result {
-		return q.cu.MemcpyAsync(cu.DevicePtr(dst), cu.DevicePtr(src), uintptr(size), q.stream)
+	return q.enqueue("cuMemcpyAsync", blocking, wait, wantEvent, func(s cu.Stream) cu.Result {
+		return q.cu.MemcpyAsync(cu.DevicePtr(dst), cu.DevicePtr(src), uintptr(size), s)
 	})
 }
 
@@ -31,11 +31,11 @@ func (q *queue) USMPrefetch(ptr uintptr, size uint64, toHost bool, wait []driver
 		loc = cu.MemLocation{Type: cu.MemLocationTypeHost}
 	}
 	prefetch := q.dev.prefetch
-	return q.enqueue("cuMemPrefetchAsync", false, wait, wantEvent, func() cu.Result {
+	return q.enqueue("cuMemPrefetchAsync", false, wait, wantEvent, func(s cu.Stream) cu.Result {
 		if !prefetch || !q.managed(ptr) {
 			return cu.Success
 		}
-		return q.cu.MemPrefetchAsync(cu.DevicePtr(ptr), uintptr(size), loc, q.stream)
+		return q.cu.MemPrefetchAsync(cu.DevicePtr(ptr), uintptr(size), loc, s)
 	})
 }
 
@@ -57,7 +57,7 @@ func (q *queue) USMAdvise(ptr uintptr, size uint64, advice driver.USMAdvice, wan
 	if !q.cu.HasMemAdvise() {
 		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "the CUDA driver has no cuMemAdvise")
 	}
-	return q.enqueue("cuMemAdvise", false, nil, wantEvent, func() cu.Result {
+	return q.enqueue("cuMemAdvise", false, nil, wantEvent, func(s cu.Stream) cu.Result {
 		if !q.managed(ptr) {
 			return cu.Success
 		}
@@ -89,9 +89,13 @@ func cuAdvice(advice driver.USMAdvice, ordinal cu.Device) (cu.MemAdvise, cu.MemL
 // Marker records an event after the wait list on the stream. A stream
 // runs its commands in order, so the event completes after every command
 // enqueued before it, and every later command already waits for it:
-// barrier changes nothing on one stream.
-func (q *queue) Marker(wait []driver.Event, _ bool) (driver.Event, error) {
-	return q.enqueue("cuEventRecord", false, wait, true, func() cu.Result { return cu.Success })
+// barrier changes nothing on one stream. An out-of-order queue joins its
+// streams (markerAll).
+func (q *queue) Marker(wait []driver.Event, barrier bool) (driver.Event, error) {
+	if q.ooo != nil {
+		return q.markerAll(wait, barrier)
+	}
+	return q.enqueue("cuEventRecord", false, wait, true, func(s cu.Stream) cu.Result { return cu.Success })
 }
 
 // CopyRect is one cuMemcpy3DAsync: buffers are device memory, pointers
@@ -111,18 +115,18 @@ func (q *queue) CopyRect(dst, src driver.RectOperand, r driver.Rect, blocking bo
 	p.DstMemoryType, dstBase = rectOperand(dst)
 	whole := r.SrcRowPitch != 0 && r.DstRowPitch != 0 &&
 		r.SrcSlicePitch%r.SrcRowPitch == 0 && r.DstSlicePitch%r.DstRowPitch == 0
-	return q.enqueue("cuMemcpy3DAsync", blocking, wait, wantEvent, func() cu.Result {
+	return q.enqueue("cuMemcpy3DAsync", blocking, wait, wantEvent, func(s cu.Stream) cu.Result {
 		if whole {
 			p.SrcDevice, p.SrcZ, p.SrcHeight = srcBase, r.SrcOrigin[2], r.SrcSlicePitch/r.SrcRowPitch
 			p.DstDevice, p.DstZ, p.DstHeight = dstBase, r.DstOrigin[2], r.DstSlicePitch/r.DstRowPitch
-			return q.cu.Memcpy3DAsync(p, q.stream)
+			return q.cu.Memcpy3DAsync(p, s)
 		}
 		p.Depth = 1
 		p.SrcHeight, p.DstHeight = r.SrcOrigin[1]+r.Region[1], r.DstOrigin[1]+r.Region[1]
 		for z := range r.Region[2] {
 			p.SrcDevice = srcBase + cu.DevicePtr((r.SrcOrigin[2]+z)*r.SrcSlicePitch)
 			p.DstDevice = dstBase + cu.DevicePtr((r.DstOrigin[2]+z)*r.DstSlicePitch)
-			if res := q.cu.Memcpy3DAsync(p, q.stream); res != cu.Success {
+			if res := q.cu.Memcpy3DAsync(p, s); res != cu.Success {
 				return res
 			}
 		}

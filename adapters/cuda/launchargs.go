@@ -1,0 +1,288 @@
+package cuda
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// This file is the launch with arguments (driver.ArgLauncher): the
+// kernelParams array is built per launch in pooled scratch, never in the
+// kernel, so any number of goroutines launch one kernel at once with no
+// lock, and a launch allocates nothing.
+
+var _ driver.ArgLauncher = (*queue)(nil)
+
+// argTable is one launch's scratch: the argument values, each in its own
+// run of 8-byte words as in the kernel's arena, the kernelParams array
+// pointing into them, and cuLaunchKernelEx's configuration. It is heap
+// memory from a pool, so what the driver reads during the call cannot
+// move, and it goes back to the pool once the launch call has returned:
+// cuLaunchKernel and cuLaunchKernelEx copy the values, and
+// cuGraphAddKernelNode and cuGraphExecKernelNodeSetParams copy them into
+// the node.
+type argTable struct {
+	arena []uint64
+	ptrs  []unsafe.Pointer
+	cfg   cu.LaunchConfig
+	attrs [2]cu.LaunchAttribute
+}
+
+var argTables = sync.Pool{New: func() any { return new(argTable) }}
+
+// localAlign is the alignment of each local argument in dynamic shared
+// memory, as SetArgLocal lays them out.
+const localAlign = 16
+
+func alignLocal(n uint64) uint64 { return (n + localAlign - 1) &^ (localAlign - 1) }
+
+// argSize is the size the kernel's parameter i has, or, where the driver
+// gave no parameter list, the size the argument brings: a pointer and a
+// local offset are 8 bytes, as SetArgMem and SetArgLocal store them.
+func (k *kernel) argSize(i int, a *driver.LaunchArg) (uintptr, error) {
+	if k.params != nil {
+		size := k.params[i].Size
+		switch a.Kind {
+		case driver.ArgValue:
+			if uint64(size) != a.Size {
+				return 0, driver.Errorf(driver.ResultInvalidKernelArgumentSize, "argument %d of kernel %s is %d bytes, not %d", i, k.name, size, a.Size)
+			}
+		case driver.ArgMem:
+			if size != 8 {
+				return 0, driver.Errorf(driver.ResultInvalidKernelArgumentSize, "argument %d of kernel %s is %d bytes, not a pointer", i, k.name, size)
+			}
+		case driver.ArgLocal:
+			if size != 4 && size != 8 {
+				return 0, driver.Errorf(driver.ResultInvalidKernelArgumentSize, "local argument %d must be a 4- or 8-byte offset, not %d bytes", i, size)
+			}
+		}
+		return size, nil
+	}
+	if a.Kind == driver.ArgValue {
+		return uintptr(a.Size), nil
+	}
+	return 8, nil
+}
+
+// fill lays args out for a launch of k and returns the launch's dynamic
+// shared memory: dynamic bytes for the kernel's own extern __shared__
+// arrays first, from offset 0, then each local argument, 16-byte
+// aligned, its offset written as the argument, as SetArgLocal does.
+func (t *argTable) fill(k *kernel, args []driver.LaunchArg, dynamic uint64) (uint64, error) {
+	if k.params != nil && len(args) != len(k.params) {
+		return 0, driver.Errorf(driver.ResultInvalidKernelArgs, "kernel %s takes %d arguments, the launch gives %d", k.name, len(k.params), len(args))
+	}
+	words := 0
+	for i := range args {
+		size, err := k.argSize(i, &args[i])
+		if err != nil {
+			return 0, err
+		}
+		words += int((size + 7) / 8)
+	}
+	if cap(t.arena) < words {
+		t.arena = make([]uint64, words)
+	}
+	if cap(t.ptrs) < len(args) {
+		t.ptrs = make([]unsafe.Pointer, len(args))
+	}
+	t.arena, t.ptrs = t.arena[:words], t.ptrs[:len(args)]
+	shared := dynamic
+	local := alignLocal(dynamic)
+	w := 0
+	for i := range args {
+		a := &args[i]
+		size, _ := k.argSize(i, a)
+		p := unsafe.Pointer(&t.arena[w])
+		t.ptrs[i] = p
+		w += int((size + 7) / 8)
+		switch a.Kind {
+		case driver.ArgValue:
+			switch {
+			case a.Bytes != nil:
+				copy(unsafe.Slice((*byte)(p), size), a.Bytes)
+			case size <= 8:
+				*(*uint64)(p) = a.Bits
+			default:
+				return 0, driver.Errorf(driver.ResultInvalidKernelArgumentSize, "argument %d of kernel %s: a %d-byte value without its bytes", i, k.name, size)
+			}
+		case driver.ArgMem:
+			if a.Mem != nil {
+				*(*cu.DevicePtr)(p) = a.Mem.(*mem).ptr
+			} else {
+				*(*cu.DevicePtr)(p) = cu.DevicePtr(a.Ptr)
+			}
+		case driver.ArgLocal:
+			if size == 4 {
+				*(*uint32)(p) = uint32(local)
+			} else {
+				*(*uint64)(p) = local
+			}
+			local += alignLocal(a.Size)
+			shared = local
+		default:
+			return 0, driver.Errorf(driver.ResultInvalidKernelArgs, "argument %d of kernel %s has no kind", i, k.name)
+		}
+	}
+	if shared > 1<<32-1 {
+		return 0, driver.Errorf(driver.ResultOutOfResources, "kernel %s: %d bytes of dynamic shared memory", k.name, shared)
+	}
+	return shared, nil
+}
+
+// params is the kernelParams array, nil without arguments.
+func (t *argTable) params() *unsafe.Pointer {
+	if len(t.ptrs) == 0 {
+		return nil
+	}
+	return &t.ptrs[0]
+}
+
+// config fills cuLaunchKernelEx's configuration for a launch of geo with
+// props' attributes.
+func (t *argTable) config(geo *geometry, shared uint32, s cu.Stream, props *driver.LaunchProperties) *cu.LaunchConfig {
+	t.cfg = cu.LaunchConfig{
+		GridDimX: geo.grid[0], GridDimY: geo.grid[1], GridDimZ: geo.grid[2],
+		BlockDimX: geo.block[0], BlockDimY: geo.block[1], BlockDimZ: geo.block[2],
+		SharedMemBytes: shared, Stream: s, Attrs: &t.attrs[0],
+	}
+	n := launchAttrs(&t.attrs, props)
+	t.cfg.NumAttrs = uint32(n)
+	return &t.cfg
+}
+
+// launchAttrs writes the attributes props asks for and returns how many.
+func launchAttrs(attrs *[2]cu.LaunchAttribute, props *driver.LaunchProperties) int {
+	n := 0
+	if props.Cooperative {
+		attrs[n] = cu.LaunchAttribute{ID: cu.LaunchAttributeCooperative}
+		attrs[n].Value[0] = 1
+		n++
+	}
+	if props.ClusterDims != [3]uint32{} {
+		attrs[n] = cu.LaunchAttribute{ID: cu.LaunchAttributeClusterDimension}
+		copy(attrs[n].Value[:3], props.ClusterDims[:])
+		n++
+	}
+	return n
+}
+
+// extended reports a launch that needs cuLaunchKernelEx.
+func extended(props *driver.LaunchProperties) bool {
+	return props.Cooperative || props.ClusterDims != [3]uint32{}
+}
+
+// funcShared is what the adapter set of a CUfunction's
+// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: shared by every kernel
+// of that function (cuModuleGetFunction gives one handle per name), so
+// that one kernel never lowers the limit another relies on.
+type funcShared struct {
+	limit atomic.Uint64 // the largest dynamic shared memory a launch may ask
+	mu    sync.Mutex    // serialises raising it
+}
+
+// ensureShared makes sure k's function may launch with n bytes of dynamic
+// shared memory: beyond the default (48 KiB less static shared memory) it
+// raises the function's limit, once per new size, under a lock so that
+// concurrent launches raise it once and never lower it.
+func (k *kernel) ensureShared(n uint64) error {
+	fs := k.shared
+	if fs == nil || n <= fs.limit.Load() {
+		return nil
+	}
+	return k.raiseShared(n)
+}
+
+func (k *kernel) raiseShared(n uint64) error {
+	fs := k.shared
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if n <= fs.limit.Load() {
+		return nil
+	}
+	d := k.p.dev
+	if err := d.bind(); err != nil {
+		return err
+	}
+	defer unbind()
+	if r := d.a.cu.FuncSetAttribute(k.fn, cu.FuncAttributeMaxDynamicSharedSizeBytes, int32(min(n, 1<<31-1))); r != cu.Success {
+		e := cuError("cuFuncSetAttribute", r)
+		e.Message += " (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) for kernel " + k.name
+		if r == cu.InvalidValue {
+			e.Result = driver.ResultOutOfResources
+		}
+		return e
+	}
+	fs.limit.Store(n)
+	return nil
+}
+
+// LaunchWithArgs launches dk over r with args, leaving the kernel's own
+// arguments alone. Without a wait list, an event or launch attributes it
+// is one cuLaunchKernel (cu.Lib.LaunchKernelIn) with a kernelParams array
+// from pooled scratch, and allocates nothing. Cooperative launches and
+// clusters are cuLaunchKernelEx. Never a quick call: the launch is made
+// here, not prepared.
+func (q *queue) LaunchWithArgs(dk driver.Kernel, r driver.NDRange, args []driver.LaunchArg, props driver.LaunchProperties, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	k := dk.(*kernel)
+	geo, err := q.dev.geometryOf(k, &r, false)
+	if err != nil {
+		return nil, err
+	}
+	ex := extended(&props)
+	if ex && !q.cu.HasLaunchKernelEx() {
+		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "cooperative and cluster launches need cuLaunchKernelEx (CUDA 11.8)")
+	}
+	t := argTables.Get().(*argTable)
+	defer argTables.Put(t)
+	shared, err := t.fill(k, args, props.DynamicLocalMem)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.ensureShared(shared); err != nil {
+		return nil, err
+	}
+	s := q.pick()
+	q.quick.Spend()
+	if len(wait) == 0 && !wantEvent {
+		var res cu.Result
+		if ex {
+			res = q.cu.LaunchKernelExIn(q.dev.ctx, t.config(&geo, uint32(shared), s, &props), k.fn, t.params(), nil)
+		} else {
+			res = q.cu.LaunchKernelIn(q.dev.ctx, k.fn, geo.grid[0], geo.grid[1], geo.grid[2], geo.block[0], geo.block[1], geo.block[2], uint32(shared), s, t.params(), nil)
+		}
+		return nil, launchCheck(ex, res)
+	}
+	if err := q.dev.bind(); err != nil {
+		return nil, err
+	}
+	defer unbind()
+	e, err := q.begin(s, wait, wantEvent)
+	if err != nil {
+		return nil, err
+	}
+	var res cu.Result
+	if ex {
+		res = q.cu.LaunchKernelEx(t.config(&geo, uint32(shared), s, &props), k.fn, t.params(), nil)
+	} else {
+		res = q.cu.LaunchKernel(k.fn, geo.grid[0], geo.grid[1], geo.grid[2], geo.block[0], geo.block[1], geo.block[2], uint32(shared), s, t.params(), nil)
+	}
+	if ex {
+		return q.finish(s, "cuLaunchKernelEx", e, res)
+	}
+	return q.finish(s, "cuLaunchKernel", e, res)
+}
+
+// launchCheck names the launch call that failed.
+func launchCheck(ex bool, r cu.Result) error {
+	if r == cu.Success {
+		return nil
+	}
+	if ex {
+		return cuError("cuLaunchKernelEx", r)
+	}
+	return cuError("cuLaunchKernel", r)
+}
