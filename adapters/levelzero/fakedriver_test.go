@@ -130,6 +130,7 @@ func TestFakeDriverChild(t *testing.T) {
 	t.Run("QueueQueries", func(t *testing.T) { fakeQueueQueries(t, ctx, dev, prog) })
 	t.Run("KernelAttributes", func(t *testing.T) { fakeKernelAttributes(t, ctx, dev, q, prog) })
 	t.Run("ProgramGlobal", func(t *testing.T) { fakeProgramGlobal(t, dev, q, prog) })
+	t.Run("CommandBuffer", func(t *testing.T) { fakeCommandBuffer(t, ctx, dev, q, prog) })
 	t.Run("LaunchAllocatesNothing", func(t *testing.T) { fakeLaunchAllocs(t, ctx, dev, prog) })
 	t.Run("Events", func(t *testing.T) { fakeEvents(t, ctx, dev, q, prog) })
 	t.Run("BuildFailure", func(t *testing.T) { fakeBuildFailure(t, ctx, dev) })

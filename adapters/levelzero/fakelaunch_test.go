@@ -315,3 +315,124 @@ func fakeProgramGlobal(t *testing.T, dev *ur.Device, q *ur.Queue, p *ur.Program)
 		t.Error("Global of an unknown name succeeded")
 	}
 }
+
+// fakeCommandBuffer records launches, a copy and fills (a long pattern
+// included) into a command buffer, replays it several times, after a
+// wait list and with events, and updates its launches.
+func fakeCommandBuffer(t *testing.T, ctx *ur.Context, dev *ur.Device, q *ur.Queue, p *ur.Program) {
+	const n = 256
+	fill, err := p.NewKernel("fill_u32")
+	must(t, "NewKernel", err)
+	defer fill.Release()
+	inc, err := p.NewKernel("add_one")
+	must(t, "NewKernel", err)
+	defer inc.Release()
+	a, err := ctx.NewBuffer(ur.MemReadWrite, 4*n)
+	must(t, "NewBuffer", err)
+	defer a.Release()
+	b, err := ctx.NewBuffer(ur.MemReadWrite, 4*n)
+	must(t, "NewBuffer", err)
+	defer b.Release()
+	u, err := ctx.AllocDevice(dev, 4*n)
+	must(t, "AllocDevice", err)
+	defer u.Free()
+	v, err := ctx.AllocDevice(dev, 4*n)
+	must(t, "AllocDevice", err)
+	defer v.Free()
+
+	cb, err := ctx.NewCommandBuffer(dev, ur.CommandBufferOptions{Updatable: true})
+	must(t, "NewCommandBuffer", err)
+	defer cb.Release()
+	if cb.Emulated() {
+		t.Fatal("the Level Zero command buffer is emulated")
+	}
+	setA, err := cb.AppendLaunch(fill, ur.Range1D(n), ur.LaunchProperties{}, ur.ArgBuffer(a), ur.ArgOf(uint32(5)))
+	must(t, "AppendLaunch fill_u32", err)
+	incA, err := cb.AppendLaunch(inc, ur.Range1D(n), ur.LaunchProperties{}, ur.ArgBuffer(a))
+	must(t, "AppendLaunch add_one", err)
+	_, err = cb.AppendCopy(a, b, 0, 0, 4*n)
+	must(t, "AppendCopy", err)
+	_, err = cb.AppendFill(b, []byte{1, 2, 3, 4}, 2*n, 2*n)
+	must(t, "AppendFill", err)
+	long := make([]byte, 32) // longer than the fake's 16-byte fills
+	for i := range long {
+		long[i] = byte(100 + i)
+	}
+	_, err = cb.AppendMemFill(u.Ptr(), long, 4*n)
+	must(t, "AppendMemFill", err)
+	_, err = cb.AppendMemcpy(v.Ptr(), u.Ptr(), 4*n)
+	must(t, "AppendMemcpy", err)
+	must(t, "Finalize", cb.Finalize())
+
+	check := func(what string, wantA, wantAHigh uint32) {
+		t.Helper()
+		out := make([]byte, 4*n)
+		must(t, "ReadBuffer", q.ReadBuffer(b, 0, out))
+		for i, x := range u32s(out) {
+			want := wantA
+			switch {
+			case i >= n/2:
+				want = 0x04030201
+			case i >= n/4:
+				want = wantAHigh
+			}
+			if x != want {
+				t.Fatalf("%s: b[%d] = %#x, want %#x", what, i, x, want)
+			}
+		}
+		got := make([]byte, 4*n)
+		must(t, "CopyFromPtr", q.CopyFromPtr(got, v.Ptr()))
+		for i, x := range got {
+			if x != long[i%len(long)] {
+				t.Fatalf("%s: v[%d] = %d, want %d", what, i, x, long[i%len(long)])
+			}
+		}
+	}
+	execs := fakeCounter(t, "execute")
+	var last *ur.Event
+	for i := range 3 {
+		// Undo the last replay, so that each replay is seen to run.
+		must(t, "WriteBuffer", q.WriteBuffer(b, 0, make([]byte, 4*n)))
+		must(t, "CopyToPtr", q.CopyToPtr(v.Ptr(), make([]byte, 4*n)))
+		var wait []*ur.Event
+		if last != nil {
+			wait = append(wait, last)
+		}
+		ev, err := q.EnqueueCommandBuffer(cb, wait...)
+		must(t, fmt.Sprintf("EnqueueCommandBuffer %d", i), err)
+		must(t, "Wait", ev.Wait(context.Background()))
+		if last != nil {
+			must(t, "Release", last.Release())
+		}
+		last = ev
+		check(fmt.Sprintf("replay %d", i), 6, 6)
+	}
+	must(t, "Release", last.Release())
+	if got := fakeCounter(t, "execute") - execs; got != 3 {
+		t.Errorf("%d executions for 3 replays", got)
+	}
+
+	// New arguments for the first launch, a smaller range for the second.
+	must(t, "UpdateLaunch args", cb.UpdateLaunch(setA, nil, ur.ArgBuffer(a), ur.ArgOf(uint32(10))))
+	half := ur.Range1D(n / 4)
+	must(t, "UpdateLaunch range", cb.UpdateLaunch(incA, &half))
+	ev, err := q.EnqueueCommandBuffer(cb)
+	must(t, "EnqueueCommandBuffer after updates", err)
+	must(t, "Release", ev.Release())
+	check("after UpdateLaunch", 11, 10)
+
+	// Launch properties Level Zero lacks are refused at recording.
+	cb2, err := ctx.NewCommandBuffer(dev, ur.CommandBufferOptions{})
+	must(t, "NewCommandBuffer", err)
+	defer cb2.Release()
+	if _, err := cb2.AppendLaunch(fill, ur.Range1D(n), ur.LaunchProperties{DynamicLocalMem: 64}, ur.ArgBuffer(a), ur.ArgOf(uint32(1))); !errors.Is(err, ur.ErrUnsupportedFeature) {
+		t.Errorf("AppendLaunch with dynamic local memory: %v, want ErrUnsupportedFeature", err)
+	}
+	c, err := cb2.AppendLaunch(fill, ur.Range1D(n), ur.LaunchProperties{}, ur.ArgBuffer(a), ur.ArgOf(uint32(1)))
+	must(t, "AppendLaunch", err)
+	must(t, "Finalize", cb2.Finalize())
+	if err := cb2.UpdateLaunch(c, nil, ur.ArgBuffer(a), ur.ArgOf(uint32(2))); err == nil {
+		t.Error("UpdateLaunch on a buffer not made Updatable succeeded")
+	}
+	must(t, "Finish", q.Finish())
+}

@@ -204,11 +204,11 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 // launch appends a launch of kd over r. The caller holds q.mu and owns
 // kd: the kernel's lock for its own handles, nothing for a clone.
 func (q *queue) launch(kd *kernelDev, r *driver.NDRange, cooperative bool, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	groups, err := q.shape(kd, r)
+	groups, err := q.dev.shape(q.ze, kd, r)
 	if err != nil {
 		return nil, err
 	}
-	if err := q.offset(kd, r); err != nil {
+	if err := q.dev.offset(q.ze, kd, r); err != nil {
 		return nil, err
 	}
 	cmd, err := q.begin(wait, wantEvent)
@@ -227,8 +227,7 @@ func (q *queue) launch(kd *kernelDev, r *driver.NDRange, cooperative bool, wait 
 // Without a local size it takes zeKernelSuggestGroupSize's, made to divide
 // the global size. A global size that the local size does not divide is
 // an invalid work-group size: Level Zero launches whole groups only.
-func (q *queue) shape(kd *kernelDev, r *driver.NDRange) (ze.GroupCount, error) {
-	d := q.dev
+func (d *device) shape(l *ze.Lib, kd *kernelDev, r *driver.NDRange) (ze.GroupCount, error) {
 	var global, local [3]uint32
 	for i := range 3 {
 		g := uint64(1)
@@ -247,7 +246,7 @@ func (q *queue) shape(kd *kernelDev, r *driver.NDRange) (ze.GroupCount, error) {
 	}
 	if r.Local[0] == 0 { // the front end checks that all or none are set
 		if kd.suggestedFor != global {
-			x, y, z, res := q.ze.KernelSuggestGroupSize(kd.handle, global[0], global[1], global[2])
+			x, y, z, res := l.KernelSuggestGroupSize(kd.handle, global[0], global[1], global[2])
 			if res != ze.Success {
 				return ze.GroupCount{}, zeError("zeKernelSuggestGroupSize", res)
 			}
@@ -276,7 +275,7 @@ func (q *queue) shape(kd *kernelDev, r *driver.NDRange) (ze.GroupCount, error) {
 		return ze.GroupCount{}, driver.Errorf(driver.ResultInvalidWorkGroupSize, "work-group of %d×%d×%d exceeds the device's %d work-items", local[0], local[1], local[2], d.maxTotalGroup)
 	}
 	if kd.groupSize != local {
-		if res := q.ze.KernelSetGroupSize(kd.handle, local[0], local[1], local[2]); res != ze.Success {
+		if res := l.KernelSetGroupSize(kd.handle, local[0], local[1], local[2]); res != ze.Success {
 			return ze.GroupCount{}, zeError("zeKernelSetGroupSize", res)
 		}
 		kd.groupSize = local
@@ -287,7 +286,7 @@ func (q *queue) shape(kd *kernelDev, r *driver.NDRange) (ze.GroupCount, error) {
 // offset sets the kernel's global offset when it changes, through
 // zeKernelSetGlobalOffsetExp; without it a non-zero offset is
 // unsupported.
-func (q *queue) offset(kd *kernelDev, r *driver.NDRange) error {
+func (d *device) offset(l *ze.Lib, kd *kernelDev, r *driver.NDRange) error {
 	var off [3]uint32
 	for i := range r.Dims {
 		if r.Offset[i] > 1<<32-1 {
@@ -298,10 +297,10 @@ func (q *queue) offset(kd *kernelDev, r *driver.NDRange) error {
 	if off == kd.offset {
 		return nil
 	}
-	if !q.ze.HasKernelSetGlobalOffset() {
+	if !l.HasKernelSetGlobalOffset() {
 		return driver.Errorf(driver.ResultUnsupportedFeature, "the Level Zero loader has no zeKernelSetGlobalOffsetExp: no global offset (offset %v)", r.Offset)
 	}
-	if res := q.ze.KernelSetGlobalOffsetExp(kd.handle, off[0], off[1], off[2]); res != ze.Success {
+	if res := l.KernelSetGlobalOffsetExp(kd.handle, off[0], off[1], off[2]); res != ze.Success {
 		e := zeError("zeKernelSetGlobalOffsetExp", res)
 		e.Message += " (the driver lacks ZE_experimental_global_offset?)"
 		return e
