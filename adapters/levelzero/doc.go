@@ -121,6 +121,54 @@
 //     library cannot promise; so Device.FreeMemory gives
 //     ErrUnsupportedFeature rather than a guess.
 //
+// The launch and queue model (ur/driver/launch.go; launch.go and
+// cmdbuf.go):
+//
+//   - LaunchWithArgs sets the launch's arguments on a kernel handle
+//     borrowed from a per-kernel, per-device pool of zeKernelCreate'd
+//     handles of the same module and name, appends the launch and gives
+//     the handle back: Level Zero reads arguments, group size and offset
+//     when a launch is appended, so the kernel's own handle and arguments
+//     stay untouched and launches of one kernel on several queues need no
+//     common lock (a lock around zeKernelSetArgumentValue + append would
+//     serialise them and overwrite SetArg*'s values). Once the pool holds
+//     as many handles as launches ran at once, a launch allocates nothing.
+//     Cooperative launches are zeCommandListAppendLaunchCooperativeKernel,
+//     on a compute group with ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COOPERATIVE_KERNELS;
+//     dynamic work-group memory (Level Zero has none beyond local
+//     arguments) and clusters give ErrUnsupportedFeature.
+//   - Queue properties: OutOfOrder is an immediate list without the
+//     in-order flag and without the adapter's barriers between commands
+//     (the copies of one long fill stay ordered); Priority maps positive
+//     to ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH, negative to _LOW.
+//     Empty is zeCommandListHostSynchronize with a timeout of 0; with a
+//     loader older than spec 1.6 a barrier signals a probe event, kept
+//     until it completes and asked again while nothing was appended.
+//   - Kernel attributes come from zeKernelGetProperties (private memory
+//     is private plus spill memory; Level Zero reports no registers and
+//     has no dynamic work-group memory), SuggestLocalSize from
+//     zeKernelSuggestGroupSize made to divide the global size, and
+//     MaxCooperativeGroups from zeKernelSuggestMaxCooperativeGroupCount
+//     on a pooled handle given the group size. Program.Global is
+//     zeModuleGetGlobalPointer. Level Zero has no completion callbacks:
+//     the front end's goroutine waits on the event.
+//   - A command buffer is a regular command list (zeCommandListCreate)
+//     closed at Finalize and executed by zeCommandQueueExecuteCommandLists
+//     on a command queue of its own, with a fence. Commands are recorded
+//     each after a barrier (spec 1.4 has no in-order regular lists); a
+//     launch records its own kernel handle, since the list uses it until
+//     destroyed and UpdateLaunch changes it. A closed list takes no wait
+//     events, so an Enqueue executes three lists: a prefix waiting on an
+//     event the queue's immediate list signals with a barrier after its
+//     earlier commands and the wait list, the recording, and a suffix
+//     whose barrier signals the replay's event, which the queue's list
+//     then waits on. The host waits only for the buffer's previous replay
+//     (its fence) before the prefix and suffix are recorded again.
+//     UpdateLaunch waits for that replay too, sets the new arguments and
+//     range on the launch's handle and records the list again
+//     (zeCommandListReset): the mutable command list extension is spec
+//     1.9, newer than the loader's headers gour is checked against.
+//
 // Status: the adapter has not run on Intel hardware. The bindings'
 // structure layouts and constants are checked against ze_api.h
 // (layout_cgo_test.go in internal/ze); discovery without a driver and
