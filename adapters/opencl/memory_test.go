@@ -686,3 +686,85 @@ func TestWrapNativeHandles(t *testing.T) {
 		t.Errorf("WrapBuffer of 512 bytes of a 256-byte cl_mem: %v, want ErrInvalidBufferSize", err)
 	}
 }
+
+// The hot USM calls allocate nothing at the driver level: setting a
+// pointer argument, and a copy or fill without a wait list or an event.
+func TestUSMHotPathsAllocateNothing(t *testing.T) {
+	testenv.MustHaveAdapter(t, opencl.Name)
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop frames")
+	}
+	a, err := opencl.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	platforms, _ := a.Platforms()
+	devs, _ := platforms[0].Devices()
+	dev := devs[0]
+	if info, _ := dev.Info(); !info.USM.Device {
+		t.Skipf("no USM: %s", info.USM)
+	}
+	ctx, err := a.NewContext([]driver.Device{dev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Release()
+	q, err := ctx.NewQueue(dev, driver.QueueProperties{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Release()
+	prog, err := ctx.NewProgramFromSource(addOneSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prog.Release()
+	if err := prog.Build([]driver.Device{dev}, ""); err != nil {
+		t.Fatal(err)
+	}
+	k, err := prog.NewKernel("add1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Release()
+	usm := ctx.(driver.USMContext)
+	src, err := usm.USMAlloc(driver.USMDevice, dev, 4096, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer usm.USMFree(src)
+	dst, err := usm.USMAlloc(driver.USMDevice, dev, 4096, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer usm.USMFree(dst)
+	uq, pk := q.(driver.USMQueue), k.(driver.PointerKernel)
+	pat := []byte{1, 2, 3, 4}
+	for name, fn := range map[string]func() error{
+		"SetArgPointer": func() error { return pk.SetArgPointer(0, dst+64) },
+		"USMCopy": func() error {
+			_, err := uq.USMCopy(dst, src, 4096, false, nil, false)
+			return err
+		},
+		"USMFill": func() error {
+			_, err := uq.USMFill(dst, pat, 4096, nil, false)
+			return err
+		},
+	} {
+		var callErr error
+		allocs := testing.AllocsPerRun(100, func() {
+			if err := fn(); err != nil {
+				callErr = err
+			}
+		})
+		if callErr != nil {
+			t.Fatalf("%s: %v", name, callErr)
+		}
+		if allocs != 0 {
+			t.Errorf("%s: %v allocs, want 0", name, allocs)
+		}
+	}
+	if err := q.Finish(); err != nil {
+		t.Fatal(err)
+	}
+}
