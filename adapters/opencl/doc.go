@@ -50,8 +50,10 @@
 //     clEnqueueMemFillINTEL or clEnqueueSVMMemFill. A prefetch is
 //     clEnqueueMigrateMemINTEL, or clEnqueueSVMMigrateMem (OpenCL 2.1:
 //     not on 2.0 devices), with CL_MIGRATE_MEM_OBJECT_HOST for the host;
-//     where the driver has neither it is a marker after the wait list, a
-//     hint with nothing to do that still orders the queue. Advice is
+//     where the driver has neither, or answers CL_INVALID_OPERATION (an
+//     OpenCL 3.0 driver without the optional 2.1 feature), it is a marker
+//     after the wait list, a hint with nothing to do that still orders the
+//     queue. Advice is
 //     always a marker: SVM has none, and cl_intel_unified_shared_memory
 //     defines no advice values for clEnqueueMemAdviseINTEL (they are
 //     reserved), as Intel's Unified Runtime adapter also finds.

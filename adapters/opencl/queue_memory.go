@@ -50,14 +50,19 @@ func (q *queue) USMPrefetch(ptr uintptr, size uint64, toHost bool, wait []driver
 		flags = cl.MigrateMemObjectHost
 	}
 	e, ev := q.newEvent(wantEvent)
+	fn, st := "", cl.InvalidOperation
 	switch {
 	case q.ctx.via == usmIntel && q.ctx.intel.HasMigrate():
-		st := q.ctx.intel.EnqueueMigrateMem(q.handle, ptr, uintptr(size), flags, waitList(wait), ev)
-		return result("clEnqueueMigrateMemINTEL", e, st)
+		fn, st = "clEnqueueMigrateMemINTEL", q.ctx.intel.EnqueueMigrateMem(q.handle, ptr, uintptr(size), flags, waitList(wait), ev)
 	case q.ctx.via == usmSVM && q.ctx.svmMigrate:
-		st := q.lib.EnqueueSVMMigrateMem(q.handle, ptr, uintptr(size), flags, waitList(wait), ev)
-		return result("clEnqueueSVMMigrateMem", e, st)
+		fn, st = "clEnqueueSVMMigrateMem", q.lib.EnqueueSVMMigrateMem(q.handle, ptr, uintptr(size), flags, waitList(wait), ev)
 	}
+	if st != cl.InvalidOperation {
+		return result(fn, e, st)
+	}
+	// No migration, or a driver that exports it but does not do it (an
+	// optional 2.1 feature of an OpenCL 3.0 driver answers
+	// CL_INVALID_OPERATION): the hint has nothing to do.
 	return q.orderOnly(wait, e, ev)
 }
 
