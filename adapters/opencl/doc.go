@@ -30,8 +30,11 @@
 //     clSharedMemAllocINTEL; or clSVMAlloc, read-write, with
 //     CL_MEM_SVM_FINE_GRAIN_BUFFER for the host and shared kinds (SVM does
 //     not tell them apart). Alignments past a cl_uint give
-//     ErrUnsupportedAlignment; clSVMAlloc reports no code, so its NULL is
-//     ErrOutOfDeviceMemory. Intel memory is freed with
+//     ErrUnsupportedAlignment. An alignment clSVMAlloc refuses (PoCL takes
+//     none past its largest data type's) is made by allocating
+//     alignment-1 bytes more at the default and aligning up inside; the
+//     free passes clSVMFree what it returned. clSVMAlloc reports no code,
+//     so a NULL then is ErrOutOfDeviceMemory. Intel memory is freed with
 //     clMemBlockingFreeINTEL (clMemFreeINTEL where the driver lacks it):
 //     it waits for the commands still using the memory, so a free that
 //     comes early cannot hand a running kernel's pages to the next

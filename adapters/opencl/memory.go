@@ -110,6 +110,7 @@ func (a *adapter) newContext(h cl.Context, devs []driver.Device) *context {
 // query, so the context remembers what USMPointerInfo answers.
 type svmAlloc struct {
 	base uintptr
+	real uintptr // what clSVMAlloc returned: base, unless base was aligned up inside it
 	size uint64
 	kind driver.USMKind
 	dev  driver.Device
@@ -129,15 +130,17 @@ func (t *svmTable) add(a svmAlloc) {
 	t.allocs = slices.Insert(t.allocs, i, a)
 }
 
-// remove forgets the allocation at base and reports whether there was one.
-func (t *svmTable) remove(base uintptr) bool {
+// remove forgets the allocation at base and returns it.
+func (t *svmTable) remove(base uintptr) (svmAlloc, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	i, ok := slices.BinarySearchFunc(t.allocs, base, func(e svmAlloc, b uintptr) int { return cmp.Compare(e.base, b) })
-	if ok {
-		t.allocs = slices.Delete(t.allocs, i, i+1)
+	if !ok {
+		return svmAlloc{}, false
 	}
-	return ok
+	a := t.allocs[i]
+	t.allocs = slices.Delete(t.allocs, i, i+1)
+	return a, true
 }
 
 // find returns the allocation ptr lies in.
@@ -214,13 +217,21 @@ func (c *context) USMAlloc(kind driver.USMKind, dev driver.Device, size, alignme
 			return 0, driver.Errorf(driver.ResultInvalidValue, "USM kind %v", kind)
 		}
 		p := c.a.lib.SVMAlloc(c.handle, flags, uintptr(size), uint32(alignment))
-		if p == 0 {
+		real := p
+		if p == 0 && alignment > 1 && size <= math.MaxUint64-alignment {
+			// Drivers may refuse alignments past their largest data type's
+			// (PoCL does): allocate that much more at the default alignment
+			// and align up inside, freeing the real base later.
+			real = c.a.lib.SVMAlloc(c.handle, flags, uintptr(size+alignment-1), 0)
+			p = (real + uintptr(alignment-1)) &^ uintptr(alignment-1)
+		}
+		if real == 0 {
 			// clSVMAlloc gives no code: too large, a bad alignment or no
 			// memory all return NULL.
 			return 0, driver.Errorf(driver.ResultOutOfDeviceMemory,
 				"clSVMAlloc returned NULL for %d bytes aligned to %d (no memory, or more than the device allows)", size, alignment)
 		}
-		c.svm.add(svmAlloc{base: p, size: size, kind: kind, dev: dev})
+		c.svm.add(svmAlloc{base: p, real: real, size: size, kind: kind, dev: dev})
 		return p, nil
 	}
 	return 0, c.noUSM()
@@ -241,10 +252,11 @@ func (c *context) USMFree(ptr uintptr) error {
 		}
 		return check(fn, c.intel.MemFree(c.handle, ptr))
 	case usmSVM:
-		if !c.svm.remove(ptr) {
+		a, ok := c.svm.remove(ptr)
+		if !ok {
 			return driver.Errorf(driver.ResultInvalidMemObject, "%#x is not the start of an SVM allocation of this context", ptr)
 		}
-		c.a.lib.SVMFree(c.handle, ptr)
+		c.a.lib.SVMFree(c.handle, a.real)
 		return nil
 	}
 	return c.noUSM()

@@ -768,3 +768,40 @@ func TestUSMHotPathsAllocateNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Alignments past what the driver gives (PoCL's clSVMAlloc refuses more
+// than its largest data type's) are honoured: the pointer is aligned, its
+// info names it as the base, and the memory round trips and frees.
+func TestUSMLargeAlignment(t *testing.T) {
+	f := newMemFixture(t)
+	for _, kind := range f.kinds(t) {
+		for _, align := range []uint64{64, 4096, 1 << 16} {
+			dev := f.dev
+			if kind == ur.USMHost {
+				dev = nil
+			}
+			u, err := f.ctx.Alloc(kind, dev, 1000, align)
+			if err != nil {
+				t.Fatalf("%v aligned to %d: %v", kind, align, err)
+			}
+			if u.Addr()%uintptr(align) != 0 {
+				t.Errorf("%v aligned to %d: %#x", kind, align, u.Addr())
+			}
+			if info, err := f.ctx.PointerInfo(u.Addr() + 999); err != nil || info.Base != u.Addr() || info.Size != 1000 {
+				t.Errorf("%v aligned to %d: PointerInfo(last byte) = %+v, %v; want base %#x, 1000 bytes", kind, align, info, err, u.Addr())
+			}
+			data := pattern(1000, byte(align))
+			got := make([]byte, 1000)
+			if err := f.q.CopyToPtr(u.Ptr(), data); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.q.CopyFromPtr(got, u.Ptr()); err != nil {
+				t.Fatal(err)
+			}
+			diff(t, "aligned allocation", got, data)
+			if err := u.Free(); err != nil {
+				t.Errorf("%v aligned to %d: Free: %v", kind, align, err)
+			}
+		}
+	}
+}
