@@ -59,6 +59,58 @@
 //     of rows is copied slice by slice;
 //   - a device's free memory is cuMemGetInfo.
 //
+// The launch and queue model (ur/driver/launch.go) maps as follows:
+//
+//   - a launch with its arguments (LaunchWithArgs) builds kernelParams in
+//     a table from a sync.Pool, never in the kernel, so goroutines launch
+//     one kernel at once without a lock, and allocates nothing. A buffer
+//     or pointer is its 8-byte address; a local argument is its offset
+//     into dynamic shared memory, as SetArgLocal's. The launch's dynamic
+//     shared memory is LaunchProperties.DynamicLocalMem, from offset 0,
+//     for kernels that declare extern __shared__ arrays the usual CUDA
+//     way, then the local arguments, each 16-byte aligned. Beyond the
+//     function's limit (48 KiB less its static shared memory) the adapter
+//     raises CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES once per new
+//     size, under a lock shared by every kernel of that CUfunction, and
+//     never lowers it; Queue.Launch does the same for local arguments.
+//     Cooperative launches and clusters are cuLaunchKernelEx attributes;
+//   - a command buffer is a CUDA graph, each command a node after the one
+//     before (a fill with a pattern of 8 or more bytes: one strided
+//     memset node per 32-bit word; other widths are UNSUPPORTED_FEATURE),
+//     instantiated at Finalize and launched with cuGraphLaunch. The driver
+//     copies a kernel node's argument values when the node is added or
+//     updated (cuGraphExecKernelNodeSetParams), so the adapter keeps its
+//     own copy only for later updates. Release destroys the executable
+//     graph at once: cuGraphExecDestroy lets a replay in flight finish.
+//     USM copies in a graph take USM, not pageable host memory;
+//   - capture is cuStreamBeginCapture in relaxed mode: gour calls CUDA from
+//     whatever OS thread a goroutine runs on, which the stricter modes
+//     would turn into failed allocations elsewhere in the process or a
+//     capture that cannot end on another thread;
+//   - an out-of-order queue has 4 streams used in turn: a command waits
+//     for its wait list and what its stream ran before. A marker with an
+//     empty wait list joins the streams (an event recorded on each, which
+//     the first waits for); a barrier then makes every stream wait for it.
+//     Finish synchronizes every stream, and Empty queries every stream.
+//     A prepared launch on such a queue always uses the stream picked
+//     when it was prepared;
+//   - a queue's priority is a stream priority: gour's 0 is CUDA's default,
+//     each step up one CUDA priority higher (a lower number), clamped to
+//     cuCtxGetStreamPriorityRange; CUDA has no priority below the
+//     default, so negative priorities are the default;
+//   - Event.OnComplete runs its callback on a goroutine that waits in
+//     cuEventSynchronize, never on a CUDA thread; a release meanwhile
+//     destroys the CUDA event after the callback;
+//   - kernel attributes are cuFuncGetAttribute's, with the warp as the
+//     sub-group and the device's opt-in shared memory less the static as
+//     the largest dynamic local memory; a suggested size is
+//     cuOccupancyMaxPotentialBlockSize's block spread over the range's
+//     dimensions as divisors of their global sizes (a prime global size
+//     larger than the block gets 1), and the cooperative limit
+//     cuOccupancyMaxActiveBlocksPerMultiprocessor times the
+//     multiprocessors;
+//   - a program's global is cuModuleGetGlobal_v2 in its module.
+//
 // Handles of other libraries: a CUcontext is wrapped with
 // ContextFromNative. The device's primary context is what every context
 // of the adapter is anyway; given with ownership, its reference is
