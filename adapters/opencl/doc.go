@@ -34,7 +34,10 @@
 //     none past its largest data type's) is made by allocating
 //     alignment-1 bytes more at the default and aligning up inside; the
 //     free passes clSVMFree what it returned. clSVMAlloc reports no code,
-//     so a NULL then is ErrOutOfDeviceMemory. Intel memory is freed with
+//     so a NULL then is ErrOutOfDeviceMemory. Intel's extension promises
+//     alignments up to the largest data type only (PoCL 5 ignores larger
+//     ones): a pointer that comes back misaligned is freed and gives
+//     ErrUnsupportedAlignment. Intel memory is freed with
 //     clMemBlockingFreeINTEL (clMemFreeINTEL where the driver lacks it):
 //     it waits for the commands still using the memory, so a free that
 //     comes early cannot hand a running kernel's pages to the next

@@ -202,6 +202,13 @@ func (c *context) USMAlloc(kind driver.USMKind, dev driver.Device, size, alignme
 		if p == 0 {
 			return 0, driver.Errorf(driver.ResultOutOfDeviceMemory, "%s returned NULL for %d bytes", fn, size)
 		}
+		if alignment > 1 && p%uintptr(alignment) != 0 {
+			// The extension promises alignments up to the largest data
+			// type only, and drivers (PoCL 5) ignore larger ones.
+			c.intel.MemFree(c.handle, p)
+			return 0, driver.Errorf(driver.ResultUnsupportedAlignment,
+				"%s gave %#x for an alignment of %d: the driver aligns only to its largest data type", fn, p, alignment)
+		}
 		return p, nil
 	case usmSVM:
 		flags := uint64(cl.MemReadWrite)
