@@ -1,0 +1,5 @@
+//go:build !race
+
+package ur
+
+const raceEnabled = false
