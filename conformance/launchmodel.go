@@ -220,6 +220,12 @@ func TestQueueFeatures(t *testing.T) {
 			e2, err := ooo.EnqueueLaunchArgs(k, ur.Range1D(1024), ur.LaunchProperties{}, []ur.Arg{ur.ArgBuffer(b), ur.ArgOf(uint32(2))})
 			must(t, "launch 2", err)
 			bar, err := ooo.EnqueueBarrier(e1, e2)
+			if errors.Is(err, ur.ErrUnsupportedFeature) {
+				e1.Release()
+				e2.Release()
+				must(t, "Finish", ooo.Finish())
+				t.Skipf("out-of-order queues without barriers: %v", err)
+			}
 			must(t, "EnqueueBarrier", err)
 			e3, err := ooo.EnqueueCopy(a, b, 0, 0, 4*512)
 			must(t, "copy after the barrier", err)

@@ -110,7 +110,11 @@ func (p *platform) Devices() ([]driver.Device, error) {
 
 func (d *device) Info() (driver.DeviceInfo, error) {
 	cDeviceInfo.add()
-	return d.inner.Info()
+	info, err := d.inner.Info()
+	// cltrace traces buffers, not unified shared memory: it forwards none
+	// of the USM interfaces, so its devices must not claim any.
+	info.USM = driver.USMSupport{Missing: "cltrace traces buffers only and forwards no unified shared memory"}
+	return info, err
 }
 
 // wrapDevices maps the inner adapter's devices to their wrappers.
