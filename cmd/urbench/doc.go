@@ -8,6 +8,7 @@
 //	urbench diskcache [-backend opencl|cuda] [-device SELECTOR] [-kernels 200] [-runs 5]
 //	urbench copy [-device SELECTOR] [-backend cuda] [-bytes 256M] [-rounds 20]
 //	urbench memory [-device SELECTOR] [-backend cuda|opencl] [-c-lib bin/libcudamem.so] [-bytes 256M] [-rounds 10] [-iters 2000]
+//	urbench graph [-device SELECTOR] [-backend cuda|opencl] [-c-lib bin/libcudagraph.so] [-kernels 1000] [-rounds 10] [-iters 20000]
 //	urbench bundle [-device SELECTOR] [-kernels 200] [-ops 120] [-cuda-arch sm_80,sm_90] [-ptx-arch compute_80] [-runs 5]
 //	urbench help [BENCHMARK]
 //
@@ -57,6 +58,14 @@
 // against launches on buffers. With -c-lib it loads the C baselines of
 // scripts/bench/c/cuda_mem.c and alternates them with gour's rounds on the
 // same context and stream; see memory.go.
+//
+// graph times the launch model: launches that carry their four arguments
+// (Queue.LaunchArgs), a command buffer of -kernels launches replayed
+// against the same launches one by one, and 64 goroutines launching one
+// kernel at once against one goroutine. With -c-lib it loads the C
+// baselines of scripts/bench/c/cuda_graph.c (cuLaunchKernel with
+// kernelParams, the kernels one by one, the same CUDA graph replayed) and
+// runs them on gour's context, stream and kernel; see graph.go.
 //
 // Exit status:
 //

@@ -27,6 +27,7 @@ var benchmarks = []benchmark{
 	{"bundle", "a new process's first GetBundleKernel: the AOT cubin vs PTX cold and from gour's cache", bundleCommand},
 	{"copy", "host to device, device to host and device to device bandwidth through gour, checked", copyCommand},
 	{"memory", "pool allocations, pinned copies, copy/kernel overlap and pointer launches, against C", memoryCommand},
+	{"graph", "launches with their arguments, command-buffer replay and 64 goroutines on one kernel, against C", graphCommand},
 }
 
 func main() {
