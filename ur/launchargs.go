@@ -80,22 +80,8 @@ func (q *Queue) launchArgs(op string, k *Kernel, r *NDRange, props LaunchPropert
 		return nil, k.enterError(op)
 	}
 	defer leaveBoth(&q.life, &k.life)
-	if k.ctx != q.ctx {
-		return nil, q.foreignKernel(op, k)
-	}
-	if err := checkRange(op, q.adapter.name, r); err != nil {
+	if err := q.checkArgLaunch(op, k, r, &props, len(args)); err != nil {
 		return nil, err
-	}
-	if r.Local[0] != 0 {
-		if err := k.checkGroup(op, q, r); err != nil {
-			return nil, err
-		}
-	}
-	if err := q.checkProps(op, &props); err != nil {
-		return nil, err
-	}
-	if k.numArgs != driver.NumArgsUnknown && len(args) != int(k.numArgs) {
-		return nil, newError(ErrInvalidKernelArgs, op, k.adapter.name, "kernel %s takes %d arguments, the launch gives %d", k.name, k.numArgs, len(args))
 	}
 	sp := argScratch.Get().(*[]driver.LaunchArg)
 	defer argScratch.Put(sp)
@@ -127,6 +113,29 @@ func (q *Queue) launchArgs(op string, k *Kernel, r *NDRange, props LaunchPropert
 		return nil, nil
 	}
 	return q.finishEnqueue(op, ev, err, nil)
+}
+
+// checkArgLaunch checks a launch of k over r with props and nargs
+// arguments on q, all but the arguments themselves.
+func (q *Queue) checkArgLaunch(op string, k *Kernel, r *NDRange, props *LaunchProperties, nargs int) error {
+	if k.ctx != q.ctx {
+		return q.foreignKernel(op, k)
+	}
+	if err := checkRange(op, q.adapter.name, r); err != nil {
+		return err
+	}
+	if r.Local[0] != 0 {
+		if err := k.checkGroup(op, q, r); err != nil {
+			return err
+		}
+	}
+	if err := q.checkProps(op, props); err != nil {
+		return err
+	}
+	if k.numArgs != driver.NumArgsUnknown && nargs != int(k.numArgs) {
+		return newError(ErrInvalidKernelArgs, op, k.adapter.name, "kernel %s takes %d arguments, the launch gives %d", k.name, k.numArgs, nargs)
+	}
+	return nil
 }
 
 // checkProps checks launch properties against the queue's device.
@@ -177,7 +186,7 @@ func (k *Kernel) checkLaunchArg(op string, i int, a *Arg) (driver.LaunchArg, err
 			}
 			return driver.LaunchArg{Kind: ArgMem, Mem: a.mem.drv}, nil
 		}
-		if err := a.ptr.use(op, k.describeArg(i), k.ctx, 0); err != nil {
+		if err := a.ptr.useArg(op, k, i); err != nil {
 			return driver.LaunchArg{}, err
 		}
 		return driver.LaunchArg{Kind: ArgMem, Ptr: a.ptr.Addr()}, nil
@@ -235,4 +244,16 @@ func (k *Kernel) launchLocked(q *Queue, r *NDRange, props LaunchProperties, args
 	// recorded: launches through it (and prepared ones) see these
 	// arguments until set again, as OpenCL's would.
 	return q.drv.Launch(k.drv, *r, wait, wantEvent)
+}
+
+// useArg is Ptr.use for argument i of k, naming the argument only when it
+// is refused: describing it costs an allocation a launch must not make.
+func (p Ptr) useArg(op string, k *Kernel, i int) error {
+	if p.u != nil && p.u.enter(op) == nil {
+		if p.check(op, "", k.ctx, 0) == nil {
+			return nil
+		}
+		p.u.life.leave()
+	}
+	return p.use(op, k.describeArg(i), k.ctx, 0)
 }

@@ -45,11 +45,20 @@ func TestLaunchArgsLeavesTheKernelAlone(t *testing.T) {
 	if allocs != 0 && !raceEnabled {
 		t.Errorf("LaunchArgs allocates %v times per launch, want 0", allocs)
 	}
+	u := &USM{object: object{adapter: k.adapter}, ctx: k.ctx, kind: USMDevice, addr: 0x1000, size: 64}
+	allocs = testing.AllocsPerRun(100, func() {
+		if err := q.LaunchArgs(k, Range1D(64), ArgPtr(u.Ptr().Add(16)), ArgOf(uint32(7))); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 && !raceEnabled {
+		t.Errorf("LaunchArgs on a pointer allocates %v times per launch, want 0", allocs)
+	}
 	if fk.sets != 0 {
 		t.Errorf("the kernel's arguments were set %d times", fk.sets)
 	}
-	if n := aq.launches.Load(); n != 101 {
-		t.Errorf("%d launches reached the adapter, want 101", n)
+	if n := aq.launches.Load(); n != 202 {
+		t.Errorf("%d launches reached the adapter, want 202", n)
 	}
 }
 
@@ -134,4 +143,19 @@ func TestLaunchArgsWithoutAdapterSupport(t *testing.T) {
 	}
 	_, err := q.EnqueueLaunchArgs(k, Range1D(64), LaunchProperties{DynamicLocalMem: 1024}, []Arg{ArgBuffer(m), ArgOf(uint32(1))})
 	wantArgError(t, "properties without adapter support", err, ErrUnsupportedFeature)
+}
+
+// BenchmarkLaunchArgs is the front end's cost of a launch with a pointer
+// and a value, over an adapter that does nothing.
+func BenchmarkLaunchArgs(b *testing.B) {
+	k, _, q, _, _ := argSetup(&testing.T{})
+	u := &USM{object: object{adapter: k.adapter}, ctx: k.ctx, kind: USMDevice, addr: 0x1000, size: 64}
+	r := Range1D(128)
+	r.Local[0] = 128
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := q.LaunchArgs(k, r, ArgPtr(u.Ptr()), ArgOf(uint32(i))); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -16,7 +16,7 @@ import (
 // TestHandleListIsComplete keeps it complete.
 var handles = []any{
 	(*Adapter)(nil), (*Platform)(nil), (*Device)(nil), (*Context)(nil), (*Queue)(nil),
-	(*Mem)(nil), (*Program)(nil), (*Kernel)(nil), (*Event)(nil), (*PreparedLaunch)(nil),
+	(*Mem)(nil), (*Program)(nil), (*Kernel)(nil), (*Event)(nil), (*PreparedLaunch)(nil), (*ArgLaunch)(nil),
 	(*System)(nil), (*USM)(nil), (*Pool)(nil), (*HostRegistration)(nil), (*CommandBuffer)(nil),
 }
 
@@ -140,7 +140,11 @@ func releasedHandles(t *testing.T) []any {
 	usm := &USM{object: object{adapter: a}, ctx: ctx, kind: USMDevice, dev: d, addr: 0x1000, size: 64, owned: true}
 	reg := &HostRegistration{object: object{adapter: a}, ctx: ctx}
 	cb := &CommandBuffer{object: object{adapter: a}, ctx: ctx, dev: d}
-	all := []any{pl, ev, k, prog, m, q, ctx, d, p, a, pool, usm, reg, cb}
+	al, err := q.PrepareLaunchArgs(k, Range1D(64), LaunchProperties{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := []any{pl, ev, k, prog, m, q, ctx, d, p, a, pool, usm, reg, cb, al}
 	for _, h := range all {
 		var err error
 		switch h := h.(type) {

@@ -140,3 +140,29 @@ type GlobalsProgram interface {
 	// name on dev; it is USM the queue's USM commands copy to and from.
 	Global(dev Device, name string) (ptr uintptr, size uint64, err error)
 }
+
+// ArgLaunchPreparer is implemented by queues that prepare a launch with
+// its own arguments once, for one goroutine to make many times with new
+// argument values (ur.ArgLaunch): the launch's argument table belongs to
+// the prepared launch, not to the kernel.
+type ArgLaunchPreparer interface {
+	// PrepareArgLaunch checks a launch of k over r with args and props as
+	// LaunchWithArgs would, with no wait list and no event, and returns it
+	// prepared. Its errors are those LaunchWithArgs would return.
+	PrepareArgLaunch(k Kernel, r NDRange, args []LaunchArg, props LaunchProperties) (PreparedArgLaunch, error)
+}
+
+// PreparedArgLaunch is a launch with its own argument table. SetArg and
+// Launch are called by one goroutine at a time; different prepared
+// launches of one kernel run concurrently.
+type PreparedArgLaunch interface {
+	// Native is the launch as one C call the front end makes itself
+	// (NativeCall), or nil where Launch must be called.
+	Native() *NativeCall
+	// Launch enqueues the launch with the arguments as they are, no wait
+	// list, no event; LaunchFailed leaves the error to LaunchWithArgs.
+	Launch() LaunchStatus
+	// SetArg replaces argument i (of the kind and size it had) for the
+	// launches that follow.
+	SetArg(i int, a LaunchArg) error
+}

@@ -1,0 +1,126 @@
+package ur
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// prepQueue is an argument-launch queue that also prepares them.
+type prepQueue struct {
+	argQueue
+	prepared int
+}
+
+// preparedFake is prepQueue's prepared launch: it keeps its own copy of
+// the arguments, as an adapter's table would.
+type preparedFake struct {
+	q    *prepQueue
+	args []driver.LaunchArg
+}
+
+func (q *prepQueue) PrepareArgLaunch(_ driver.Kernel, _ driver.NDRange, args []driver.LaunchArg, _ driver.LaunchProperties) (driver.PreparedArgLaunch, error) {
+	q.prepared++
+	return &preparedFake{q: q, args: append([]driver.LaunchArg(nil), args...)}, nil
+}
+
+func (p *preparedFake) Native() *driver.NativeCall { return nil }
+
+func (p *preparedFake) Launch() driver.LaunchStatus {
+	p.q.launches.Add(1)
+	p.q.sum.Add(p.args[1].Bits)
+	return driver.Launched
+}
+
+func (p *preparedFake) SetArg(i int, a driver.LaunchArg) error {
+	p.args[i] = a
+	return nil
+}
+
+// An ArgLaunch takes new values with SetArg and launches them, through
+// the adapter's prepared launch where it has one and through LaunchArgs
+// where not, allocating nothing either way.
+func TestArgLaunch(t *testing.T) {
+	for _, prepared := range []bool{false, true} {
+		k, fk, q, aq, m := argSetup(t)
+		var pq *prepQueue
+		if prepared {
+			pq = &prepQueue{}
+			q.drv = pq
+			aq = &pq.argQueue
+		}
+		l, err := q.PrepareLaunchArgs(k, Range1D(64), LaunchProperties{}, ArgBuffer(m), ArgOf(uint32(0)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := uint32(0)
+		allocs := testing.AllocsPerRun(100, func() {
+			i++
+			if err := l.SetArg(1, ArgOf(i)); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Launch(); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 && !raceEnabled {
+			t.Errorf("prepared %v: SetArg and Launch allocate %v times, want 0", prepared, allocs)
+		}
+		if n, sum := aq.launches.Load(), aq.sum.Load(); n != 101 || sum != 101*102/2 {
+			t.Errorf("prepared %v: %d launches summing %d reached the adapter, want 101 summing %d", prepared, n, sum, 101*102/2)
+		}
+		if fk.sets != 0 {
+			t.Errorf("prepared %v: the kernel's own arguments were set %d times", prepared, fk.sets)
+		}
+		if prepared && pq.prepared != 1 {
+			t.Errorf("the adapter prepared %d launches, want 1", pq.prepared)
+		}
+		// The prepared launch holds its buffer: released, it is refused
+		// at the next launch, and freed with the launch.
+		if err := m.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Launch(); !errors.Is(err, ErrInvalidMemObject) {
+			t.Errorf("prepared %v: Launch after the buffer's release: %v, want ErrInvalidMemObject", prepared, err)
+		}
+		if err := l.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Launch(); !errors.Is(err, ErrInvalidValue) {
+			t.Errorf("prepared %v: Launch after Release: %v, want ErrInvalidValue", prepared, err)
+		}
+		if err := l.SetArg(1, ArgOf(uint32(1))); !errors.Is(err, ErrInvalidValue) {
+			t.Errorf("prepared %v: SetArg after Release: %v, want ErrInvalidValue", prepared, err)
+		}
+	}
+}
+
+func TestArgLaunchSetArgChecks(t *testing.T) {
+	k, _, q, _, m := argSetup(t)
+	l, err := q.PrepareLaunchArgs(k, Range1D(64), LaunchProperties{}, ArgBuffer(m), ArgOf(uint32(0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	for _, tt := range []struct {
+		what string
+		i    int
+		a    Arg
+		code Result
+	}{
+		{"a value for memory", 0, ArgOf(uint32(1)), ErrInvalidKernelArgs},
+		{"memory for a value", 1, ArgBuffer(m), ErrInvalidKernelArgs},
+		{"the wrong size", 1, ArgOf(uint64(1)), ErrInvalidKernelArgumentSize},
+		{"an index past the end", 2, ArgOf(uint32(1)), ErrInvalidKernelArgumentIndex},
+		{"a negative index", -1, ArgOf(uint32(1)), ErrInvalidKernelArgumentIndex},
+	} {
+		if err := l.SetArg(tt.i, tt.a); !errors.Is(err, tt.code) {
+			t.Errorf("SetArg(%d) with %s: %v, want %v", tt.i, tt.what, err, tt.code)
+		}
+	}
+	var nilLaunch *ArgLaunch
+	if err := nilLaunch.Launch(); !errors.Is(err, ErrInvalidNullHandle) {
+		t.Errorf("Launch on a nil ArgLaunch: %v, want ErrInvalidNullHandle", err)
+	}
+}
