@@ -804,3 +804,62 @@ func TestProgramGlobal(t *testing.T) {
 		t.Errorf("counter = %d after one launch of 64 racing increments from 5", c)
 	}
 }
+
+// A prepared launch with arguments takes new values in place and launches
+// them as one native call, allocating nothing; SetArg refuses an index,
+// size or local size it was not prepared with.
+func TestPreparedArgLaunch(t *testing.T) {
+	f := newLaunchFixture(t)
+	k := f.kernel(t, "axpb")
+	const n = 1024
+	y, z := f.alloc(t, f.c, driver.USMDevice, n*4), f.alloc(t, f.c, driver.USMDevice, n*4)
+	pl, err := f.q.PrepareArgLaunch(k, range1(n, 128), []driver.LaunchArg{ptrArg(y), f32Arg(0), f32Arg(0), u32Arg(n)}, driver.LaunchProperties{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := pl.Native()
+	if call == nil {
+		t.Fatal("a launch without attributes is not a native call")
+	}
+	i := 0
+	launch := func() {
+		i++
+		if err := pl.SetArg(2, f32Arg(float32(i))); err != nil {
+			t.Fatal(err)
+		}
+		if st := call.Launch(); st != driver.Launched {
+			if st = pl.Launch(); st != driver.Launched {
+				t.Fatalf("launch %d: %v", i, st)
+			}
+		}
+	}
+	launch()
+	if allocs := testing.AllocsPerRun(200, launch); allocs != 0 && !raceEnabled {
+		t.Errorf("SetArg and the native launch allocate %v times, want 0", allocs)
+	}
+	if err := pl.SetArg(0, ptrArg(z)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pl.SetArg(1, f32Arg(3)); err != nil {
+		t.Fatal(err)
+	}
+	if st := pl.Launch(); st != driver.Launched {
+		t.Fatalf("Launch: %v", st)
+	}
+	if err := f.q.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	checkAxpb(t, "the first pointer", floats(t, f.q, y, n), 0, float32(i))
+	checkAxpb(t, "the pointer set after", floats(t, f.q, z, n), 3, float32(i))
+	for _, bad := range []struct {
+		i int
+		a driver.LaunchArg
+	}{{4, u32Arg(1)}, {-1, u32Arg(1)}, {3, driver.LaunchArg{Kind: driver.ArgValue, Size: 8, Bits: 1}}} {
+		if err := pl.SetArg(bad.i, bad.a); err == nil {
+			t.Errorf("SetArg(%d, %d bytes) succeeded", bad.i, bad.a.Size)
+		}
+	}
+	if k.nset != 0 {
+		t.Errorf("the kernel's own arguments changed: %d set", k.nset)
+	}
+}

@@ -249,9 +249,12 @@ func (q *queue) LaunchWithArgs(dk driver.Kernel, r driver.NDRange, args []driver
 	q.quick.Spend()
 	if len(wait) == 0 && !wantEvent {
 		var res cu.Result
-		if ex {
+		switch {
+		case ex:
 			res = q.cu.LaunchKernelExIn(q.dev.ctx, t.config(&geo, uint32(shared), s, &props), k.fn, t.params(), nil)
-		} else {
+		case q.ooo == nil:
+			res = q.combine.launch(q, k.fn, &geo, uint32(shared), s, t.params())
+		default:
 			res = q.cu.LaunchKernelIn(q.dev.ctx, k.fn, geo.grid[0], geo.grid[1], geo.grid[2], geo.block[0], geo.block[1], geo.block[2], uint32(shared), s, t.params(), nil)
 		}
 		return nil, launchCheck(ex, res)
@@ -285,4 +288,119 @@ func launchCheck(ex bool, r cu.Result) error {
 		return cuError("cuLaunchKernelEx", r)
 	}
 	return cuError("cuLaunchKernel", r)
+}
+
+var _ driver.ArgLaunchPreparer = (*queue)(nil)
+
+// preparedArgs is a launch with its own argument table (ur.ArgLaunch):
+// the table is laid out once, SetArg rewrites one argument's words in
+// place, and a launch without launch attributes is the one cuLaunchKernel
+// call of a NativeCall, as a PreparedLaunch is.
+type preparedArgs struct {
+	q      *queue
+	k      *kernel
+	geo    geometry
+	shared uint32
+	stream cu.Stream
+	props  driver.LaunchProperties
+	t      argTable
+	locals []uint64  // each local argument's size, which SetArg keeps
+	sizes  []uintptr // each argument's size in the table
+	call   *driver.NativeCall
+}
+
+// PrepareArgLaunch lays out a launch of dk over r with args once.
+func (q *queue) PrepareArgLaunch(dk driver.Kernel, r driver.NDRange, args []driver.LaunchArg, props driver.LaunchProperties) (driver.PreparedArgLaunch, error) {
+	k := dk.(*kernel)
+	geo, err := q.dev.geometryOf(k, &r, false)
+	if err != nil {
+		return nil, err
+	}
+	ex := extended(&props)
+	if ex && !q.cu.HasLaunchKernelEx() {
+		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "cooperative and cluster launches need cuLaunchKernelEx (CUDA 11.8)")
+	}
+	p := &preparedArgs{q: q, k: k, geo: geo, stream: q.pick(), props: props, locals: make([]uint64, len(args)), sizes: make([]uintptr, len(args))}
+	shared, err := p.t.fill(k, args, props.DynamicLocalMem)
+	if err != nil {
+		return nil, err
+	}
+	if err := k.ensureShared(shared); err != nil {
+		return nil, err
+	}
+	p.shared = uint32(shared)
+	for i := range args {
+		p.sizes[i], _ = k.argSize(i, &args[i]) // fill checked them
+		if args[i].Kind == driver.ArgLocal {
+			p.locals[i] = args[i].Size
+		}
+	}
+	if !ex {
+		fn, cargs := q.cu.LaunchKernelCall(k.fn, geo.grid[0], geo.grid[1], geo.grid[2], geo.block[0], geo.block[1], geo.block[2], p.shared, p.stream, p.t.params())
+		if fn != 0 {
+			// Keep: the arguments point into p's table.
+			p.call = &driver.NativeCall{Fn: fn, Args: driver.NativeArgs(cargs), Quick: q.quick, Keep: p}
+		}
+	}
+	return p, nil
+}
+
+func (p *preparedArgs) Native() *driver.NativeCall { return p.call }
+
+// Launch is the launch through the adapter's own calls: cuLaunchKernelEx
+// for launch attributes, else cuLaunchKernel making the context current
+// where the driver wants it.
+func (p *preparedArgs) Launch() driver.LaunchStatus {
+	q, g := p.q, &p.geo
+	q.quick.Spend()
+	var res cu.Result
+	if extended(&p.props) {
+		res = q.cu.LaunchKernelExIn(q.dev.ctx, p.t.config(g, p.shared, p.stream, &p.props), p.k.fn, p.t.params(), nil)
+	} else {
+		res = q.cu.LaunchKernelIn(q.dev.ctx, p.k.fn, g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], p.shared, p.stream, p.t.params(), nil)
+	}
+	if res != cu.Success {
+		return driver.LaunchFailed
+	}
+	return driver.Launched
+}
+
+// SetArg rewrites argument i's words in the table; a local argument keeps
+// its size, since its offset and the launch's shared memory follow from it.
+func (p *preparedArgs) SetArg(i int, a driver.LaunchArg) error {
+	if i < 0 || i >= len(p.t.ptrs) {
+		return driver.Errorf(driver.ResultInvalidKernelArgumentIndex, "kernel %s was prepared with %d arguments, not an argument %d", p.k.name, len(p.t.ptrs), i)
+	}
+	size, err := p.k.argSize(i, &a)
+	if err != nil {
+		return err
+	}
+	if size != p.sizes[i] {
+		return driver.Errorf(driver.ResultInvalidKernelArgumentSize, "argument %d of kernel %s was prepared with %d bytes, not %d", i, p.k.name, p.sizes[i], size)
+	}
+	dst := p.t.ptrs[i]
+	switch a.Kind {
+	case driver.ArgValue:
+		switch {
+		case a.Bytes != nil:
+			copy(unsafe.Slice((*byte)(dst), size), a.Bytes)
+		case size <= 8:
+			*(*uint64)(dst) = a.Bits
+		default:
+			return driver.Errorf(driver.ResultInvalidKernelArgumentSize, "argument %d of kernel %s: a %d-byte value without its bytes", i, p.k.name, size)
+		}
+	case driver.ArgMem:
+		if a.Mem != nil {
+			*(*cu.DevicePtr)(dst) = a.Mem.(*mem).ptr
+		} else {
+			*(*cu.DevicePtr)(dst) = cu.DevicePtr(a.Ptr)
+		}
+	case driver.ArgLocal:
+		if a.Size != p.locals[i] {
+			return driver.Errorf(driver.ResultInvalidKernelArgumentSize, "local argument %d of kernel %s was prepared with %d bytes, not %d", i, p.k.name, p.locals[i], a.Size)
+		}
+	default:
+		return driver.Errorf(driver.ResultInvalidKernelArgs, "argument %d of kernel %s has no kind", i, p.k.name)
+	}
+	return nil
 }

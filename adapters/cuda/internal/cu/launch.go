@@ -83,3 +83,10 @@ func launchArgs(fn Function, gridX, gridY, gridZ, blockX, blockY, blockZ, shared
 		uintptr(unsafe.Pointer(extra)),
 	}
 }
+
+// StandInLaunch returns a Lib whose cuLaunchKernel and cuCtxSetCurrent
+// are the C functions at launchKernel and ctxSetCurrent, for tests of
+// callers' launch paths with libc standing in for the driver.
+func StandInLaunch(launchKernel, ctxSetCurrent uintptr) *Lib {
+	return &Lib{launchKernel: launchKernel, ctxSetCurrent: ctxSetCurrent}
+}
