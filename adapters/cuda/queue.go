@@ -28,6 +28,10 @@ type queue struct {
 	ooo *streamSet
 	// capturing: BeginCapture is under way (cuStreamBeginCapture).
 	capturing atomic.Bool
+	// combine makes the launches of goroutines that launch on this
+	// in-order queue at once one after another from one thread
+	// (combine.go).
+	combine combiner
 }
 
 func (q *queue) Native() uintptr { return uintptr(q.stream) }
