@@ -91,6 +91,67 @@ func TestLaunchArgsConcurrent(t *testing.T) {
 	})
 }
 
+// A launch with arguments prepared once (ArgLaunch): new values with
+// SetArg, launched by goroutines that each hold their own, on one kernel;
+// bad arguments, released memory and a released ArgLaunch are refused.
+func TestArgLaunch(t *testing.T) {
+	forEachDevice(t, func(t *testing.T, f *Fixture) {
+		const goroutines, launches, n = 16, 25, 256
+		q, k := f.Queue(t), f.Kernel(t, "fill_u32")
+		outs := make([]*ur.Mem, goroutines)
+		for g := range outs {
+			outs[g] = f.Buffer(t, ur.MemReadWrite, 4*n)
+		}
+		var wg sync.WaitGroup
+		for g := range goroutines {
+			wg.Go(func() {
+				l, err := q.PrepareLaunchArgs(k, ur.Range1D(n), ur.LaunchProperties{}, ur.ArgBuffer(outs[g]), ur.ArgOf(uint32(0)))
+				if err != nil {
+					t.Errorf("goroutine %d: PrepareLaunchArgs: %v", g, err)
+					return
+				}
+				defer l.Release()
+				for i := range launches {
+					if err := errors.Join(l.SetArg(1, ur.ArgOf(uint32(g*1000+i))), l.Launch()); err != nil {
+						t.Errorf("goroutine %d: %v", g, err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		for g := range goroutines {
+			checkUint32s(t, fmt.Sprintf("goroutine %d's buffer", g), readUint32s(t, q, outs[g], n), func(int) uint32 { return uint32(g*1000 + launches - 1) })
+		}
+		f.Run(t, "NewBuffer", func(t *testing.T) {
+			a, b := f.Buffer(t, ur.MemReadWrite, 4*n), f.Buffer(t, ur.MemReadWrite, 4*n)
+			l, err := q.PrepareLaunchArgs(k, ur.Range1D(n), ur.LaunchProperties{}, ur.ArgBuffer(a), ur.ArgOf(uint32(5)))
+			must(t, "PrepareLaunchArgs", err)
+			defer l.Release()
+			must(t, "Launch", l.Launch())
+			must(t, "SetArg(buffer)", l.SetArg(0, ur.ArgBuffer(b)))
+			must(t, "SetArg(value)", l.SetArg(1, ur.ArgOf(uint32(6))))
+			must(t, "Launch", l.Launch())
+			checkUint32s(t, "the first buffer", readUint32s(t, q, a, n), func(int) uint32 { return 5 })
+			checkUint32s(t, "the buffer set after", readUint32s(t, q, b, n), func(int) uint32 { return 6 })
+		})
+		f.Run(t, "BadInput", func(t *testing.T) {
+			out := f.Buffer(t, ur.MemReadWrite, 4*n)
+			_, err := q.PrepareLaunchArgs(k, ur.Range1D(n), ur.LaunchProperties{}, ur.ArgBuffer(out))
+			wantErr(t, "one argument of two", err, ur.ErrInvalidKernelArgs)
+			l, err := q.PrepareLaunchArgs(k, ur.Range1D(n), ur.LaunchProperties{}, ur.ArgBuffer(out), ur.ArgOf(uint32(1)))
+			must(t, "PrepareLaunchArgs", err)
+			wantErr(t, "SetArg of a value for memory", l.SetArg(0, ur.ArgOf(uint32(1))), ur.ErrInvalidKernelArgs)
+			wantErr(t, "SetArg of argument 2", l.SetArg(2, ur.ArgOf(uint32(1))), ur.ErrInvalidKernelArgumentIndex)
+			wantErr(t, "SetArg of a value of the wrong size", l.SetArg(1, ur.ArgOf(uint64(1))), ur.ErrInvalidKernelArgumentSize)
+			must(t, "Release the buffer", out.Release())
+			wantErr(t, "Launch after its buffer was released", l.Launch(), ur.ErrInvalidMemObject)
+			must(t, "Release", l.Release())
+			wantErr(t, "Launch after Release", l.Launch(), ur.ErrInvalidValue)
+		})
+	})
+}
+
 func TestCommandBuffer(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, f *Fixture) {
 		const n, adds = 1024, 50

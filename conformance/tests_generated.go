@@ -70,6 +70,7 @@ var tests = []Test{
 	{"TestKernelLaunchWithLocal", TestKernelLaunchWithLocal},
 	{"TestLaunchArgs", TestLaunchArgs},
 	{"TestLaunchArgsConcurrent", TestLaunchArgsConcurrent},
+	{"TestArgLaunch", TestArgLaunch},
 	{"TestCommandBuffer", TestCommandBuffer},
 	{"TestQueueFeatures", TestQueueFeatures},
 	{"TestKernelAttributesAndSuggestedSize", TestKernelAttributesAndSuggestedSize},

@@ -86,6 +86,7 @@ func TestKernelLaunchOverWorkGroupLimit(t *testing.T) {
 func TestKernelLaunchWithLocal(t *testing.T) { conformance.TestKernelLaunchWithLocal(t) }
 func TestLaunchArgs(t *testing.T)            { conformance.TestLaunchArgs(t) }
 func TestLaunchArgsConcurrent(t *testing.T)  { conformance.TestLaunchArgsConcurrent(t) }
+func TestArgLaunch(t *testing.T)             { conformance.TestArgLaunch(t) }
 func TestCommandBuffer(t *testing.T)         { conformance.TestCommandBuffer(t) }
 func TestQueueFeatures(t *testing.T)         { conformance.TestQueueFeatures(t) }
 func TestKernelAttributesAndSuggestedSize(t *testing.T) {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"time"
@@ -16,16 +19,21 @@ import (
 
 // graphCommand is `urbench graph`.
 func graphCommand() (*cli.Command, func(io.Writer) error) {
-	c := cli.New("urbench graph", "[-device SELECTOR] [-backend cuda|opencl] [-c-lib LIB] [-kernels N] [-rounds N] [-iters N]", `
+	c := cli.New("urbench graph", "[-device SELECTOR] [-backend cuda|opencl] [-c-lib LIB] [-kernels N] [-rounds N] [-iters N] [-launch-rounds N] [-launch-iters N] [-cpuprofile FILE]", `
 Time gour's launch model on the first device of the backend that the
 selector lets through, each figure the median of the rounds (min–max).
 The kernel is axpb(y, a, b, n): y[i] = a*i + b over one work-group of 128
 items, small enough that the launch path dominates:
 
   launch.args   Queue.LaunchArgs with its 4 arguments, a and b new each
-                launch, per launch (host-bound: iters launches, then
-                Finish); with -c-lib (cuda) beside C calling cuLaunchKernel
-                with its kernelParams on gour's stream and kernel
+                launch, per launch (host-bound: -launch-iters launches,
+                then Finish, in each of -launch-rounds rounds); with -c-lib
+                (cuda) beside C calling cuLaunchKernel with its
+                kernelParams on gour's stream and kernel, the three
+                alternating round by round
+  launch.args.prep
+                the same launches prepared once (Queue.PrepareLaunchArgs):
+                SetArg of a and b, then ArgLaunch.Launch
   graph.*       a CommandBuffer of -kernels launches (node i: a = i,
                 b = kernels - i) replayed, per kernel, against the same
                 launches made one by one with LaunchArgs; with -c-lib
@@ -39,7 +47,10 @@ Every measurement's result is read back and checked.`)
 	cLib := c.Flags.String("c-lib", "", "with -backend cuda: the C baselines, built from scripts/bench/c/cuda_graph.c")
 	kernels := c.Flags.Int("kernels", 1000, "launches in the command buffer")
 	rounds := c.Flags.Int("rounds", 10, "rounds of each measurement")
+	launchRounds := c.Flags.Int("launch-rounds", 1000, "rounds of the launch.args measurements, short so that C and gour alternate often")
+	launchIters := c.Flags.Int("launch-iters", 200, "launches per launch.args round")
 	iters := c.Flags.Int("iters", 20000, "launches per round (launch.args, parallel) and kernels per round (graph: iters/kernels replays, at least 1)")
+	cpuProfile := c.Flags.String("cpuprofile", "", "write a CPU profile of the run to `FILE`")
 	c.DeviceFlag()
 	return c, func(w io.Writer) error {
 		if *backend != "cuda" && *backend != "opencl" {
@@ -48,15 +59,26 @@ Every measurement's result is read back and checked.`)
 		if *cLib != "" && *backend != "cuda" {
 			return cli.Usagef(c.Name, "-c-lib needs -backend cuda")
 		}
-		if *rounds < 1 || *iters < 1 || *kernels < 1 {
-			return cli.Usagef(c.Name, "-rounds, -iters and -kernels must be at least 1")
+		if *rounds < 1 || *iters < 1 || *kernels < 1 || *launchRounds < 1 || *launchIters < 1 {
+			return cli.Usagef(c.Name, "-rounds, -iters, -kernels, -launch-rounds and -launch-iters must be at least 1")
 		}
 		dev, ctx, err := firstContext(c, *backend)
 		if err != nil {
 			return err
 		}
 		defer ctx.Release()
-		b := &graphBench{w: w, dev: dev, ctx: ctx, kernels: *kernels, rounds: *rounds, iters: *iters}
+		if *cpuProfile != "" {
+			f, err := os.Create(*cpuProfile)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+			defer pprof.StopCPUProfile()
+		}
+		b := &graphBench{w: w, dev: dev, ctx: ctx, kernels: *kernels, rounds: *rounds, iters: *iters, launchRounds: *launchRounds, launchIters: *launchIters}
 		if *cLib != "" {
 			if b.c, err = openCGraph(*cLib); err != nil {
 				return err
@@ -77,6 +99,8 @@ type graphBench struct {
 	q                      *ur.Queue
 	k                      *ur.Kernel
 	kernels, rounds, iters int
+	launchRounds           int // rounds of the launch.args measurements
+	launchIters            int // launches per such round
 	c                      *cGraph
 }
 
@@ -219,44 +243,84 @@ func (b *graphBench) launchArgs() error {
 		return err
 	}
 	defer y.release()
-	var gour, cside []float64
-	for r := -1; r < b.rounds; r++ {
-		start := time.Now()
-		for i := range b.iters {
-			if err := b.q.LaunchArgs(b.k, one(), y.arg(), ur.ArgOf(float32(i)), ur.ArgOf(float32(b.iters-i)), ur.ArgOf(uint32(graphItems))); err != nil {
-				return err
+	prep, err := b.q.PrepareLaunchArgs(b.k, one(), ur.LaunchProperties{}, y.arg(), ur.ArgOf(float32(0)), ur.ArgOf(float32(0)), ur.ArgOf(uint32(graphItems)))
+	if err != nil {
+		return err
+	}
+	defer prep.Release()
+	n := b.launchIters
+	// Three ways to make the same n launches; each round runs them in a
+	// rotating order, so that none always follows another.
+	ways := []struct {
+		name string
+		run  func() (float64, error)
+		ns   []float64
+	}{
+		{"ArgLaunch", func() (float64, error) {
+			start := time.Now()
+			for i := range n {
+				if err := errors.Join(prep.SetArg(1, ur.ArgOf(float32(i))), prep.SetArg(2, ur.ArgOf(float32(n-i))), prep.Launch()); err != nil {
+					return 0, err
+				}
 			}
-		}
-		if err := b.q.Finish(); err != nil {
-			return err
-		}
-		ns := float64(time.Since(start).Nanoseconds()) / float64(b.iters)
-		if err := b.check("LaunchArgs", y, float32(b.iters-1), 1); err != nil {
-			return err
-		}
-		if b.c != nil {
+			err := b.q.Finish()
+			return float64(time.Since(start).Nanoseconds()) / float64(n), err
+		}, nil},
+		{"LaunchArgs", func() (float64, error) {
+			start := time.Now()
+			for i := range n {
+				if err := b.q.LaunchArgs(b.k, one(), y.arg(), ur.ArgOf(float32(i)), ur.ArgOf(float32(n-i)), ur.ArgOf(uint32(graphItems))); err != nil {
+					return 0, err
+				}
+			}
+			err := b.q.Finish()
+			return float64(time.Since(start).Nanoseconds()) / float64(n), err
+		}, nil},
+	}
+	if b.c != nil {
+		ways = append(ways, struct {
+			name string
+			run  func() (float64, error)
+			ns   []float64
+		}{"C cuLaunchKernel", func() (float64, error) {
 			var submit, total float64
 			a := b.cArgs(y)
-			if err := callC("gour_bench_launch_args", b.c.launchArgs, dl.Args{a[0], a[1], a[2], a[3], a[4], uintptr(b.iters),
-				uintptr(unsafe.Pointer(&submit)), uintptr(unsafe.Pointer(&total))}); err != nil {
+			err := callC("gour_bench_launch_args", b.c.launchArgs, dl.Args{a[0], a[1], a[2], a[3], a[4], uintptr(n),
+				uintptr(unsafe.Pointer(&submit)), uintptr(unsafe.Pointer(&total))})
+			return total, err
+		}, nil})
+	}
+	for r := -1; r < b.launchRounds; r++ {
+		for j := range ways {
+			w := &ways[(j+max(r, 0))%len(ways)]
+			ns, err := w.run()
+			if err != nil {
 				return err
 			}
-			if err := b.check("C cuLaunchKernel", y, float32(b.iters-1), 1); err != nil {
+			if err := b.check(w.name, y, float32(n-1), 1); err != nil {
 				return err
 			}
 			if r >= 0 {
-				cside = append(cside, total)
+				w.ns = append(w.ns, ns)
 			}
 		}
-		if r >= 0 {
-			gour = append(gour, ns)
-		}
 	}
+	prepared, gour := ways[0].ns, ways[1].ns
+	var cside []float64
+	if b.c != nil {
+		cside = ways[2].ns
+	}
+	fmt.Fprintf(b.w, "launches with arguments: %d rounds of %d launches\n", b.launchRounds, n)
 	note := "  4 arguments, a and b new each launch"
 	if cside != nil {
 		note += fmt.Sprintf("; gour/C %.3f (target ≤ 1.05)", median(gour)/median(cside))
 	}
 	b.line("launch.args", "ns", gour, note)
+	note = "  ArgLaunch: SetArg of a and b, then Launch"
+	if cside != nil {
+		note += fmt.Sprintf("; gour/C %.3f (target ≤ 1.05)", median(prepared)/median(cside))
+	}
+	b.line("launch.args.prep", "ns", prepared, note)
 	if cside != nil {
 		b.line("launch.args.c", "ns", cside, "  C: cuLaunchKernel with kernelParams")
 	}

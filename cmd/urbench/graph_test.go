@@ -10,7 +10,7 @@ import (
 // urbench graph measures and checks the launch model on PoCL.
 func TestGraph(t *testing.T) {
 	testenv.MustHaveDevice(t, "opencl")
-	code, out, errOut := runUrbench(t, "graph", "-backend", "opencl", "-rounds", "2", "-iters", "256", "-kernels", "32")
+	code, out, errOut := runUrbench(t, "graph", "-backend", "opencl", "-rounds", "2", "-iters", "256", "-kernels", "32", "-launch-rounds", "3", "-launch-iters", "20")
 	if code != 0 {
 		t.Fatalf("urbench graph exited %d: %s", code, errOut)
 	}
