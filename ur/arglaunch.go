@@ -1,6 +1,8 @@
 package ur
 
 import (
+	"encoding/binary"
+
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -29,6 +31,9 @@ type ArgLaunch struct {
 	args   []Arg
 	drv    driver.PreparedArgLaunch // nil where the adapter cannot prepare one
 	native *driver.NativeCall       // drv's one C call, or nil
+	// values holds, per value argument, its bytes in drv's table, which
+	// SetArg writes a value of the prepared size into directly.
+	values [][]byte
 }
 
 // PrepareLaunchArgs checks a launch of k over r with props and args on q as
@@ -78,6 +83,12 @@ func (q *Queue) prepareArgs(op string, k *Kernel, r *NDRange, props LaunchProper
 			return nil, wrapError(err, op, q.adapter.name)
 		}
 		l.drv, l.native = pl, pl.Native()
+		l.values = make([][]byte, len(args))
+		for i := range args {
+			if args[i].kind == ArgValue {
+				l.values[i] = pl.Value(i)
+			}
+		}
 	}
 	return l, nil
 }
@@ -129,6 +140,13 @@ func (l *ArgLaunch) SetArg(i int, a Arg) error {
 		return newError(ErrInvalidKernelArgumentIndex, opArgLaunchSetArg, l.adapter.name, "kernel %s was prepared with %d arguments, not an argument %d", l.k.name, len(l.args), i)
 	}
 	old := &l.args[i]
+	if a.kind == ArgValue && l.values != nil && len(l.values[i]) != 0 && uint64(len(l.values[i])) == a.size {
+		// The size the kernel's parameter has, checked when prepared: the
+		// value goes straight into the launch's table.
+		a.writeValue(l.values[i])
+		*old = a
+		return nil
+	}
 	if a.kind != old.kind || a.kind == ArgLocal && a.size != old.size {
 		return newError(ErrInvalidKernelArgs, opArgLaunchSetArg, l.adapter.name,
 			"%s was prepared as %s; prepare the launch again to change it", l.k.describeArg(i), old.describe())
@@ -148,6 +166,24 @@ func (l *ArgLaunch) SetArg(i int, a Arg) error {
 	}
 	*old = a
 	return nil
+}
+
+// writeValue writes value argument a into dst, len(dst) == a.size.
+func (a *Arg) writeValue(dst []byte) {
+	if a.bytes != nil {
+		copy(dst, a.bytes)
+		return
+	}
+	switch len(dst) {
+	case 4:
+		binary.LittleEndian.PutUint32(dst, uint32(a.bits))
+	case 8:
+		binary.LittleEndian.PutUint64(dst, a.bits)
+	default:
+		for j := range dst {
+			dst[j] = byte(a.bits >> (8 * j))
+		}
+	}
 }
 
 // describe names what kind of argument a is, for errors.

@@ -1,6 +1,7 @@
 package ur
 
 import (
+	"encoding/binary"
 	"errors"
 	"testing"
 
@@ -16,25 +17,37 @@ type prepQueue struct {
 // preparedFake is prepQueue's prepared launch: it keeps its own copy of
 // the arguments, as an adapter's table would.
 type preparedFake struct {
-	q    *prepQueue
-	args []driver.LaunchArg
+	q     *prepQueue
+	args  []driver.LaunchArg
+	table [][]byte // each value argument's bytes, which the front end writes
 }
 
 func (q *prepQueue) PrepareArgLaunch(_ driver.Kernel, _ driver.NDRange, args []driver.LaunchArg, _ driver.LaunchProperties) (driver.PreparedArgLaunch, error) {
 	q.prepared++
-	return &preparedFake{q: q, args: append([]driver.LaunchArg(nil), args...)}, nil
+	p := &preparedFake{q: q, args: append([]driver.LaunchArg(nil), args...), table: make([][]byte, len(args))}
+	for i, a := range args {
+		if a.Kind == driver.ArgValue {
+			p.table[i] = binary.LittleEndian.AppendUint64(nil, a.Bits)[:a.Size]
+		}
+	}
+	return p, nil
 }
 
 func (p *preparedFake) Native() *driver.NativeCall { return nil }
 
 func (p *preparedFake) Launch() driver.LaunchStatus {
 	p.q.launches.Add(1)
-	p.q.sum.Add(p.args[1].Bits)
+	p.q.sum.Add(uint64(binary.LittleEndian.Uint32(p.table[1])))
 	return driver.Launched
 }
 
+func (p *preparedFake) Value(i int) []byte { return p.table[i] }
+
 func (p *preparedFake) SetArg(i int, a driver.LaunchArg) error {
 	p.args[i] = a
+	if a.Kind == driver.ArgValue {
+		binary.LittleEndian.PutUint32(p.table[i], uint32(a.Bits))
+	}
 	return nil
 }
 
@@ -122,5 +135,23 @@ func TestArgLaunchSetArgChecks(t *testing.T) {
 	var nilLaunch *ArgLaunch
 	if err := nilLaunch.Launch(); !errors.Is(err, ErrInvalidNullHandle) {
 		t.Errorf("Launch on a nil ArgLaunch: %v, want ErrInvalidNullHandle", err)
+	}
+}
+
+// BenchmarkArgLaunch is the front end's cost of two SetArg calls and a
+// Launch over an adapter that prepares launches and does nothing.
+func BenchmarkArgLaunch(b *testing.B) {
+	k, _, q, _, m := argSetup(&testing.T{})
+	pq := &prepQueue{}
+	q.drv = pq
+	l, err := q.PrepareLaunchArgs(k, Range1D(64), LaunchProperties{}, ArgBuffer(m), ArgOf(uint32(0)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := errors.Join(l.SetArg(1, ArgOf(uint32(i))), l.SetArg(1, ArgOf(uint32(i+1))), l.Launch()); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -347,6 +347,14 @@ func (q *queue) PrepareArgLaunch(dk driver.Kernel, r driver.NDRange, args []driv
 
 func (p *preparedArgs) Native() *driver.NativeCall { return p.call }
 
+// Value is argument i's words in the table, which the launch call reads.
+func (p *preparedArgs) Value(i int) []byte {
+	if i < 0 || i >= len(p.t.ptrs) || p.locals[i] != 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(p.t.ptrs[i]), p.sizes[i])
+}
+
 // Launch is the launch through the adapter's own calls: cuLaunchKernelEx
 // for launch attributes, else cuLaunchKernel making the context current
 // where the driver wants it.

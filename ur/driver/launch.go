@@ -165,4 +165,8 @@ type PreparedArgLaunch interface {
 	// SetArg replaces argument i (of the kind and size it had) for the
 	// launches that follow.
 	SetArg(i int, a LaunchArg) error
+	// Value is the bytes of value argument i in the launch's own table,
+	// as long as the kernel's parameter, for the front end to write a new
+	// value into in place; nil where a value must go through SetArg.
+	Value(i int) []byte
 }
