@@ -4,9 +4,10 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
+	"github.com/gour-dev/gour/internal/dl"
+	"github.com/gour-dev/gour/ur/driver"
 )
 
 // combiner serialises the argument launches that goroutines make on one
@@ -26,14 +27,9 @@ type combiner struct {
 
 // launchReq is one launch waiting to be submitted.
 type launchReq struct {
-	next   *launchReq
-	fn     cu.Function
-	grid   [3]uint32
-	block  [3]uint32
-	shared uint32
-	stream cu.Stream
-	params *unsafe.Pointer
-	res    cu.Result
+	next *launchReq
+	call *driver.NativeCall
+	res  cu.Result
 	// state: 0 waiting, 1 submitted (res is set), 2 its goroutine sleeps
 	// on wake.
 	state atomic.Uint32
@@ -46,17 +42,17 @@ var launchReqs = sync.Pool{New: func() any { return &launchReq{wake: make(chan s
 // sleeps: a launch takes a few microseconds, a yield a fraction of one.
 const spinsBeforeSleep = 64
 
-// launch submits one cuLaunchKernel on q: at once when no other goroutine
-// is launching, else through the combining list.
-func (c *combiner) launch(q *queue, fn cu.Function, geo *geometry, shared uint32, s cu.Stream, params *unsafe.Pointer) cu.Result {
+// launch submits call, a cuLaunchKernel on q, at once when no other
+// goroutine is launching, else through the combining list.
+func (c *combiner) launch(q *queue, call *driver.NativeCall) cu.Result {
 	if c.pending.Load() == nil && c.mu.TryLock() {
-		res := q.cu.LaunchKernelIn(q.dev.ctx, fn, geo.grid[0], geo.grid[1], geo.grid[2], geo.block[0], geo.block[1], geo.block[2], shared, s, params, nil)
+		res := submit(q, call)
 		c.mu.Unlock()
 		c.drain(q)
 		return res
 	}
 	r := launchReqs.Get().(*launchReq)
-	r.fn, r.grid, r.block, r.shared, r.stream, r.params = fn, geo.grid, geo.block, shared, s, params
+	r.call = call
 	r.state.Store(0)
 	for {
 		old := c.pending.Load()
@@ -77,9 +73,19 @@ func (c *combiner) launch(q *queue, fn cu.Function, geo *geometry, shared uint32
 		break
 	}
 	res := r.res
-	r.params, r.next = nil, nil
+	r.call, r.next = nil, nil
 	launchReqs.Put(r)
 	return res
+}
+
+// submit makes call: quickly where the queue's gate allows (the launch
+// call of a PreparedLaunch), and again making the context current where
+// the driver wants it.
+func submit(q *queue, call *driver.NativeCall) cu.Result {
+	if call.Launch() == driver.Launched {
+		return cu.Success
+	}
+	return q.cu.LaunchCallIn(q.dev.ctx, (*dl.Args)(&call.Args))
 }
 
 // drain submits the pending launches for as long as there are some and
@@ -96,7 +102,7 @@ func (c *combiner) drain(q *queue) {
 		}
 		for r := list; r != nil; {
 			next := r.next // r is its goroutine's again once submitted
-			r.res = q.cu.LaunchKernelIn(q.dev.ctx, r.fn, r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2], r.shared, r.stream, r.params, nil)
+			r.res = submit(q, r.call)
 			if r.state.Swap(1) == 2 {
 				r.wake <- struct{}{}
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
 	"github.com/gour-dev/gour/internal/dl"
+	"github.com/gour-dev/gour/ur/driver"
 )
 
 // sigset is glibc's sigset_t: 1024 bits.
@@ -34,12 +35,13 @@ func TestCombinerSubmitsEveryLaunch(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			set := &sets[g]
-			geo := geometry{block: [3]uint32{1, 1, 1}}
+			call := &driver.NativeCall{Fn: sigaddset}
+			call.Args[0] = uintptr(unsafe.Pointer(set))
 			for i := range launches {
 				signal := uint32(1 + (g+i)%31) // 1..31: glibc refuses its own real-time signals
 				*set = sigset{}
-				geo.grid = [3]uint32{signal, 1, 1}
-				if r := q.combine.launch(q, cu.Function(uintptr(unsafe.Pointer(set))), &geo, 0, 0, nil); r != cu.Success {
+				call.Args[1] = uintptr(signal)
+				if r := q.combine.launch(q, call); r != cu.Success {
 					errs <- "launch failed: " + r.String()
 					return
 				}

@@ -29,6 +29,7 @@ type argTable struct {
 	ptrs  []unsafe.Pointer
 	cfg   cu.LaunchConfig
 	attrs [2]cu.LaunchAttribute
+	call  driver.NativeCall // the cuLaunchKernel of an in-order queue's launch
 }
 
 var argTables = sync.Pool{New: func() any { return new(argTable) }}
@@ -222,10 +223,11 @@ func (k *kernel) raiseShared(n uint64) error {
 
 // LaunchWithArgs launches dk over r with args, leaving the kernel's own
 // arguments alone. Without a wait list, an event or launch attributes it
-// is one cuLaunchKernel (cu.Lib.LaunchKernelIn) with a kernelParams array
-// from pooled scratch, and allocates nothing. Cooperative launches and
-// clusters are cuLaunchKernelEx. Never a quick call: the launch is made
-// here, not prepared.
+// is one cuLaunchKernel with a kernelParams array from pooled scratch,
+// a quick call where the queue's gate allows, as a prepared launch's, and
+// allocates nothing; on an in-order queue the launches of goroutines
+// launching at once are combined (combine.go). Cooperative launches and
+// clusters are cuLaunchKernelEx.
 func (q *queue) LaunchWithArgs(dk driver.Kernel, r driver.NDRange, args []driver.LaunchArg, props driver.LaunchProperties, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	k := dk.(*kernel)
 	geo, err := q.dev.geometryOf(k, &r, false)
@@ -246,15 +248,25 @@ func (q *queue) LaunchWithArgs(dk driver.Kernel, r driver.NDRange, args []driver
 		return nil, err
 	}
 	s := q.pick()
+	if len(wait) == 0 && !wantEvent && !ex && q.ooo == nil {
+		// The usual launch: one cuLaunchKernel, quick where the gate
+		// allows, as a PreparedLaunch's, combined with those of other
+		// goroutines launching at once.
+		fn, cargs := q.cu.LaunchKernelCall(k.fn, geo.grid[0], geo.grid[1], geo.grid[2], geo.block[0], geo.block[1], geo.block[2], uint32(shared), s, t.params())
+		if fn == 0 {
+			return nil, driver.Errorf(driver.ResultUnsupportedFeature, "the driver has no cuLaunchKernel")
+		}
+		t.call = driver.NativeCall{Fn: fn, Args: driver.NativeArgs(cargs), Quick: q.quick}
+		res := q.combine.launch(q, &t.call)
+		t.call = driver.NativeCall{}
+		return nil, launchCheck(false, res)
+	}
 	q.quick.Spend()
 	if len(wait) == 0 && !wantEvent {
 		var res cu.Result
-		switch {
-		case ex:
+		if ex {
 			res = q.cu.LaunchKernelExIn(q.dev.ctx, t.config(&geo, uint32(shared), s, &props), k.fn, t.params(), nil)
-		case q.ooo == nil:
-			res = q.combine.launch(q, k.fn, &geo, uint32(shared), s, t.params())
-		default:
+		} else {
 			res = q.cu.LaunchKernelIn(q.dev.ctx, k.fn, geo.grid[0], geo.grid[1], geo.grid[2], geo.block[0], geo.block[1], geo.block[2], uint32(shared), s, t.params(), nil)
 		}
 		return nil, launchCheck(ex, res)

@@ -90,3 +90,15 @@ func launchArgs(fn Function, gridX, gridY, gridZ, blockX, blockY, blockZ, shared
 func StandInLaunch(launchKernel, ctxSetCurrent uintptr) *Lib {
 	return &Lib{launchKernel: launchKernel, ctxSetCurrent: ctxSetCurrent}
 }
+
+// LaunchCallIn is LaunchKernelIn for the arguments LaunchKernelCall made.
+func (l *Lib) LaunchCallIn(ctx Context, args *dl.Args) Result {
+	if l.launchKernel == 0 || l.ctxSetCurrent == 0 {
+		return NotSupported
+	}
+	r := result(dl.Call(l.launchKernel, args))
+	if r != Success {
+		r = l.relaunchIn(ctx, args)
+	}
+	return r
+}
