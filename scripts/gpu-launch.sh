@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# gpu-launch.sh is what produced the H100 figures of the launch model and
+# of the memory model in docs/benchmarks.md, and their conformance in
+# docs/conformance.md: run from the repository root on the GPU machine (no
+# Go there) after building the binaries it names into bin/ here (make
+# build-device-tests builds them all), with bin/ carried along. Logs go to
+# $OUT (or ./gpu-launch-out), packed into one logs.tar.gz as well.
+#
+#   scripts/gpu-launch.sh tests   the CUDA adapter's tests, the conformance
+#                                 suite on every device (CUDA, NVIDIA's
+#                                 OpenCL, PoCL 5), programmgr and the examples
+#   scripts/gpu-launch.sh bench   urbench graph, memory, copy and launch
+#                                 beside C, and urcompare's copy and launch
+#                                 metrics twice, for agreement with urbench
+set -uo pipefail
+phase=${1:-tests}
+out=${OUT:-gpu-launch-out}
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+# NVIDIA's OpenCL is installed but not registered with the ICD loader:
+# register it beside PoCL for this run.
+mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 >/tmp/icd/nvidia.icd && cp /etc/OpenCL/vendors/*.icd /tmp/icd/
+export OCL_ICD_VENDORS=/tmp/icd POCL_KERNEL_CACHE=0
+export PATH=$PATH:/usr/local/cuda/bin
+
+# log NAME SECONDS COMMAND...: run COMMAND with a time limit into NAME.log.
+log() {
+	local name=$1 limit=$2
+	shift 2
+	timeout "$limit" "$@" >"$out/$name.log" 2>&1
+	echo "exit $?" >>"$out/$name.log"
+}
+
+case $phase in
+tests)
+	bin/urinfo --verbose >"$out/urinfo.txt" 2>&1
+	log cuda-adapter 240 env UR_REQUIRE_ADAPTERS=cuda bin/adapters-cuda.test -test.count=1 -test.v
+	log cuda-cu 60 env UR_REQUIRE_ADAPTERS=cuda bin/adapters-cuda-internal-cu.test -test.count=1 -test.v
+	(cd conformance && log cts 300 env UR_REQUIRE_ADAPTERS=cuda,opencl ../bin/conformance.test -test.count=1 -test.v)
+	bash scripts/cts-summary.sh "$out/cts.log" >"$out/cts-summary.md"
+	log programmgr 120 env UR_REQUIRE_ADAPTERS=opencl bin/programmgr.test -test.count=1 -test.v -test.run 'TestCachedKernelLaunchedConcurrently'
+	for ex in tensor manager; do
+		log "example-$ex" 60 env UR_REQUIRE_ADAPTERS=cuda,opencl "bin/examples-$ex.test" -test.count=1 -test.v
+	done
+	;;
+bench)
+	nvcc -O2 -shared -Xcompiler -fPIC -o bin/libcudagraph.so scripts/bench/c/cuda_graph.c -lcuda >"$out/nvcc.log" 2>&1
+	nvcc -O2 -shared -Xcompiler -fPIC -o bin/libcudamem.so scripts/bench/c/cuda_mem.c -lcuda >>"$out/nvcc.log" 2>&1
+	nvcc -O2 -shared -Xcompiler -fPIC -o bin/libcudaloop.so scripts/bench/c/cuda_loop.c -lcuda >>"$out/nvcc.log" 2>&1
+	log graph-cuda 120 bin/urbench graph -device cuda:0 -backend cuda -c-lib bin/libcudagraph.so
+	log graph-nvidia-opencl 90 bin/urbench graph -device opencl:gpu -backend opencl
+	log graph-pocl 90 bin/urbench graph -device opencl:cpu -backend opencl -iters 4000 -kernels 200 -rounds 5
+	log memory-cuda 120 bin/urbench memory -device cuda:0 -backend cuda -c-lib bin/libcudamem.so
+	log memory-pocl 60 bin/urbench memory -device opencl:cpu -backend opencl -bytes 32M -iters 500
+	log launch-cuda 60 bin/urbench launch -backend cuda -c-loop bin/libcudaloop.so -iters 200 -rounds 2000
+	log copy-cuda 60 bin/urbench copy -device cuda:0 -backend cuda
+	log copy-nvidia-opencl 60 bin/urbench copy -device opencl:gpu -backend opencl
+	log copy-pocl 60 bin/urbench copy -device opencl:cpu -backend opencl -bytes 32M
+	for run in 1 2; do
+		log "urcompare-$run" 150 bin/urcompare run -quiet -cases none -metrics copy.h2d,copy.d2h,copy.d2d,launch.queue,launch.prepared \
+			-o "$out/urcompare-$run" -device 'cuda:*;opencl:*'
+	done
+	log urcompare-diff 30 bin/urcompare diff "$out/urcompare-1/record.json" "$out/urcompare-2/record.json"
+	;;
+*)
+	echo "usage: scripts/gpu-launch.sh tests|bench" >&2
+	exit 2
+	;;
+esac
+(cd "$out" && tar czf logs.tar.gz --exclude logs.tar.gz --exclude '*.png' --exclude '*.svg' --exclude '*.html' .)
+tail -n 4 "$out"/*.log
