@@ -58,6 +58,8 @@ var metrics = []metric{
 	{MetricInfo{"launch.event", "ns", record.Lower, "the same through EnqueueKernel, which returns an event (released at once)"}, (*bench).launchEvent},
 	{MetricInfo{"copy.h2d", "GB/s", record.Higher, "WriteBuffer from pageable Go memory"}, (*bench).copyH2D},
 	{MetricInfo{"copy.d2h", "GB/s", record.Higher, "ReadBuffer into pageable Go memory"}, (*bench).copyD2H},
+	{MetricInfo{"copy.pinned.h2d", "GB/s", record.Higher, "EnqueueMemcpy from page-locked host memory (AllocHost) to device memory (AllocDevice), then Finish; skipped without host and device USM"}, (*bench).copyPinnedH2D},
+	{MetricInfo{"copy.pinned.d2h", "GB/s", record.Higher, "EnqueueMemcpy from device memory to page-locked host memory, then Finish; skipped without host and device USM"}, (*bench).copyPinnedD2H},
 	{MetricInfo{"copy.d2d", "GB/s", record.Higher, "8 back-to-back EnqueueCopy between two buffers, then Finish; bytes read plus bytes written"}, (*bench).copyD2D},
 	{MetricInfo{"axpy", "GB/s", record.Higher, "y = a·x + y over the transfer size; 12 bytes moved per element"}, (*bench).axpy},
 	{MetricInfo{"fma", "GFLOP/s", record.Higher, "eight independent chains of fused multiply-adds per work-item; the peak is compute units × clock × lanes × 2"}, (*bench).fma},
@@ -383,6 +385,89 @@ func (b *bench) copyD2H(m *record.Metric) error {
 	m.Rounds = gbps(size, secs)
 	return nil
 }
+
+// pinnedPair allocates size bytes of page-locked host memory and of
+// device memory, or says the device has not both (ErrUnsupportedFeature,
+// which skips the metric).
+func (b *bench) pinnedPair(size uint64) (host, dev *ur.USM, hostBytes []byte, err error) {
+	if u := b.dev.Info().USM; !u.Host || !u.Device {
+		return nil, nil, nil, &ur.Error{Result: ur.ErrUnsupportedFeature, Op: "compare", Adapter: b.dev.Backend(),
+			Message: fmt.Sprintf("pinned copies need host and device USM; the device has %v", u)}
+	}
+	if host, err = b.ctx.AllocHost(size); err != nil {
+		return nil, nil, nil, err
+	}
+	if dev, err = b.ctx.AllocDevice(b.dev, size); err != nil {
+		host.Free()
+		return nil, nil, nil, err
+	}
+	if hostBytes, err = ur.HostSlice[byte](host); err != nil {
+		host.Free()
+		dev.Free()
+		return nil, nil, nil, err
+	}
+	return host, dev, hostBytes, nil
+}
+
+// pinnedCopy times one copy between host and dev each round, then checks
+// that the data arrived.
+func (b *bench) pinnedCopy(m *record.Metric, toDevice bool) error {
+	size := b.bufferBytes()
+	host, dev, hostBytes, err := b.pinnedPair(size)
+	if err != nil {
+		return err
+	}
+	defer host.Free()
+	defer dev.Free()
+	want := pattern(size)
+	copy(hostBytes, want)
+	if !toDevice {
+		if err := b.q.CopyToPtr(dev.Ptr(), want); err != nil {
+			return err
+		}
+	}
+	var secs []float64
+	for r := -1; b.more(r); r++ {
+		dst, src := dev.Ptr(), host.Ptr()
+		if toDevice {
+			stamp(hostBytes, r)
+		} else {
+			stamp(hostBytes, -r-2) // what a copy that copied nothing would leave
+			dst, src = src, dst
+		}
+		start := time.Now()
+		ev, err := b.q.EnqueueMemcpy(dst, src, size)
+		if err != nil {
+			return err
+		}
+		ev.Release()
+		if err := b.q.Finish(); err != nil {
+			return err
+		}
+		if r >= 0 {
+			secs = append(secs, time.Since(start).Seconds())
+		}
+		if !toDevice {
+			if i := firstDiff(hostBytes, want); i >= 0 {
+				return wrongf("round %d copied data that differs from the device's at byte %d", r, i)
+			}
+		}
+	}
+	m.Rounds = gbps(size, secs)
+	if toDevice {
+		back := make([]byte, size)
+		if err := b.q.CopyFromPtr(back, dev.Ptr()); err != nil {
+			return err
+		}
+		if i := firstDiff(back, hostBytes); i >= 0 {
+			return wrongf("the device memory differs from what the last copy sent at byte %d", i)
+		}
+	}
+	return nil
+}
+
+func (b *bench) copyPinnedH2D(m *record.Metric) error { return b.pinnedCopy(m, true) }
+func (b *bench) copyPinnedD2H(m *record.Metric) error { return b.pinnedCopy(m, false) }
 
 // CopiesPerRound is how many device-to-device copies a round of copy.d2d
 // enqueues back to back before its Finish. One copy alone, timed with its

@@ -133,8 +133,11 @@ func metricsChild(w io.Writer, cfg childConfig) error {
 		if err != nil {
 			var wrong *wrongError
 			m.Check, m.Detail = record.CheckError, err.Error()
-			if errors.As(err, &wrong) {
+			switch {
+			case errors.As(err, &wrong):
 				m.Check = record.CheckWrong
+			case errors.Is(err, ur.ErrUnsupportedFeature): // the device lacks what the metric needs
+				m.Check = record.CheckSkipped
 			}
 		}
 		m.Summarize()
