@@ -54,6 +54,9 @@ test: deps
 	$(TEST_ENV) $(GO) test -race -count=1 ./...
 	@echo "== Level Zero struct layouts and constants against ze_api.h (cgo, libze-dev)"
 	CGO_ENABLED=1 $(GO) test -count=1 -tags zeheaders ./adapters/levelzero/internal/ze/
+	@echo "== the conformance suite on Level Zero, through the loader, over the test driver (not hardware: docs/conformance.md)"
+	fake=$$(mktemp -d)/libze_gour_fake.so && cc -shared -fPIC -O1 -o $$fake adapters/levelzero/testdata/fakedriver/ze_fake_driver.c && \
+	ZE_ENABLE_ALT_DRIVERS=$$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero $(GO) test -race -count=1 ./conformance/
 	@echo "== examples/adapter, an adapter in a module of its own (go test ./... above does not enter it)"
 	cd $(EXAMPLE_ADAPTER) && $(GO) vet ./...
 	cd $(EXAMPLE_ADAPTER) && CGO_ENABLED=0 $(GO) build ./...

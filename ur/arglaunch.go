@@ -151,6 +151,10 @@ func (l *ArgLaunch) SetArg(i int, a Arg) error {
 		return newError(ErrInvalidKernelArgs, opArgLaunchSetArg, l.adapter.name,
 			"%s was prepared as %s; prepare the launch again to change it", l.k.describeArg(i), old.describe())
 	}
+	if a.kind == ArgValue && a.size != old.size {
+		return newError(ErrInvalidKernelArgumentSize, opArgLaunchSetArg, l.adapter.name,
+			"%s was prepared as a %d-byte value, not %d bytes", l.k.describeArg(i), old.size, a.size)
+	}
 	d, err := l.k.checkLaunchArg(opArgLaunchSetArg, i, &a)
 	if err != nil {
 		return err
