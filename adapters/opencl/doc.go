@@ -84,7 +84,7 @@
 //     a buffer and host-accessible memory (Go memory, Intel host or shared
 //     USM, fine-grained SVM) clEnqueueWriteBufferRect and
 //     clEnqueueReadBufferRect. Those calls take 13 and 14 arguments, past
-//     the 12 of internal/dl's fast call, and go through purego.SyscallN.
+//     the 12 of internal/dl's fast call, and go through dl.CallMany (purego.SyscallN).
 //     OpenCL wants slice pitches that are multiples of the row pitch; a
 //     3D region without them is copied slice by slice, each slice's offset
 //     folded into its origin. OpenCL has no call between a buffer and

@@ -3,13 +3,12 @@ package cl
 import (
 	"unsafe"
 
-	"github.com/ebitengine/purego"
 	"github.com/gour-dev/gour/internal/dl"
 )
 
 // The rectangular copies take 13 and 14 arguments, more than the 12 of
-// dl.Args, so they go through purego.SyscallN. They are not on a hot
-// path: a rectangle is one command for many bytes. SyscallN is marked
+// dl.Args, so they go through dl.CallMany. They are not on a hot path: a
+// rectangle is one command for many bytes. CallMany is marked
 // uintptrescapes, so the pointers converted in its argument list stay
 // alive and in place for the call.
 
@@ -41,7 +40,7 @@ func (l *Lib) EnqueueWriteBufferRect(q Queue, buf Mem, blocking bool, r *BufferR
 }
 
 func (l *Lib) bufferRect(fn uintptr, q Queue, buf Mem, blocking bool, r *BufferRect, ptr uintptr, waitList []Event, event *Event) Status {
-	rc, _, _ := purego.SyscallN(fn,
+	rc := dl.CallMany(fn,
 		uintptr(q),
 		uintptr(buf),
 		clBool(blocking),
@@ -63,7 +62,7 @@ func (l *Lib) bufferRect(fn uintptr, q Queue, buf Mem, blocking bool, r *BufferR
 // EnqueueCopyBufferRect calls clEnqueueCopyBufferRect (1.1). event may be
 // nil.
 func (l *Lib) EnqueueCopyBufferRect(q Queue, src, dst Mem, r *CopyRect, waitList []Event, event *Event) Status {
-	rc, _, _ := purego.SyscallN(l.enqueueCopyBufferRect,
+	rc := dl.CallMany(l.enqueueCopyBufferRect,
 		uintptr(q),
 		uintptr(src),
 		uintptr(dst),
