@@ -12,6 +12,9 @@
 #   scripts/gpu-launch.sh bench   urbench graph, memory, copy and launch
 #                                 beside C, and urcompare's copy and launch
 #                                 metrics twice, for agreement with urbench
+#   scripts/gpu-launch.sh compare the full urcompare run of docs/drivers.md,
+#                                 again with GOUR_CUDA_QUICK_LAUNCH=0, and
+#                                 their diff, packed into cmp.tar.gz
 set -uo pipefail
 phase=${1:-tests}
 out=${OUT:-gpu-launch-out}
@@ -61,8 +64,14 @@ bench)
 	done
 	log urcompare-diff 30 bin/urcompare diff "$out/urcompare-1/record.json" "$out/urcompare-2/record.json"
 	;;
+compare)
+	log urcompare-base 280 bin/urcompare run -quiet -o "$out/cmp/base" -device 'cuda:*;opencl:*'
+	log urcompare-noquick 280 env GOUR_CUDA_QUICK_LAUNCH=0 bin/urcompare run -quiet -o "$out/cmp/noquick" -device 'cuda:*;opencl:*'
+	log urcompare-diff 30 bin/urcompare diff "$out/cmp/base/record.json" "$out/cmp/noquick/record.json"
+	(cd "$out" && tar czf cmp.tar.gz --exclude '*.png' cmp && rm -rf cmp)
+	;;
 *)
-	echo "usage: scripts/gpu-launch.sh tests|bench" >&2
+	echo "usage: scripts/gpu-launch.sh tests|bench|compare" >&2
 	exit 2
 	;;
 esac
