@@ -75,5 +75,5 @@ compare)
 	exit 2
 	;;
 esac
-(cd "$out" && tar czf logs.tar.gz --exclude logs.tar.gz --exclude '*.png' --exclude '*.svg' --exclude '*.html' .)
+(cd "$out" && tar czf logs.tar.gz --exclude logs.tar.gz --exclude cmp.tar.gz --exclude '*.png' --exclude '*.svg' --exclude '*.html' .)
 tail -n 4 "$out"/*.log
