@@ -90,6 +90,8 @@ type Lib struct {
 	getKernelWorkGroupInfo uintptr
 	getKernelArgInfo       uintptr
 	enqueueNDRangeKernel   uintptr
+	cloneKernel            uintptr // 2.1, optional
+	getKernelSubGroupInfo  uintptr // 2.1, optional
 
 	// Events.
 	waitForEvents         uintptr
@@ -97,6 +99,7 @@ type Lib struct {
 	getEventProfilingInfo uintptr
 	retainEvent           uintptr
 	releaseEvent          uintptr
+	setEventCallback      uintptr // 1.1, optional
 }
 
 // libraryNames are tried in order: the versioned soname first, since the
@@ -185,12 +188,15 @@ func (l *Lib) symbols() []dl.Symbol {
 		{Name: "clGetKernelWorkGroupInfo", Addr: &l.getKernelWorkGroupInfo},
 		{Name: "clGetKernelArgInfo", Addr: &l.getKernelArgInfo},
 		{Name: "clEnqueueNDRangeKernel", Addr: &l.enqueueNDRangeKernel},
+		{Name: "clCloneKernel", Addr: &l.cloneKernel, Optional: true},
+		{Name: "clGetKernelSubGroupInfo", Addr: &l.getKernelSubGroupInfo, Optional: true},
 
 		{Name: "clWaitForEvents", Addr: &l.waitForEvents},
 		{Name: "clGetEventInfo", Addr: &l.getEventInfo},
 		{Name: "clGetEventProfilingInfo", Addr: &l.getEventProfilingInfo},
 		{Name: "clRetainEvent", Addr: &l.retainEvent},
 		{Name: "clReleaseEvent", Addr: &l.releaseEvent},
+		{Name: "clSetEventCallback", Addr: &l.setEventCallback, Optional: true},
 	}
 }
 
