@@ -12,10 +12,17 @@ type kernel struct {
 	lib    *cl.Lib
 	ctx    *context
 	handle cl.Kernel
+	args   argKernels // for launches with arguments (launchargs.go)
 }
 
 func (k *kernel) Native() uintptr { return uintptr(k.handle) }
-func (k *kernel) Release() error  { return check("clReleaseKernel", k.lib.ReleaseKernel(k.handle)) }
+func (k *kernel) Release() error {
+	err := k.releaseArgKernels()
+	if err2 := check("clReleaseKernel", k.lib.ReleaseKernel(k.handle)); err2 != nil {
+		return err2
+	}
+	return err
+}
 
 // The setters pass pointers into memory the caller keeps on the heap (the
 // value slice, the mem struct), so they allocate nothing.
