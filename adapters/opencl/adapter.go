@@ -26,6 +26,13 @@ type platform struct {
 
 	usmOnce sync.Once
 	usm     *cl.USMINTEL // nil where the platform lacks the extension
+
+	extOnce sync.Once // suggest and global (kernelattrs.go)
+	suggest uintptr   // clGetKernelSuggestedLocalWorkSizeKHR, or 0
+	global  uintptr   // clGetDeviceGlobalVariablePointerINTEL, or 0
+
+	cbOnce sync.Once
+	cb     *cl.CommandBufferKHR // cl_khr_command_buffer, or nil (cmdbuf.go)
 }
 
 type device struct {
@@ -186,5 +193,5 @@ func (a *adapter) NewContext(devs []driver.Device) (driver.Context, error) {
 	if err := check("clCreateContext", st); err != nil {
 		return nil, err
 	}
-	return a.newContext(h, devs), nil
+	return a.newContext(h, devs).driverContext(), nil
 }

@@ -1,6 +1,7 @@
 package opencl
 
 import (
+	"sync"
 	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/opencl/internal/cl"
@@ -18,23 +19,12 @@ type context struct {
 	svmFine    bool         // via usmSVM: fine-grained buffers on every device
 	svmMigrate bool         // via usmSVM: clEnqueueSVMMigrateMem usable
 	svm        svmTable     // via usmSVM: the allocations, for pointer info
+
+	internalMu sync.Mutex
+	internal   map[cl.Device]cl.Queue // the context's own queues (queuefeatures.go)
 }
 
 func (c *context) Native() uintptr { return uintptr(c.handle) }
-
-func (c *context) Release() error { return check("clReleaseContext", c.a.lib.ReleaseContext(c.handle)) }
-
-func (c *context) NewQueue(dev driver.Device, props driver.QueueProperties) (driver.Queue, error) {
-	var flags uint64
-	if props.Profiling {
-		flags |= cl.QueueProfilingEnable
-	}
-	h, st := c.a.lib.CreateCommandQueue(c.handle, dev.(*device).handle, flags)
-	if err := check("clCreateCommandQueue", st); err != nil {
-		return nil, err
-	}
-	return &queue{ctx: c, lib: c.a.lib, handle: h}, nil
-}
 
 type mem struct {
 	lib    *cl.Lib

@@ -34,11 +34,11 @@ func (a *adapter) ContextFromNative(native uintptr, devs []driver.Device, owned 
 			return nil, err
 		}
 	}
-	return a.newContext(h, devs), nil
+	return a.newContext(h, devs).driverContext(), nil
 }
 
-// QueueFromNative wraps a cl_command_queue of this context on dev. gour
-// treats it as in order, as it does its own queues.
+// QueueFromNative wraps a cl_command_queue of this context on dev; one
+// made out of order (CL_QUEUE_PROPERTIES) is treated as such.
 func (c *context) QueueFromNative(native uintptr, dev driver.Device, owned bool) (driver.Queue, error) {
 	h := cl.Queue(native)
 	b, st := c.a.lib.QueueInfo(h, cl.QueueContext)
@@ -56,7 +56,11 @@ func (c *context) QueueFromNative(native uintptr, dev driver.Device, owned bool)
 			return nil, err
 		}
 	}
-	return &queue{ctx: c, lib: c.a.lib, handle: h}, nil
+	ooo := false
+	if b, st := c.a.lib.QueueInfo(h, cl.QueueProperties); st == cl.Success {
+		ooo = cl.Uint64(b)&cl.QueueOutOfOrderExecModeEnable != 0
+	}
+	return &queue{ctx: c, lib: c.a.lib, handle: h, outOfOrder: ooo}, nil
 }
 
 // BufferFromNative wraps a cl_mem of this context of at least size bytes.

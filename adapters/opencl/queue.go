@@ -12,6 +12,9 @@ type queue struct {
 	ctx    *context
 	lib    *cl.Lib
 	handle cl.Queue
+	// outOfOrder: CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE. Commands are
+	// ordered by their wait lists, markers and barriers only.
+	outOfOrder bool
 
 	// launchMu guards sizes, which live in the queue so that a launch
 	// passes heap pointers to C and allocates nothing.

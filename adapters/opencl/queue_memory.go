@@ -168,8 +168,9 @@ func (q *queue) CopyRect(dst, src driver.RectOperand, r driver.Rect, blocking bo
 // copyRectSlices copies slice by slice a region whose slice pitch is not
 // a multiple of its row pitch, which OpenCL's rect calls refuse
 // (CL_INVALID_VALUE) and the front end allows: each slice is a 2D copy
-// with the slice's offset folded into its origin. The queue is in order,
-// so the last slice's event (and wait) covers them all.
+// with the slice's offset folded into its origin. On an in-order queue
+// the last slice's event (and wait) covers them all; on an out-of-order
+// one a barrier after them does (joinPieces).
 func (q *queue) copyRectSlices(dst, src driver.RectOperand, r driver.Rect, blocking bool, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	slices := r.Region[2]
 	for z := uint64(0); z < slices; z++ {
@@ -178,13 +179,36 @@ func (q *queue) copyRectSlices(dst, src driver.RectOperand, r driver.Rect, block
 		s.SrcOrigin = [3]uint64{r.SrcOrigin[0] + (r.SrcOrigin[2]+z)*r.SrcSlicePitch, r.SrcOrigin[1], 0}
 		s.DstOrigin = [3]uint64{r.DstOrigin[0] + (r.DstOrigin[2]+z)*r.DstSlicePitch, r.DstOrigin[1], 0}
 		s.SrcSlicePitch, s.DstSlicePitch = r.SrcRowPitch*r.Region[1], r.DstRowPitch*r.Region[1]
-		last := z == slices-1
+		last := z == slices-1 && !q.outOfOrder
 		ev, err := q.CopyRect(dst, src, s, blocking && last, wait, wantEvent && last)
 		if err != nil || last {
 			return ev, err
 		}
 	}
-	return nil, nil
+	return q.joinPieces(blocking, wantEvent)
+}
+
+// joinPieces ends a command made of several on an out-of-order queue,
+// where the last piece's event does not cover the others: a barrier after
+// them all stands for the command, and waits for it where it blocks.
+func (q *queue) joinPieces(blocking, wantEvent bool) (driver.Event, error) {
+	if !blocking && !wantEvent {
+		return nil, nil
+	}
+	ev, err := q.Marker(nil, true)
+	if err != nil {
+		return nil, err
+	}
+	if blocking {
+		if err := ev.Wait(ctxpkg.Background()); err != nil {
+			ev.Release()
+			return nil, err
+		}
+	}
+	if !wantEvent {
+		return nil, ev.Release()
+	}
+	return ev, nil
 }
 
 // sizes converts an origin to size_t.
@@ -193,8 +217,8 @@ func sizes(o [3]uint64) [3]uintptr { return [3]uintptr{uintptr(o[0]), uintptr(o[
 // copyRectRows emulates a rectangular copy between pointers, which OpenCL
 // lacks, with one USM copy per row, per slice where rows are contiguous on
 // both sides, or one in all where slices are too. Each copy gets the wait
-// list; the queue is in order, so the last copy's event (and, for a
-// blocking copy, its wait) covers them all.
+// list; on an in-order queue the last copy's event (and, for a blocking
+// copy, its wait) covers them all, on an out-of-order one a barrier.
 func (q *queue) copyRectRows(dst, src uintptr, r driver.Rect, blocking bool, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	width, rows, slices := r.Region[0], r.Region[1], r.Region[2]
 	srcStart := r.SrcOrigin[0] + r.SrcOrigin[1]*r.SrcRowPitch + r.SrcOrigin[2]*r.SrcSlicePitch
@@ -211,11 +235,11 @@ func (q *queue) copyRectRows(dst, src uintptr, r driver.Rect, blocking bool, wai
 		y, z := i%rows, i/rows
 		so := srcStart + y*r.SrcRowPitch + z*r.SrcSlicePitch
 		do := dstStart + y*r.DstRowPitch + z*r.DstSlicePitch
-		last := i == n-1
+		last := i == n-1 && !q.outOfOrder
 		ev, err := q.USMCopy(dst+uintptr(do), src+uintptr(so), width, blocking && last, wait, wantEvent && last)
 		if err != nil || last {
 			return ev, err
 		}
 	}
-	return nil, nil
+	return q.joinPieces(blocking, wantEvent)
 }
