@@ -5,11 +5,11 @@ package cl
 import (
 	"sync"
 
-	"github.com/ebitengine/purego"
+	"github.com/gour-dev/gour/internal/dl"
 )
 
-// The event-completion trampoline. purego makes a fixed number of
-// callbacks per process (2000) and never frees one, so there is exactly
+// The event-completion trampoline. dl.NewCallback (purego) makes a fixed
+// number of callbacks per process (2000) and never frees one, so there is exactly
 // one, made on first use: clSetEventCallback passes it a handle id as
 // user data, and the trampoline hands the id and status to the function
 // registered for it and returns. It runs on the driver's thread: it must
@@ -28,7 +28,7 @@ var trampoline struct {
 func EventTrampoline(deliver func(id uintptr, status int32)) uintptr {
 	trampoline.once.Do(func() {
 		trampoline.fn = deliver
-		trampoline.addr = purego.NewCallback(func(_ uintptr, status int32, id uintptr) {
+		trampoline.addr = dl.NewCallback(func(_ uintptr, status int32, id uintptr) {
 			trampoline.fn(id, status)
 		})
 	})
