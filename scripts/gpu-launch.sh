@@ -40,6 +40,10 @@ tests)
 	log cuda-cu 60 env UR_REQUIRE_ADAPTERS=cuda bin/adapters-cuda-internal-cu.test -test.count=1 -test.v
 	(cd conformance && log cts 300 env UR_REQUIRE_ADAPTERS=cuda,opencl ../bin/conformance.test -test.count=1 -test.v)
 	bash scripts/cts-summary.sh "$out/cts.log" >"$out/cts-summary.md"
+	# The suite again through examples/adapter's cltrace, an adapter from
+	# another module wrapping every OpenCL device (PoCL and NVIDIA's).
+	log cltrace 300 env UR_REQUIRE_ADAPTERS=opencl bin/cltrace.test -test.count=1 -test.v
+	bash scripts/cts-summary.sh "$out/cltrace.log" >"$out/cltrace-summary.md"
 	log programmgr 120 env UR_REQUIRE_ADAPTERS=opencl bin/programmgr.test -test.count=1 -test.v -test.run 'TestCachedKernelLaunchedConcurrently'
 	for ex in tensor manager; do
 		log "example-$ex" 60 env UR_REQUIRE_ADAPTERS=cuda,opencl "bin/examples-$ex.test" -test.count=1 -test.v
