@@ -1,0 +1,242 @@
+package compute
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gour-dev/gour/ur"
+)
+
+// The algorithms: each checks its arrays, states their access modes and
+// describes its work to the context as one element-wise operation or one
+// reduction. Nothing here knows which context runs it.
+
+func checkArray[T Number](what string, a *Array[T]) error {
+	if a == nil {
+		return fmt.Errorf("%w: nil %s array", ErrInvalid, what)
+	}
+	return nil
+}
+
+func sameShape[T Number](a, b *Array[T]) error {
+	if !slices.Equal(a.c.shape, b.c.shape) {
+		return fmt.Errorf("%w: %v and %v", ErrShape, a.c.shape, b.c.shape)
+	}
+	return nil
+}
+
+// Fill sets every element of a to v (a is Out: nothing is uploaded).
+func Fill[T Number](ctx Context, a *Array[T], v T) error {
+	if err := checkArray("Fill", a); err != nil {
+		return err
+	}
+	if err := checkCtx(ctx); err != nil {
+		return err
+	}
+	if err := prepare(ctx, []use{{&a.c, Out}}); err != nil {
+		return err
+	}
+	et := a.c.et
+	return ctx.eng().elementwise(&ewOp{
+		n: a.c.n, key: builtinKey(et), name: "fill_" + et.suffix, source: builtinSource(et), fp64: et.fp64,
+		out: &a.c, params: []ur.Arg{ur.ArgOf(v)},
+		cpu: func() func(lo, hi int) {
+			out := viewOf[T](a.c.host, a.c.n)
+			return func(lo, hi int) {
+				s := out[lo:hi]
+				for i := range s {
+					s[i] = v
+				}
+			}
+		},
+	})
+}
+
+// Copy copies src into dst, of the same shape (src In, dst Out).
+func Copy[T Number](ctx Context, dst, src *Array[T]) error {
+	if err := checkArray("Copy destination", dst); err != nil {
+		return err
+	}
+	if err := checkArray("Copy source", src); err != nil {
+		return err
+	}
+	if err := checkCtx(ctx); err != nil {
+		return err
+	}
+	if err := sameShape(dst, src); err != nil {
+		return err
+	}
+	if dst == src {
+		return prepare(ctx, []use{{&src.c, In}})
+	}
+	if err := prepare(ctx, []use{{&src.c, In}, {&dst.c, Out}}); err != nil {
+		return err
+	}
+	et := dst.c.et
+	return ctx.eng().elementwise(&ewOp{
+		n: dst.c.n, key: builtinKey(et), name: "copy_" + et.suffix, source: builtinSource(et), fp64: et.fp64,
+		out: &dst.c, ins: []*core{&src.c},
+		cpu: func() func(lo, hi int) {
+			out, in := viewOf[T](dst.c.host, dst.c.n), viewOf[T](src.c.host, src.c.n)
+			return func(lo, hi int) { copy(out[lo:hi], in[lo:hi]) }
+		},
+	})
+}
+
+// Transform computes out[i] = fn(ins[0][i], ..., fn.Params()...) for
+// every element: ins are In, out is Out (InOut where it is also an
+// input, as in y = a*x + y). Every array has out's shape.
+func Transform[T Number](ctx Context, fn Func[T], out *Array[T], ins ...*Array[T]) error {
+	if fn == nil {
+		return fmt.Errorf("%w: nil Func", ErrInvalid)
+	}
+	if err := checkArray("Transform output", out); err != nil {
+		return err
+	}
+	if err := checkCtx(ctx); err != nil {
+		return err
+	}
+	if len(ins) != fn.Inputs() {
+		return fmt.Errorf("%w: function %s takes %d inputs, got %d", ErrInvalid, fn.Kernel(), fn.Inputs(), len(ins))
+	}
+	uses := make([]use, 0, len(ins)+1)
+	cores := make([]*core, len(ins))
+	for i, in := range ins {
+		if err := checkArray("Transform input", in); err != nil {
+			return err
+		}
+		if err := sameShape(out, in); err != nil {
+			return fmt.Errorf("input %d: %w", i, err)
+		}
+		uses = append(uses, use{&in.c, In})
+		cores[i] = &in.c
+	}
+	uses = append(uses, use{&out.c, Out})
+	if err := prepare(ctx, uses); err != nil {
+		return err
+	}
+	params := fn.Params()
+	args := make([]ur.Arg, len(params))
+	for i, p := range params {
+		args[i] = ur.ArgOf(p)
+	}
+	return ctx.eng().elementwise(&ewOp{
+		n: out.c.n, key: fn.Key(), name: fn.Kernel(), source: fn.Source, fp64: out.c.et.fp64,
+		out: &out.c, ins: cores, params: args,
+		cpu: func() func(lo, hi int) {
+			o := viewOf[T](out.c.host, out.c.n)
+			in := make([][]T, len(ins))
+			for i, a := range ins {
+				in[i] = viewOf[T](a.c.host, a.c.n)
+			}
+			return func(lo, hi int) { fn.CPU(o, in, params, lo, hi) }
+		},
+	})
+}
+
+// ForEach applies fn, a Func of one input, to a in place: a[i] =
+// fn(a[i], params...). a is InOut.
+func ForEach[T Number](ctx Context, fn Func[T], a *Array[T]) error {
+	return Transform(ctx, fn, a, a)
+}
+
+// Reduce combines every element of a with op (a is In). An empty array
+// gives op.Identity.
+func Reduce[T Number](ctx Context, a *Array[T], op ReduceOp[T]) (T, error) {
+	if err := op.check(); err != nil {
+		return 0, err
+	}
+	return reduce(ctx, a, nil, op)
+}
+
+// Dot returns the sum of a[i]*b[i] over arrays of one shape (both In).
+func Dot[T Number](ctx Context, a, b *Array[T]) (T, error) {
+	if err := checkArray("Dot", b); err != nil {
+		return 0, err
+	}
+	return reduce(ctx, a, b, Sum[T]())
+}
+
+func reduce[T Number](ctx Context, a, b *Array[T], op ReduceOp[T]) (T, error) {
+	if err := checkArray("Reduce", a); err != nil {
+		return 0, err
+	}
+	if err := checkCtx(ctx); err != nil {
+		return 0, err
+	}
+	uses := []use{{&a.c, In}}
+	if b != nil {
+		if err := sameShape(a, b); err != nil {
+			return 0, err
+		}
+		uses = append(uses, use{&b.c, In})
+	}
+	if err := prepare(ctx, uses); err != nil {
+		return 0, err
+	}
+	et := a.c.et
+	key, source := builtinKey(et), builtinSource(et)
+	if !op.builtin {
+		key = fmt.Sprintf("compute/reduce/v1/%s/%s/%s", et.suffix, op.Name, op.Expr)
+		source = func(backend string) (string, error) {
+			if op.Expr == "" {
+				return "", fmt.Errorf("compute: reduce operator %s has no device Expr: %w", op.Name, ur.ErrUnsupportedFeature)
+			}
+			return kernelPrelude(backend, et) + reduceSource(backend, et, op.Name, op.Expr), nil
+		}
+	}
+	name := "reduce_" + op.Name + "_" + et.suffix
+	if b != nil {
+		name = "dot_" + op.Name + "_" + et.suffix
+	}
+	ident := []T{op.Identity}
+	r := &redOp{
+		n: a.c.n, key: key, name: name, name2: "reduce_" + op.Name + "_" + et.suffix,
+		source: source, fp64: et.fp64, a: &a.c, ident: ur.ArgOf(op.Identity), identB: bytesOf(ident),
+		cpu: func(chunks int) (func(chunk, lo, hi int), func() []byte) {
+			x := viewOf[T](a.c.host, a.c.n)
+			var y []T
+			if b != nil {
+				y = viewOf[T](b.c.host, b.c.n)
+			}
+			part := make([]T, chunks)
+			body := func(chunk, lo, hi int) {
+				acc := op.Identity
+				if y == nil {
+					for _, v := range x[lo:hi] {
+						acc = op.Combine(acc, v)
+					}
+				} else {
+					ys := y[lo:hi]
+					for i, v := range x[lo:hi] {
+						acc = op.Combine(acc, v*ys[i])
+					}
+				}
+				part[chunk] = acc
+			}
+			finish := func() []byte {
+				acc := op.Identity
+				for _, p := range part {
+					acc = op.Combine(acc, p)
+				}
+				return bytesOf([]T{acc})
+			}
+			return body, finish
+		},
+	}
+	if b != nil {
+		r.b = &b.c
+	}
+	res, err := ctx.eng().reduce(r)
+	if err != nil {
+		return 0, err
+	}
+	return viewOf[T](res, 1)[0], nil
+}
+
+func checkCtx(ctx Context) error {
+	if ctx == nil {
+		return fmt.Errorf("%w: nil Context", ErrInvalid)
+	}
+	return nil
+}

@@ -1,0 +1,209 @@
+package compute
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// axpySources is y = a*x + y over float32 (inputs x, y; parameter a).
+var axpySources = map[string]string{
+	"opencl": `__kernel void axpy(__global float* out, __global const float* x, __global const float* y, float a, ulong n) {
+	size_t i = get_global_id(0);
+	if (i < n) out[i] = a * x[i] + y[i];
+}`,
+	"cuda": `extern "C" __global__ void axpy(float* out, const float* x, const float* y, float a, unsigned long long n) {
+	unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) out[i] = a * x[i] + y[i];
+}`,
+}
+
+func axpyCPU(out []float32, ins [][]float32, p []float32, lo, hi int) {
+	x, y, a := ins[0][lo:hi], ins[1][lo:hi], p[0]
+	o := out[lo:hi]
+	for i := range o {
+		o[i] = a*x[i] + y[i]
+	}
+}
+
+func newAxpy(t testing.TB, a float32) *SourceFunc[float32] {
+	t.Helper()
+	f, err := NewFunc("axpy", 2, axpyCPU, axpySources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.With(a)
+}
+
+func must[T any](t testing.TB) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+func TestAxpyAllContexts(t *testing.T) {
+	const n = 100_003 // not a multiple of any work-group size
+	xs, ys := make([]float32, n), make([]float32, n)
+	for i := range n {
+		xs[i], ys[i] = float32(i%1000)/7, float32(i%13)
+	}
+	fn := newAxpy(t, 2.5)
+	for _, ctx := range contexts(t) {
+		t.Run(ctx.Backend(), func(t *testing.T) {
+			x := must[*Array[float32]](t)(FromSlice(ctx, xs))
+			y := must[*Array[float32]](t)(FromSlice(ctx, ys))
+			defer x.Release()
+			defer y.Release()
+			if err := Transform(ctx, fn, y, x, y); err != nil {
+				t.Fatal(err)
+			}
+			got := must[[]float32](t)(y.ToSlice())
+			for i := range n {
+				// One fused or unfused multiply-add: within an ulp or two.
+				want := 2.5*xs[i] + ys[i]
+				if d := math.Abs(float64(got[i] - want)); d > 1e-6*math.Abs(float64(want))+1e-6 {
+					t.Fatalf("y[%d] = %v, want %v", i, got[i], want)
+				}
+			}
+		})
+	}
+}
+
+func testBuiltins[T Number](t *testing.T, ctx Context, gen func(i int) T, tol float64) {
+	for _, n := range []int{0, 1, 7, 256, 1000, 70_001} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			data := make([]T, n)
+			for i := range data {
+				data[i] = gen(i)
+			}
+			a := must[*Array[T]](t)(FromSlice(ctx, data))
+			defer a.Release()
+			for _, op := range []ReduceOp[T]{Sum[T](), Prod[T](), Min[T](), Max[T]()} {
+				got, err := Reduce(ctx, a, op)
+				if err != nil {
+					t.Fatalf("%s: %v", op.Name, err)
+				}
+				want := op.Identity
+				for _, v := range data {
+					want = op.Combine(want, v)
+				}
+				if !near(float64(got), float64(want), tol, n) {
+					t.Errorf("%s over %d: got %v, want %v", op.Name, n, got, want)
+				}
+			}
+			b := must[*Array[T]](t)(Zeros[T](ctx, n))
+			defer b.Release()
+			if err := Copy(ctx, b, a); err != nil {
+				t.Fatal(err)
+			}
+			dot, err := Dot(ctx, a, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want T
+			for _, v := range data {
+				want += v * v
+			}
+			if !near(float64(dot), float64(want), tol, n) {
+				t.Errorf("dot over %d: got %v, want %v", n, dot, want)
+			}
+			if err := Fill(ctx, b, 3); err != nil {
+				t.Fatal(err)
+			}
+			got := must[[]T](t)(b.ToSlice())
+			for i, v := range got {
+				if v != 3 {
+					t.Fatalf("after Fill(3): b[%d] = %v", i, v)
+				}
+			}
+		})
+	}
+}
+
+// near compares a reduction's result: exactly for integers (tol 0, which
+// wrap alike everywhere), else within tol relative to the magnitude
+// times sqrt(n), the growth of rounding errors of sums in another order.
+func near(got, want, tol float64, n int) bool {
+	if got == want || (math.IsNaN(got) && math.IsNaN(want)) {
+		return true
+	}
+	if tol == 0 {
+		return false
+	}
+	return math.Abs(got-want) <= tol*math.Max(1, math.Abs(want))*math.Sqrt(float64(max(n, 1)))
+}
+
+func TestBuiltinsAllTypes(t *testing.T) {
+	for _, ctx := range contexts(t) {
+		t.Run(ctx.Backend(), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, 2))
+			// Products of values near 1 stay finite; float sums of
+			// positive values are compared within a relative 1e-6√n.
+			t.Run("float32", func(t *testing.T) {
+				testBuiltins(t, ctx, func(int) float32 { return 0.999 + float32(r.Float64())*0.002 }, 1e-6)
+			})
+			t.Run("float64", func(t *testing.T) {
+				testBuiltins(t, ctx, func(int) float64 { return 0.999 + r.Float64()*0.002 }, 1e-14)
+			})
+			t.Run("int32", func(t *testing.T) { testBuiltins(t, ctx, func(i int) int32 { return int32(r.IntN(2001) - 1000) }, 0) })
+			t.Run("uint32", func(t *testing.T) { testBuiltins(t, ctx, func(i int) uint32 { return uint32(r.IntN(1000)) }, 0) })
+			t.Run("int64", func(t *testing.T) { testBuiltins(t, ctx, func(i int) int64 { return int64(r.IntN(2001) - 1000) }, 0) })
+			t.Run("uint64", func(t *testing.T) { testBuiltins(t, ctx, func(i int) uint64 { return uint64(r.IntN(1 << 20)) }, 0) })
+		})
+	}
+}
+
+func TestErrorsTyped(t *testing.T) {
+	for _, ctx := range contexts(t) {
+		t.Run(ctx.Backend(), func(t *testing.T) {
+			a := must[*Array[float32]](t)(Zeros[float32](ctx, 4, 3))
+			b := must[*Array[float32]](t)(Zeros[float32](ctx, 3, 4))
+			if err := Copy(ctx, a, b); !errors.Is(err, ErrShape) {
+				t.Errorf("Copy of shapes %v, %v: %v, want ErrShape", a.Shape(), b.Shape(), err)
+			}
+			if _, err := FromSlice(ctx, []float32{1, 2, 3}, 2, 2); !errors.Is(err, ErrShape) {
+				t.Errorf("FromSlice 3 elements as 2x2: %v", err)
+			}
+			if _, err := Zeros[int32](ctx, 2, -1); !errors.Is(err, ErrShape) {
+				t.Errorf("Zeros(2,-1): %v", err)
+			}
+			if err := Transform(ctx, newAxpy(t, 1), a, a); !errors.Is(err, ErrInvalid) {
+				t.Errorf("axpy with one input: %v", err)
+			}
+			if err := Transform[float32](ctx, nil, a, a); !errors.Is(err, ErrInvalid) {
+				t.Errorf("nil Func: %v", err)
+			}
+			if _, err := Dot(ctx, a, nil); !errors.Is(err, ErrInvalid) {
+				t.Errorf("Dot with nil: %v", err)
+			}
+			b.Release()
+			if err := Fill(ctx, b, 1); !errors.Is(err, ErrReleased) {
+				t.Errorf("Fill of a released array: %v", err)
+			}
+			if _, err := b.ToSlice(); !errors.Is(err, ErrReleased) {
+				t.Errorf("ToSlice of a released array: %v", err)
+			}
+			if err := b.Release(); err != nil {
+				t.Errorf("second Release: %v", err)
+			}
+			other := NewCPU(1)
+			if err := Fill(other, a, 1); !errors.Is(err, ErrWrongContext) {
+				t.Errorf("Fill with another context: %v", err)
+			}
+			c := must[*Array[float32]](t)(Zeros[float32](other, 4, 3))
+			if err := Copy(ctx, a, c); !errors.Is(err, ErrWrongContext) {
+				t.Errorf("Copy from another context's array: %v", err)
+			}
+			if _, err := Reduce(ctx, a, ReduceOp[float32]{Name: "bad name"}); !errors.Is(err, ErrInvalid) {
+				t.Errorf("bad operator: %v", err)
+			}
+			a.Release()
+		})
+	}
+}

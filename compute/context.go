@@ -1,0 +1,213 @@
+package compute
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gour-dev/gour/ur"
+)
+
+// Context is where operations run: the CPU (NewCPU) or a gour device
+// (NewDevice). Arrays belong to the context that made them. The
+// algorithms of the package (Fill, Copy, Transform, Reduce, Dot, task
+// sequences) are written once against this interface; its methods past
+// String, Backend and Release are the package's own, so only the
+// package's contexts implement it.
+type Context interface {
+	// String describes the context.
+	String() string
+	// Backend is "cpu" for the CPU context and the device's backend
+	// ("opencl", "cuda", "level_zero") for a device context: the key
+	// of Func.Source.
+	Backend() string
+	// Release frees what the context owns. Arrays of the context must be
+	// released before it.
+	Release() error
+
+	eng() engine
+}
+
+// engine is what a context does for the algorithms: storage and
+// transfers, one element-wise kernel, one reduction, and a fence.
+type engine interface {
+	checkOpen() error
+	hasDevice() bool
+	zeros(c *core) error
+	allocDev(size uint64) (*devMem, error)
+	freeDev(d *devMem) error
+	upload(c *core) error
+	download(c *core) error
+	elementwise(op *ewOp) error
+	reduce(op *redOp) ([]byte, error)
+	// fence returns a wait for everything enqueued so far; nil when
+	// everything is done already.
+	fence() (func(context.Context) error, error)
+}
+
+// ewOp is one element-wise operation: out[i] = f(ins[i]..., params) for
+// every i < n.
+type ewOp struct {
+	n      int
+	key    string // identifies the source of name, for the kernel cache
+	name   string // the kernel's name
+	source func(backend string) (string, error)
+	fp64   bool
+	out    *core
+	ins    []*core
+	params []ur.Arg
+	// cpu returns the chunk body for the CPU context, made only there
+	// so that a device operation does not touch host storage.
+	cpu func() func(lo, hi int)
+}
+
+// redOp is one reduction of a (or of a[i]*b[i] when b is set, a dot
+// product) with an associative operator.
+type redOp struct {
+	n      int
+	key    string // identifies source
+	name   string // the first pass's kernel; the second pass is reduce over its partials
+	name2  string
+	source func(backend string) (string, error)
+	fp64   bool
+	a, b   *core
+	ident  ur.Arg
+	identB []byte // the identity's bytes: the result of an empty reduction
+	// cpu returns, for chunks chunks, the chunk body (storing the chunk's
+	// partial result) and the combination of the partials in order.
+	cpu func(chunks int) (body func(chunk, lo, hi int), finish func() []byte)
+}
+
+// CPU is the context of the host: operations run on goroutines, each
+// over a contiguous chunk of the elements; there are no transfers. It
+// needs no cgo and no driver.
+type CPU struct {
+	workers  int
+	minChunk int
+	released atomic.Bool
+}
+
+// NewCPU returns a CPU context running operations on up to workers
+// goroutines (0: GOMAXPROCS).
+func NewCPU(workers int) *CPU {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	// Below 16Ki elements a chunk costs more to hand to a goroutine than
+	// to compute.
+	return &CPU{workers: workers, minChunk: 1 << 14}
+}
+
+// Workers returns the most goroutines an operation uses.
+func (c *CPU) Workers() int { return c.workers }
+
+func (c *CPU) String() string  { return fmt.Sprintf("cpu(%d workers)", c.workers) }
+func (c *CPU) Backend() string { return "cpu" }
+
+// Release marks the context released: later operations give ErrReleased.
+func (c *CPU) Release() error { c.released.Store(true); return nil }
+
+func (c *CPU) eng() engine { return c }
+
+func (c *CPU) checkOpen() error {
+	if c == nil {
+		return fmt.Errorf("%w: nil *CPU", ErrInvalid)
+	}
+	if c.released.Load() {
+		return fmt.Errorf("%w: %v", ErrReleased, c)
+	}
+	return nil
+}
+
+func (c *CPU) hasDevice() bool { return false }
+
+func (c *CPU) zeros(a *core) error {
+	a.host = alignedBytes(int(a.bytes()))
+	a.hostValid = true
+	return nil
+}
+
+func (c *CPU) allocDev(uint64) (*devMem, error) {
+	return nil, fmt.Errorf("%w: the CPU context has no device", ErrInvalid)
+}
+func (c *CPU) freeDev(*devMem) error { return nil }
+func (c *CPU) upload(*core) error {
+	return fmt.Errorf("%w: the CPU context has no device", ErrInvalid)
+}
+func (c *CPU) download(*core) error {
+	return fmt.Errorf("%w: the CPU context has no device", ErrInvalid)
+}
+
+func (c *CPU) fence() (func(context.Context) error, error) { return nil, nil }
+
+// chunks returns how many chunks n elements are cut into.
+func (c *CPU) chunks(n int) int {
+	k := (n + c.minChunk - 1) / c.minChunk
+	return max(1, min(k, c.workers))
+}
+
+// parallel runs body over [0, n) in k chunks, one goroutine per chunk
+// but the last, which runs on the caller's. Chunk i is
+// [i*n/k, (i+1)*n/k). A panic in body (a user's CPU function indexing
+// past a slice) is recovered and returned as an error, so that it cannot
+// take the process down from another goroutine.
+func (c *CPU) parallel(n, k int, body func(chunk, lo, hi int)) error {
+	var (
+		mu    sync.Mutex
+		first error
+	)
+	run := func(i int) {
+		defer func() {
+			if r := recover(); r != nil {
+				mu.Lock()
+				if first == nil {
+					if err, ok := r.(error); ok {
+						first = fmt.Errorf("compute: CPU function panicked: %w", err)
+					} else {
+						first = fmt.Errorf("compute: CPU function panicked: %v", r)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+		body(i, i*n/k, (i+1)*n/k)
+	}
+	if k <= 1 {
+		k = 1
+		run(0)
+		return first
+	}
+	var wg sync.WaitGroup
+	wg.Add(k - 1)
+	for i := range k - 1 {
+		go func() {
+			defer wg.Done()
+			run(i)
+		}()
+	}
+	run(k - 1)
+	wg.Wait()
+	return first
+}
+
+func (c *CPU) elementwise(op *ewOp) error {
+	if op.n == 0 {
+		return nil
+	}
+	f := op.cpu()
+	return c.parallel(op.n, c.chunks(op.n), func(_, lo, hi int) { f(lo, hi) })
+}
+
+func (c *CPU) reduce(op *redOp) ([]byte, error) {
+	if op.n == 0 {
+		return op.identB, nil
+	}
+	k := c.chunks(op.n)
+	body, finish := op.cpu(k)
+	if err := c.parallel(op.n, k, body); err != nil {
+		return nil, err
+	}
+	return finish(), nil
+}

@@ -1,0 +1,452 @@
+package compute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gour-dev/gour/programmgr"
+	"github.com/gour-dev/gour/ur"
+)
+
+// DeviceOptions configure a Device context made with NewDeviceFrom.
+type DeviceOptions struct {
+	// Manager builds and caches the context's kernels. nil: the Device
+	// makes one from the environment (programmgr.Options{}), with the
+	// process's persistent cache, and closes it at Release.
+	Manager *programmgr.Manager
+	// LocalSize is the work-group size of the package's launches, a
+	// power of two; 0 picks 256, less where the device or a kernel
+	// allows less.
+	LocalSize int
+	// Buffers makes arrays use ur.Mem buffers even where the device has
+	// device USM.
+	Buffers bool
+}
+
+// Device is the context of one gour device: arrays live in its memory and
+// operations are kernels on its queue, built through the program manager
+// (so built once per process, and loaded from gour's persistent cache in
+// the next). Device kernels are OpenCL C on "opencl" devices and CUDA C on
+// "cuda" devices; Level Zero builds only SPIR-V, so the package's
+// generated kernels give an error wrapping ur.ErrUnsupportedFeature there.
+//
+// Operations enqueue on one in-order queue and return without waiting for
+// the device, except those that return a value to the host (Reduce, Dot,
+// ToSlice, Host): the queue's order is what keeps an array's copies
+// consistent. A Device may be used by several goroutines at once.
+type Device struct {
+	dev     *ur.Device
+	ctx     *ur.Context
+	q       *ur.Queue
+	mgr     *programmgr.Manager
+	pool    *ur.Pool
+	ownCtx  bool // ctx and q are the Device's
+	ownMgr  bool
+	useUSM  bool
+	backend string
+	local   uint64 // work-group size
+	groups  uint64 // the first reduction pass's work-groups, at most
+
+	mu      sync.Mutex
+	kernels map[string]*kernelEntry
+
+	released atomic.Bool
+	launches atomic.Int64
+}
+
+type kernelEntry struct {
+	k     *programmgr.Kernel
+	local uint64 // the work-group size for this kernel
+}
+
+// NewDevice returns a Device context of its own on dev: a ur.Context, an
+// in-order queue and a program manager, all released with the Device.
+func NewDevice(dev *ur.Device) (*Device, error) {
+	if dev == nil {
+		return nil, fmt.Errorf("%w: nil device", ErrInvalid)
+	}
+	ctx, err := ur.NewContext(dev)
+	if err != nil {
+		return nil, err
+	}
+	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
+	if err != nil {
+		ctx.Release()
+		return nil, err
+	}
+	d, err := newDevice(q, DeviceOptions{})
+	if err != nil {
+		q.Release()
+		ctx.Release()
+		return nil, err
+	}
+	d.ownCtx = true
+	return d, nil
+}
+
+// NewDeviceFrom returns a Device context on q, an in-order queue, and
+// its ur.Context: both stay the caller's and must outlive the Device.
+// Work the caller enqueues on q is ordered with the Device's.
+func NewDeviceFrom(q *ur.Queue, opts DeviceOptions) (*Device, error) {
+	if q == nil {
+		return nil, fmt.Errorf("%w: nil queue", ErrInvalid)
+	}
+	return newDevice(q, opts)
+}
+
+func newDevice(q *ur.Queue, opts DeviceOptions) (*Device, error) {
+	dev, ctx := q.Device(), q.Context()
+	if dev == nil || ctx == nil {
+		return nil, fmt.Errorf("%w: queue without device or context (released?)", ErrInvalid)
+	}
+	info := dev.Info()
+	d := &Device{dev: dev, ctx: ctx, q: q, backend: dev.Backend(), kernels: map[string]*kernelEntry{}}
+	if opts.LocalSize < 0 || opts.LocalSize&(opts.LocalSize-1) != 0 {
+		return nil, fmt.Errorf("%w: LocalSize %d is not a power of two", ErrInvalid, opts.LocalSize)
+	}
+	d.local = 256
+	if opts.LocalSize > 0 {
+		d.local = uint64(opts.LocalSize)
+	}
+	if m := info.MaxWorkGroupSize; m > 0 && d.local > m {
+		d.local = 1 << (bits.Len64(m) - 1)
+	}
+	// Enough groups to fill the device (8 per compute unit: a GPU SM runs
+	// 2048 threads, 8 groups of 256), few enough that the second pass is
+	// one small group.
+	d.groups = uint64(max(1, info.ComputeUnits)) * 8
+	d.mgr = opts.Manager
+	if d.mgr == nil {
+		m, err := programmgr.New(ctx, programmgr.Options{})
+		if err != nil {
+			return nil, err
+		}
+		d.mgr, d.ownMgr = m, true
+	}
+	d.useUSM = info.USM.Device && !opts.Buffers
+	if d.useUSM {
+		// A pool makes an allocation on the queue without a device
+		// synchronisation; without one, device USM still works.
+		if p, err := ctx.NewPool(dev, ur.PoolOptions{ReleaseThreshold: 64 << 20}); err == nil {
+			d.pool = p
+		}
+	}
+	return d, nil
+}
+
+// UR returns the device, context and queue the Device works on: for
+// launching kernels of one's own on arrays (Array.Arg), on q.
+func (d *Device) UR() (*ur.Device, *ur.Context, *ur.Queue) { return d.dev, d.ctx, d.q }
+
+// Manager returns the program manager building the Device's kernels.
+func (d *Device) Manager() *programmgr.Manager { return d.mgr }
+
+// UsesUSM reports whether arrays live in device USM (else in ur.Mem
+// buffers).
+func (d *Device) UsesUSM() bool { return d.useUSM }
+
+// Launches returns how many kernels the Device has launched.
+func (d *Device) Launches() int64 { return d.launches.Load() }
+
+func (d *Device) String() string {
+	return fmt.Sprintf("device(%s:%d %s)", d.backend, d.dev.Index(), d.dev.Name())
+}
+
+// Backend returns the device's backend: "opencl", "cuda" or "level_zero".
+func (d *Device) Backend() string { return d.backend }
+
+// Wait waits for everything enqueued on the Device's queue.
+func (d *Device) Wait() error {
+	if err := d.checkOpen(); err != nil {
+		return err
+	}
+	return d.q.Finish()
+}
+
+// Release waits for the queue, then releases the kernels, the pool, the
+// manager (if the Device made it) and the context and queue (if
+// NewDevice made them). Arrays of the Device must be released first.
+// A second Release is a no-op.
+func (d *Device) Release() error {
+	if d == nil || d.released.Swap(true) {
+		return nil
+	}
+	errs := []error{d.q.Finish()}
+	d.mu.Lock()
+	for _, e := range d.kernels {
+		errs = append(errs, e.k.Release())
+	}
+	d.kernels = nil
+	d.mu.Unlock()
+	if d.pool != nil {
+		errs = append(errs, d.pool.Release())
+	}
+	if d.ownMgr {
+		errs = append(errs, d.mgr.Close())
+	}
+	if d.ownCtx {
+		errs = append(errs, d.q.Release(), d.ctx.Release())
+	}
+	return errors.Join(errs...)
+}
+
+func (d *Device) eng() engine { return d }
+
+func (d *Device) checkOpen() error {
+	if d == nil {
+		return fmt.Errorf("%w: nil *Device", ErrInvalid)
+	}
+	if d.released.Load() {
+		return fmt.Errorf("%w: %v", ErrReleased, d)
+	}
+	return nil
+}
+
+func (d *Device) hasDevice() bool { return true }
+
+// devMem is an array's device storage: a USM device allocation where
+// the device has device USM, else a buffer. Only this type and the
+// Device's storage methods know which.
+type devMem struct {
+	usm    *ur.USM
+	mem    *ur.Mem
+	pooled bool // usm came from the Device's pool, on its queue
+}
+
+func (m *devMem) arg() ur.Arg {
+	if m.usm != nil {
+		return ur.ArgPtr(m.usm.Ptr())
+	}
+	return ur.ArgBuffer(m.mem)
+}
+
+func (d *Device) allocDev(size uint64) (*devMem, error) {
+	if !d.useUSM {
+		m, err := d.ctx.NewBuffer(ur.MemReadWrite, size)
+		if err != nil {
+			return nil, err
+		}
+		return &devMem{mem: m}, nil
+	}
+	if d.pool != nil {
+		u, err := d.q.AllocAsync(d.pool, size)
+		if err != nil {
+			return nil, err
+		}
+		return &devMem{usm: u, pooled: true}, nil
+	}
+	u, err := d.ctx.AllocDevice(d.dev, size)
+	if err != nil {
+		return nil, err
+	}
+	return &devMem{usm: u}, nil
+}
+
+// freeDev frees m after the work enqueued so far: a pooled allocation is
+// freed in the queue's order, a buffer's release is deferred by the
+// driver until its commands are done, and a plain USM allocation, which
+// Free would free at once, after the queue has finished.
+func (d *Device) freeDev(m *devMem) error {
+	switch {
+	case m.mem != nil:
+		return m.mem.Release()
+	case m.pooled:
+		return d.q.FreeAsync(m.usm)
+	default:
+		return errors.Join(d.q.Finish(), m.usm.Free())
+	}
+}
+
+func (d *Device) upload(c *core) error {
+	if c.dev.usm != nil {
+		return d.q.CopyToPtr(c.dev.usm.Ptr(), c.host)
+	}
+	return d.q.WriteBuffer(c.dev.mem, 0, c.host)
+}
+
+func (d *Device) download(c *core) error {
+	if c.dev.usm != nil {
+		return d.q.CopyFromPtr(c.host, c.dev.usm.Ptr())
+	}
+	return d.q.ReadBuffer(c.dev.mem, 0, c.host)
+}
+
+// zeros gives c zeroed device storage with a fill command: no transfer.
+func (d *Device) zeros(c *core) error {
+	c.devValid = true
+	if c.n == 0 {
+		return nil
+	}
+	m, err := d.allocDev(c.bytes())
+	if err != nil {
+		return err
+	}
+	zero := make([]byte, c.et.size)
+	var ev *ur.Event
+	if m.usm != nil {
+		ev, err = d.q.EnqueueMemFill(m.usm.Ptr(), zero, c.bytes())
+	} else {
+		ev, err = d.q.EnqueueFill(m.mem, zero, 0, c.bytes())
+	}
+	if err != nil {
+		d.freeDev(m)
+		return err
+	}
+	if ev != nil {
+		ev.Release() // the in-order queue orders what comes next
+	}
+	c.dev = m
+	return nil
+}
+
+func (d *Device) fence() (func(context.Context) error, error) {
+	ev, err := d.q.EnqueueMarker()
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		defer ev.Release()
+		return ev.Wait(ctx)
+	}, nil
+}
+
+// kernel returns the kernel name of the program that source makes,
+// building it through the manager the first time key is asked for.
+func (d *Device) kernel(key, name string, source func(string) (string, error), fp64 bool) (*kernelEntry, error) {
+	id := key + "\x00" + name
+	d.mu.Lock()
+	e, ok := d.kernels[id]
+	d.mu.Unlock()
+	if ok {
+		return e, nil
+	}
+	if d.backend != "opencl" && d.backend != "cuda" {
+		return nil, errUnsupportedBackend(d.backend)
+	}
+	src, err := source(d.backend)
+	if err != nil {
+		return nil, err
+	}
+	desc := programmgr.ImageDesc{
+		Format:       programmgr.FormatOpenCLC,
+		Bytes:        []byte(src),
+		Requirements: programmgr.Requirements{FP64: fp64},
+	}
+	if d.backend == "cuda" {
+		desc.Format = programmgr.FormatCUDAC
+	}
+	img, err := programmgr.NewImage(desc)
+	if err != nil {
+		return nil, err
+	}
+	k, err := d.mgr.GetKernel(context.Background(), img, name, d.dev, programmgr.SpecValues{}, "")
+	if err != nil {
+		return nil, err
+	}
+	e = &kernelEntry{k: k, local: d.local}
+	if info, err := k.UR().Info(d.dev); err == nil && info.WorkGroupSize > 0 && info.WorkGroupSize < e.local {
+		e.local = 1 << (bits.Len64(info.WorkGroupSize) - 1)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.kernels == nil { // released meanwhile
+		k.Release()
+		return nil, fmt.Errorf("%w: %v", ErrReleased, d)
+	}
+	if old, ok := d.kernels[id]; ok { // built by another goroutine meanwhile
+		k.Release()
+		return old, nil
+	}
+	d.kernels[id] = e
+	return e, nil
+}
+
+func (d *Device) launch(e *kernelEntry, global, local uint64, args []ur.Arg) error {
+	r := ur.Range1D(global).WithLocal(local)
+	if err := d.q.LaunchArgs(e.k.UR(), r, args...); err != nil {
+		return err
+	}
+	d.launches.Add(1)
+	return nil
+}
+
+func roundUp(n, m uint64) uint64 { return (n + m - 1) / m * m }
+
+func (d *Device) elementwise(op *ewOp) error {
+	if op.n == 0 {
+		return nil
+	}
+	e, err := d.kernel(op.key, op.name, op.source, op.fp64)
+	if err != nil {
+		return err
+	}
+	args := make([]ur.Arg, 0, 2+len(op.ins)+len(op.params))
+	args = append(args, op.out.dev.arg())
+	for _, in := range op.ins {
+		args = append(args, in.dev.arg())
+	}
+	args = append(args, op.params...)
+	args = append(args, ur.ArgOf(uint64(op.n)))
+	return d.launch(e, roundUp(uint64(op.n), e.local), e.local, args)
+}
+
+// reduce is a two-pass tree reduction: the first pass has up to
+// d.groups work-groups, each reducing a grid-strided share of the input
+// in registers and then in local memory to one partial; the second pass
+// is one work-group reducing the partials in place. No atomics, so the
+// result is the same on every run.
+func (d *Device) reduce(op *redOp) ([]byte, error) {
+	if op.n == 0 {
+		return op.identB, nil
+	}
+	k1, err := d.kernel(op.key, op.name, op.source, op.fp64)
+	if err != nil {
+		return nil, err
+	}
+	k2, err := d.kernel(op.key, op.name2, op.source, op.fp64)
+	if err != nil {
+		return nil, err
+	}
+	n, size := uint64(op.n), uint64(op.a.et.size)
+	l1 := k1.local
+	g := min(d.groups, (n+l1-1)/l1)
+	part, err := d.allocDev(g * size)
+	if err != nil {
+		return nil, err
+	}
+	defer d.freeDev(part)
+	args := make([]ur.Arg, 0, 6)
+	args = append(args, op.a.dev.arg())
+	if op.b != nil {
+		args = append(args, op.b.dev.arg())
+	}
+	args = append(args, part.arg(), ur.ArgLocalMem(l1*size), op.ident, ur.ArgOf(n))
+	if err := d.launch(k1, g*l1, l1, args); err != nil {
+		return nil, err
+	}
+	if g > 1 {
+		l2 := k2.local
+		args = append(args[:0], part.arg(), part.arg(), ur.ArgLocalMem(l2*size), op.ident, ur.ArgOf(g))
+		if err := d.launch(k2, l2, l2, args); err != nil {
+			return nil, err
+		}
+	}
+	out := alignedBytes(int(size))
+	if part.usm != nil {
+		err = d.q.CopyFromPtr(out, part.usm.Ptr())
+	} else {
+		err = d.q.ReadBuffer(part.mem, 0, out)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func errUnsupportedBackend(backend string) error {
+	return fmt.Errorf("compute: the %q backend takes no OpenCL C or CUDA C kernels (Level Zero builds SPIR-V only): %w", backend, ur.ErrUnsupportedFeature)
+}

@@ -1,0 +1,134 @@
+package compute
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The package's own kernels, written once per backend as templates over
+// the element type. Each element-wise kernel takes (out, ins..., params...,
+// n) and guards i < n, because launches round the range up to whole
+// work-groups (CUDA and some OpenCL drivers need that).
+
+// clIndex and cuIndex are the global index of a work-item.
+const (
+	clIndex = "size_t i = get_global_id(0);"
+	cuIndex = "unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;"
+)
+
+// kernelPrelude starts a program for et on backend: the fp64 pragma for
+// OpenCL doubles, the dynamic shared memory CUDA local arguments index.
+func kernelPrelude(backend string, et *elemType) string {
+	if backend == "cuda" {
+		return "extern __shared__ unsigned char gour_local[];\n"
+	}
+	if et.fp64 {
+		return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+	}
+	return ""
+}
+
+// fillCopySource is the fill and copy kernels of et.
+func fillCopySource(backend string, et *elemType) string {
+	var b strings.Builder
+	s := et.suffix
+	if backend == "cuda" {
+		t := et.cu
+		fmt.Fprintf(&b, "extern \"C\" __global__ void fill_%s(%s* out, %s v, unsigned long long n) { %s if (i < n) out[i] = v; }\n", s, t, t, cuIndex)
+		fmt.Fprintf(&b, "extern \"C\" __global__ void copy_%s(%s* out, const %s* in, unsigned long long n) { %s if (i < n) out[i] = in[i]; }\n", s, t, t, cuIndex)
+		return b.String()
+	}
+	t := et.cl
+	fmt.Fprintf(&b, "__kernel void fill_%s(__global %s* out, %s v, ulong n) { %s if (i < n) out[i] = v; }\n", s, t, t, clIndex)
+	fmt.Fprintf(&b, "__kernel void copy_%s(__global %s* out, __global const %s* in, ulong n) { %s if (i < n) out[i] = in[i]; }\n", s, t, t, clIndex)
+	return b.String()
+}
+
+// reduceSource is the reduction kernels of one operator on et:
+// reduce_NAME_S(in, partial, scratch, ident, n) and, with the product of
+// two inputs as the element, dot_NAME_S(a, b, partial, scratch, ident, n).
+// Each work-group reduces a grid-strided share of the input into a
+// register, then its work-items' values in local memory, halving (the
+// group size is a power of two), and writes one partial. Reducing the
+// partials is the same kernel with one group, in place: every read of it
+// happens before the barrier that precedes the one write.
+func reduceSource(backend string, et *elemType, name, expr string) string {
+	var b strings.Builder
+	s := et.suffix
+	if backend == "cuda" {
+		t := et.cu
+		fmt.Fprintf(&b, "__device__ __forceinline__ %s op_%s_%s(%s a, %s b) { return (%s); }\n", t, name, s, t, t, expr)
+		for _, dot := range []bool{false, true} {
+			kname, ins, elem := "reduce", fmt.Sprintf("const %s* in", t), "in[i]"
+			if dot {
+				kname, ins, elem = "dot", fmt.Sprintf("const %s* a, const %s* b", t, t), "a[i] * b[i]"
+			}
+			fmt.Fprintf(&b, `extern "C" __global__ void %s_%s_%s(%s, %s* partial, size_t scratch_off, %s ident, unsigned long long n) {
+	%s* scratch = (%s*)(gour_local + scratch_off);
+	unsigned int lid = threadIdx.x, L = blockDim.x;
+	unsigned long long stride = (unsigned long long)gridDim.x * L;
+	%s acc = ident;
+	for (unsigned long long i = (unsigned long long)blockIdx.x * L + lid; i < n; i += stride) acc = op_%s_%s(acc, %s);
+	scratch[lid] = acc;
+	__syncthreads();
+	for (unsigned int h = L / 2; h > 0; h >>= 1) {
+		if (lid < h) scratch[lid] = op_%s_%s(scratch[lid], scratch[lid + h]);
+		__syncthreads();
+	}
+	if (lid == 0) partial[blockIdx.x] = scratch[0];
+}
+`, kname, name, s, ins, t, t, t, t, t, name, s, elem, name, s)
+		}
+		return b.String()
+	}
+	t := et.cl
+	fmt.Fprintf(&b, "inline %s op_%s_%s(%s a, %s b) { return (%s); }\n", t, name, s, t, t, expr)
+	for _, dot := range []bool{false, true} {
+		kname, ins, elem := "reduce", fmt.Sprintf("__global const %s* in", t), "in[i]"
+		if dot {
+			kname, ins, elem = "dot", fmt.Sprintf("__global const %s* a, __global const %s* b", t, t), "a[i] * b[i]"
+		}
+		fmt.Fprintf(&b, `__kernel void %s_%s_%s(%s, __global %s* partial, __local %s* scratch, %s ident, ulong n) {
+	size_t lid = get_local_id(0), L = get_local_size(0);
+	ulong stride = (ulong)get_num_groups(0) * L;
+	%s acc = ident;
+	for (ulong i = (ulong)get_group_id(0) * L + lid; i < n; i += stride) acc = op_%s_%s(acc, %s);
+	scratch[lid] = acc;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (size_t h = L / 2; h > 0; h >>= 1) {
+		if (lid < h) scratch[lid] = op_%s_%s(scratch[lid], scratch[lid + h]);
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (lid == 0) partial[get_group_id(0)] = scratch[0];
+}
+`, kname, name, s, ins, t, t, t, t, name, s, elem, name, s)
+	}
+	return b.String()
+}
+
+// builtinOps are the operators of the built-in reductions, as C
+// expressions of a and b; Min and Max compare as the Go side does, so
+// that the CPU and device agree on NaNs too.
+var builtinOps = []struct{ name, expr string }{
+	{"sum", "a + b"},
+	{"prod", "a * b"},
+	{"min", "b < a ? b : a"},
+	{"max", "b > a ? b : a"},
+}
+
+// builtinKey identifies the built-in program of et.
+func builtinKey(et *elemType) string { return "compute/builtin/v1/" + et.suffix }
+
+// builtinSource is the built-in program of et: fill, copy and the
+// reductions of builtinOps, one program so that a type costs one build.
+func builtinSource(et *elemType) func(string) (string, error) {
+	return func(backend string) (string, error) {
+		var b strings.Builder
+		b.WriteString(kernelPrelude(backend, et))
+		b.WriteString(fillCopySource(backend, et))
+		for _, op := range builtinOps {
+			b.WriteString(reduceSource(backend, et, op.name, op.expr))
+		}
+		return b.String(), nil
+	}
+}
