@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -42,9 +41,10 @@ type engine interface {
 	download(c *core) error
 	elementwise(op *ewOp) error
 	reduce(op *redOp) ([]byte, error)
-	// fence returns a wait for everything enqueued so far; nil when
-	// everything is done already.
-	fence() (func(context.Context) error, error)
+	// fence returns an event completing after everything enqueued so
+	// far, for the caller to wait on and release; nil when everything is
+	// done already.
+	fence() (*ur.Event, error)
 }
 
 // ewOp is one element-wise operation: out[i] = f(ins[i]..., params) for
@@ -140,7 +140,7 @@ func (c *CPU) download(*core) error {
 	return fmt.Errorf("%w: the CPU context has no device", ErrInvalid)
 }
 
-func (c *CPU) fence() (func(context.Context) error, error) { return nil, nil }
+func (c *CPU) fence() (*ur.Event, error) { return nil, nil }
 
 // chunks returns how many chunks n elements are cut into.
 func (c *CPU) chunks(n int) int {

@@ -303,16 +303,7 @@ func (d *Device) zeros(c *core) error {
 	return nil
 }
 
-func (d *Device) fence() (func(context.Context) error, error) {
-	ev, err := d.q.EnqueueMarker()
-	if err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context) error {
-		defer ev.Release()
-		return ev.Wait(ctx)
-	}, nil
-}
+func (d *Device) fence() (*ur.Event, error) { return d.q.EnqueueMarker() }
 
 // kernel returns the kernel name of the program that source makes,
 // building it through the manager the first time key is asked for.

@@ -1,0 +1,233 @@
+package compute
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/gour-dev/gour/ur"
+)
+
+func wantTransfers[T Number](t *testing.T, what string, a *Array[T], up, down int64) {
+	t.Helper()
+	if got := a.Transfers(); got != (Transfers{up, down}) {
+		t.Errorf("%s: transfers %+v, want {Uploads:%d Downloads:%d}", what, got, up, down)
+	}
+}
+
+// testAccessModes checks that each operation makes the transfers its
+// access modes need and no others.
+func testAccessModes(t *testing.T, d *Device) {
+	const n = 5000
+	xs, ys := make([]float32, n), make([]float32, n)
+	for i := range n {
+		xs[i], ys[i] = float32(i), 1
+	}
+	x := must[*Array[float32]](t)(FromSlice(d, xs))
+	y := must[*Array[float32]](t)(FromSlice(d, ys))
+	defer x.Release()
+	defer y.Release()
+	axpy := newAxpy(t, 2)
+	wantTransfers(t, "new arrays", x, 0, 0)
+
+	// y = 2x + y: x In, y InOut (an input and the output).
+	if err := Transform(d, axpy, y, x, y); err != nil {
+		t.Fatal(err)
+	}
+	wantTransfers(t, "x after the first Transform", x, 1, 0)
+	wantTransfers(t, "y after the first Transform", y, 1, 0)
+	for range 5 {
+		if err := Transform(d, axpy, y, x, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantTransfers(t, "x after repeated Transforms", x, 1, 0)
+	wantTransfers(t, "y after repeated Transforms", y, 1, 0)
+
+	got := must[[]float32](t)(y.ToSlice())
+	if want := 12*xs[7] + 1; got[7] != want {
+		t.Errorf("y[7] = %v, want %v", got[7], want)
+	}
+	wantTransfers(t, "y after ToSlice", y, 1, 1)
+	must[[]float32](t)(y.ToSlice())
+	wantTransfers(t, "y after a second ToSlice", y, 1, 1)
+	// ToSlice leaves the device copy valid: reading y on the device
+	// uploads nothing.
+	if _, err := Reduce(d, y, Sum[float32]()); err != nil {
+		t.Fatal(err)
+	}
+	wantTransfers(t, "y read on the device after ToSlice", y, 1, 1)
+
+	// Out: the output is never uploaded, even with a valid host copy.
+	z := must[*Array[float32]](t)(FromSlice(d, ys))
+	defer z.Release()
+	if err := Transform(d, axpy, z, x, y); err != nil {
+		t.Fatal(err)
+	}
+	if err := Fill(d, z, 4); err != nil {
+		t.Fatal(err)
+	}
+	wantTransfers(t, "z written twice as Out", z, 0, 0)
+	zs := must[[]float32](t)(z.ToSlice())
+	if zs[0] != 4 || zs[n-1] != 4 {
+		t.Errorf("z after Fill(4): %v ... %v", zs[0], zs[n-1])
+	}
+	wantTransfers(t, "z after ToSlice", z, 0, 1)
+
+	// Zeros on the device: no transfer until the host asks.
+	w := must[*Array[float32]](t)(Zeros[float32](d, n))
+	defer w.Release()
+	if err := Copy(d, w, x); err != nil {
+		t.Fatal(err)
+	}
+	wantTransfers(t, "w from Zeros then Copy", w, 0, 0)
+
+	// Host hands out the host storage for writing: the device copy is
+	// stale, so the next read on the device uploads again.
+	h := must[[]float32](t)(x.Host())
+	wantTransfers(t, "x after Host (host copy was valid)", x, 1, 0)
+	h[0] = 100
+	if err := Transform(d, axpy, y, x, y); err != nil {
+		t.Fatal(err)
+	}
+	wantTransfers(t, "x after Host and a Transform", x, 2, 0)
+	got = must[[]float32](t)(y.ToSlice())
+	if want := 2*100 + 12*xs[0] + 1; got[0] != want {
+		t.Errorf("y[0] = %v, want %v", got[0], want)
+	}
+
+	// Arg: a kernel of one's own gets the array prepared by mode.
+	if _, err := w.Arg(InOut); err != nil {
+		t.Fatal(err)
+	}
+	wantTransfers(t, "w after Arg(InOut), device valid", w, 0, 0)
+	must[[]float32](t)(w.Host())
+	if _, err := w.Arg(In); err != nil {
+		t.Fatal(err)
+	}
+	wantTransfers(t, "w after Host (stale device copy) then Arg(In)", w, 1, 1)
+	if _, err := w.Arg(0); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Arg(0): %v", err)
+	}
+}
+
+func TestAccessModesUSM(t *testing.T) {
+	for _, d := range deviceContexts(t) {
+		t.Run(d.String(), func(t *testing.T) {
+			if !d.UsesUSM() {
+				t.Logf("%v has no device USM: arrays are buffers", d)
+			}
+			testAccessModes(t, d)
+		})
+	}
+}
+
+func TestAccessModesBuffers(t *testing.T) {
+	for _, dd := range deviceContexts(t) {
+		_, _, q := dd.UR()
+		d, err := NewDeviceFrom(q, DeviceOptions{Buffers: true, Manager: dd.Manager()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.UsesUSM() {
+			t.Fatal("Buffers: true, yet the arrays use USM")
+		}
+		t.Run(d.String(), func(t *testing.T) { testAccessModes(t, d) })
+		if err := d.Release(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestCPUNoTransfers(t *testing.T) {
+	c := NewCPU(0)
+	x := must[*Array[float32]](t)(FromSlice(c, []float32{1, 2, 3}))
+	y := must[*Array[float32]](t)(Zeros[float32](c, 3))
+	if err := Transform(c, newAxpy(t, 2), y, x, y); err != nil {
+		t.Fatal(err)
+	}
+	got := must[[]float32](t)(y.ToSlice())
+	if got[2] != 6 {
+		t.Errorf("y = %v", got)
+	}
+	wantTransfers(t, "x", x, 0, 0)
+	wantTransfers(t, "y", y, 0, 0)
+	if _, err := x.Arg(In); !errors.Is(err, ErrWrongContext) {
+		t.Errorf("Arg on a CPU array: %v", err)
+	}
+}
+
+func TestUserReduceOps(t *testing.T) {
+	ints := make([]int32, 12345)
+	floats := make([]float32, 12345)
+	for i := range ints {
+		ints[i] = int32(i*2654435761) ^ int32(i)
+		floats[i] = float32(i%1000-500) / 3
+	}
+	xor := ReduceOp[int32]{Name: "xor", Identity: 0, Combine: func(a, b int32) int32 { return a ^ b }, Expr: "a ^ b"}
+	absmax := ReduceOp[float32]{Name: "absmax", Identity: 0, Combine: func(a, b float32) float32 {
+		a, b = max(a, -a), max(b, -b)
+		if b > a {
+			return b
+		}
+		return a
+	}, Expr: "fabs(b) > fabs(a) ? fabs(b) : fabs(a)"}
+	var wantX int32
+	for _, v := range ints {
+		wantX ^= v
+	}
+	for _, ctx := range contexts(t) {
+		t.Run(ctx.Backend(), func(t *testing.T) {
+			a := must[*Array[int32]](t)(FromSlice(ctx, ints))
+			defer a.Release()
+			if got := must[int32](t)(Reduce(ctx, a, xor)); got != wantX {
+				t.Errorf("xor = %d, want %d", got, wantX)
+			}
+			f := must[*Array[float32]](t)(FromSlice(ctx, floats))
+			defer f.Release()
+			if got := must[float32](t)(Reduce(ctx, f, absmax)); got != 500.0/3 {
+				t.Errorf("absmax = %v, want %v", got, float32(500.0/3))
+			}
+			empty := must[*Array[int32]](t)(Zeros[int32](ctx, 0))
+			if got := must[int32](t)(Reduce(ctx, empty, Min[int32]())); got != Min[int32]().Identity {
+				t.Errorf("min of nothing = %d", got)
+			}
+			if ctx.Backend() != "cpu" {
+				noExpr := ReduceOp[int32]{Name: "noexpr", Combine: xor.Combine}
+				if _, err := Reduce(ctx, a, noExpr); !errors.Is(err, ur.ErrUnsupportedFeature) {
+					t.Errorf("operator without Expr on a device: %v", err)
+				}
+			}
+		})
+	}
+}
+
+func TestLevelZeroUnsupported(t *testing.T) {
+	f := newAxpy(t, 1)
+	if _, err := f.Source("level_zero"); !errors.Is(err, ur.ErrUnsupportedFeature) {
+		t.Errorf("Source(level_zero): %v", err)
+	}
+	// The device path refuses before building anything.
+	d := &Device{backend: "level_zero", kernels: map[string]*kernelEntry{}}
+	et := typeOf[float32]()
+	if _, err := d.kernel(builtinKey(et), "fill_f32", builtinSource(et), false); !errors.Is(err, ur.ErrUnsupportedFeature) {
+		t.Errorf("a generated kernel on Level Zero: %v", err)
+	}
+}
+
+func TestCPUFuncPanicIsError(t *testing.T) {
+	c := NewCPU(4)
+	bad, err := NewFunc("bad", 1, func(out []float32, ins [][]float32, _ []float32, lo, hi int) {
+		_ = ins[3] // a bug in the user's function
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := must[*Array[float32]](t)(Zeros[float32](c, 1<<16))
+	if err := ForEach(c, bad, a); err == nil {
+		t.Fatal("a panicking CPU function gave no error")
+	}
+	noCPU, _ := NewFunc[float32]("nocpu", 1, nil, axpySources)
+	if err := ForEach(c, noCPU, a); !errors.Is(err, ur.ErrUnsupportedFeature) {
+		t.Errorf("a Func without a CPU function on the CPU: %v", err)
+	}
+}
