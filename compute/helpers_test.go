@@ -21,7 +21,7 @@ func contexts(t *testing.T) []Context {
 
 // deviceContexts returns a Device context per selected device whose
 // backend takes OpenCL C or CUDA C.
-func deviceContexts(t *testing.T) []*Device {
+func deviceContexts(t testing.TB) []*Device {
 	t.Helper()
 	testenv.CheckRequired(t)
 	sys := testenv.System(t)

@@ -1,0 +1,66 @@
+// Package compute is a runtime of typed arrays and algorithms on gour: the
+// first layer above package ur, after Kiwaku's execution contexts and
+// SYCL's task sequences.
+//
+// # Arrays
+//
+// An Array[T] is an n-dimensional, row-major array of float32, float64,
+// int32, uint32, int64 or uint64 (Number), made by one Context with
+// FromSlice or Zeros and used only with it. Its data lives on the host, on
+// the context's device, or both: the array keeps a valid flag per copy, so
+// a chain of device operations makes no transfer, and the host gets the
+// data back only when it asks (ToSlice, Host). Device storage is a USM
+// device allocation from a pool, in the queue's order, where the device
+// has device USM, and a ur.Mem buffer elsewhere. Array.Transfers counts
+// the copies made.
+//
+// # Contexts and access modes
+//
+// A Context runs operations: CPU (NewCPU) on goroutines over chunks of the
+// elements, with no cgo and no driver, or Device (NewDevice,
+// NewDeviceFrom) on one gour device's in-order queue. Each operation uses
+// its arrays In (read: uploaded if the device copy is stale, never
+// downloaded), Out (overwritten: never uploaded, valid only on the device
+// afterwards) or InOut (both), and makes no transfer its modes do not
+// need. Array.Arg prepares an array by mode for a kernel of one's own.
+//
+// # Algorithms
+//
+// Fill, Copy, Transform and ForEach (element-wise), Reduce (Sum, Prod,
+// Min, Max or a user's ReduceOp) and Dot are written once, against the
+// Context interface: each describes its work as one element-wise kernel
+// or one reduction, which the CPU context runs in Go and a Device context
+// launches. Device kernels are OpenCL C on OpenCL devices and CUDA C on
+// CUDA devices, built through the program manager (package programmgr):
+// once per process, then from gour's persistent cache on disk. Level Zero
+// takes SPIR-V only, so there the generated kernels give an error
+// wrapping ur.ErrUnsupportedFeature. Launches take their arguments with
+// the launch (ur.Queue.LaunchArgs), so goroutines share kernels without
+// locks. A device reduction is two passes of a work-group tree in local
+// memory, without atomics: the same result on every run.
+//
+// Transform applies a Func: a kernel's device source with a fixed
+// signature, (out, in0, in1, ..., scalar params..., n), and a Go function
+// over chunks for the CPU. NewFunc makes one from hand-written sources;
+// any type with Func's methods plugs in, which is how generated functions
+// (package compute/expr) come in without changing the algorithms.
+//
+// # Task sequences
+//
+// A TaskSequence runs invocations of one function asynchronously, in
+// order, with a bounded number outstanding, as SYCL's task_sequence:
+// Async starts one, Get returns results in start order, and an error of
+// an invocation is returned by its Get. See TaskSequence for the rules.
+//
+// # Errors and tolerances
+//
+// Bad input gives an error wrapping ErrShape, ErrReleased,
+// ErrWrongContext or ErrInvalid, never a panic; a panic in a user's CPU
+// function is recovered and returned. Integer results are exact on every
+// context. Floating-point reductions add in another order on each
+// context (chunks on the CPU, a tree on a device), so sums and dot
+// products agree within a relative n·ε in the worst case and about √n·ε
+// in practice (the tests use 1e-6·√n for float32, 1e-14·√n for float64);
+// element-wise results agree to an ulp or two, a device compiler being
+// free to contract a*x+y into one fused multiply-add.
+package compute

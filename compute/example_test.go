@@ -1,0 +1,104 @@
+package compute_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	_ "github.com/gour-dev/gour/adapters/all"
+	"github.com/gour-dev/gour/compute"
+	"github.com/gour-dev/gour/ur"
+)
+
+// scale is out = p0 * in0 + p1, by hand in OpenCL C and CUDA C, and in
+// Go for the CPU context.
+func scale() *compute.SourceFunc[float32] {
+	f, err := compute.NewFunc("scale", 1,
+		func(out []float32, ins [][]float32, p []float32, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				out[i] = p[0]*ins[0][i] + p[1]
+			}
+		},
+		map[string]string{
+			"opencl": `__kernel void scale(__global float* out, __global const float* in0, float p0, float p1, ulong n) {
+	size_t i = get_global_id(0);
+	if (i < n) out[i] = p0 * in0[i] + p1;
+}`,
+			"cuda": `extern "C" __global__ void scale(float* out, const float* in0, float p0, float p1, unsigned long long n) {
+	unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n) out[i] = p0 * in0[i] + p1;
+}`,
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return f
+}
+
+// Example runs the same code on the default device, if there is one
+// whose backend takes OpenCL C or CUDA C, and on the CPU otherwise: the
+// output is the same.
+func Example() {
+	var ctx compute.Context = compute.NewCPU(0)
+	if dev, err := ur.DefaultDevice(); err == nil && (dev.Backend() == "opencl" || dev.Backend() == "cuda") {
+		d, err := compute.NewDevice(dev)
+		if err != nil {
+			log.Fatal(err)
+		}
+		ctx = d
+	}
+	defer ctx.Release()
+
+	x, err := compute.FromSlice(ctx, []float32{1, 2, 3, 4, 5, 6}, 2, 3)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer x.Release()
+	y, err := compute.Zeros[float32](ctx, 2, 3)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer y.Release()
+
+	// y = 10x + 1, then the sum, the maximum and x·y, all on ctx: x is
+	// uploaded once, y never leaves the device until ToSlice.
+	if err := compute.Transform(ctx, scale().With(10, 1), y, x); err != nil {
+		log.Fatal(err)
+	}
+	sum, _ := compute.Reduce(ctx, y, compute.Sum[float32]())
+	hi, _ := compute.Reduce(ctx, y, compute.Max[float32]())
+	dot, _ := compute.Dot(ctx, x, y)
+	ys, _ := y.ToSlice()
+	fmt.Println(y.Shape(), ys)
+	fmt.Println("sum", sum, "max", hi, "dot", dot)
+
+	// A task sequence: three invocations in order, at most two at once.
+	seq, err := compute.NewTaskSequence(ctx, func(_ context.Context, c compute.Context, k float32) (float32, error) {
+		if err := compute.ForEach(c, scale().With(1, k), y); err != nil { // y += k
+			return 0, err
+		}
+		return compute.Reduce(c, y, compute.Min[float32]())
+	}, 2)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer seq.Release()
+	bg := context.Background()
+	for k := range 3 {
+		if err := seq.Async(bg, float32(k+1)); err != nil {
+			log.Fatal(err)
+		}
+		if seq.Outstanding() == seq.Capacity() {
+			m, _ := seq.Get(bg)
+			fmt.Println("min", m)
+		}
+	}
+	m, _ := seq.Get(bg)
+	fmt.Println("min", m)
+	// Output:
+	// [2 3] [11 21 31 41 51 61]
+	// sum 216 max 61 dot 931
+	// min 12
+	// min 14
+	// min 17
+}
