@@ -231,3 +231,42 @@ func TestCPUFuncPanicIsError(t *testing.T) {
 		t.Errorf("a Func without a CPU function on the CPU: %v", err)
 	}
 }
+
+// TestSmallWorkGroups reduces with work-groups of 4, so that the first
+// pass has more groups than the second pass's group has work-items and
+// the second pass strides too, as on a GPU with hundreds of groups.
+func TestSmallWorkGroups(t *testing.T) {
+	for _, dd := range deviceContexts(t) {
+		_, _, q := dd.UR()
+		d, err := NewDeviceFrom(q, DeviceOptions{LocalSize: 4, Manager: dd.Manager()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Release()
+		if _, err := NewDeviceFrom(q, DeviceOptions{LocalSize: 3}); !errors.Is(err, ErrInvalid) {
+			t.Errorf("LocalSize 3: %v", err)
+		}
+		for _, n := range []int{1, 5, 63, 100_000} {
+			data := make([]int64, n)
+			var sum, maxv int64
+			for i := range data {
+				data[i] = int64(i*7919%10007) - 5000
+				sum += data[i]
+				if i == 0 || data[i] > maxv {
+					maxv = data[i]
+				}
+			}
+			a := must[*Array[int64]](t)(FromSlice(d, data))
+			if got := must[int64](t)(Reduce(d, a, Sum[int64]())); got != sum {
+				t.Errorf("n=%d: sum %d, want %d", n, got, sum)
+			}
+			if got := must[int64](t)(Reduce(d, a, Max[int64]())); got != maxv {
+				t.Errorf("n=%d: max %d, want %d", n, got, maxv)
+			}
+			if got := must[int64](t)(Dot(d, a, a)); n == 5 && got != data[0]*data[0]+data[1]*data[1]+data[2]*data[2]+data[3]*data[3]+data[4]*data[4] {
+				t.Errorf("n=5: dot %d", got)
+			}
+			a.Release()
+		}
+	}
+}

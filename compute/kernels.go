@@ -59,16 +59,15 @@ func reduceSource(backend string, et *elemType, name, expr string) string {
 		t := et.cu
 		fmt.Fprintf(&b, "__device__ __forceinline__ %s op_%s_%s(%s a, %s b) { return (%s); }\n", t, name, s, t, t, expr)
 		for _, dot := range []bool{false, true} {
-			kname, ins, elem := "reduce", fmt.Sprintf("const %s* in", t), "in[i]"
+			kname, ins, elem := "reduce", fmt.Sprintf("const %s* in", t), "in[%s]"
 			if dot {
-				kname, ins, elem = "dot", fmt.Sprintf("const %s* a, const %s* b", t, t), "a[i] * b[i]"
+				kname, ins, elem = "dot", fmt.Sprintf("const %s* a, const %s* b", t, t), "a[%[1]s] * b[%[1]s]"
 			}
 			fmt.Fprintf(&b, `extern "C" __global__ void %s_%s_%s(%s, %s* partial, size_t scratch_off, %s ident, unsigned long long n) {
 	%s* scratch = (%s*)(gour_local + scratch_off);
 	unsigned int lid = threadIdx.x, L = blockDim.x;
 	unsigned long long stride = (unsigned long long)gridDim.x * L;
-	%s acc = ident;
-	for (unsigned long long i = (unsigned long long)blockIdx.x * L + lid; i < n; i += stride) acc = op_%s_%s(acc, %s);
+	%s
 	scratch[lid] = acc;
 	__syncthreads();
 	for (unsigned int h = L / 2; h > 0; h >>= 1) {
@@ -77,22 +76,23 @@ func reduceSource(backend string, et *elemType, name, expr string) string {
 	}
 	if (lid == 0) partial[blockIdx.x] = scratch[0];
 }
-`, kname, name, s, ins, t, t, t, t, t, name, s, elem, name, s)
+`, kname, name, s, ins, t, t, t, t, stridedLoop("unsigned long long", "(unsigned long long)blockIdx.x * L + lid", t, "op_"+name+"_"+s, elem), name, s)
 		}
 		return b.String()
 	}
 	t := et.cl
-	fmt.Fprintf(&b, "inline %s op_%s_%s(%s a, %s b) { return (%s); }\n", t, name, s, t, t, expr)
+	// A plain function: C99 inline semantics would want an external
+	// definition some OpenCL compilers do not make.
+	fmt.Fprintf(&b, "%s op_%s_%s(%s a, %s b) { return (%s); }\n", t, name, s, t, t, expr)
 	for _, dot := range []bool{false, true} {
-		kname, ins, elem := "reduce", fmt.Sprintf("__global const %s* in", t), "in[i]"
+		kname, ins, elem := "reduce", fmt.Sprintf("__global const %s* in", t), "in[%s]"
 		if dot {
-			kname, ins, elem = "dot", fmt.Sprintf("__global const %s* a, __global const %s* b", t, t), "a[i] * b[i]"
+			kname, ins, elem = "dot", fmt.Sprintf("__global const %s* a, __global const %s* b", t, t), "a[%[1]s] * b[%[1]s]"
 		}
 		fmt.Fprintf(&b, `__kernel void %s_%s_%s(%s, __global %s* partial, __local %s* scratch, %s ident, ulong n) {
 	size_t lid = get_local_id(0), L = get_local_size(0);
 	ulong stride = (ulong)get_num_groups(0) * L;
-	%s acc = ident;
-	for (ulong i = (ulong)get_group_id(0) * L + lid; i < n; i += stride) acc = op_%s_%s(acc, %s);
+	%s
 	scratch[lid] = acc;
 	barrier(CLK_LOCAL_MEM_FENCE);
 	for (size_t h = L / 2; h > 0; h >>= 1) {
@@ -101,7 +101,7 @@ func reduceSource(backend string, et *elemType, name, expr string) string {
 	}
 	if (lid == 0) partial[get_group_id(0)] = scratch[0];
 }
-`, kname, name, s, ins, t, t, t, t, name, s, elem, name, s)
+`, kname, name, s, ins, t, t, t, stridedLoop("ulong", "(ulong)get_group_id(0) * L + lid", t, "op_"+name+"_"+s, elem), name, s)
 	}
 	return b.String()
 }
@@ -131,4 +131,25 @@ func builtinSource(et *elemType) func(string) (string, error) {
 		}
 		return b.String(), nil
 	}
+}
+
+// stridedLoop is the first part of a reduction: each work-item combines
+// the elements start, start+stride, ... into acc. Four accumulators over
+// four strides keep four independent loads in flight per work-item (a
+// GPU needs them to approach its memory bandwidth), each of them
+// coalesced across the work-group. elem is a format of the element at
+// an index, "in[%s]". The grouping needs a commutative operator, as the
+// strided split does anyway.
+func stridedLoop(idx, start, t, op, elem string) string {
+	e := func(i string) string { return fmt.Sprintf(elem, i) }
+	return fmt.Sprintf(`%[1]s acc = ident, acc1 = ident, acc2 = ident, acc3 = ident;
+	%[2]s i = %[3]s;
+	for (; i + 3 * stride < n; i += 4 * stride) {
+		acc = %[4]s(acc, %[5]s);
+		acc1 = %[4]s(acc1, %[6]s);
+		acc2 = %[4]s(acc2, %[7]s);
+		acc3 = %[4]s(acc3, %[8]s);
+	}
+	for (; i < n; i += stride) acc = %[4]s(acc, %[5]s);
+	acc = %[4]s(%[4]s(acc, acc1), %[4]s(acc2, acc3));`, t, idx, start, op, e("i"), e("i + stride"), e("i + 2 * stride"), e("i + 3 * stride"))
 }

@@ -5,11 +5,12 @@ import (
 	"math"
 )
 
-// ReduceOp is an associative operator with its identity, for Reduce:
-// Combine on the CPU context and Expr on devices. The CPU context and
-// the devices combine in different orders, so a non-commutative or only
-// approximately associative operator (floating-point addition) gives
-// results that differ by rounding.
+// ReduceOp is an associative and commutative operator with its
+// identity, for Reduce: Combine on the CPU context and Expr on devices.
+// The CPU context combines chunks in order; a device combines elements
+// a stride apart and then the work-items' values in a tree, so it needs
+// commutativity, and an only approximately associative operator
+// (floating-point addition) gives results differing by rounding.
 type ReduceOp[T Number] struct {
 	// Name is a C identifier: part of the kernels' names and of the
 	// cache key, so two operators of one type need two names.
