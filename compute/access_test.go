@@ -176,7 +176,7 @@ func TestUserReduceOps(t *testing.T) {
 		wantX ^= v
 	}
 	for _, ctx := range contexts(t) {
-		t.Run(ctx.Backend(), func(t *testing.T) {
+		t.Run(ctx.String(), func(t *testing.T) {
 			a := must[*Array[int32]](t)(FromSlice(ctx, ints))
 			defer a.Release()
 			if got := must[int32](t)(Reduce(ctx, a, xor)); got != wantX {

@@ -1,6 +1,8 @@
 package compute
 
 import (
+	"fmt"
+	"math/bits"
 	"runtime"
 	"sync"
 	"testing"
@@ -71,7 +73,7 @@ func BenchmarkDispatch(b *testing.B) {
 		if err := Transform(d, fn, y, x, y); err != nil { // builds, uploads
 			b.Fatal(err)
 		}
-		b.Run(d.Backend()+"/Transform", func(b *testing.B) {
+		b.Run(devName(d)+"/Transform", func(b *testing.B) {
 			for b.Loop() {
 				if err := Transform(d, fn, y, x, y); err != nil {
 					b.Fatal(err)
@@ -102,7 +104,7 @@ func BenchmarkDispatch(b *testing.B) {
 		set(2, y.c.dev)
 		k.SetArgFloat32(3, 0)
 		k.SetArgUint64(4, n)
-		b.Run(d.Backend()+"/PreparedLaunch", func(b *testing.B) {
+		b.Run(devName(d)+"/PreparedLaunch", func(b *testing.B) {
 			step := must[*ur.PreparedLaunch](b)(q.PrepareLaunch(k, r))
 			defer step.Release()
 			for b.Loop() {
@@ -114,7 +116,7 @@ func BenchmarkDispatch(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
-		b.Run(d.Backend()+"/ArgLaunch", func(b *testing.B) {
+		b.Run(devName(d)+"/ArgLaunch", func(b *testing.B) {
 			step := must[*ur.ArgLaunch](b)(q.PrepareLaunchArgs(k, r, ur.LaunchProperties{}, args...))
 			defer step.Release()
 			for b.Loop() {
@@ -132,3 +134,71 @@ func BenchmarkDispatch(b *testing.B) {
 		y.Release()
 	}
 }
+
+// BenchmarkReduce measures the device reductions' bandwidth: Sum over
+// n float32 (4n bytes read), Dot (8n) and, as the reference a kernel
+// can reach, Copy (8n: read and written). n is 2^28 on a GPU and 2^24
+// elsewhere. The groups=K variants run Sum with K work-groups per
+// compute unit instead of the default 16.
+//
+//	UR_REQUIRE_ADAPTERS=cuda go test -run '^$' -bench Reduce ./compute/
+func BenchmarkReduce(b *testing.B) {
+	for _, d := range deviceContexts(b) {
+		n := 1 << 24
+		if d.dev.Type() == ur.DeviceTypeGPU {
+			n = 1 << 28
+		}
+		a := must[*Array[float32]](b)(Zeros[float32](d, n))
+		c := must[*Array[float32]](b)(Zeros[float32](d, n))
+		if err := Fill(d, a, 1); err != nil {
+			b.Fatal(err)
+		}
+		name := fmt.Sprintf("%s/n=2^%d", devName(d), bits.Len(uint(n))-1)
+		b.Run(name+"/Sum", func(b *testing.B) {
+			b.SetBytes(int64(4 * n))
+			for b.Loop() {
+				s, err := Reduce(d, a, Sum[float32]())
+				if err != nil || s != float32(n) && n <= 1<<24 {
+					b.Fatal(s, err)
+				}
+			}
+		})
+		b.Run(name+"/Dot", func(b *testing.B) {
+			b.SetBytes(int64(8 * n))
+			for b.Loop() {
+				if _, err := Dot(d, a, c); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/Copy", func(b *testing.B) {
+			b.SetBytes(int64(8 * n))
+			for b.Loop() {
+				if err := Copy(d, c, a); err != nil {
+					b.Fatal(err)
+				}
+				if err := d.Wait(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		def := d.groups
+		for _, k := range []uint64{4, 8, 32} {
+			b.Run(fmt.Sprintf("%s/Sum/groups=%d", name, k), func(b *testing.B) {
+				d.groups = k * def / 16
+				defer func() { d.groups = def }()
+				b.SetBytes(int64(4 * n))
+				for b.Loop() {
+					if _, err := Reduce(d, a, Sum[float32]()); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		a.Release()
+		c.Release()
+	}
+}
+
+// devName names a device in benchmark names: backend:index.
+func devName(d *Device) string { return fmt.Sprintf("%s:%d", d.Backend(), d.dev.Index()) }

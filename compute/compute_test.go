@@ -55,7 +55,7 @@ func TestAxpyAllContexts(t *testing.T) {
 	}
 	fn := newAxpy(t, 2.5)
 	for _, ctx := range contexts(t) {
-		t.Run(ctx.Backend(), func(t *testing.T) {
+		t.Run(ctx.String(), func(t *testing.T) {
 			x := must[*Array[float32]](t)(FromSlice(ctx, xs))
 			y := must[*Array[float32]](t)(FromSlice(ctx, ys))
 			defer x.Release()
@@ -141,7 +141,7 @@ func near(got, want, tol float64, n int) bool {
 
 func TestBuiltinsAllTypes(t *testing.T) {
 	for _, ctx := range contexts(t) {
-		t.Run(ctx.Backend(), func(t *testing.T) {
+		t.Run(ctx.String(), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(1, 2))
 			// Products of values near 1 stay finite; float sums of
 			// positive values are compared within a relative 1e-6√n.
@@ -161,7 +161,7 @@ func TestBuiltinsAllTypes(t *testing.T) {
 
 func TestErrorsTyped(t *testing.T) {
 	for _, ctx := range contexts(t) {
-		t.Run(ctx.Backend(), func(t *testing.T) {
+		t.Run(ctx.String(), func(t *testing.T) {
 			a := must[*Array[float32]](t)(Zeros[float32](ctx, 4, 3))
 			b := must[*Array[float32]](t)(Zeros[float32](ctx, 3, 4))
 			if err := Copy(ctx, a, b); !errors.Is(err, ErrShape) {

@@ -50,6 +50,7 @@ type Device struct {
 	backend string
 	local   uint64 // work-group size
 	groups  uint64 // the first reduction pass's work-groups, at most
+	options string // build options of the package's kernels
 
 	mu      sync.Mutex
 	kernels map[string]*kernelEntry
@@ -115,10 +116,14 @@ func newDevice(q *ur.Queue, opts DeviceOptions) (*Device, error) {
 	if m := info.MaxWorkGroupSize; m > 0 && d.local > m {
 		d.local = 1 << (bits.Len64(m) - 1)
 	}
-	// Enough groups to fill the device (8 per compute unit: a GPU SM runs
-	// 2048 threads, 8 groups of 256), few enough that the second pass is
-	// one small group.
-	d.groups = uint64(max(1, info.ComputeUnits)) * 8
+	// Enough groups to fill the device twice over (16 per compute unit:
+	// an H100 SM runs 2048 threads, 8 groups of 256; 16 measured 6%
+	// faster than 8 there, sums of 2^28 float32 at 2.8 TB/s), few enough
+	// that the second pass is one small group.
+	d.groups = uint64(max(1, info.ComputeUnits)) * 16
+	if info.Type == ur.DeviceTypeCPU {
+		d.options = "-DCOMPUTE_BLOCKED" // see stridedLoop
+	}
 	d.mgr = opts.Manager
 	if d.mgr == nil {
 		m, err := programmgr.New(ctx, programmgr.Options{})
@@ -334,7 +339,7 @@ func (d *Device) kernel(key, name string, source func(string) (string, error), f
 	if err != nil {
 		return nil, err
 	}
-	k, err := d.mgr.GetKernel(context.Background(), img, name, d.dev, programmgr.SpecValues{}, "")
+	k, err := d.mgr.GetKernel(context.Background(), img, name, d.dev, programmgr.SpecValues{}, d.options)
 	if err != nil {
 		return nil, err
 	}

@@ -134,15 +134,23 @@ func builtinSource(et *elemType) func(string) (string, error) {
 }
 
 // stridedLoop is the first part of a reduction: each work-item combines
-// the elements start, start+stride, ... into acc. Four accumulators over
-// four strides keep four independent loads in flight per work-item (a
-// GPU needs them to approach its memory bandwidth), each of them
-// coalesced across the work-group. elem is a format of the element at
-// an index, "in[%s]". The grouping needs a commutative operator, as the
-// strided split does anyway.
+// its share of the elements into acc. On a GPU (the default) the share is
+// start, start+stride, ...: loads coalesced across the work-group, with
+// four accumulators over four strides to keep four independent loads in
+// flight per work-item, which a GPU needs to approach its memory
+// bandwidth. On a CPU device (built with -DCOMPUTE_BLOCKED) it is one
+// contiguous block, so that each cache line is read once, by one
+// work-item. elem is a format of the element at an index, "in[%s]".
+// Either split needs a commutative operator.
 func stridedLoop(idx, start, t, op, elem string) string {
 	e := func(i string) string { return fmt.Sprintf(elem, i) }
-	return fmt.Sprintf(`%[1]s acc = ident, acc1 = ident, acc2 = ident, acc3 = ident;
+	return fmt.Sprintf(`%[1]s acc = ident;
+#ifdef COMPUTE_BLOCKED
+	%[2]s block = (n + stride - 1) / stride;
+	%[2]s i = (%[3]s) * block, end = i + block < n ? i + block : n;
+	for (; i < end; i++) acc = %[4]s(acc, %[5]s);
+#else
+	%[1]s acc1 = ident, acc2 = ident, acc3 = ident;
 	%[2]s i = %[3]s;
 	for (; i + 3 * stride < n; i += 4 * stride) {
 		acc = %[4]s(acc, %[5]s);
@@ -151,5 +159,6 @@ func stridedLoop(idx, start, t, op, elem string) string {
 		acc3 = %[4]s(acc3, %[8]s);
 	}
 	for (; i < n; i += stride) acc = %[4]s(acc, %[5]s);
-	acc = %[4]s(%[4]s(acc, acc1), %[4]s(acc2, acc3));`, t, idx, start, op, e("i"), e("i + stride"), e("i + 2 * stride"), e("i + 3 * stride"))
+	acc = %[4]s(%[4]s(acc, acc1), %[4]s(acc2, acc3));
+#endif`, t, idx, start, op, e("i"), e("i + stride"), e("i + 2 * stride"), e("i + 3 * stride"))
 }

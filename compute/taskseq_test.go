@@ -42,7 +42,7 @@ func newAffine(t testing.TB) *SourceFunc[int32] {
 func TestTaskSequenceOrder(t *testing.T) {
 	affine := newAffine(t)
 	for _, ctx := range contexts(t) {
-		t.Run(ctx.Backend(), func(t *testing.T) {
+		t.Run(ctx.String(), func(t *testing.T) {
 			const n, N = 1000, 20
 			a := must[*Array[int32]](t)(Zeros[int32](ctx, n))
 			defer a.Release()
@@ -170,7 +170,7 @@ func TestTaskSequenceCapacity(t *testing.T) {
 
 func TestTaskSequenceErrors(t *testing.T) {
 	for _, ctx := range contexts(t) {
-		t.Run(ctx.Backend(), func(t *testing.T) {
+		t.Run(ctx.String(), func(t *testing.T) {
 			a := must[*Array[float32]](t)(Zeros[float32](ctx, 10))
 			b := must[*Array[float32]](t)(Zeros[float32](ctx, 11))
 			defer a.Release()
@@ -228,7 +228,7 @@ func checkTaskResult(t *testing.T, seq *TaskSequence[int, int], k int, boom erro
 
 func TestTaskSequenceReleaseOutstanding(t *testing.T) {
 	for _, ctx := range contexts(t) {
-		t.Run(ctx.Backend(), func(t *testing.T) {
+		t.Run(ctx.String(), func(t *testing.T) {
 			a := must[*Array[float32]](t)(Zeros[float32](ctx, 1000))
 			defer a.Release()
 			var ran atomic.Int32
@@ -282,7 +282,7 @@ func TestTaskSequenceReleaseOutstanding(t *testing.T) {
 func TestManyTaskSequences(t *testing.T) {
 	affine := newAffine(t)
 	for _, ctx := range contexts(t) {
-		t.Run(ctx.Backend(), func(t *testing.T) {
+		t.Run(ctx.String(), func(t *testing.T) {
 			const seqs, N, n = 16, 25, 777
 			var wg sync.WaitGroup
 			errs := make(chan error, 2*seqs)
