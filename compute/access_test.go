@@ -201,6 +201,25 @@ func TestUserReduceOps(t *testing.T) {
 	}
 }
 
+func TestCType(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{must[string](t)(CType[int64]("cuda")), "long long"},
+		{must[string](t)(CType[uint32]("opencl")), "uint"},
+		{must[string](t)(CType[float64]("cuda")), "double"},
+	} {
+		if c.got != c.want {
+			t.Errorf("CType: %q, want %q", c.got, c.want)
+		}
+	}
+	type meters float64
+	if got := must[string](t)(CType[meters]("opencl")); got != "double" {
+		t.Errorf("CType[meters]: %q", got)
+	}
+	if _, err := CType[int32]("level_zero"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("CType for level_zero: %v", err)
+	}
+}
+
 func TestLevelZeroUnsupported(t *testing.T) {
 	f := newAxpy(t, 1)
 	if _, err := f.Source("level_zero"); !errors.Is(err, ur.ErrUnsupportedFeature) {
