@@ -101,20 +101,9 @@ func (t *argTable) fill(k *kernel, args []driver.LaunchArg, dynamic uint64) (uin
 		t.ptrs[i] = p
 		w += int((size + 7) / 8)
 		switch a.Kind {
-		case driver.ArgValue:
-			switch {
-			case a.Bytes != nil:
-				copy(unsafe.Slice((*byte)(p), size), a.Bytes)
-			case size <= 8:
-				*(*uint64)(p) = a.Bits
-			default:
-				return 0, driver.Errorf(driver.ResultInvalidKernelArgumentSize, "argument %d of kernel %s: a %d-byte value without its bytes", i, k.name, size)
-			}
-		case driver.ArgMem:
-			if a.Mem != nil {
-				*(*cu.DevicePtr)(p) = a.Mem.(*mem).ptr
-			} else {
-				*(*cu.DevicePtr)(p) = cu.DevicePtr(a.Ptr)
+		case driver.ArgValue, driver.ArgMem:
+			if err := writeArg(p, size, a, k, i); err != nil {
+				return 0, err
 			}
 		case driver.ArgLocal:
 			if size == 4 {
@@ -132,6 +121,24 @@ func (t *argTable) fill(k *kernel, args []driver.LaunchArg, dynamic uint64) (uin
 		return 0, driver.Errorf(driver.ResultOutOfResources, "kernel %s: %d bytes of dynamic shared memory", k.name, shared)
 	}
 	return shared, nil
+}
+
+// writeArg writes value or memory argument i of k, size bytes, at p in
+// an argument table.
+func writeArg(p unsafe.Pointer, size uintptr, a *driver.LaunchArg, k *kernel, i int) error {
+	switch {
+	case a.Kind == driver.ArgMem && a.Mem != nil:
+		*(*cu.DevicePtr)(p) = a.Mem.(*mem).ptr
+	case a.Kind == driver.ArgMem:
+		*(*cu.DevicePtr)(p) = cu.DevicePtr(a.Ptr)
+	case a.Bytes != nil:
+		copy(unsafe.Slice((*byte)(p), size), a.Bytes)
+	case size <= 8:
+		*(*uint64)(p) = a.Bits
+	default:
+		return driver.Errorf(driver.ResultInvalidKernelArgumentSize, "argument %d of kernel %s: a %d-byte value without its bytes", i, k.name, size)
+	}
+	return nil
 }
 
 // params is the kernelParams array, nil without arguments.
@@ -398,23 +405,9 @@ func (p *preparedArgs) SetArg(i int, a driver.LaunchArg) error {
 	if size != p.sizes[i] {
 		return driver.Errorf(driver.ResultInvalidKernelArgumentSize, "argument %d of kernel %s was prepared with %d bytes, not %d", i, p.k.name, p.sizes[i], size)
 	}
-	dst := p.t.ptrs[i]
 	switch a.Kind {
-	case driver.ArgValue:
-		switch {
-		case a.Bytes != nil:
-			copy(unsafe.Slice((*byte)(dst), size), a.Bytes)
-		case size <= 8:
-			*(*uint64)(dst) = a.Bits
-		default:
-			return driver.Errorf(driver.ResultInvalidKernelArgumentSize, "argument %d of kernel %s: a %d-byte value without its bytes", i, p.k.name, size)
-		}
-	case driver.ArgMem:
-		if a.Mem != nil {
-			*(*cu.DevicePtr)(dst) = a.Mem.(*mem).ptr
-		} else {
-			*(*cu.DevicePtr)(dst) = cu.DevicePtr(a.Ptr)
-		}
+	case driver.ArgValue, driver.ArgMem:
+		return writeArg(p.t.ptrs[i], size, &a, p.k, i)
 	case driver.ArgLocal:
 		if a.Size != p.locals[i] {
 			return driver.Errorf(driver.ResultInvalidKernelArgumentSize, "local argument %d of kernel %s was prepared with %d bytes, not %d", i, p.k.name, p.locals[i], a.Size)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"runtime/pprof"
 	"slices"
 	"sync"
 	"time"
@@ -67,17 +65,11 @@ Every measurement's result is read back and checked.`)
 			return err
 		}
 		defer ctx.Release()
-		if *cpuProfile != "" {
-			f, err := os.Create(*cpuProfile)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			if err := pprof.StartCPUProfile(f); err != nil {
-				return err
-			}
-			defer pprof.StopCPUProfile()
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
 		}
+		defer stop()
 		b := &graphBench{w: w, dev: dev, ctx: ctx, kernels: *kernels, rounds: *rounds, iters: *iters, launchRounds: *launchRounds, launchIters: *launchIters}
 		if *cLib != "" {
 			if b.c, err = openCGraph(*cLib); err != nil {
@@ -122,20 +114,9 @@ type cGraph struct {
 }
 
 func openCGraph(path string) (*cGraph, error) {
-	lib, err := dl.Open(path)
-	if err != nil {
-		return nil, err
-	}
 	c := &cGraph{}
-	for _, s := range []struct {
-		name string
-		addr *uintptr
-	}{{"gour_bench_launch_args", &c.launchArgs}, {"gour_bench_graph", &c.graph}, {"gour_bench_one_by_one", &c.oneByOne}} {
-		if *s.addr, err = lib.Lookup(s.name); err != nil {
-			return nil, err
-		}
-	}
-	return c, nil
+	return c, openC(path, []dl.Symbol{{Name: "gour_bench_launch_args", Addr: &c.launchArgs},
+		{Name: "gour_bench_graph", Addr: &c.graph}, {Name: "gour_bench_one_by_one", Addr: &c.oneByOne}})
 }
 
 // deviceArray is y: device USM where the device has it (the C baselines

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"time"
 	"unsafe"
@@ -264,17 +263,11 @@ func launch(w io.Writer, cmd *cli.Command, o launchOptions) error {
 		return err
 	}
 	defer b.close()
-	if o.cpuProfile != "" {
-		f, err := os.Create(o.cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startCPUProfile(o.cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	preparedN, release, err := b.preparedLaunches()
 	if err != nil {
 		return err

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 
 	_ "github.com/gour-dev/gour/adapters/all"
 	"github.com/gour-dev/gour/internal/cli"
+	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -151,4 +153,31 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// openC loads a library of C baselines (scripts/bench/c) and resolves
+// its entry points.
+func openC(path string, symbols []dl.Symbol) error {
+	lib, err := dl.Open(path)
+	if err != nil {
+		return err
+	}
+	return lib.Resolve(symbols)
+}
+
+// startCPUProfile writes a CPU profile to path until the returned stop
+// is called; an empty path profiles nothing.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

@@ -90,20 +90,9 @@ type cMem struct {
 }
 
 func openCMem(path string) (*cMem, error) {
-	lib, err := dl.Open(path)
-	if err != nil {
-		return nil, err
-	}
 	c := &cMem{}
-	for _, s := range []struct {
-		name string
-		addr *uintptr
-	}{{"gour_bench_alloc_free", &c.allocFree}, {"gour_bench_pool_alloc_free", &c.poolAllocFree}, {"gour_bench_pinned_copy", &c.pinnedCopy}} {
-		if *s.addr, err = lib.Lookup(s.name); err != nil {
-			return nil, err
-		}
-	}
-	return c, nil
+	return c, openC(path, []dl.Symbol{{Name: "gour_bench_alloc_free", Addr: &c.allocFree},
+		{Name: "gour_bench_pool_alloc_free", Addr: &c.poolAllocFree}, {Name: "gour_bench_pinned_copy", Addr: &c.pinnedCopy}})
 }
 
 // callC calls a C baseline and turns its CUresult into an error.
