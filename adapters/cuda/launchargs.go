@@ -228,6 +228,20 @@ func (k *kernel) raiseShared(n uint64) error {
 	return nil
 }
 
+// argGeometry is the grid and block of a launch of k over r with its
+// arguments, and whether props need cuLaunchKernelEx.
+func (q *queue) argGeometry(k *kernel, r *driver.NDRange, props *driver.LaunchProperties) (geometry, bool, error) {
+	geo, err := q.dev.geometryOf(k, r, false)
+	if err != nil {
+		return geo, false, err
+	}
+	ex := extended(props)
+	if ex && !q.cu.HasLaunchKernelEx() {
+		return geo, ex, driver.Errorf(driver.ResultUnsupportedFeature, "cooperative and cluster launches need cuLaunchKernelEx (CUDA 11.8)")
+	}
+	return geo, ex, nil
+}
+
 // LaunchWithArgs launches dk over r with args, leaving the kernel's own
 // arguments alone. Without a wait list, an event or launch attributes it
 // is one cuLaunchKernel with a kernelParams array from pooled scratch,
@@ -237,13 +251,9 @@ func (k *kernel) raiseShared(n uint64) error {
 // clusters are cuLaunchKernelEx.
 func (q *queue) LaunchWithArgs(dk driver.Kernel, r driver.NDRange, args []driver.LaunchArg, props driver.LaunchProperties, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	k := dk.(*kernel)
-	geo, err := q.dev.geometryOf(k, &r, false)
+	geo, ex, err := q.argGeometry(k, &r, &props)
 	if err != nil {
 		return nil, err
-	}
-	ex := extended(&props)
-	if ex && !q.cu.HasLaunchKernelEx() {
-		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "cooperative and cluster launches need cuLaunchKernelEx (CUDA 11.8)")
 	}
 	t := argTables.Get().(*argTable)
 	defer argTables.Put(t)
@@ -331,13 +341,9 @@ type preparedArgs struct {
 // PrepareArgLaunch lays out a launch of dk over r with args once.
 func (q *queue) PrepareArgLaunch(dk driver.Kernel, r driver.NDRange, args []driver.LaunchArg, props driver.LaunchProperties) (driver.PreparedArgLaunch, error) {
 	k := dk.(*kernel)
-	geo, err := q.dev.geometryOf(k, &r, false)
+	geo, ex, err := q.argGeometry(k, &r, &props)
 	if err != nil {
 		return nil, err
-	}
-	ex := extended(&props)
-	if ex && !q.cu.HasLaunchKernelEx() {
-		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "cooperative and cluster launches need cuLaunchKernelEx (CUDA 11.8)")
 	}
 	p := &preparedArgs{q: q, k: k, geo: geo, stream: q.pick(), props: props, locals: make([]uint64, len(args)), sizes: make([]uintptr, len(args))}
 	shared, err := p.t.fill(k, args, props.DynamicLocalMem)

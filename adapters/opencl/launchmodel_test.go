@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/gour-dev/gour/adapters/opencl"
-	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -35,15 +34,8 @@ type modelFixture struct {
 
 func newModelFixture(tb testing.TB) *modelFixture {
 	tb.Helper()
-	testenv.MustHaveAdapter(tb, opencl.Name)
-	sys, err := ur.Discover(ur.Config{Selector: "opencl:*"})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if len(sys.Devices) == 0 {
-		tb.Skip("no OpenCL device selected")
-	}
-	f := &modelFixture{dev: sys.Devices[0]}
+	f := &modelFixture{dev: firstOpenCLDevice(tb)}
+	var err error
 	if f.ctx, err = ur.NewContext(f.dev); err != nil {
 		tb.Fatal(err)
 	}

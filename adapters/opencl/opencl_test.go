@@ -25,15 +25,7 @@ type launchFixture struct {
 
 func newLaunchFixture(tb testing.TB) *launchFixture {
 	tb.Helper()
-	testenv.MustHaveAdapter(tb, opencl.Name)
-	sys, err := ur.Discover(ur.Config{Selector: "opencl:*"})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if len(sys.Devices) == 0 {
-		tb.Skip("no OpenCL device selected")
-	}
-	dev := sys.Devices[0]
+	dev := firstOpenCLDevice(tb)
 	ctx, err := ur.NewContext(dev)
 	if err != nil {
 		tb.Fatal(err)
@@ -146,4 +138,19 @@ func TestOpenWithoutPlatform(t *testing.T) {
 	if !strings.Contains(string(out), "REPORTED: adapter not available: opencl:") {
 		t.Fatalf("child did not report the adapter as not available:\n%s", out)
 	}
+}
+
+// firstOpenCLDevice is the first OpenCL device discovery selects; the
+// test skips without one.
+func firstOpenCLDevice(tb testing.TB) *ur.Device {
+	tb.Helper()
+	testenv.MustHaveAdapter(tb, opencl.Name)
+	sys, err := ur.Discover(ur.Config{Selector: "opencl:*"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(sys.Devices) == 0 {
+		tb.Skip("no OpenCL device selected")
+	}
+	return sys.Devices[0]
 }
