@@ -767,7 +767,7 @@ func convertTo(n *node, t Type, pos Pos) (*node, error) {
 	// An untyped expression (a ?: or an operation of constants with a
 	// non-constant condition inside). Integer division is not float
 	// division: those keep an integer type, converted after.
-	if t.IsInteger() && n.typ == untypedFloat || t.IsFloat() && (n.op == opDiv || n.op == opRem) {
+	if t.IsInteger() && n.typ == untypedFloat || t.IsFloat() && n.typ == untypedInt && (n.op == opDiv || n.op == opRem) {
 		d, err := convertTo(n, defaultType(n.typ), pos)
 		if err != nil {
 			return nil, err

@@ -96,11 +96,14 @@ func toBits[T number](v T) uint64 {
 // Evaluator returns the CPU evaluator of c.
 func (c *Compiled) Evaluator() (*Evaluator, error) {
 	e := &Evaluator{c: c, slots: make([]uint64, len(c.params))}
-	cp := &compiler{e: e, free: map[Type][]int{}, uniform: map[*node]bool{}}
+	cp := &compiler{e: e, free: map[Type][]int{}, pinned: map[int]bool{}, uniform: map[*node]bool{}}
 	for _, l := range c.lets {
 		o, err := cp.compile(l, nil)
 		if err != nil {
 			return nil, err
+		}
+		if o.kind == kTemp {
+			cp.pinned[o.idx] = true // read until the end of the chunk
 		}
 		cp.lets = append(cp.lets, o)
 	}
