@@ -1,0 +1,221 @@
+package expr_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	_ "github.com/gour-dev/gour/adapters/all"
+	"github.com/gour-dev/gour/compute/expr"
+	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/ur"
+)
+
+// TestOpenCL builds the generated OpenCL C on the first OpenCL device
+// (PoCL here) and compares its results with the evaluator's. It skips
+// without one, unless UR_REQUIRE_ADAPTERS names opencl.
+func TestOpenCL(t *testing.T) {
+	dev := testenv.MustHaveDevice(t, "opencl")[0]
+	ctx, err := ur.NewContext(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Release()
+	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Release()
+
+	f32 := map[string]expr.Type{"x": expr.Float32, "y": expr.Float32}
+	for _, tc := range []struct {
+		src string
+		sig expr.Signature
+	}{
+		{"out = a*x + y", expr.Signature{Out: expr.Float32, Arrays: f32, Params: map[string]expr.Type{"a": expr.Float32}}},
+		{"r = x > 0 ? x : 0.1*x", expr.Signature{Out: expr.Float32, Arrays: f32}},
+		{"z = sqrt(x*x + y*y) + clamp(x, -1, 1) + exp(min(x, 3)) - floor(y)", expr.Signature{Out: expr.Float32, Arrays: f32}},
+		{"let t = x*x; o = t > 10 && y != 0 ? pow(abs(x), 1.5) : fma(t, y, 1)", expr.Signature{Out: expr.Float64,
+			Arrays: map[string]expr.Type{"x": expr.Float64, "y": expr.Float32}}},
+		{"o = i / j + i % j + abs(i) + max(i, j) + clamp(j, -3, 3) + int32(i < j)", expr.Signature{Out: expr.Int32,
+			Arrays: map[string]expr.Type{"i": expr.Int32, "j": expr.Int32}}},
+		{"o = u / 3 + float64(k) * 0.5 + b", expr.Signature{Out: expr.Float64,
+			Arrays: map[string]expr.Type{"u": expr.Uint32, "k": expr.Int64}, Params: map[string]expr.Type{"b": expr.Uint64}}},
+	} {
+		t.Run(tc.src, func(t *testing.T) {
+			c, err := expr.Compile(tc.src, tc.sig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runOnDevice(t, ctx, q, c)
+		})
+	}
+}
+
+func runOnDevice(t *testing.T, ctx *ur.Context, q *ur.Queue, c *expr.Compiled) {
+	const n = 1000
+	src := c.OpenCL("gx_test")
+	prog, err := ctx.NewProgramFromSource(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prog.Release()
+	if err := prog.Build(""); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, ur.BuildLogOf(err), src)
+	}
+	k, err := prog.NewKernel("gx_test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Release()
+
+	arrays := make([]any, len(c.Arrays()))
+	for i, at := range c.ArrayTypes() {
+		arrays[i] = testSlice(at, n, i)
+	}
+	params := make([]any, len(c.Params()))
+	for i, pt := range c.ParamTypes() {
+		params[i] = elemOf(testSlice(pt, 1, 5), 0)
+	}
+	want := newSlice(c.Out(), n)
+	ev, err := c.Evaluator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.Run(want, arrays, params, 0, n); err != nil {
+		t.Fatal(err)
+	}
+
+	outMem, err := ctx.NewBuffer(ur.MemReadWrite, uint64(len(asBytes(want))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outMem.Release()
+	errs := []error{k.SetArgMem(0, outMem)}
+	for i, a := range arrays {
+		m, err := ctx.NewBufferFrom(ur.MemReadOnly, asBytes(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Release()
+		errs = append(errs, k.SetArgMem(1+i, m))
+	}
+	for i, p := range params {
+		at := 1 + len(arrays) + i
+		switch v := p.(type) {
+		case float32:
+			errs = append(errs, k.SetArgFloat32(at, v))
+		case float64:
+			errs = append(errs, k.SetArgFloat64(at, v))
+		case int32:
+			errs = append(errs, k.SetArgInt32(at, v))
+		case uint32:
+			errs = append(errs, k.SetArgUint32(at, v))
+		case int64:
+			errs = append(errs, k.SetArgInt64(at, v))
+		case uint64:
+			errs = append(errs, k.SetArgUint64(at, v))
+		}
+	}
+	errs = append(errs, k.SetArgUint64(1+len(arrays)+len(params), n))
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Launch(k, ur.Range1D(n)); err != nil {
+		t.Fatal(err)
+	}
+	got := newSlice(c.Out(), n)
+	if err := q.ReadBuffer(outMem, 0, asBytes(got)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		g, w := elemOf(got, i), elemOf(want, i)
+		if !close(g, w) {
+			t.Fatalf("%s: element %d: device %v, evaluator %v\n%s", c, i, g, w, src)
+		}
+	}
+}
+
+// close allows floats the few ulps a device's math functions and fused
+// multiply-adds may differ by; integers must be equal.
+func close(a, b any) bool {
+	switch x := a.(type) {
+	case float32:
+		y := b.(float32)
+		return x == y || math.Abs(float64(x-y)) <= 1e-5*math.Max(1, math.Abs(float64(y))) || x != x && y != y
+	case float64:
+		y := b.(float64)
+		return x == y || math.Abs(x-y) <= 1e-12*math.Max(1, math.Abs(y)) || x != x && y != y
+	}
+	return a == b
+}
+
+func testSlice(t expr.Type, n, seed int) any {
+	s := newSlice(t, n)
+	for i := range n {
+		v := float64((i*7+seed*13)%41-20) * 0.75
+		switch a := s.(type) {
+		case []float32:
+			a[i] = float32(v)
+		case []float64:
+			a[i] = v
+		case []int32:
+			a[i] = int32(v)
+		case []uint32:
+			a[i] = uint32(math.Abs(v))
+		case []int64:
+			a[i] = int64(v)
+		case []uint64:
+			a[i] = uint64(math.Abs(v))
+		}
+	}
+	return s
+}
+
+func newSlice(t expr.Type, n int) any {
+	switch t {
+	case expr.Float32:
+		return make([]float32, n)
+	case expr.Float64:
+		return make([]float64, n)
+	case expr.Int32:
+		return make([]int32, n)
+	case expr.Uint32:
+		return make([]uint32, n)
+	case expr.Int64:
+		return make([]int64, n)
+	}
+	return make([]uint64, n)
+}
+
+func elemOf(s any, i int) any {
+	switch a := s.(type) {
+	case []float32:
+		return a[i]
+	case []float64:
+		return a[i]
+	case []int32:
+		return a[i]
+	case []uint32:
+		return a[i]
+	case []int64:
+		return a[i]
+	}
+	return s.([]uint64)[i]
+}
+
+func asBytes(s any) []byte {
+	switch a := s.(type) {
+	case []float32:
+		return ur.AsBytes(a)
+	case []float64:
+		return ur.AsBytes(a)
+	case []int32:
+		return ur.AsBytes(a)
+	case []uint32:
+		return ur.AsBytes(a)
+	case []int64:
+		return ur.AsBytes(a)
+	}
+	return ur.AsBytes(s.([]uint64))
+}
