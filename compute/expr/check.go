@@ -165,12 +165,11 @@ func Compile(src string, sig Signature) (*Compiled, error) {
 }
 
 type checker struct {
-	sig     Signature
-	c       *Compiled
-	lets    map[string]*node // a let's checked value: untyped ones are inlined
-	letPos  map[string]int
-	depth   int
-	scratch []string
+	sig    Signature
+	c      *Compiled
+	lets   map[string]*node // a let's checked value: untyped ones are inlined
+	letPos map[string]int
+	depth  int
 }
 
 // Check types f against sig: it resolves names, gives every operation its

@@ -257,7 +257,7 @@ func randomSlice(r *rand.Rand, t Type, n int) any {
 			v = r.NormFloat64() * 100
 		}
 		if t.IsFloat() && r.IntN(50) == 0 {
-			v = []float64{math.NaN(), math.Inf(1), math.Inf(-1), -0.0}[r.IntN(4)]
+			v = []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1)}[r.IntN(4)]
 		}
 		switch a := s.(type) {
 		case []float32:

@@ -132,11 +132,11 @@ func tri[T number](d, a, b, c operand, k func(d, a, b, c []T)) step {
 func numStep[T number](n *node, d operand, args []operand) step {
 	switch n.op {
 	case opAdd:
-		return bin(d, args[0], args[1], addVV[T], addVS[T], func(d []T, a T, b []T) { addVS(d, b, a) })
+		return bin(d, args[0], args[1], addVV[T], addVS[T], addSV[T])
 	case opSub:
 		return bin(d, args[0], args[1], subVV[T], subVS[T], subSV[T])
 	case opMul:
-		return bin(d, args[0], args[1], mulVV[T], mulVS[T], func(d []T, a T, b []T) { mulVS(d, b, a) })
+		return bin(d, args[0], args[1], mulVV[T], mulVS[T], mulSV[T])
 	case opNeg:
 		return un(d, args[0], negV[T])
 	case opCond:
