@@ -42,8 +42,10 @@
 // Transform applies a Func: a kernel's device source with a fixed
 // signature, (out, in0, in1, ..., scalar params..., n), and a Go function
 // over chunks for the CPU. NewFunc makes one from hand-written sources;
-// any type with Func's methods plugs in, which is how generated functions
-// (package compute/expr) come in without changing the algorithms.
+// any type with Func's methods plugs in. Expr makes one from an
+// expression written once (package compute/expr): `y = a*x + y`, its
+// kernels generated in OpenCL C and CUDA C, its CPU side expr's chunked
+// evaluator.
 //
 // # Task sequences
 //

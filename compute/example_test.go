@@ -102,3 +102,22 @@ func Example() {
 	// min 14
 	// min 17
 }
+
+// ExampleExpr writes the function once, as an expression: the CPU
+// context evaluates it in Go, a device context runs the kernel generated
+// from it.
+func ExampleExpr() {
+	axpy, err := compute.Expr[float32]("y = a*x + y", map[string]float32{"a": 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := compute.NewCPU(0)
+	x, _ := compute.FromSlice(ctx, []float32{1, 2, 3, 4})
+	y, _ := compute.FromSlice(ctx, []float32{10, 20, 30, 40})
+	if err := compute.Transform(ctx, axpy, y, x, y); err != nil { // inputs in name order: x, y
+		log.Fatal(err)
+	}
+	got, _ := y.ToSlice()
+	fmt.Println(axpy.Arrays(), got)
+	// Output: [x y] [12 24 36 48]
+}

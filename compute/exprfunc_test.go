@@ -1,0 +1,139 @@
+package compute
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/gour-dev/gour/compute/expr"
+)
+
+// One expression, y = a*x + y in place and a clamp of two arrays, gives
+// the same results on the CPU and on every device.
+func TestExprTransform(t *testing.T) {
+	const n = 10_001
+	xs, ys := make([]float32, n), make([]float32, n)
+	for i := range xs {
+		xs[i], ys[i] = float32(i%97)-48, float32(i%13)
+	}
+	axpy, err := Expr[float32]("y = a*x + y", map[string]float32{"a": 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := axpy.Arrays(); len(got) != 2 || got[0] != "x" || got[1] != "y" {
+		t.Fatalf("Arrays() = %v, want [x y]", got)
+	}
+	clampFn, err := Expr[float32]("out = clamp(x, -lim, lim) + sqrt(abs(y))", map[string]float32{"lim": 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ctx := range contexts(t) {
+		t.Run(ctx.String(), func(t *testing.T) {
+			x, err := FromSlice(ctx, xs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Release()
+			y, err := FromSlice(ctx, ys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer y.Release()
+			for range 3 {
+				if err := Transform(ctx, axpy, y, x, y); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := y.ToSlice()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range got {
+				if want := ys[i] + 6*xs[i]; v != want {
+					t.Fatalf("y[%d] = %v after three axpys, want %v", i, v, want)
+				}
+			}
+			out, err := Zeros[float32](ctx, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer out.Release()
+			if err := Transform(ctx, clampFn, out, x, y); err != nil {
+				t.Fatal(err)
+			}
+			if got, err = out.ToSlice(); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range got {
+				want := float32(math.Max(-10, math.Min(10, float64(xs[i])))) + float32(math.Sqrt(math.Abs(float64(ys[i]+6*xs[i]))))
+				if math.Abs(float64(v-want)) > 1e-5*math.Max(1, math.Abs(float64(want))) {
+					t.Fatalf("out[%d] = %v, want %v", i, v, want)
+				}
+			}
+		})
+	}
+}
+
+// Integer expressions run as integers, and parameters change with With
+// without a new kernel.
+func TestExprIntegersAndWith(t *testing.T) {
+	f, err := Expr[int32]("out = x % m + k", map[string]int32{"m": 7, "k": 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := f.With(map[string]int32{"k": 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Key() != f.Key() {
+		t.Errorf("With changed the key: %q and %q", f.Key(), g.Key())
+	}
+	if _, err := f.With(map[string]int32{"nope": 1}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("With an unknown parameter: %v, want ErrInvalid", err)
+	}
+	xs := []int32{-9, 0, 5, 13, 700}
+	for _, ctx := range contexts(t) {
+		t.Run(ctx.String(), func(t *testing.T) {
+			x, err := FromSlice(ctx, xs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Release()
+			out, err := Zeros[int32](ctx, len(xs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer out.Release()
+			if err := Transform(ctx, g, out, x); err != nil {
+				t.Fatal(err)
+			}
+			got, err := out.ToSlice()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range got {
+				if want := xs[i]%7 + 100; v != want {
+					t.Errorf("out[%d] = %d, want %d", i, v, want)
+				}
+			}
+		})
+	}
+}
+
+// A bad expression is ErrInvalid carrying expr's error, with its position.
+func TestExprErrors(t *testing.T) {
+	for _, src := range []string{"", "y = ", "y = a*x +", "y = sqrt(x, x)", "y = x % 2.5"} {
+		_, err := Expr[float32](src, map[string]float32{"a": 1})
+		var e *expr.Error
+		if !errors.Is(err, ErrInvalid) || !errors.As(err, &e) {
+			t.Errorf("Expr(%q) = %v, want ErrInvalid wrapping an *expr.Error", src, err)
+		}
+	}
+	f, err := Expr[float32]("y = x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Source("level_zero"); err == nil {
+		t.Error("Source(level_zero) gave source; Level Zero takes SPIR-V")
+	}
+}
