@@ -10,6 +10,8 @@
 //	urbench memory [-device SELECTOR] [-backend cuda|opencl] [-c-lib bin/libcudamem.so] [-bytes 256M] [-rounds 10] [-iters 2000]
 //	urbench graph [-device SELECTOR] [-backend cuda|opencl] [-c-lib bin/libcudagraph.so] [-kernels 1000] [-rounds 10] [-iters 20000]
 //	urbench bundle [-device SELECTOR] [-kernels 200] [-ops 120] [-cuda-arch sm_80,sm_90] [-ptx-arch compute_80] [-runs 5]
+//	urbench compute [-device SELECTOR] [-backend cuda|opencl] [-n 2^26] [-reduce-n 2^28] [-cpu-n 2^24] [-calls 10000]
+//	        [-rounds 10] [-first-runs 5] [-quick]
 //	urbench help [BENCHMARK]
 //
 // urbench -h, urbench help and urbench help BENCHMARK (or urbench
@@ -66,6 +68,17 @@
 // baselines of scripts/bench/c/cuda_graph.c (cuLaunchKernel with
 // kernelParams, the kernels one by one, the same CUDA graph replayed) and
 // runs them on gour's context, stream and kernel; see graph.go.
+//
+// compute times package compute against baselines measured in the same
+// run, each with its ratio: Transform of y = a*x + y on resident arrays
+// (no transfer, checked) against compute.Copy in GB/s; Reduce with Sum
+// against a hand-written float4 read kernel in GB/s; a Transform of 1024
+// elements against an ArgLaunch of a hand-written axpy kernel, per call;
+// the CPU context's Transform against goroutines by hand; a new process's
+// first Transform with gour's persistent cache warm (this program run as
+// a child, once cold into a new cache directory, then -first-runs times);
+// and a TaskSequence's Async + Get round trips against the same work in a
+// loop. -quick makes the sizes small, for PoCL; see compute.go.
 //
 // Exit status:
 //

@@ -30,6 +30,7 @@ var benchmarks = []benchmark{
 	{"copy", "host to device, device to host and device to device bandwidth through gour, checked", copyCommand},
 	{"memory", "pool allocations, pinned copies, copy/kernel overlap and pointer launches, against C", memoryCommand},
 	{"graph", "launches with their arguments, command-buffer replay and 64 goroutines on one kernel, against C", graphCommand},
+	{"compute", "package compute against hand-written baselines: transform, reduce, dispatch, CPU, first use, task sequences", computeCommand},
 }
 
 func main() {
