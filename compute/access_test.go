@@ -226,7 +226,7 @@ func TestLevelZeroUnsupported(t *testing.T) {
 		t.Errorf("Source(level_zero): %v", err)
 	}
 	// The device path refuses before building anything.
-	d := &Device{backend: "level_zero", kernels: map[string]*kernelEntry{}}
+	d := &Device{backend: "level_zero", kernels: map[kernelID]*kernelEntry{}}
 	et := typeOf[float32]()
 	if _, err := d.kernel(builtinKey(et), "fill_f32", builtinSource(et), false); !errors.Is(err, ur.ErrUnsupportedFeature) {
 		t.Errorf("a generated kernel on Level Zero: %v", err)

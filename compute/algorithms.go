@@ -3,6 +3,7 @@ package compute
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/gour-dev/gour/ur"
 )
@@ -99,8 +100,10 @@ func Transform[T Number](ctx Context, fn Func[T], out *Array[T], ins ...*Array[T
 	if len(ins) != fn.Inputs() {
 		return fmt.Errorf("%w: function %s takes %d inputs, got %d", ErrInvalid, fn.Kernel(), fn.Inputs(), len(ins))
 	}
-	uses := make([]use, 0, len(ins)+1)
-	cores := make([]*core, len(ins))
+	op := ewOps.Get().(*ewOp)
+	defer putEwOp(op)
+	op.n, op.key, op.name, op.source, op.fp64, op.out = out.c.n, fn.Key(), fn.Kernel(), fn, out.c.et.fp64, &out.c
+	uses, cores := op.useBuf[:0], op.coreBuf[:0]
 	for i, in := range ins {
 		if err := checkArray("Transform input", in); err != nil {
 			return err
@@ -109,29 +112,39 @@ func Transform[T Number](ctx Context, fn Func[T], out *Array[T], ins ...*Array[T
 			return fmt.Errorf("input %d: %w", i, err)
 		}
 		uses = append(uses, use{&in.c, In})
-		cores[i] = &in.c
+		cores = append(cores, &in.c)
 	}
 	uses = append(uses, use{&out.c, Out})
 	if err := prepare(ctx, uses); err != nil {
 		return err
 	}
 	params := fn.Params()
-	args := make([]ur.Arg, len(params))
-	for i, p := range params {
-		args[i] = ur.ArgOf(p)
+	args := op.paramBuf[:0]
+	for _, p := range params {
+		args = append(args, ur.ArgOf(p))
 	}
-	return ctx.eng().elementwise(&ewOp{
-		n: out.c.n, key: fn.Key(), name: fn.Kernel(), source: fn.Source, fp64: out.c.et.fp64,
-		out: &out.c, ins: cores, params: args,
-		cpu: func() func(lo, hi int) {
+	op.ins, op.params = cores, args
+	e := ctx.eng()
+	if !e.hasDevice() {
+		op.cpu = func() func(lo, hi int) {
 			o := viewOf[T](out.c.host, out.c.n)
 			in := make([][]T, len(ins))
 			for i, a := range ins {
 				in[i] = viewOf[T](a.c.host, a.c.n)
 			}
 			return func(lo, hi int) { fn.CPU(o, in, params, lo, hi) }
-		},
-	})
+		}
+	}
+	return e.elementwise(op)
+}
+
+// ewOps recycles Transform's operations: nothing keeps one after the
+// context's elementwise returns.
+var ewOps = sync.Pool{New: func() any { return new(ewOp) }}
+
+func putEwOp(op *ewOp) {
+	*op = ewOp{}
+	ewOps.Put(op)
 }
 
 // ForEach applies fn, a Func of one input, to a in place: a[i] =

@@ -116,6 +116,16 @@ func BenchmarkDispatch(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+		b.Run(devName(d)+"/LaunchArgs", func(b *testing.B) {
+			for b.Loop() {
+				if err := q.LaunchArgs(k, r, args...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := q.Finish(); err != nil {
+				b.Fatal(err)
+			}
+		})
 		b.Run(devName(d)+"/ArgLaunch", func(b *testing.B) {
 			step := must[*ur.ArgLaunch](b)(q.PrepareLaunchArgs(k, r, ur.LaunchProperties{}, args...))
 			defer step.Release()

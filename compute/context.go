@@ -53,7 +53,7 @@ type ewOp struct {
 	n      int
 	key    string // identifies the source of name, for the kernel cache
 	name   string // the kernel's name
-	source func(backend string) (string, error)
+	source sourcer
 	fp64   bool
 	out    *core
 	ins    []*core
@@ -61,7 +61,27 @@ type ewOp struct {
 	// cpu returns the chunk body for the CPU context, made only there
 	// so that a device operation does not touch host storage.
 	cpu func() func(lo, hi int)
+
+	// Room for the slices of a small operation, so that a Transform
+	// costs one allocation: its dispatch cost is the package's overhead
+	// on a launch.
+	useBuf   [4]use
+	coreBuf  [4]*core
+	paramBuf [4]ur.Arg
+	argBuf   [8]ur.Arg
 }
+
+// sourcer makes the source of a program for a backend ("opencl",
+// "cuda"). An interface, not a func field, so that a Func is passed
+// without allocating a method value.
+type sourcer interface {
+	Source(backend string) (string, error)
+}
+
+// sourceFunc is a function as a sourcer.
+type sourceFunc func(backend string) (string, error)
+
+func (f sourceFunc) Source(backend string) (string, error) { return f(backend) }
 
 // redOp is one reduction of a (or of a[i]*b[i] when b is set, a dot
 // product) with an associative operator.
@@ -70,7 +90,7 @@ type redOp struct {
 	key    string // identifies source
 	name   string // the first pass's kernel; the second pass is reduce over its partials
 	name2  string
-	source func(backend string) (string, error)
+	source sourcer
 	fp64   bool
 	a, b   *core
 	ident  ur.Arg

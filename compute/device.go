@@ -53,11 +53,14 @@ type Device struct {
 	options string // build options of the package's kernels
 
 	mu      sync.Mutex
-	kernels map[string]*kernelEntry
+	kernels map[kernelID]*kernelEntry
 
 	released atomic.Bool
 	launches atomic.Int64
 }
+
+// kernelID names a kernel: its program's key and its name.
+type kernelID struct{ key, name string }
 
 type kernelEntry struct {
 	k     *programmgr.Kernel
@@ -105,7 +108,7 @@ func newDevice(q *ur.Queue, opts DeviceOptions) (*Device, error) {
 		return nil, fmt.Errorf("%w: queue without device or context (released?)", ErrInvalid)
 	}
 	info := dev.Info()
-	d := &Device{dev: dev, ctx: ctx, q: q, backend: dev.Backend(), kernels: map[string]*kernelEntry{}}
+	d := &Device{dev: dev, ctx: ctx, q: q, backend: dev.Backend(), kernels: map[kernelID]*kernelEntry{}}
 	if opts.LocalSize < 0 || opts.LocalSize&(opts.LocalSize-1) != 0 {
 		return nil, fmt.Errorf("%w: LocalSize %d is not a power of two", ErrInvalid, opts.LocalSize)
 	}
@@ -136,7 +139,10 @@ func newDevice(q *ur.Queue, opts DeviceOptions) (*Device, error) {
 	if d.useUSM {
 		// A pool makes an allocation on the queue without a device
 		// synchronisation; without one, device USM still works.
-		if p, err := ctx.NewPool(dev, ur.PoolOptions{ReleaseThreshold: 64 << 20}); err == nil {
+		// Blocks from plain allocations: a process's first allocation
+		// from CUDA's stream-ordered pool costs about 10 ms, more than
+		// everything else in a warm start (docs/benchmarks.md).
+		if p, err := ctx.NewPool(dev, ur.PoolOptions{ReleaseThreshold: 64 << 20, ContextAlloc: true}); err == nil {
 			d.pool = p
 		}
 	}
@@ -312,8 +318,8 @@ func (d *Device) fence() (*ur.Event, error) { return d.q.EnqueueMarker() }
 
 // kernel returns the kernel name of the program that source makes,
 // building it through the manager the first time key is asked for.
-func (d *Device) kernel(key, name string, source func(string) (string, error), fp64 bool) (*kernelEntry, error) {
-	id := key + "\x00" + name
+func (d *Device) kernel(key, name string, source sourcer, fp64 bool) (*kernelEntry, error) {
+	id := kernelID{key, name}
 	d.mu.Lock()
 	e, ok := d.kernels[id]
 	d.mu.Unlock()
@@ -323,7 +329,7 @@ func (d *Device) kernel(key, name string, source func(string) (string, error), f
 	if d.backend != "opencl" && d.backend != "cuda" {
 		return nil, errUnsupportedBackend(d.backend)
 	}
-	src, err := source(d.backend)
+	src, err := source.Source(d.backend)
 	if err != nil {
 		return nil, err
 	}
@@ -380,7 +386,7 @@ func (d *Device) elementwise(op *ewOp) error {
 	if err != nil {
 		return err
 	}
-	args := make([]ur.Arg, 0, 2+len(op.ins)+len(op.params))
+	args := op.argBuf[:0]
 	args = append(args, op.out.dev.arg())
 	for _, in := range op.ins {
 		args = append(args, in.dev.arg())

@@ -121,7 +121,7 @@ func builtinKey(et *elemType) string { return "compute/builtin/v1/" + et.suffix 
 
 // builtinSource is the built-in program of et: fill, copy and the
 // reductions of builtinOps, one program so that a type costs one build.
-func builtinSource(et *elemType) func(string) (string, error) {
+func builtinSource(et *elemType) sourceFunc {
 	return func(backend string) (string, error) {
 		var b strings.Builder
 		b.WriteString(kernelPrelude(backend, et))

@@ -32,13 +32,18 @@ type fakeKernel struct {
 	info   driver.KernelInfo
 	setErr error
 	sets   int
+	last   []byte // the last value set
 }
 
 func (k *fakeKernel) Info(driver.Device) (driver.KernelInfo, error) { return k.info, nil }
-func (k *fakeKernel) SetArgValue(uint32, []byte) error              { k.sets++; return k.setErr }
-func (k *fakeKernel) SetArgMem(uint32, driver.Mem) error            { k.sets++; return k.setErr }
-func (k *fakeKernel) SetArgLocal(uint32, uint64) error              { k.sets++; return k.setErr }
-func (k *fakeKernel) Release() error                                { return nil }
+func (k *fakeKernel) SetArgValue(_ uint32, v []byte) error {
+	k.sets++
+	k.last = append(k.last[:0], v...)
+	return k.setErr
+}
+func (k *fakeKernel) SetArgMem(uint32, driver.Mem) error { k.sets++; return k.setErr }
+func (k *fakeKernel) SetArgLocal(uint32, uint64) error   { k.sets++; return k.setErr }
+func (k *fakeKernel) Release() error                     { return nil }
 
 // countingQueue is an adapter queue that counts its launches.
 type countingQueue struct {

@@ -1,6 +1,7 @@
 package ur
 
 import (
+	"encoding/binary"
 	"sync"
 	"unsafe"
 
@@ -256,4 +257,31 @@ func (p Ptr) useArg(op string, k *Kernel, i int) error {
 		p.u.life.leave()
 	}
 	return p.use(op, k.describeArg(i), k.ctx, 0)
+}
+
+// SetArg sets the kernel's own argument index to a, an argument made for
+// LaunchArgs: a value (SetArgBytes), a buffer (SetArgMem), a USM pointer
+// (SetArgPtr) or local memory (SetArgLocal). It is the bridge from code
+// that builds Args to a PreparedLaunch, which launches with the kernel's
+// own arguments.
+func (k *Kernel) SetArg(index int, a Arg) error {
+	const op = "Kernel.SetArg"
+	if k == nil {
+		return nilHandle("Kernel", op)
+	}
+	switch {
+	case a.kind == ArgValue && a.bytes != nil:
+		return k.SetArgBytes(index, a.bytes)
+	case a.kind == ArgValue:
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], a.bits)
+		return k.SetArgBytes(index, b[:a.size])
+	case a.kind == ArgMem && a.mem != nil:
+		return k.SetArgMem(index, a.mem)
+	case a.kind == ArgMem:
+		return k.SetArgPtr(index, a.ptr)
+	case a.kind == ArgLocal:
+		return k.SetArgLocal(index, a.size)
+	}
+	return newError(ErrInvalidKernelArgs, op, k.adapter.name, "argument %d: an Arg made by none of ur's Arg functions", index)
 }

@@ -1,6 +1,7 @@
 package ur
 
 import (
+	"bytes"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -59,6 +60,39 @@ func TestLaunchArgsLeavesTheKernelAlone(t *testing.T) {
 	}
 	if n := aq.launches.Load(); n != 202 {
 		t.Errorf("%d launches reached the adapter, want 202", n)
+	}
+}
+
+// Kernel.SetArg sets the kernel's own arguments from launch Args, checked
+// as the typed setters check them.
+func TestKernelSetArg(t *testing.T) {
+	k, fk, _, _, m := argSetup(t)
+	if err := k.SetArg(0, ArgBuffer(m)); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.SetArg(1, ArgOf(uint32(0x01020304))); err != nil {
+		t.Fatal(err)
+	}
+	if fk.sets != 2 || !bytes.Equal(fk.last, []byte{4, 3, 2, 1}) {
+		t.Errorf("after two SetArg: %d sets, last value % x; want 2 and 04 03 02 01", fk.sets, fk.last)
+	}
+	for _, c := range []struct {
+		name  string
+		index int
+		arg   Arg
+		want  Result
+	}{
+		{"a value of the wrong size", 1, ArgOf(uint64(7)), ErrInvalidKernelArgumentSize},
+		{"an index past the end", 2, ArgOf(uint32(7)), ErrInvalidKernelArgumentIndex},
+		{"a zero Arg", 1, Arg{}, ErrInvalidKernelArgs},
+	} {
+		if err := k.SetArg(c.index, c.arg); ResultOf(err) != c.want {
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		}
+	}
+	var nilKernel *Kernel
+	if err := nilKernel.SetArg(0, ArgOf(uint32(1))); ResultOf(err) != ErrInvalidNullHandle {
+		t.Errorf("SetArg on a nil kernel: %v, want ErrInvalidNullHandle", err)
 	}
 }
 

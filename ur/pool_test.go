@@ -295,6 +295,57 @@ func TestPoolOverDriverPool(t *testing.T) {
 	}
 }
 
+// TestPoolContextAlloc checks that PoolOptions.ContextAlloc keeps the
+// driver's pool out: new blocks are plain allocations, a freed block is
+// reused without a driver call, and one given back waits for its free.
+func TestPoolContextAlloc(t *testing.T) {
+	d := fakeDevices()[0]
+	d.info.USM = driver.USMSupport{Device: true, Via: "fake"}
+	usm := &fakeUSM{limit: 1 << 30, sizes: map[uintptr]uint64{}}
+	drv := &fakePoolContext{fakeUSM: usm, pool: &fakeDriverPool{}}
+	ctx := &Context{object: object{adapter: d.adapter}, drv: drv, devices: []*Device{d}}
+	qdrv := &fakePoolQueue{fakeMarkerQueue: &fakeMarkerQueue{}, ctx: usm}
+	q := ctx.newQueue(d, qdrv, QueueProperties{})
+	pool, err := ctx.NewPool(d, PoolOptions{ContextAlloc: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pool.Native() != 0 {
+		t.Errorf("Native() = %#x with ContextAlloc, want 0: no driver pool", pool.Native())
+	}
+	u, err := q.AllocAsync(pool, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if qdrv.asyncAllocs != 0 || usm.allocs != 1 {
+		t.Fatalf("a new block came from %d stream-ordered and %d plain allocations, want 1 plain", qdrv.asyncAllocs, usm.allocs-qdrv.asyncAllocs)
+	}
+	addr := u.Ptr().Addr()
+	if err := q.FreeAsync(u); err != nil {
+		t.Fatal(err)
+	}
+	v, err := q.AllocAsync(pool, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Ptr().Addr() != addr || usm.allocs != 1 {
+		t.Errorf("the second allocation is at %#x after %d driver allocations, want the freed block %#x and 1", v.Ptr().Addr(), usm.allocs, addr)
+	}
+	if err := q.FreeAsync(v); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.Trim(0); err != nil {
+		t.Fatal(err)
+	}
+	if qdrv.frees != 0 || usm.inUse != 0 || len(drv.pool.trims) != 0 {
+		t.Errorf("after Trim(0): %d stream-ordered frees, %d bytes at the driver, driver pool trimmed %v; want 0, 0, none",
+			qdrv.frees, usm.inUse, drv.pool.trims)
+	}
+	if err := pool.Release(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // BenchmarkPoolAllocFree is the front end's own cost of a pool allocation
 // and free on one queue: the cached path, which makes no driver call.
 func BenchmarkPoolAllocFree(b *testing.B) {

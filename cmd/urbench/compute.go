@@ -26,6 +26,36 @@ import (
 // a fresh process, as an application restarting would make it.
 const envComputeChild = "GOUR_URBENCH_COMPUTE_CHILD"
 
+// envComputePhases, when set, makes the children of transform.first print
+// where their time went, to standard error.
+const envComputePhases = "GOUR_URBENCH_PHASES"
+
+// phases records the time of named steps since a start.
+type phases struct {
+	last  time.Time
+	names []string
+	ms    []float64
+}
+
+func newPhases(start time.Time) *phases { return &phases{last: start} }
+
+func (p *phases) mark(name string) {
+	now := time.Now()
+	p.names, p.ms = append(p.names, name), append(p.ms, now.Sub(p.last).Seconds()*1e3)
+	p.last = now
+}
+
+func (p *phases) String() string {
+	var b strings.Builder
+	for i, n := range p.names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %.3f ms", n, p.ms[i])
+	}
+	return b.String()
+}
+
 // computeCommand is `urbench compute`.
 func computeCommand() (*cli.Command, func(io.Writer) error) {
 	c := cli.New("urbench compute", "[-device SELECTOR] [-backend cuda|opencl] [-n N] [-reduce-n N] [-cpu-n N] [-calls N] [-rounds N] [-first-runs N] [-quick]", `
@@ -43,9 +73,11 @@ y = a*x + y (float32, a = 2), compute.Expr:
                   reading them as float4 into one partial per work-item
   transform.dispatch
                   Transform on 1024 resident elements, µs a call (-calls
-                  calls, then Wait), against dispatch.arglaunch: the same
-                  launches of a hand-written axpy kernel prepared once
-                  (Queue.PrepareLaunchArgs, then ArgLaunch.Launch)
+                  calls, then Wait), against dispatch.prepared: the same
+                  launches of a hand-written axpy kernel, its arguments set
+                  and the launch prepared once (Queue.PrepareLaunch, then
+                  PreparedLaunch.Launch); dispatch.arglaunch is the same
+                  with Queue.PrepareLaunchArgs and ArgLaunch.Launch
   cpu.axpy        the CPU context's Transform on -cpu-n elements against
                   cpu.goroutines: the loop hand-written over GOMAXPROCS
                   goroutines
@@ -457,6 +489,18 @@ func (b *computeBench) dispatch() error {
 		return err
 	}
 	defer prep.Release()
+	// The issue's baseline: a PreparedLaunch, which launches with the
+	// kernel's own arguments.
+	for i, a := range []ur.Arg{yArg, xArg, yArg, ur.ArgOf(float32(computeA)), ur.ArgOf(uint64(computeSmall))} {
+		if err := b.axpyK.SetArg(i, a); err != nil {
+			return err
+		}
+	}
+	pl, err := q.PrepareLaunch(b.axpyK, r)
+	if err != nil {
+		return err
+	}
+	defer pl.Release()
 	// timed runs calls of launch from y = 1, then checks y.
 	timed := func(what string, launch func() error) (float64, error) {
 		if err := compute.Fill(b.d, y, 1); err != nil {
@@ -481,9 +525,13 @@ func (b *computeBench) dispatch() error {
 		}
 		return us, checkAxpy(what, got, b.calls)
 	}
-	var tr, al []float64
+	var tr, pr, al []float64
 	for r := -1; r < b.rounds; r++ {
 		t, err := timed("transform.dispatch", func() error { return compute.Transform(b.d, b.fn, y, x, y) })
+		if err != nil {
+			return err
+		}
+		p, err := timed("dispatch.prepared", pl.Launch)
 		if err != nil {
 			return err
 		}
@@ -492,11 +540,12 @@ func (b *computeBench) dispatch() error {
 			return err
 		}
 		if r >= 0 {
-			tr, al = append(tr, t), append(al, a)
+			tr, pr, al = append(tr, t), append(pr, p), append(al, a)
 		}
 	}
-	b.line("transform.dispatch", "µs", tr, fmt.Sprintf("  a Transform of %d elements, per call; /dispatch.arglaunch %.3f (target ≤ 2)", computeSmall, median(tr)/median(al)))
-	b.line("dispatch.arglaunch", "µs", al, "  the hand-written axpy kernel: PrepareLaunchArgs once, then ArgLaunch.Launch")
+	b.line("transform.dispatch", "µs", tr, fmt.Sprintf("  a Transform of %d elements, per call; /dispatch.prepared %.3f (target ≤ 2)", computeSmall, median(tr)/median(pr)))
+	b.line("dispatch.prepared", "µs", pr, "  the hand-written axpy kernel: its arguments set once, PrepareLaunch once, then PreparedLaunch.Launch")
+	b.line("dispatch.arglaunch", "µs", al, "  the same with PrepareLaunchArgs once, then ArgLaunch.Launch")
 	return nil
 }
 
@@ -660,10 +709,12 @@ func computeChild(w io.Writer, c *cli.Command, backend string) error {
 	}
 	defer d.Release()
 	afterDevice := time.Now()
+	phases := newPhases(afterDevice)
 	fn, err := compute.Expr[float32](computeAxpy, map[string]float32{"a": computeA})
 	if err != nil {
 		return err
 	}
+	phases.mark("Expr")
 	ys := make([]float32, computeSmall)
 	for i := range ys {
 		ys[i] = 1
@@ -678,13 +729,19 @@ func computeChild(w io.Writer, c *cli.Command, backend string) error {
 		return err
 	}
 	defer y.Release()
+	phases.mark("FromSlice×2")
 	if err := compute.Transform(d, fn, y, x, y); err != nil {
 		return err
 	}
+	phases.mark("Transform")
 	if err := d.Wait(); err != nil {
 		return err
 	}
 	end := time.Now()
+	phases.mark("Wait")
+	if os.Getenv(envComputePhases) != "" {
+		fmt.Fprintf(os.Stderr, "transform.first phases: NewDevice %.3f ms, %s\n", afterDevice.Sub(start).Seconds()*1e3, phases)
+	}
 	got, err := y.ToSlice()
 	if err != nil {
 		return err
