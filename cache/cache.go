@@ -51,6 +51,7 @@ type Cache struct {
 	roWhy    error // why read-only
 	gates    keyGate
 	counts   counters
+	remote   *remoteTier // nil: no remote tier
 
 	// hidden are entries Reject could not remove from a read-only cache:
 	// this process serves them no more.
@@ -104,6 +105,20 @@ func Open(cfg Config) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
+	getenv := cfg.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var remote *remoteTier
+	if s.persistent {
+		r, ro, shown, err := cfg.openRemote(getenv)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			remote = &remoteTier{r: r, o: ro, url: shown}
+		}
+	}
 	c := &Cache{
 		s:          s,
 		root:       s.dir,
@@ -122,6 +137,10 @@ func Open(cfg Config) (*Cache, error) {
 		c.dirPerm, c.filePerm = 0o770, 0o660
 	}
 	c.testHook = testOpenHook
+	if remote != nil {
+		remote.c = c
+		c.remote = remote
+	}
 	switch {
 	case !s.persistent:
 		c.off.Store(true)
@@ -455,6 +474,9 @@ func (c *Cache) Get(k Key) (*Entry, bool) {
 		if c.s.trace {
 			c.trace("miss", "entry", short(leafRel(c.hash, k)))
 		}
+		if e := c.remoteFill(context.Background(), k, !c.ReadOnly()); e != nil {
+			return e, true
+		}
 		return nil, false
 	}
 	c.counts.hits.Add(1)
@@ -713,7 +735,10 @@ func lastUse(leaf string, n int, src os.FileInfo) time.Time {
 // warning. No error of Put needs handling beyond logging: the caller has
 // its binary either way.
 func (c *Cache) Put(k Key, binary []byte, info Info) error {
-	_, _, err := c.put(k, binary, info)
+	_, existed, err := c.put(k, binary, info)
+	if t := c.remote; t != nil && !existed && !errors.Is(err, ErrNotCacheable) && !errors.Is(err, ErrDisabled) && t.on() {
+		t.put(context.Background(), remoteName(c.hash, k), k, binary, info)
+	}
 	return err
 }
 
@@ -898,7 +923,7 @@ func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() (
 	rel := leafRel(c.hash, k)
 	c.trace("miss", "entry", short(rel))
 	if c.ReadOnly() {
-		return c.buildOnly(k, info, build)
+		return c.remoteOrBuild(ctx, k, info, false, build)
 	}
 	leave, err := c.gates.enter(ctx, rel[0]+rel[1]+rel[2]+rel[3])
 	if err != nil {
@@ -918,11 +943,11 @@ func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() (
 			return nil, false, ctx.Err()
 		}
 		if errors.Is(err, errBadFile) {
-			return c.buildOnly(k, info, build) // a lock file that is not a file: this key only
+			return c.remoteOrBuild(ctx, k, info, false, build) // a lock file that is not a file: this key only
 		}
 		if !isNotExist(err) || errors.Is(err, errRootGone) || attempt == 3 {
 			c.writeFailed("lock", err)
-			return c.buildOnly(k, info, build)
+			return c.remoteOrBuild(ctx, k, info, false, build)
 		}
 	}
 	defer bl.unlock()
@@ -932,14 +957,7 @@ func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() (
 		c.trace("hit after waiting for another build", "entry", short(rel), "slot", e.ref.slot)
 		return e, true, nil
 	}
-	e, _, err = c.buildOnly(k, info, build)
-	if err != nil {
-		return nil, false, err
-	}
-	if ref, existed, err := c.put(k, e.Binary, info); err == nil && !existed {
-		e.ref = ref
-	}
-	return e, false, nil
+	return c.remoteOrBuild(ctx, k, info, true, build)
 }
 
 var errNoBuild = errors.New("cache: miss, and GetOrBuild has no build function")
@@ -965,6 +983,9 @@ func (c *Cache) buildOnly(k Key, info Info, build func() ([]byte, error)) (*Entr
 // no longer serves it. Reject reports whether it removed (or hid) the
 // entry. The next GetOrBuild of the key misses and builds.
 func (c *Cache) Reject(e *Entry) bool {
+	if e != nil {
+		c.remoteReject(e)
+	}
 	if e == nil || !e.ref.valid || !c.Enabled() {
 		return false
 	}

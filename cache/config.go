@@ -60,6 +60,19 @@ type Config struct {
 	Logger *slog.Logger
 	// Getenv replaces os.Getenv when non-nil (for tests).
 	Getenv func(string) string
+
+	// RemoteURL names the remote tier shared by many machines, behind the
+	// disk: redis://[user:password@]host:port[/db], rediss:// for TLS
+	// (package cache/rediscache must be linked in; programmgr does). Empty
+	// reads GOUR_CACHE_REMOTE; "off" (or an empty variable) is no remote
+	// tier. A malformed URL makes Open fail with a *SettingError.
+	RemoteURL string
+	// Remote is the remote tier's store itself, winning over RemoteURL.
+	// The Cache owns it: Close closes it.
+	Remote Remote
+	// RemoteOptions tune the remote tier; zero fields take the URL's
+	// query parameters, else the defaults.
+	RemoteOptions RemoteOptions
 }
 
 // SettingError is a malformed setting.

@@ -1,0 +1,161 @@
+package rediscache_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gour-dev/gour/cache"
+	_ "github.com/gour-dev/gour/cache/rediscache"
+	"github.com/gour-dev/gour/internal/redisserver"
+)
+
+// EnvRequireRedis=1 makes a test fail, not skip, when redis-server cannot
+// start (make test sets it).
+const EnvRequireRedis = "GOUR_REQUIRE_REDIS"
+
+// startRedis starts a private redis-server for the test, stopped at its
+// end; without one the test skips, or fails under GOUR_REQUIRE_REDIS=1.
+func startRedis(t testing.TB, args ...string) *redisserver.Server {
+	t.Helper()
+	s, err := redisserver.Start("", t.TempDir(), args...)
+	if err != nil {
+		if os.Getenv(EnvRequireRedis) == "1" {
+			t.Fatalf("redis-server: %v (%s=1)", err, EnvRequireRedis)
+		}
+		t.Skipf("redis-server cannot start: %v (%s=1 makes this a failure)", err, EnvRequireRedis)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// recorder is a slog.Handler that keeps every record.
+type recorder struct {
+	mu   sync.Mutex
+	recs []slog.Record
+}
+
+func (r *recorder) Enabled(context.Context, slog.Level) bool { return true }
+func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	r.recs = append(r.recs, rec.Clone())
+	r.mu.Unlock()
+	return nil
+}
+func (r *recorder) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *recorder) WithGroup(string) slog.Handler      { return r }
+
+func (r *recorder) warnings() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, rec := range r.recs {
+		if rec.Level == slog.LevelWarn {
+			var b strings.Builder
+			b.WriteString(rec.Message)
+			rec.Attrs(func(a slog.Attr) bool { fmt.Fprintf(&b, " %s=%v", a.Key, a.Value); return true })
+			out = append(out, b.String())
+		}
+	}
+	return out
+}
+
+// machine is a cache on its own local directory: one machine of a fleet.
+type machine struct {
+	c   *cache.Cache
+	dir string
+	log *recorder
+}
+
+func noEnv(string) string { return "" }
+
+// newMachine opens a cache in a new directory with the remote tier at url.
+func newMachine(t testing.TB, url string, o cache.RemoteOptions) *machine {
+	t.Helper()
+	return openMachine(t, t.TempDir(), url, o)
+}
+
+func openMachine(t testing.TB, dir, url string, o cache.RemoteOptions) *machine {
+	t.Helper()
+	rec := &recorder{}
+	c, err := cache.Open(cache.Config{Dir: dir, RemoteURL: url, RemoteOptions: o, Logger: slog.New(rec), Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Enabled() || !c.HasRemote() {
+		t.Fatalf("cache: enabled %v, remote %v: %v", c.Enabled(), c.HasRemote(), c.Err())
+	}
+	t.Cleanup(func() { c.Close() })
+	return &machine{c: c, dir: dir, log: rec}
+}
+
+func key(name string) cache.Key {
+	return cache.Key{
+		Device:         cache.DeviceKey{Backend: "opencl", Platform: "Portable Computing Language", Name: "cpu", Version: "OpenCL 3.0", Driver: "6.0"},
+		Images:         [][32]byte{sha256.Sum256([]byte("image " + name))},
+		Spec:           []byte{1, 2, 3},
+		CompileOptions: "-cl-fast-relaxed-math -D NAME=" + name,
+	}
+}
+
+var info = cache.Info{Format: "native", Kernels: []string{"axpy"}, ImageSize: 100}
+
+// binFor is the binary of a key: size deterministic bytes.
+func binFor(k cache.Key, size int) []byte {
+	b := make([]byte, size)
+	seed := sha256.Sum256([]byte(k.CompileOptions))
+	for i := range b {
+		b[i] = seed[i%32] ^ byte(i/32)
+	}
+	return b
+}
+
+// builder counts builds and makes the binary of a key.
+type builder struct {
+	n     atomic.Int64
+	delay time.Duration
+	size  int
+}
+
+func (b *builder) build(k cache.Key) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		b.n.Add(1)
+		time.Sleep(b.delay)
+		return binFor(k, b.size), nil
+	}
+}
+
+// getOrBuild runs GetOrBuild and checks the binary.
+func (m *machine) getOrBuild(t testing.TB, k cache.Key, b *builder) (fromCache bool) {
+	t.Helper()
+	e, from, err := m.c.GetOrBuild(context.Background(), k, info, b.build(k))
+	if err != nil {
+		t.Errorf("GetOrBuild(%s): %v", k.CompileOptions, err)
+		return false
+	}
+	if !bytes.Equal(e.Binary, binFor(k, b.size)) {
+		t.Errorf("GetOrBuild(%s): wrong binary (%d bytes)", k.CompileOptions, len(e.Binary))
+	}
+	return from
+}
+
+// localHas reports whether the machine's disk holds k, read by a cache
+// without a remote tier.
+func (m *machine) localHas(t testing.TB, k cache.Key) bool {
+	t.Helper()
+	off := "off"
+	c, err := cache.Open(cache.Config{Dir: m.dir, RemoteURL: off, Logger: slog.New(slog.DiscardHandler), Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ok := c.Get(k)
+	return ok
+}

@@ -1,0 +1,254 @@
+package rediscache
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/gour-dev/gour/cache"
+)
+
+// DefaultPrefix namespaces the keys of a store whose URL sets no prefix.
+const DefaultPrefix = "gour:v1:"
+
+func init() {
+	open := func(u *url.URL) (cache.Remote, error) { return OpenURL(u.String()) }
+	cache.RegisterRemote("redis", open)
+	cache.RegisterRemote("rediss", open)
+	// go-redis logs failed dials on its own; the remote tier says what
+	// happened once, through the cache's logger, and traces the rest.
+	redis.SetLogger(quiet{})
+}
+
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+// Store is a cache.Remote on a Redis server. Its keys are
+//
+//	<prefix>e:<name>   an entry: the cache's .src file then its .bin file
+//	<prefix>l:<name>   a build lease: the holder's token, or "abandoned:" and it
+//	<prefix>stats      a hash: hits and misses of Get, over every client
+type Store struct {
+	c      *redis.Client
+	prefix string
+	url    string // the password hidden
+}
+
+// URLError is a malformed store URL; Value hides the password.
+type URLError struct {
+	Value string
+	Why   string
+}
+
+func (e *URLError) Error() string { return fmt.Sprintf("rediscache: %q: %s", e.Value, e.Why) }
+
+// OpenURL makes a Store of a URL, redis://[user:password@]host:port[/db]
+// or rediss://... for TLS, with optional query parameters: prefix (the
+// key prefix, default "gour:v1:") and go-redis's own (dial_timeout,
+// pool_size, skip_verify, ...). It does not connect: the first
+// operation does.
+func OpenURL(raw string) (*Store, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, &URLError{Value: redact(raw), Why: "not a URL"}
+	}
+	shown := u.Redacted()
+	if u.Scheme != "redis" && u.Scheme != "rediss" {
+		return nil, &URLError{Value: shown, Why: "want scheme redis:// or rediss:// (TLS)"}
+	}
+	if u.Host == "" {
+		return nil, &URLError{Value: shown, Why: "no host"}
+	}
+	q := u.Query()
+	prefix := DefaultPrefix
+	if q.Has("prefix") {
+		prefix = q.Get("prefix")
+		q.Del("prefix")
+	}
+	if prefix == "" {
+		return nil, &URLError{Value: shown, Why: "empty prefix: every key of the database would be the cache's"}
+	}
+	if strings.ContainsAny(prefix, "*?[]\\") {
+		return nil, &URLError{Value: shown, Why: "prefix holds a glob character (* ? [ ] \\)"}
+	}
+	u.RawQuery = q.Encode()
+	opt, err := redis.ParseURL(u.String())
+	if err != nil {
+		return nil, &URLError{Value: shown, Why: strings.TrimPrefix(err.Error(), "redis: ")}
+	}
+	s := New(opt, prefix)
+	s.url = shown
+	return s, nil
+}
+
+// New makes a Store of go-redis options. It sets what the remote tier
+// needs: no retries, context deadlines honoured, RESP2, no identity or
+// maintenance-notification handshake.
+func New(opt *redis.Options, prefix string) *Store {
+	o := *opt
+	o.MaxRetries = -1
+	o.ContextTimeoutEnabled = true
+	o.DisableIdentity = true
+	o.Protocol = 2
+	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	if o.DialTimeout == 0 || o.DialTimeout > 2*time.Second {
+		o.DialTimeout = 2 * time.Second
+	}
+	if o.PoolTimeout == 0 {
+		o.PoolTimeout = time.Second
+	}
+	return &Store{c: redis.NewClient(&o), prefix: prefix, url: o.Addr}
+}
+
+// Client is the store's go-redis client.
+func (s *Store) Client() *redis.Client { return s.c }
+
+// Prefix is the store's key prefix.
+func (s *Store) Prefix() string { return s.prefix }
+
+// String is the store's URL, its password hidden.
+func (s *Store) String() string { return s.url }
+
+// Close closes the store's connections.
+func (s *Store) Close() error { return s.c.Close() }
+
+func (s *Store) entry(name string) string { return s.prefix + "e:" + name }
+func (s *Store) lease(name string) string { return s.prefix + "l:" + name }
+func (s *Store) stats() string            { return s.prefix + "stats" }
+
+// Scripts. HINCRBY goes through pcall: a full server (maxmemory with
+// noeviction) refuses it, and a lookup must not fail for a counter.
+var (
+	getScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if v then redis.pcall('HINCRBY', KEYS[2], 'hits', 1) else redis.pcall('HINCRBY', KEYS[2], 'misses', 1) end
+return v`)
+	deleteScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+local n = tonumber(ARGV[1])
+if #v < n then return 0 end
+local s = v
+if n < #v then s = string.sub(v, #v - n + 1) end
+if redis.sha1hex(s) ~= ARGV[2] then return 0 end
+return redis.call('DEL', KEYS[1])`)
+	leaseScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if v then return {1, v} end
+local l = redis.call('GET', KEYS[2])
+if not l then
+	redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+	return {0, 'acquired'}
+end
+if l == ARGV[1] then return {0, 'acquired'} end
+if string.sub(l, 1, 10) == 'abandoned:' then return {0, 'abandoned'} end
+return {0, 'held'}`)
+	renewScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`)
+	releaseScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '1' then
+	local r = redis.pcall('SET', KEYS[1], 'abandoned:' .. ARGV[1], 'PX', ARGV[3])
+	if type(r) == 'table' and r.err then redis.call('DEL', KEYS[1]) end
+else
+	redis.call('DEL', KEYS[1])
+end
+return 1`)
+)
+
+// fullErr maps Redis's out-of-memory refusal to cache.ErrRemoteFull.
+func fullErr(err error) error {
+	if err != nil && strings.Contains(err.Error(), "OOM command not allowed") {
+		return fmt.Errorf("%w: %w", cache.ErrRemoteFull, err)
+	}
+	return err
+}
+
+// Get returns the entry stored under name (nil when none) and counts a
+// hit or a miss in the stats hash.
+func (s *Store) Get(ctx context.Context, name string) ([]byte, error) {
+	v, err := getScript.Run(ctx, s.c, []string{s.entry(name), s.stats()}).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	str, ok := v.(string)
+	if !ok {
+		return nil, fmt.Errorf("rediscache: GET answered %T", v)
+	}
+	return []byte(str), nil
+}
+
+// Put stores value under name.
+func (s *Store) Put(ctx context.Context, name string, value []byte) error {
+	return fullErr(s.c.Set(ctx, s.entry(name), value, 0).Err())
+}
+
+// Delete removes the entry of name if its value ends with suffix.
+func (s *Store) Delete(ctx context.Context, name string, suffix []byte) error {
+	sum := sha1.Sum(suffix)
+	return deleteScript.Run(ctx, s.c, []string{s.entry(name)}, len(suffix), hex.EncodeToString(sum[:])).Err()
+}
+
+// Lease returns the entry of name if there is one, else tries to take its
+// build lease for token.
+func (s *Store) Lease(ctx context.Context, name, token string, ttl time.Duration) ([]byte, cache.LeaseState, error) {
+	v, err := leaseScript.Run(ctx, s.c, []string{s.entry(name), s.lease(name)}, token, ttl.Milliseconds()).Slice()
+	if err != nil {
+		return nil, 0, fullErr(err)
+	}
+	if len(v) != 2 {
+		return nil, 0, fmt.Errorf("rediscache: lease script answered %d values", len(v))
+	}
+	str, _ := v[1].(string)
+	if n, _ := v[0].(int64); n == 1 {
+		return []byte(str), 0, nil
+	}
+	switch str {
+	case "acquired":
+		return nil, cache.LeaseAcquired, nil
+	case "abandoned":
+		return nil, cache.LeaseAbandoned, nil
+	}
+	return nil, cache.LeaseHeld, nil
+}
+
+// Renew extends the lease of name if token holds it.
+func (s *Store) Renew(ctx context.Context, name, token string, ttl time.Duration) (bool, error) {
+	n, err := renewScript.Run(ctx, s.c, []string{s.lease(name)}, token, ttl.Milliseconds()).Int64()
+	return n == 1, err
+}
+
+// Release gives the lease of name up if token holds it; abandoned
+// leaves a mark for ttl that says no value is coming.
+func (s *Store) Release(ctx context.Context, name, token string, abandoned bool, ttl time.Duration) error {
+	a := "0"
+	if abandoned {
+		a = "1"
+	}
+	return releaseScript.Run(ctx, s.c, []string{s.lease(name)}, token, a, ttl.Milliseconds()).Err()
+}
+
+var _ cache.Remote = (*Store)(nil)
+
+func redact(s string) string {
+	if i := strings.LastIndex(s, "@"); i >= 0 {
+		if j := strings.Index(s, "://"); j >= 0 && j < i {
+			return s[:j+3] + "xxxxx" + s[i:]
+		}
+		return "xxxxx" + s[i:]
+	}
+	return s
+}
