@@ -373,7 +373,12 @@ type Entry struct {
 	Binary  []byte
 	Created time.Time
 	ref     entryRef
+	remote  bool // read from the remote tier
 }
+
+// FromRemote reports whether e was read from the remote tier (and then
+// written to disk, if Stored).
+func (e *Entry) FromRemote() bool { return e != nil && e.remote }
 
 // entryRef locates an entry on disk and remembers the files as they were
 // read, so that Reject removes them only if nobody replaced them since.

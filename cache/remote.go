@@ -446,6 +446,7 @@ func (t *remoteTier) accept(ctx context.Context, name string, k Key, v []byte) *
 		_ = t.do(ctx, "delete", len(v), func(ctx context.Context) error { return t.r.Delete(ctx, name, v) })
 		return nil
 	}
+	e.remote = true
 	t.hits.Add(1)
 	t.c.trace("remote hit", "name", name[:16], "bytes", len(e.Binary))
 	return e

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/gour-dev/gour/cache"
+	_ "github.com/gour-dev/gour/cache/rediscache" // GOUR_CACHE_REMOTE=redis://...
 	"github.com/gour-dev/gour/cache/urkey"
 	"github.com/gour-dev/gour/ur"
 )
@@ -36,10 +37,12 @@ var processDisk struct {
 }
 
 // openDisk opens a persistent cache as the environment says
-// (SYCL_CACHE_PERSISTENT, SYCL_CACHE_DIR, ...).
+// (SYCL_CACHE_PERSISTENT, SYCL_CACHE_DIR, ..., GOUR_CACHE_REMOTE), with
+// Options.RemoteCache winning over GOUR_CACHE_REMOTE. A malformed
+// setting is a *ur.Error wrapping the *cache.SettingError that names it.
 func openDisk(cfg config, getenv func(string) string) (*cache.Cache, error) {
 	trace := cfg.trace&TracePersistentCache != 0
-	c, err := cache.Open(cache.Config{Logger: cfg.logger, Trace: &trace, Getenv: getenv})
+	c, err := cache.Open(cache.Config{Logger: cfg.logger, Trace: &trace, Getenv: getenv, RemoteURL: cfg.remote})
 	if err != nil {
 		return nil, &ur.Error{Result: ur.ErrInvalidValue, Op: "programmgr.New", Message: err.Error(), Err: err}
 	}
@@ -89,6 +92,15 @@ func (m *Manager) buildOrLoad(ctx context.Context, img *Image, devs []*ur.Device
 	if hit {
 		p, err := m.fromBinaries(img, devs, spec, opts, bins)
 		if !rejected(err) {
+			if err == nil {
+				m.stats.diskHits.Add(1)
+				for _, e := range entries {
+					if e.FromRemote() {
+						m.stats.remoteHits.Add(1)
+						break
+					}
+				}
+			}
 			return p, err
 		}
 		for _, e := range entries {
@@ -137,6 +149,9 @@ func (m *Manager) buildOrLoadOne(ctx context.Context, img *Image, dev *ur.Device
 		if !fromDisk || !rejected(err) || attempt == 1 {
 			if err == nil && fromDisk {
 				m.stats.diskHits.Add(1)
+				if e.FromRemote() {
+					m.stats.remoteHits.Add(1)
+				}
 			}
 			return p, err
 		}

@@ -66,7 +66,7 @@ type Manager struct {
 
 type counters struct {
 	hits, misses, builds, kernelBuilds, failures, oomRetries, evictions atomic.Int64
-	diskHits, diskRejects                                               atomic.Int64
+	diskHits, diskRejects, remoteHits                                   atomic.Int64
 }
 
 // programKey identifies a program: the image, the spec-constant values
@@ -674,6 +674,7 @@ type Stats struct {
 	OOMRetries   int64 // evict-everything-and-retry rounds after out of memory
 	Evictions    int64 // programs evicted (LRU, out of memory, Evict, Clear, Close)
 	DiskHits     int64 // programs created from binaries of the persistent cache
+	RemoteHits   int64 // of those, binaries its remote tier served (another machine built them)
 	DiskRejects  int64 // cached binaries the driver refused: removed and rebuilt
 
 	Bytes        int64 // sum of the binary sizes of the cached programs
@@ -715,6 +716,7 @@ func (m *Manager) Stats() Stats {
 	s.OOMRetries = m.stats.oomRetries.Load()
 	s.Evictions = m.stats.evictions.Load()
 	s.DiskHits = m.stats.diskHits.Load()
+	s.RemoteHits = m.stats.remoteHits.Load()
 	s.DiskRejects = m.stats.diskRejects.Load()
 	return s
 }

@@ -29,6 +29,11 @@ const (
 	EnvAppendCompileOptions = "SYCL_PROGRAM_APPEND_COMPILE_OPTIONS"
 	// EnvAppendLinkOptions is appended to every image's link options.
 	EnvAppendLinkOptions = "SYCL_PROGRAM_APPEND_LINK_OPTIONS"
+	// EnvCacheRemote names the persistent cache's remote tier, shared by
+	// many machines: redis://[user:password@]host:port[/db], rediss://
+	// for TLS (gour's own; see package cache/rediscache for the URL's
+	// parameters). Unset, empty or "off": no remote tier.
+	EnvCacheRemote = cache.EnvRemote
 )
 
 // Trace bits of SYCL_CACHE_TRACE. DPC++ calls the first three bits 1, 2
@@ -67,6 +72,14 @@ type Options struct {
 	// first manager's Logger and Trace. A disabled cache
 	// (SYCL_CACHE_PERSISTENT=0) turns it off.
 	DiskCache *cache.Cache
+	// RemoteCache names the remote tier of the shared persistent cache: a
+	// URL such as redis://user:password@host:6379/0 (rediss:// for TLS),
+	// or "off"; nil reads GOUR_CACHE_REMOTE (unset: none). Like the other
+	// settings of the shared cache, the first manager's value is the
+	// process's; a DiskCache given above has its own (cache.Config's
+	// RemoteURL). A malformed URL makes New fail with a *ur.Error wrapping
+	// a *cache.SettingError.
+	RemoteCache *string
 }
 
 // DefaultOptions reads every setting from the environment; it is the zero
@@ -85,6 +98,7 @@ type config struct {
 	linkOptions    string
 	replaceLink    bool
 	appendLink     string
+	remote         string // the remote tier's URL; "" reads GOUR_CACHE_REMOTE
 }
 
 // resolve applies the environment, read through getenv, to o. Every
@@ -132,6 +146,12 @@ func (o Options) resolve(getenv func(string) string) (config, error) {
 	c.linkOptions, c.replaceLink = lookup(getenv, EnvLinkOptions)
 	c.appendCompile = strings.TrimSpace(getenv(EnvAppendCompileOptions))
 	c.appendLink = strings.TrimSpace(getenv(EnvAppendLinkOptions))
+	if o.RemoteCache != nil {
+		c.remote = strings.TrimSpace(*o.RemoteCache)
+		if c.remote == "" {
+			c.remote = "off"
+		}
+	}
 	return c, nil
 }
 
