@@ -80,6 +80,9 @@ func OpenURL(raw string) (*Store, error) {
 	if strings.ContainsAny(prefix, "*?[]\\") {
 		return nil, &URLError{Value: shown, Why: "prefix holds a glob character (* ? [ ] \\)"}
 	}
+	for _, p := range []string{"timeout", "max_entry", "wait", "lease", "off_for"} {
+		q.Del(p) // the remote tier's own (cache.RemoteOptions), read by package cache
+	}
 	u.RawQuery = q.Encode()
 	opt, err := redis.ParseURL(u.String())
 	if err != nil {

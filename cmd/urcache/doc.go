@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	urcache [--dir DIR] [--json] COMMAND [flags]
+//	urcache [--dir DIR | --remote URL] [--json] COMMAND [flags]
 //
 // The commands are:
 //
@@ -30,6 +30,11 @@
 //
 //	--dir DIR   the cache root; default as the runtime finds it:
 //	            SYCL_CACHE_DIR, else $XDG_CACHE_HOME/gour, else $HOME/.cache/gour
+//	--remote URL
+//	            the remote tier instead of a local directory, as
+//	            GOUR_CACHE_REMOTE names it: redis://[user:password@]host:port[/db],
+//	            rediss:// for TLS, ?prefix=P for a key prefix other than
+//	            "gour:v1:" (package cache/rediscache)
 //	--json      print one JSON document instead of text; ls gives each
 //	            entry's "compile_options" and "link_options"
 //	-h, --help  print the usage
@@ -55,6 +60,32 @@
 // all (a root owned by another user or writable by others without
 // SYCL_CACHE_ALLOW_SHARED=1, not a directory, ...) is an error.
 // SYCL_CACHE_TRACE=1 logs every removal on standard error.
+//
+// # The remote tier
+//
+// With --remote URL the commands work on a Redis server's entries under
+// the URL's prefix, walking the keys with SCAN (never KEYS) and removing
+// with UNLINK:
+//
+//	stat     entries, bytes, build leases held now, and the lookups of
+//	         every machine: hits, misses, hit rate (counters kept on the
+//	         server)
+//	ls       the entries, most recently used first ("last use" from
+//	         Redis's idle time, to the second), as for a directory; values
+//	         that are not valid entries are counted on standard error
+//	verify [--repair]
+//	         read every value in full and check it as the runtime does
+//	         (headers, checksums, the key against the name it is stored
+//	         under); --repair removes the bad ones
+//	prune [--max-size SIZE] [--older-than AGE] [--stale]
+//	         remove values that are not valid entries, then entries idle
+//	         for longer than AGE, of devices no longer present, and the
+//	         longest idle until the rest takes at most SIZE
+//	clear    remove every key of the prefix: entries, leases, counters
+//
+// --dir and --remote together are a misuse (exit status 2), as is a
+// malformed URL (the password is never printed); a server that cannot be
+// reached within 5 seconds is a failure (exit status 1).
 //
 // Exit status:
 //

@@ -54,6 +54,7 @@ func discover() ([]cache.DeviceKey, []string, error) {
 
 type options struct {
 	dir      string
+	remote   string
 	json     bool
 	repair   bool
 	maxSize  string
@@ -61,7 +62,7 @@ type options struct {
 	stale    bool
 }
 
-const usage = `usage: urcache [--dir DIR] [--json] COMMAND [flags]
+const usage = `usage: urcache [--dir DIR | --remote URL] [--json] COMMAND [flags]
 
 commands:
   ls                 list entries (last use, size, device, image, kernels, options)
@@ -75,6 +76,9 @@ commands:
 flags, before or after the command:
   --dir DIR          the cache root (default: SYCL_CACHE_DIR, else
                      $XDG_CACHE_HOME/gour, else $HOME/.cache/gour)
+  --remote URL       the remote tier instead: redis://[user:password@]host:port[/db]
+                     (rediss:// for TLS; ?prefix=P for another key prefix),
+                     as in GOUR_CACHE_REMOTE; stat also shows the hit rate
   --json             print JSON
   -h, --help         print this help
 
@@ -91,6 +95,7 @@ func commonFlags(name string, o *options, stderr io.Writer) *flag.FlagSet {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {}
 	fs.StringVar(&o.dir, "dir", o.dir, "cache root")
+	fs.StringVar(&o.remote, "remote", o.remote, "the remote tier's URL")
 	fs.BoolVar(&o.json, "json", o.json, "print JSON")
 	return fs
 }
@@ -166,6 +171,13 @@ func run(args []string, stdout, stderr io.Writer, present presentFunc) int {
 		}
 	}
 
+	if o.remote != "" {
+		if o.dir != "" {
+			fmt.Fprintln(stderr, "urcache: --dir and --remote name two caches: give one")
+			return exitUsage
+		}
+		return runRemote(cmd, o, prune, stdout, stderr, present)
+	}
 	c, root, done, status := openCache(o, stderr)
 	if c == nil {
 		return status

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gour-dev/gour/cache"
+	"github.com/gour-dev/gour/cache/rediscache"
+)
+
+// remoteTimeout bounds one urcache command on the remote tier.
+const remoteTimeout = 10 * time.Minute
+
+// runRemote runs cmd on the remote tier named by o.remote.
+func runRemote(cmd string, o options, prune cache.PruneOptions, stdout, stderr io.Writer, present presentFunc) int {
+	s, err := rediscache.OpenURL(o.remote)
+	if err != nil {
+		fmt.Fprintln(stderr, "urcache --remote:", err)
+		return exitUsage
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), remoteTimeout)
+	defer cancel()
+	pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
+	err = s.Client().Ping(pctx).Err()
+	pcancel()
+	if err != nil {
+		fmt.Fprintf(stderr, "urcache --remote: %s: %v\n", s, err)
+		return exitError
+	}
+	w := &writer{out: stdout, err: stderr, json: o.json, root: s.String()}
+	switch cmd {
+	case "stat":
+		return w.remoteStat(ctx, s)
+	case "ls":
+		return w.remoteLs(ctx, s)
+	case "verify":
+		return w.remoteVerify(ctx, s, o.repair)
+	case "prune":
+		po := rediscache.PruneOptions{MaxSize: prune.MaxSize, OlderThan: prune.OlderThan}
+		if o.stale {
+			devs, loaded, err := present()
+			if err != nil {
+				fmt.Fprintln(stderr, "urcache prune --stale:", err)
+				return exitError
+			}
+			if len(loaded) == 0 {
+				fmt.Fprintln(stderr, "urcache prune --stale: no adapter loaded; no entry is judged stale")
+			}
+			f := staleFilter(devs, loaded)
+			po.Remove = func(e cache.RemoteEntry) bool { return f(cache.EntryStat{Key: e.Key}) }
+		}
+		res, err := s.Prune(ctx, po)
+		return w.remotePruned(res, err)
+	case "clear":
+		n, err := s.Clear(ctx)
+		if err != nil {
+			fmt.Fprintln(stderr, "urcache clear --remote:", err)
+			return exitError
+		}
+		if w.json {
+			w.emit(struct {
+				Removed int64 `json:"removed"`
+			}{n})
+		} else {
+			fmt.Fprintf(stdout, "removed %d entries (and the leases and counters of prefix %q)\n", n, s.Prefix())
+		}
+		return exitOK
+	}
+	return exitUsage
+}
+
+func (w *writer) remoteStat(ctx context.Context, s *rediscache.Store) int {
+	st, err := s.Stats(ctx)
+	if err != nil {
+		fmt.Fprintln(w.err, "urcache stat --remote:", err)
+		return exitError
+	}
+	if w.json {
+		w.emit(struct {
+			Remote  string  `json:"remote"`
+			Prefix  string  `json:"prefix"`
+			Entries int64   `json:"entries"`
+			Bytes   int64   `json:"bytes"`
+			Leases  int64   `json:"leases"`
+			Hits    int64   `json:"hits"`
+			Misses  int64   `json:"misses"`
+			HitRate float64 `json:"hit_rate"`
+		}{s.String(), s.Prefix(), st.Entries, st.Bytes, st.Leases, st.Hits, st.Misses, st.HitRate()})
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(w.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "remote:\t%s\n", s)
+	fmt.Fprintf(tw, "prefix:\t%s\n", s.Prefix())
+	fmt.Fprintf(tw, "entries:\t%d\n", st.Entries)
+	fmt.Fprintf(tw, "size:\t%s (%d bytes)\n", human(st.Bytes), st.Bytes)
+	fmt.Fprintf(tw, "build leases:\t%d\n", st.Leases)
+	if st.Hits+st.Misses > 0 {
+		fmt.Fprintf(tw, "lookups:\t%d hits, %d misses: hit rate %.1f%%\n", st.Hits, st.Misses, 100*st.HitRate())
+	} else {
+		fmt.Fprintf(tw, "lookups:\tnone counted\n")
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func (w *writer) remoteLs(ctx context.Context, s *rediscache.Store) int {
+	type row struct {
+		it rediscache.Item
+		e  cache.RemoteEntry
+	}
+	var rows []row
+	bad := 0
+	err := s.Scan(ctx, func(it rediscache.Item) error {
+		e, err := s.Head(ctx, it.Name)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			bad++
+			return nil
+		}
+		rows = append(rows, row{it, e})
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintln(w.err, "urcache ls --remote:", err)
+		return exitError
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].it.Idle < rows[j].it.Idle })
+	now := time.Now()
+	if w.json {
+		out := make([]jsonEntry, 0, len(rows))
+		for _, r := range rows {
+			e, d := r.e, r.e.Key.Device
+			je := jsonEntry{
+				Path: r.it.Name, Device: jsonDevice{d.Backend, d.Platform, d.Name, d.Version, d.Driver},
+				Images: []string{}, Spec: hex.EncodeToString(e.Key.Spec),
+				CompileOptions: e.Key.CompileOptions, LinkOptions: e.Key.LinkOptions, Format: e.Info.Format,
+				Kernels: e.Info.Kernels, ImageSize: e.Info.ImageSize, Size: r.it.Size, BinarySize: e.Binary,
+				Created: e.Created, LastUse: now.Add(-r.it.Idle).Truncate(time.Second),
+			}
+			if je.Kernels == nil {
+				je.Kernels = []string{}
+			}
+			for _, id := range e.Key.Images {
+				je.Images = append(je.Images, hex.EncodeToString(id[:]))
+			}
+			out = append(out, je)
+		}
+		w.emit(out)
+	} else {
+		tw := tabwriter.NewWriter(w.out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "LAST USE\tSIZE\tDEVICE\tIMAGE\tKERNELS\tOPTIONS")
+		for _, r := range rows {
+			d := r.e.Key.Device
+			img := "-"
+			if len(r.e.Key.Images) > 0 {
+				img = hex.EncodeToString(r.e.Key.Images[0][:6])
+				if len(r.e.Key.Images) > 1 {
+					img += fmt.Sprintf("+%d", len(r.e.Key.Images)-1)
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", now.Add(-r.it.Idle).Local().Format("2006-01-02 15:04:05"), human(r.it.Size),
+				fmt.Sprintf("%s: %s [%s]", d.Backend, d.Name, d.Driver), img, kernels(r.e.Info.Kernels), optionsColumn(r.e.Key))
+		}
+		tw.Flush()
+	}
+	if bad > 0 {
+		fmt.Fprintf(w.err, "urcache ls --remote: %d values are not valid entries (urcache --remote URL prune removes them)\n", bad)
+	}
+	return exitOK
+}
+
+func (w *writer) remoteVerify(ctx context.Context, s *rediscache.Store, repair bool) int {
+	var entries, good int
+	var bad []string
+	err := s.Scan(ctx, func(it rediscache.Item) error {
+		entries++
+		v, err := s.Value(ctx, it.Name)
+		switch {
+		case err != nil:
+			return err
+		case v == nil: // removed since the scan
+			entries--
+		case cache.VerifyRemote(it.Name, v) != nil:
+			bad = append(bad, it.Name)
+			if !w.json {
+				fmt.Fprintf(w.out, "BAD %s: %v\n", it.Name, cache.VerifyRemote(it.Name, v))
+			}
+		default:
+			good++
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintln(w.err, "urcache verify --remote:", err)
+		return exitError
+	}
+	removed := int64(0)
+	if repair && len(bad) > 0 {
+		if removed, err = s.Remove(ctx, bad); err != nil {
+			fmt.Fprintln(w.err, "urcache verify --remote --repair:", err)
+			return exitError
+		}
+	}
+	left := len(bad) - int(removed)
+	if w.json {
+		w.emit(struct {
+			Entries int      `json:"entries"`
+			Good    int      `json:"good"`
+			Bad     []string `json:"bad"`
+			Removed int64    `json:"removed"`
+		}{entries, good, append([]string{}, bad...), removed})
+	} else {
+		fmt.Fprintf(w.out, "%d entries, %d good, %d problems", entries, good, len(bad))
+		if repair {
+			fmt.Fprintf(w.out, ", %d removed", removed)
+		}
+		fmt.Fprintln(w.out)
+	}
+	if left > 0 {
+		return exitError
+	}
+	return exitOK
+}
+
+func (w *writer) remotePruned(res rediscache.PruneResult, err error) int {
+	if err != nil {
+		fmt.Fprintln(w.err, "urcache prune --remote:", err)
+		return exitError
+	}
+	if w.json {
+		w.emit(struct {
+			Removed int64 `json:"removed"`
+			Bad     int64 `json:"bad"`
+			Freed   int64 `json:"freed"`
+			Entries int64 `json:"entries"`
+			Bytes   int64 `json:"bytes"`
+		}{res.Removed, res.Bad, res.Freed, res.Entries, res.Bytes})
+		return exitOK
+	}
+	fmt.Fprintf(w.out, "removed %d entries and %d bad values, freed %s; %d entries (%s) left\n",
+		res.Removed, res.Bad, human(res.Freed), res.Entries, human(res.Bytes))
+	return exitOK
+}
