@@ -12,8 +12,9 @@ GO ?= go
 # that the run cannot pass by skipping; PoCL's own kernel cache is off so
 # that tests of cold builds measure cold builds. The Level Zero loader must
 # load too (there is no Level Zero driver or device: the tests check that
-# the adapter says so).
-TEST_ENV := CGO_ENABLED=1 UR_REQUIRE_ADAPTERS=opencl POCL_KERNEL_CACHE=0 GOUR_REQUIRE_ZE_LOADER=1
+# the adapter says so). redis-server must start too: the remote cache
+# tier's tests start their own and would otherwise skip.
+TEST_ENV := CGO_ENABLED=1 UR_REQUIRE_ADAPTERS=opencl POCL_KERNEL_CACHE=0 GOUR_REQUIRE_ZE_LOADER=1 GOUR_REQUIRE_REDIS=1
 
 # An adapter written outside gour's module, against its public driver API,
 # in a Go module of its own: `make test` vets, builds and tests it too.

@@ -16,6 +16,10 @@
 #   libze-dev           level_zero/ze_api.h, which the struct layout test
 #                       (go test -tags zeheaders ./adapters/levelzero/internal/ze/)
 #                       compares the Go structures with
+#   redis-server        the remote tier's tests (cache/rediscache, programmgr,
+#                       urcache) start their own redis-server on a free port;
+#                       the service the package sets up is neither started
+#                       here nor used
 #   clinfo              optional: lists OpenCL platforms; a failure to
 #                       install it is only a warning
 #
@@ -30,7 +34,7 @@
 # runs once, only when something is missing.
 set -euo pipefail
 
-required=(ocl-icd-libopencl1 pocl-opencl-icd gcc libc6-dev ocl-icd-opencl-dev libze1 libze-dev)
+required=(ocl-icd-libopencl1 pocl-opencl-icd gcc libc6-dev ocl-icd-opencl-dev libze1 libze-dev redis-server)
 optional=(clinfo)
 
 if ! command -v dpkg >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
@@ -62,6 +66,17 @@ if (($(id -u) != 0)); then
 	sudo=(sudo)
 fi
 apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get)
+
+# Keep apt from starting services (redis-server's) while it installs: on
+# a machine without an init system, or with port 6379 taken, a failed
+# start would fail the install. policy-rc.d answering 101 means "not
+# now"; one that is already there is left alone.
+policy=/usr/sbin/policy-rc.d
+if [[ ! -e $policy ]]; then
+	printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
+	"${sudo[@]}" chmod 755 "$policy"
+	trap '"${sudo[@]}" rm -f "$policy"' EXIT
+fi
 
 echo "deps: installing ${need[*]} ${want[*]}"
 "${apt[@]}" update -q
