@@ -39,15 +39,23 @@ func (m *Manager) retryOOM(ctx context.Context, what string, attempt func() erro
 // The result has no references yet.
 func (m *Manager) buildProgram(ctx context.Context, img *Image, devs []*ur.Device, spec SpecValues, options string) (*Program, error) {
 	opts := m.cfg.optionsFor(img, spec, options)
+	built := img // the image built: img, or img to be compiled to SPIR-V
+	if img.format == FormatOpenCLC && needsSPIRV(devs) {
+		var err error
+		if built, opts, err = m.viaSPIRV(img, devs, opts); err != nil {
+			return nil, err
+		}
+	}
 	var p *Program
 	err := m.retryOOM(ctx, "building image "+img.id.Short(), func() error {
 		var err error
-		p, err = m.buildOrLoad(ctx, img, devs, spec, opts)
+		p, err = m.buildOrLoad(ctx, built, devs, spec, opts)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	p.image = img
 	p.options = options
 	return p, nil
 }
@@ -55,6 +63,8 @@ func (m *Manager) buildProgram(ctx context.Context, img *Image, devs []*ur.Devic
 // buildOnce creates and builds one program from img:
 //
 //   - OpenCL C and CUDA C: from source, spec constants as -D definitions;
+//     OpenCL C for a device that takes SPIR-V but no source (Level
+//     Zero): compiled to SPIR-V first (see viaSPIRV), then from IL;
 //   - SPIR-V: from IL, spec constants set with SetSpecConstant (the
 //     adapter says ErrUnsupportedFeature where it cannot);
 //   - PTX: from IL, no spec constants;
@@ -72,6 +82,14 @@ func (m *Manager) buildOnce(ctx context.Context, img *Image, devs []*ur.Device, 
 	)
 	switch img.format {
 	case FormatOpenCLC, FormatCUDAC:
+		if img.spirv != nil {
+			var il []byte
+			if il, err = m.compileSPIRV(ctx, img); err != nil {
+				return nil, err
+			}
+			up, err = m.ctx.NewProgramFromIL(il)
+			break
+		}
 		up, err = m.ctx.NewProgramFromSource(string(img.bytes))
 	case FormatSPIRV, FormatPTX:
 		up, err = m.ctx.NewProgramFromIL(img.bytes)

@@ -111,6 +111,9 @@ type Image struct {
 	compile  string
 	link     string
 	requires Requirements
+	// spirv, set only on the images the manager derives to compile
+	// OpenCL C to SPIR-V (see viaSPIRV), says how.
+	spirv *spirvPlan
 }
 
 // NewImage checks desc and returns the image it describes. A bad

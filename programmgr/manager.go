@@ -482,7 +482,8 @@ var knownBackends = []string{"opencl", "cuda", "level_zero"}
 func (m *Manager) checkImage(op string, img *Image, devs []*ur.Device) error {
 	for _, d := range devs {
 		backend := d.Backend()
-		if want, ok := formatBackends[img.format]; ok && slices.Contains(knownBackends, backend) && !slices.Contains(want, backend) {
+		if want, ok := formatBackends[img.format]; ok && slices.Contains(knownBackends, backend) && !slices.Contains(want, backend) &&
+			(img.format != FormatOpenCLC || !takesSPIRVOnly(d)) { // OpenCL C goes through SPIR-V there (spirv.go)
 			return newError(ur.ErrUnsupportedFeature, op, "a %s image cannot be built by the %s adapter", img.format, backend)
 		}
 		info := d.Info()
