@@ -237,6 +237,7 @@ type remoteTier struct {
 	closeOnce sync.Once
 
 	hits, misses, stores, corrupt, errs, waits, skipped atomic.Int64
+	nanos                                               atomic.Int64 // in operations
 }
 
 // RemoteCounters are this process's counts of remote-tier events.
@@ -248,6 +249,9 @@ type RemoteCounters struct {
 	Errors  int64 // operations that failed or timed out (each turns the tier off for a while)
 	Waits   int64 // misses served after waiting for another machine's build
 	Skipped int64 // entries not sent: larger than MaxEntrySize, or the store full
+	// Time is the time spent in remote operations (waits between polls
+	// for another machine's build not included).
+	Time time.Duration
 }
 
 // RemoteCounters returns this process's counts of the remote tier (zero
@@ -258,7 +262,8 @@ func (c *Cache) RemoteCounters() RemoteCounters {
 		return RemoteCounters{}
 	}
 	return RemoteCounters{Hits: t.hits.Load(), Misses: t.misses.Load(), Stores: t.stores.Load(), Corrupt: t.corrupt.Load(),
-		Errors: t.errs.Load(), Waits: t.waits.Load(), Skipped: t.skipped.Load()}
+		Errors: t.errs.Load(), Waits: t.waits.Load(), Skipped: t.skipped.Load(),
+		Time: time.Duration(t.nanos.Load())}
 }
 
 // HasRemote reports whether the cache has a remote tier (which may be
@@ -278,9 +283,11 @@ func (t *remoteTier) do(ctx context.Context, op string, size int, f func(context
 		return errRemoteOff
 	}
 	d := t.o.Timeout + time.Duration(float64(size)/(64<<20)*float64(time.Second))
+	start := time.Now()
 	octx, cancel := context.WithTimeout(ctx, d)
 	err := f(octx)
 	cancel()
+	t.nanos.Add(int64(time.Since(start)))
 	if err == nil {
 		return nil
 	}
@@ -545,7 +552,9 @@ func (c *Cache) remoteOrBuild(ctx context.Context, k Key, info Info, store bool,
 			c.trace("remote: waited too long for another machine's build; building", "name", name[:16], "waited", t.o.Wait)
 			return c.buildAndStore(ctx, k, info, store, nil, build)
 		}
-		c.trace("remote: another machine builds; waiting", "name", name[:16])
+		if poll == 5*time.Millisecond {
+			c.trace("remote: another machine builds; waiting", "name", name[:16])
+		}
 		select {
 		case <-ctx.Done():
 			return nil, false, ctx.Err()

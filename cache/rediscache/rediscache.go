@@ -94,11 +94,12 @@ func OpenURL(raw string) (*Store, error) {
 }
 
 // New makes a Store of go-redis options. It sets what the remote tier
-// needs: no retries, context deadlines honoured, RESP2, no identity or
-// maintenance-notification handshake.
+// needs: no retries of commands or dials, context deadlines honoured,
+// RESP2, no identity or maintenance-notification handshake.
 func New(opt *redis.Options, prefix string) *Store {
 	o := *opt
 	o.MaxRetries = -1
+	o.DialerRetries = 1 // one dial: a refused connection fails at once
 	o.ContextTimeoutEnabled = true
 	o.DisableIdentity = true
 	o.Protocol = 2
@@ -131,10 +132,12 @@ func (s *Store) stats() string            { return s.prefix + "stats" }
 // Scripts. HINCRBY goes through pcall: a full server (maxmemory with
 // noeviction) refuses it, and a lookup must not fail for a counter.
 var (
-	getScript = redis.NewScript(`
-local v = redis.call('GET', KEYS[1])
-if v then redis.pcall('HINCRBY', KEYS[2], 'hits', 1) else redis.pcall('HINCRBY', KEYS[2], 'misses', 1) end
-return v`)
+	// countScript counts a lookup; it runs in the GET's pipeline (one
+	// round trip) rather than around the GET, which would copy the value
+	// through Lua.
+	countScript = `
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.pcall('HINCRBY', KEYS[2], 'hits', 1) else redis.pcall('HINCRBY', KEYS[2], 'misses', 1) end
+return 0`
 	deleteScript = redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
 if not v then return 0 end
@@ -180,18 +183,15 @@ func fullErr(err error) error {
 // Get returns the entry stored under name (nil when none) and counts a
 // hit or a miss in the stats hash.
 func (s *Store) Get(ctx context.Context, name string) ([]byte, error) {
-	v, err := getScript.Run(ctx, s.c, []string{s.entry(name), s.stats()}).Result()
+	pipe := s.c.Pipeline()
+	get := pipe.Get(ctx, s.entry(name))
+	pipe.Eval(ctx, countScript, []string{s.entry(name), s.stats()})
+	_, _ = pipe.Exec(ctx)
+	v, err := get.Bytes()
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	str, ok := v.(string)
-	if !ok {
-		return nil, fmt.Errorf("rediscache: GET answered %T", v)
-	}
-	return []byte(str), nil
+	return v, err
 }
 
 // Put stores value under name.

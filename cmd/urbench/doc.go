@@ -6,6 +6,8 @@
 //	        [-prepared | -c-loop bin/libcudaloop.so [-breakdown]] [-cpuprofile FILE]
 //	urbench jit [-device SELECTOR] [-kernels 200] [-ops 120] [-loads 10]
 //	urbench diskcache [-backend opencl|cuda] [-device SELECTOR] [-kernels 200] [-runs 5]
+//	urbench remotecache [-backend opencl|cuda] [-device SELECTOR] [-kernels 200] [-ops 120] [-runs 5] [-procs 16]
+//	        [-redis URL | -redis-server PATH]
 //	urbench copy [-device SELECTOR] [-backend cuda] [-bytes 256M] [-rounds 20]
 //	urbench memory [-device SELECTOR] [-backend cuda|opencl] [-c-lib bin/libcudamem.so] [-bytes 256M] [-rounds 10] [-iters 2000]
 //	urbench graph [-device SELECTOR] [-backend cuda|opencl] [-c-lib bin/libcudagraph.so] [-kernels 1000] [-rounds 10] [-iters 20000]
@@ -41,6 +43,22 @@
 // manager three ways: cold (gour's persistent cache and the driver's own
 // cache off), with the driver's own kernel cache warm, and with gour's
 // persistent cache warm; see diskcache.go. Its children get its flags.
+//
+// remotecache measures the persistent cache's remote tier on a Redis
+// server (-redis URL; without it, urbench starts a private redis-server,
+// -redis-server or the one in PATH, on a free port, saving nothing), each
+// figure a new process (this program as a child) getting the last kernel
+// of a generated module of -kernels kernels (PTX on cuda, OpenCL C on
+// opencl), with the driver's own cache off and every phase under a key
+// prefix of its own: (a) the first GetKernel cold (no gour cache), from
+// a warm local disk, and from a warm remote tier with an empty local
+// disk, with the ratios; (b) -procs processes in two groups, each group
+// on its own local directory, missing one cold key at once: the builds
+// among them, which must be 1 (else the exit status is 1); (c) the first
+// GetKernel with an empty local disk and the server down (a closed
+// port) against no remote tier, and the time the process spent in the
+// remote tier, which is that slowdown without the build's noise; see
+// remotecache.go.
 //
 // bundle builds, with NVRTC in the process, an offload bundle of generated
 // CUDA C kernels (cubins, PTX, source), timing each compile, and times a

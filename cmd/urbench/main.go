@@ -26,6 +26,7 @@ var benchmarks = []benchmark{
 	{"launch", "the cost of a kernel launch through gour, alone or against C in this process", launchCommand},
 	{"jit", "building a large PTX module with the driver's JIT vs loading the cubin handed back", jitCommand},
 	{"diskcache", "a new process's first GetKernel: cold, the driver's cache warm, gour's cache warm", diskcacheCommand},
+	{"remotecache", "the persistent cache's remote tier (Redis): a remote hit vs cold and local, single flight, server down", remotecacheCommand},
 	{"bundle", "a new process's first GetBundleKernel: the AOT cubin vs PTX cold and from gour's cache", bundleCommand},
 	{"copy", "host to device, device to host and device to device bandwidth through gour, checked", copyCommand},
 	{"memory", "pool allocations, pinned copies, copy/kernel overlap and pointer launches, against C", memoryCommand},

@@ -49,7 +49,11 @@ func Start(bin, dir string, args ...string) (*Server, error) {
 		bin = p
 	}
 	own := dir == ""
-	if own {
+	if !own {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+	} else {
 		d, err := os.MkdirTemp("", "redis-")
 		if err != nil {
 			return nil, err

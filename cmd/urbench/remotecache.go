@@ -1,0 +1,345 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gour-dev/gour/cache"
+	"github.com/gour-dev/gour/internal/cli"
+	"github.com/gour-dev/gour/internal/redisserver"
+	"github.com/gour-dev/gour/programmgr"
+)
+
+// The child process of remotecache: envRemoteChild says what it does.
+const (
+	envRemoteChild = "GOUR_URBENCH_REMOTE_CHILD" // "get", or "flight" (wait for the others first)
+	envFlightDir   = "GOUR_URBENCH_FLIGHT_DIR"   // where flight children announce themselves
+	envFlightN     = "GOUR_URBENCH_FLIGHT_N"     // how many there are
+)
+
+// remotecacheCommand is `urbench remotecache`.
+func remotecacheCommand() (*cli.Command, func(io.Writer) error) {
+	c := cli.New("urbench remotecache", "[-backend opencl|cuda] [-device SELECTOR] [-kernels N] [-ops N] [-runs N] [-procs N] [-redis URL | -redis-server PATH]", `
+Measure the persistent cache's remote tier (GOUR_CACHE_REMOTE, a Redis
+server) with new processes, each one's first GetKernel of a generated module
+of -kernels kernels (PTX on cuda, OpenCL C on opencl), the driver's own cache
+off:
+  (a) cold (no gour cache), a local-disk hit, and a remote hit with an empty
+      local disk;
+  (b) -procs processes in two groups, each group on its own local directory
+      (two machines), missing one cold key at once: the builds, which must
+      be 1;
+  (c) an empty local disk with the server down (a closed port) against no
+      remote tier: the slowdown, which must be at most 50 ms.
+-redis names a running server (redis://host:port/db); without it, the
+benchmark starts its own (-redis-server, default redis-server from PATH) on
+a free port. Each phase uses keys of its own prefix.`)
+	backend := c.Flags.String("backend", "opencl", "opencl (generated OpenCL C) or cuda (a generated PTX module)")
+	kernels := c.Flags.Int("kernels", 200, "kernels in the generated module")
+	ops := c.Flags.Int("ops", 120, "arithmetic operations per kernel")
+	runs := c.Flags.Int("runs", 5, "measured processes per setup")
+	procs := c.Flags.Int("procs", 16, "processes of the single-flight phase")
+	redisURL := c.Flags.String("redis", "", "a running Redis server's URL; empty: start one")
+	redisBin := c.Flags.String("redis-server", "", "the redis-server to start (default: from PATH)")
+	c.DeviceFlag()
+	return c, func(w io.Writer) error {
+		if err := checkBackend(c, *backend); err != nil {
+			return err
+		}
+		if *kernels < 1 || *runs < 1 || *procs < 2 || *ops < 0 {
+			return cli.Usagef(c.Name, "-kernels and -runs must be at least 1, -procs at least 2")
+		}
+		if mode := os.Getenv(envRemoteChild); mode != "" {
+			return remotecacheChild(w, c, mode, *backend, *kernels, *ops)
+		}
+		return remotecache(w, c, *backend, *kernels, *ops, *runs, *procs, *redisURL, *redisBin)
+	}
+}
+
+// remoteModule is the benchmark's image and the kernel it gets.
+func remoteModule(backend string, kernels, ops int) (*programmgr.Image, string, error) {
+	name := fmt.Sprintf("kernel_%03d", kernels-1)
+	if backend == "cuda" {
+		img, err := programmgr.NewImage(programmgr.ImageDesc{Format: programmgr.FormatPTX, Bytes: []byte(generatePTX(kernels, ops))})
+		return img, name, err
+	}
+	img, err := programmgr.NewImage(programmgr.ImageDesc{Format: programmgr.FormatOpenCLC, Bytes: []byte(generateCL(kernels, ops))})
+	return img, name, err
+}
+
+// generateCL is generatePTX's module in OpenCL C: n kernels of
+// opsPerKernel arithmetic operations each.
+func generateCL(n, opsPerKernel int) string {
+	var b strings.Builder
+	for k := range n {
+		fmt.Fprintf(&b, "__kernel void kernel_%03d(__global float *out, float a) {\n", k)
+		b.WriteString("\tuint i = get_global_id(0);\n\tfloat x = (float)i, y = 0.0f;\n")
+		for i := range opsPerKernel {
+			switch i % 4 {
+			case 0:
+				fmt.Fprintf(&b, "\tx = fma(x, a, %d.0f);\n", 1+(k*opsPerKernel+i)%4096)
+			case 1:
+				b.WriteString("\ty = x * x;\n")
+			case 2:
+				b.WriteString("\tx = x + y;\n")
+			case 3:
+				b.WriteString("\tx = native_sqrt(x);\n")
+			}
+		}
+		b.WriteString("\tout[i] = x;\n}\n\n")
+	}
+	return b.String()
+}
+
+// childResult is a child's line: "ns N builds B disk D remote R
+// remote_ns T", T the time spent in remote operations.
+type childResult struct {
+	ns, remoteNs         float64
+	builds, disk, remote int64
+	line                 string
+}
+
+func parseChild(line string) (childResult, error) {
+	r := childResult{line: line}
+	f := strings.Fields(line)
+	if len(f) < 10 || f[0] != "ns" {
+		return r, fmt.Errorf("bad child line %q", line)
+	}
+	var err error
+	if r.ns, err = strconv.ParseFloat(f[1], 64); err != nil {
+		return r, fmt.Errorf("bad child line %q", line)
+	}
+	r.builds, _ = strconv.ParseInt(f[3], 10, 64)
+	r.disk, _ = strconv.ParseInt(f[5], 10, 64)
+	r.remote, _ = strconv.ParseInt(f[7], 10, 64)
+	r.remoteNs, _ = strconv.ParseFloat(f[9], 64)
+	return r, nil
+}
+
+// remotecache runs the three phases.
+func remotecache(w io.Writer, c *cli.Command, backend string, kernels, ops, runs, procs int, redisURL, redisBin string) error {
+	if _, err := firstDevice(c, backend); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "urbench-remotecache-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if redisURL == "" {
+		srv, err := redisserver.Start(redisBin, filepath.Join(tmp, "redis"))
+		if err != nil {
+			return fmt.Errorf("starting redis-server (give -redis URL or -redis-server PATH): %w", err)
+		}
+		defer srv.Stop()
+		redisURL = srv.URL("")
+		fmt.Fprintf(w, "redis-server on %s (started by urbench)\n", srv.Addr())
+	}
+	run := newRun()
+	sep := "?"
+	if strings.Contains(redisURL, "?") {
+		sep = "&"
+	}
+	withPrefix := func(phase string) string { return redisURL + sep + "prefix=urbench-" + run + "-" + phase + ":" }
+	args := flagsSet(c)
+	driverOff := []string{"POCL_KERNEL_CACHE=0"}
+	if backend == "cuda" {
+		driverOff = []string{"CUDA_CACHE_DISABLE=1"}
+	}
+	n := 0
+	emptyDir := func() string {
+		n++
+		return filepath.Join(tmp, "local-"+strconv.Itoa(n))
+	}
+	env := func(dir, remote string) []string {
+		// PoCL without its kernel cache still writes under POCL_CACHE_DIR
+		// and removes what it wrote at exit: one directory per child.
+		n++
+		e := append(slices.Clone(driverOff), envRemoteChild+"=get", "GOUR_CACHE_REMOTE="+remote,
+			"POCL_CACHE_DIR="+filepath.Join(tmp, "pocl-"+strconv.Itoa(n)))
+		if dir == "" {
+			return append(e, "SYCL_CACHE_PERSISTENT=0")
+		}
+		return append(e, "SYCL_CACHE_PERSISTENT=1", "SYCL_CACHE_DIR="+dir)
+	}
+	child := func(label string, e []string) (childResult, error) {
+		line, err := runChild("remotecache", args, e)
+		if err != nil {
+			return childResult{}, fmt.Errorf("%s: %w", label, err)
+		}
+		fmt.Fprintf(w, "%-26s %s\n", label, line)
+		return parseChild(line)
+	}
+
+	// (a) cold, local disk, remote with an empty local disk.
+	warmDir := emptyDir()
+	remoteA := withPrefix("a")
+	if _, err := child("warm-up: local disk", env(warmDir, "off")); err != nil {
+		return err
+	}
+	if _, err := child("warm-up: remote tier", env(emptyDir(), remoteA)); err != nil {
+		return err
+	}
+	var cold, local, remote []float64
+	for range runs {
+		r, err := child("cold JIT", env("", "off"))
+		if err != nil {
+			return err
+		}
+		cold = append(cold, r.ns)
+		if r, err = child("local disk hit", env(warmDir, "off")); err != nil {
+			return err
+		}
+		if r.disk != 1 || r.builds != 0 {
+			return fmt.Errorf("local disk hit: %q: not served by the disk", r.line)
+		}
+		local = append(local, r.ns)
+		if r, err = child("remote hit, empty disk", env(emptyDir(), remoteA)); err != nil {
+			return err
+		}
+		if r.remote != 1 || r.builds != 0 {
+			return fmt.Errorf("remote hit: %q: not served by the remote tier", r.line)
+		}
+		remote = append(remote, r.ns)
+	}
+
+	// (b) procs processes, two local directories, one cold key.
+	flight := filepath.Join(tmp, "flight")
+	if err := os.MkdirAll(flight, 0o700); err != nil {
+		return err
+	}
+	dirs := []string{emptyDir(), emptyDir()}
+	remoteB := withPrefix("b")
+	results := make([]childResult, procs)
+	errs := make([]error, procs)
+	var wg sync.WaitGroup
+	for i := range procs {
+		e := env(dirs[i%2], remoteB)
+		e = append(e, envRemoteChild+"=flight", envFlightDir+"="+flight, envFlightN+"="+strconv.Itoa(procs))
+		wg.Go(func() {
+			line, err := runChild("remotecache", args, e)
+			if err == nil {
+				results[i], err = parseChild(line)
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	var builds, fromDisk, fromRemote int64
+	var flightNs []float64
+	for i := range procs {
+		if errs[i] != nil {
+			return fmt.Errorf("single flight, process %d: %w", i, errs[i])
+		}
+		fmt.Fprintf(w, "%-26s %s\n", fmt.Sprintf("single flight, dir %d", i%2), results[i].line)
+		builds += results[i].builds
+		fromDisk += results[i].disk
+		fromRemote += results[i].remote
+		flightNs = append(flightNs, results[i].ns)
+	}
+	slices.Sort(flightNs)
+
+	// (c) server down against no remote tier, both with an empty local disk.
+	port, err := redisserver.FreePort()
+	if err != nil {
+		return err
+	}
+	down := "redis://127.0.0.1:" + strconv.Itoa(port) + "/0"
+	var none, downNs, downRemote []float64
+	for range runs {
+		r, err := child("empty disk, no remote", env(emptyDir(), "off"))
+		if err != nil {
+			return err
+		}
+		none = append(none, r.ns)
+		if r, err = child("empty disk, server down", env(emptyDir(), down)); err != nil {
+			return err
+		}
+		downNs = append(downNs, r.ns)
+		downRemote = append(downRemote, r.remoteNs)
+	}
+
+	mc, ml, mr := median(cold), median(local), median(remote)
+	fmt.Fprintf(w, "\n(a) first GetKernel of a new process (%s, %d kernels), median of %d (ms): cold JIT %.3f, local disk hit %.3f, remote hit with an empty local disk %.3f\n",
+		backend, kernels, runs, mc/1e6, ml/1e6, mr/1e6)
+	fmt.Fprintf(w, "    remote hit vs cold JIT: %.0fx faster (want >= 300x); remote hit vs local disk hit: %.2fx (want <= 2x)\n", mc/mr, mr/ml)
+	fmt.Fprintf(w, "(b) %d processes, 2 local directories, one cold key: %d build(s) (want 1); %d served from the local disk, %d from the remote tier; first GetKernel %.1f to %.1f ms\n",
+		procs, builds, fromDisk, fromRemote, flightNs[0]/1e6, flightNs[len(flightNs)-1]/1e6)
+	mn, md := median(none), median(downNs)
+	fmt.Fprintf(w, "(c) empty local disk, median of %d (ms): no remote tier %.3f, server down (closed port) %.3f: %+.3f ms (want <= 50);\n"+
+		"    time in the remote tier with the server down (the slowdown, without the build's noise): median %.3f ms, max %.3f ms\n",
+		runs, mn/1e6, md/1e6, (md-mn)/1e6, median(downRemote)/1e6, slices.Max(downRemote)/1e6)
+	if builds != 1 {
+		return fmt.Errorf("single flight: %d builds, want 1", builds)
+	}
+	return nil
+}
+
+func newRun() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// remotecacheChild times one GetKernel through a program manager set up
+// by the environment; in flight mode it first waits until every flight
+// child has started.
+func remotecacheChild(w io.Writer, c *cli.Command, mode, backend string, kernels, ops int) error {
+	dev, ctx, err := firstContext(c, backend)
+	if err != nil {
+		return err
+	}
+	defer ctx.Release()
+	// The cache the manager would open from the environment, opened here
+	// to read its remote tier's counters.
+	disk, err := cache.Open(cache.Config{})
+	if err != nil {
+		return err
+	}
+	defer disk.Close()
+	m, err := programmgr.New(ctx, programmgr.Options{DiskCache: disk})
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	img, name, err := remoteModule(backend, kernels, ops)
+	if err != nil {
+		return err
+	}
+	if mode == "flight" {
+		dir := os.Getenv(envFlightDir)
+		n, _ := strconv.Atoi(os.Getenv(envFlightN))
+		if err := os.WriteFile(filepath.Join(dir, "arrived-"+strconv.Itoa(os.Getpid())), nil, 0o600); err != nil {
+			return err
+		}
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Millisecond) {
+			if m, _ := filepath.Glob(filepath.Join(dir, "arrived-*")); len(m) >= n {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the other flight processes did not start")
+			}
+		}
+	}
+	start := time.Now()
+	k, err := m.GetKernel(context.Background(), img, name, dev, programmgr.SpecValues{}, "")
+	elapsed := time.Since(start)
+	if err != nil {
+		return err
+	}
+	k.Release()
+	s := m.Stats()
+	fmt.Fprintf(w, "ns %d builds %d disk %d remote %d remote_ns %d\n", elapsed.Nanoseconds(), s.Builds, s.DiskHits, s.RemoteHits,
+		disk.RemoteCounters().Time.Nanoseconds())
+	return nil
+}
