@@ -215,21 +215,59 @@ func TestCType(t *testing.T) {
 	if got := must[string](t)(CType[meters]("opencl")); got != "double" {
 		t.Errorf("CType[meters]: %q", got)
 	}
-	if _, err := CType[int32]("level_zero"); !errors.Is(err, ErrInvalid) {
-		t.Errorf("CType for level_zero: %v", err)
+	if got := must[string](t)(CType[uint32]("level_zero")); got != "uint" { // OpenCL C
+		t.Errorf("CType for level_zero: %q", got)
+	}
+	if _, err := CType[int32]("hip"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("CType for an unknown backend: %v", err)
 	}
 }
 
-func TestLevelZeroUnsupported(t *testing.T) {
+// TestLevelZeroSources: on Level Zero, a Device builds OpenCL C (which
+// the program manager compiles to SPIR-V): a Func's "level_zero" source
+// where it has one, else its "opencl" source; CUDA C alone is not enough.
+func TestLevelZeroSources(t *testing.T) {
 	f := newAxpy(t, 1)
-	if _, err := f.Source("level_zero"); !errors.Is(err, ur.ErrUnsupportedFeature) {
-		t.Errorf("Source(level_zero): %v", err)
+	cl := must[string](t)(f.Source("opencl"))
+	if got, err := deviceSource(f, "level_zero"); err != nil || got != cl {
+		t.Errorf("a Func with OpenCL C on Level Zero: %q, %v; want its OpenCL C", got, err)
 	}
-	// The device path refuses before building anything.
-	d := &Device{backend: "level_zero", kernels: map[kernelID]*kernelEntry{}}
+	own, _ := NewFunc[float32]("k", 1, nil, map[string]string{"opencl": "A", "level_zero": "B"})
+	if got, err := deviceSource(own, "level_zero"); err != nil || got != "B" {
+		t.Errorf("a Func with a level_zero source: %q, %v", got, err)
+	}
+	cudaOnly, _ := NewFunc[float32]("k", 1, nil, map[string]string{"cuda": axpySources["cuda"]})
+	if _, err := deviceSource(cudaOnly, "level_zero"); !errors.Is(err, ur.ErrUnsupportedFeature) {
+		t.Errorf("a CUDA-only Func on Level Zero: %v", err)
+	}
+	// A Func of another package that knows no "level_zero" gives its
+	// OpenCL C.
+	other := sourceFunc(func(b string) (string, error) {
+		if b == "opencl" {
+			return "opencl source", nil
+		}
+		return "", errUnsupportedBackend(b)
+	})
+	if got, err := deviceSource(other, "level_zero"); err != nil || got != "opencl source" {
+		t.Errorf("a Func without level_zero: %q, %v", got, err)
+	}
+	if _, err := deviceSource(f, "hip"); !errors.Is(err, ur.ErrUnsupportedFeature) {
+		t.Errorf("an unknown backend: %v", err)
+	}
 	et := typeOf[float32]()
-	if _, err := d.kernel(builtinKey(et), "fill_f32", builtinSource(et), false); !errors.Is(err, ur.ErrUnsupportedFeature) {
-		t.Errorf("a generated kernel on Level Zero: %v", err)
+	lz, _ := builtinSource(et)("level_zero")
+	if want, _ := builtinSource(et)("opencl"); lz != want {
+		t.Error("the built-in program differs between OpenCL and Level Zero")
+	}
+	e, err := Expr[float32]("y = a*x + y", map[string]float32{"a": 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lz, want := must[string](t)(e.Source("level_zero")), must[string](t)(e.Source("opencl")); lz != want {
+		t.Error("an Expr's Level Zero source is not its OpenCL C")
+	}
+	if ct, err := CType[float64]("level_zero"); err != nil || ct != "double" {
+		t.Errorf("CType(level_zero) = %q, %v", ct, err)
 	}
 }
 

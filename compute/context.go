@@ -72,7 +72,7 @@ type ewOp struct {
 }
 
 // sourcer makes the source of a program for a backend ("opencl",
-// "cuda"). An interface, not a func field, so that a Func is passed
+// "cuda", "level_zero": see deviceSource). An interface, not a func field, so that a Func is passed
 // without allocating a method value.
 type sourcer interface {
 	Source(backend string) (string, error)

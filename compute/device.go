@@ -30,9 +30,10 @@ type DeviceOptions struct {
 // Device is the context of one gour device: arrays live in its memory and
 // operations are kernels on its queue, built through the program manager
 // (so built once per process, and loaded from gour's persistent cache in
-// the next). Device kernels are OpenCL C on "opencl" devices and CUDA C on
-// "cuda" devices; Level Zero builds only SPIR-V, so the package's
-// generated kernels give an error wrapping ur.ErrUnsupportedFeature there.
+// the next). Device kernels are OpenCL C on "opencl" devices, CUDA C on
+// "cuda" devices, and OpenCL C compiled to SPIR-V on "level_zero" devices
+// (by clang and llvm-spirv, found on PATH; without them a build gives an
+// error wrapping ur.ErrUnsupportedFeature).
 //
 // Operations enqueue on one in-order queue and return without waiting for
 // the device, except those that return a value to the host (Reduce, Dot,
@@ -326,10 +327,7 @@ func (d *Device) kernel(key, name string, source sourcer, fp64 bool) (*kernelEnt
 	if ok {
 		return e, nil
 	}
-	if d.backend != "opencl" && d.backend != "cuda" {
-		return nil, errUnsupportedBackend(d.backend)
-	}
-	src, err := source.Source(d.backend)
+	src, err := deviceSource(source, d.backend)
 	if err != nil {
 		return nil, err
 	}
@@ -449,6 +447,25 @@ func (d *Device) reduce(op *redOp) ([]byte, error) {
 	return out, nil
 }
 
+// deviceSource returns the kernel source for a backend: OpenCL C for
+// "opencl", CUDA C for "cuda", and OpenCL C for "level_zero", which the
+// program manager compiles to SPIR-V: the source's "level_zero" source
+// where it has one, else its "opencl" source, so that a Func written for
+// OpenCL runs on Level Zero as it is.
+func deviceSource(source sourcer, backend string) (string, error) {
+	switch backend {
+	case "opencl", "cuda":
+		return source.Source(backend)
+	case "level_zero":
+		src, err := source.Source(backend)
+		if errors.Is(err, ur.ErrUnsupportedFeature) {
+			return source.Source("opencl")
+		}
+		return src, err
+	}
+	return "", errUnsupportedBackend(backend)
+}
+
 func errUnsupportedBackend(backend string) error {
-	return fmt.Errorf("compute: the %q backend takes no OpenCL C or CUDA C kernels (Level Zero builds SPIR-V only): %w", backend, ur.ErrUnsupportedFeature)
+	return fmt.Errorf("compute: the %q backend takes no OpenCL C or CUDA C kernels: %w", backend, ur.ErrUnsupportedFeature)
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // ExprFunc is a Func written once as an expression (package compute/expr):
-// `y = a*x + y`. Its device kernels are generated OpenCL C and CUDA C, its
-// CPU side is expr's chunked evaluator. Every array and scalar parameter
-// has the element type T.
+// `y = a*x + y`. Its device kernels are generated OpenCL C (on OpenCL and,
+// compiled to SPIR-V, on Level Zero) and CUDA C, its CPU side is expr's
+// chunked evaluator. Every array and scalar parameter has the element
+// type T.
 //
 // Transform passes the array inputs in the order of their names, sorted
 // (Arrays), which is the order of the generated kernel's parameters: for
@@ -115,7 +116,7 @@ func (f *ExprFunc[T]) String() string { return f.c.String() }
 
 func (f *ExprFunc[T]) Source(backend string) (string, error) {
 	switch backend {
-	case "opencl":
+	case "opencl", "level_zero": // Level Zero: compiled to SPIR-V
 		return f.c.OpenCL(exprKernel), nil
 	case "cuda":
 		return f.c.CUDA(exprKernel), nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/compute/expr"
+	"github.com/gour-dev/gour/ur"
 )
 
 // One expression, y = a*x + y in place and a clamp of two arrays, gives
@@ -133,7 +134,10 @@ func TestExprErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Source("level_zero"); err == nil {
-		t.Error("Source(level_zero) gave source; Level Zero takes SPIR-V")
+	if _, err := f.Source("hip"); !errors.Is(err, ur.ErrUnsupportedFeature) {
+		t.Errorf("Source(hip): %v", err)
+	}
+	if lz, cl := must[string](t)(f.Source("level_zero")), must[string](t)(f.Source("opencl")); lz != cl {
+		t.Error("Source(level_zero) is not the OpenCL C, which Level Zero gets compiled to SPIR-V")
 	}
 }

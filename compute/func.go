@@ -36,9 +36,12 @@ type Func[T Number] interface {
 	Inputs() int
 	// Params are the values of the scalar parameters.
 	Params() []T
-	// Source returns the program's source for a backend, "opencl" or
-	// "cuda"; an error (wrapping ur.ErrUnsupportedFeature) where there is
-	// none.
+	// Source returns the program's source for a backend: OpenCL C for
+	// "opencl" and "level_zero" (which the program manager compiles to
+	// SPIR-V), CUDA C for "cuda"; an error (wrapping
+	// ur.ErrUnsupportedFeature) where there is none. A Device on Level
+	// Zero whose Func answers "level_zero" with ur.ErrUnsupportedFeature
+	// asks for "opencl" instead.
 	Source(backend string) (string, error)
 	// CPU computes out[lo:hi] from ins[k][lo:hi] and params: one chunk
 	// of the CPU context, called on several goroutines at once for
@@ -62,9 +65,10 @@ type SourceFunc[T Number] struct {
 
 // NewFunc returns a Func whose kernel is called name, taking inputs array
 // inputs, computed on the CPU by cpu and on devices by sources, keyed by
-// backend ("opencl": OpenCL C, "cuda": CUDA C). Either side may be
-// missing (nil cpu, no source for a backend): using it there is an error,
-// not a panic. The sources hold the kernel of the signature Func
+// backend ("opencl": OpenCL C, "cuda": CUDA C; "level_zero": OpenCL C
+// for Level Zero alone, the "opencl" source being used there when it is
+// missing). Either side may be missing (nil cpu, no source for a
+// backend): using it there is an error, not a panic. The sources hold the kernel of the signature Func
 // documents, for this T.
 func NewFunc[T Number](name string, inputs int, cpu CPUFunc[T], sources map[string]string) (*SourceFunc[T], error) {
 	if !isIdent(name) {
@@ -99,10 +103,13 @@ func (f *SourceFunc[T]) Inputs() int    { return f.inputs }
 func (f *SourceFunc[T]) Params() []T    { return f.params }
 
 func (f *SourceFunc[T]) Source(backend string) (string, error) {
-	if backend != "opencl" && backend != "cuda" {
+	if backend != "opencl" && backend != "cuda" && backend != "level_zero" {
 		return "", errUnsupportedBackend(backend)
 	}
 	s, ok := f.sources[backend]
+	if !ok && backend == "level_zero" {
+		s, ok = f.sources["opencl"]
+	}
 	if !ok {
 		return "", fmt.Errorf("compute: function %s has no %s source: %w", f.name, backend, ur.ErrUnsupportedFeature)
 	}

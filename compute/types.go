@@ -70,13 +70,14 @@ func typeOf[T Number]() *elemType {
 	}
 }
 
-// CType returns the C type of T on a backend ("opencl" or "cuda"): float,
+// CType returns the C type of T on a backend ("opencl", "level_zero" or
+// "cuda"): float,
 // double, int, uint/unsigned int, long/long long, ulong/unsigned long long.
 // Hand-written kernel sources can use it to be written once per type.
 func CType[T Number](backend string) (string, error) {
 	et := typeOf[T]()
 	switch backend {
-	case "opencl":
+	case "opencl", "level_zero":
 		return et.cl, nil
 	case "cuda":
 		return et.cu, nil

@@ -7,9 +7,11 @@
 // every structure, enumerations and flags, argument indices and sizes,
 // ranges of device memory, event pools and slots) and answers like a small
 // GPU whose "device memory" is host memory: every command runs when it is
-// appended, and the kernels of conformance/testdata/spirv are run by C
-// functions of the same name. Anything it does not expect is an error
-// with a message on stderr, never a silent success.
+// appended, and the kernels of conformance/testdata/spirv, and package
+// compute's fill_f32, copy_f32 and reduce_sum_f32 (compiled from its
+// OpenCL C by clang and llvm-spirv), are run by C code of the same name.
+// Anything it does not expect is an error with a message on stderr, never
+// a silent success.
 //
 // It reports API 1.4, a compute queue group whose fill patterns are at
 // most 16 bytes, 80 ns timestamp ticks, 32-bit kernel timestamps, device,
@@ -205,6 +207,10 @@ static const signature signatures[] = {
 	{"axpy_f64", 3, {8, P, P}},
 	{"linked", 1, {P}},
 	{"broken", 1, {P}},
+	// package compute's (compute/kernels.go), for float32
+	{"fill_f32", 3, {P, 4, 8}},
+	{"copy_f32", 3, {P, P, 8}},
+	{"reduce_sum_f32", 5, {P, P, 0, 4, 8}},
 };
 
 typedef struct {
@@ -1121,6 +1127,39 @@ typedef struct {
 #define PTR(T, i) (*(T **)k->args[i])
 #define VAL(T, i) (*(T *)k->args[i])
 
+// reduce_sum_f32_group runs one work-group of compute's reduce_sum_f32
+// (in, partial, __local scratch, ident, n), as the kernel does on a GPU
+// (no COMPUTE_BLOCKED): each work-item adds a grid-strided share of the
+// input in four accumulators, then the group adds its work-items' sums in
+// a halving tree, and writes one partial. The same additions in the same
+// order as the kernel, so the result is the same to the bit. Reads come
+// before the write, so the second pass may run in place.
+static void reduce_sum_f32_group(kernel *k, const item *it) {
+	const float *in = PTR(float, 0);
+	float *partial = PTR(float, 1);
+	float ident = VAL(float, 3);
+	uint64_t n = VAL(uint64_t, 4);
+	size_t L = it->lsize[0];
+	uint64_t stride = it->gsize[0];
+	float *scratch = malloc(L * sizeof(float));
+	for (size_t lid = 0; lid < L; lid++) {
+		float acc = ident, acc1 = ident, acc2 = ident, acc3 = ident;
+		uint64_t i = (uint64_t)it->grp[0] * L + lid;
+		for (; i + 3 * stride < n; i += 4 * stride) {
+			acc = acc + in[i];
+			acc1 = acc1 + in[i + stride];
+			acc2 = acc2 + in[i + 2 * stride];
+			acc3 = acc3 + in[i + 3 * stride];
+		}
+		for (; i < n; i += stride) acc = acc + in[i];
+		scratch[lid] = (acc + acc1) + (acc2 + acc3);
+	}
+	for (size_t h = L / 2; h > 0; h >>= 1)
+		for (size_t lid = 0; lid < h; lid++) scratch[lid] = scratch[lid] + scratch[lid + h];
+	partial[it->grp[0]] = scratch[0];
+	free(scratch);
+}
+
 static void run_item(kernel *k, const item *it, char *scratch) {
 	const char *n = k->sig->name;
 	size_t i = it->gid[0];
@@ -1144,6 +1183,12 @@ static void run_item(kernel *k, const item *it, char *scratch) {
 		// Run per work-group by launch(): scratch holds the group's sum.
 		*(uint32_t *)scratch += PTR(uint32_t, 0)[i];
 		if (it->lid[0] == it->lsize[0] - 1) PTR(uint32_t, 1)[it->grp[0]] = *(uint32_t *)scratch;
+	} else if (!strcmp(n, "fill_f32")) {
+		if (i < VAL(uint64_t, 2)) PTR(float, 0)[i] = VAL(float, 1);
+	} else if (!strcmp(n, "copy_f32")) {
+		if (i < VAL(uint64_t, 2)) PTR(float, 0)[i] = PTR(float, 1)[i];
+	} else if (!strcmp(n, "reduce_sum_f32")) {
+		if (it->lid[0] == it->lsize[0] - 1) reduce_sum_f32_group(k, it);
 	} else if (!strcmp(n, "scalars")) {
 		if (i == 0) {
 			int64_t *out = PTR(int64_t, 0);
@@ -1192,6 +1237,23 @@ static ze_result_t launch(const char *fn, int op, ze_command_list_handle_t l, ze
 	if (!strcmp(name, "iota") || !strcmp(name, "fill_u32") || !strcmp(name, "add_one")) {
 		size_t items = it.off[0] + it.gsize[0];
 		if (!check_range(PTR(uint32_t, 0), 4 * items)) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s: %zu items overrun argument 0's allocation", name, items);
+	}
+	// compute's kernels: n elements in and out, and reduce_sum_f32's local
+	// memory and partials. A one-dimensional launch, every n guarded.
+	if (!strcmp(name, "fill_f32") || !strcmp(name, "copy_f32") || !strcmp(name, "reduce_sum_f32")) {
+		int reduce = name[0] == 'r';
+		uint64_t elems = VAL(uint64_t, reduce ? 4 : 2);
+		if (count[1] != 1 || count[2] != 1 || k->group[1] != 1 || k->group[2] != 1 || it.off[0])
+			return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s: not a one-dimensional launch without offset", name);
+		if (reduce) {
+			if (k->local[2] < 4 * (size_t)k->group[0]) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s: %zu bytes of local memory for %u work-items", name, k->local[2], k->group[0]);
+			if (elems == 0 || (k->group[0] & (k->group[0] - 1))) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s: n = %llu, group size %u", name, (unsigned long long)elems, k->group[0]);
+			if (!check_range(PTR(float, 0), 4 * elems) || !check_range(PTR(float, 1), 4 * (size_t)count[0]))
+				return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s: %llu elements or %u partials overrun their allocations", name, (unsigned long long)elems, count[0]);
+		} else {
+			if (!check_range(PTR(float, 0), 4 * elems) || (name[0] == 'c' && !check_range(PTR(float, 1), 4 * elems)))
+				return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s: %llu elements overrun an allocation", name, (unsigned long long)elems);
+		}
 	}
 	uint64_t start = now_ticks();
 	char scratch[8];

@@ -1,0 +1,203 @@
+package compute
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/gour-dev/gour/cache"
+	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/programmgr"
+	"github.com/gour-dev/gour/ur"
+)
+
+// The Level Zero tests run on every selected Level Zero device: a real
+// one, or the test driver, which runs fill_f32, copy_f32 and
+// reduce_sum_f32 (and no other kernel of this package) in C:
+//
+//	fake=$(mktemp -d)/libze_gour_fake.so
+//	cc -shared -fPIC -O1 -o $fake adapters/levelzero/testdata/fakedriver/ze_fake_driver.c
+//	ZE_ENABLE_ALT_DRIVERS=$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero \
+//	    go test -run LevelZero ./compute/
+//
+// They skip without a Level Zero device (failing where
+// UR_REQUIRE_ADAPTERS names level_zero) and without clang and llvm-spirv
+// (failing under GOUR_REQUIRE_SPIRV_COMPILER=1).
+
+// envRequireSPIRVCompiler set to 1 turns a missing OpenCL C to SPIR-V
+// toolchain from a skip into a failure.
+const envRequireSPIRVCompiler = "GOUR_REQUIRE_SPIRV_COMPILER"
+
+// levelZeroDevices returns the selected Level Zero devices, or skips.
+func levelZeroDevices(t *testing.T) []*ur.Device {
+	t.Helper()
+	testenv.CheckRequired(t)
+	sys := testenv.System(t)
+	var out []*ur.Device
+	for _, d := range sys.Devices {
+		if d.Backend() == "level_zero" {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		t.Skipf("no Level Zero device: %s", testenv.Reasons(sys))
+	}
+	return out
+}
+
+// levelZeroDevice returns a Device context on dev with a manager of its
+// own over disk, a persistent cache (nil: none), released at the end.
+func levelZeroDevice(t *testing.T, dev *ur.Device, disk *cache.Cache) *Device {
+	t.Helper()
+	ctx, err := ur.NewContext(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
+	if err != nil {
+		ctx.Release()
+		t.Fatal(err)
+	}
+	off := false
+	opts := programmgr.Options{DiskCache: disk}
+	if disk == nil {
+		opts.DiskCache, err = cache.Open(cache.Config{Persistent: &off})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	mgr, err := programmgr.New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDeviceFrom(q, DeviceOptions{Manager: mgr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := errors.Join(d.Release(), mgr.Close(), q.Release(), ctx.Release()); err != nil {
+			t.Errorf("release: %v", err)
+		}
+	})
+	return d
+}
+
+// skipWithoutCompiler skips (or fails) when err says the toolchain is
+// missing.
+func skipWithoutCompiler(t *testing.T, err error) {
+	t.Helper()
+	if errors.Is(err, ur.ErrUnsupportedFeature) && strings.Contains(err.Error(), "not installed") {
+		if os.Getenv(envRequireSPIRVCompiler) == "1" {
+			t.Fatalf("%s=1: %v", envRequireSPIRVCompiler, err)
+		}
+		t.Skipf("no OpenCL C to SPIR-V toolchain: %v", err)
+	}
+}
+
+// TestLevelZeroArrays runs Zeros, Fill, Copy, ToSlice and Sum of float32
+// on Level Zero, the kernels compiled from OpenCL C to SPIR-V, and checks
+// the program manager built the package's program once and then served
+// it from its caches: in memory, then from the persistent cache in a
+// second manager.
+func TestLevelZeroArrays(t *testing.T) {
+	for _, dev := range levelZeroDevices(t) {
+		t.Run(dev.Name(), func(t *testing.T) {
+			disk, err := cache.Open(cache.Config{Dir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := levelZeroDevice(t, dev, disk)
+			const n = 10_007 // not a multiple of the work-group size
+			a := must[*Array[float32]](t)(Zeros[float32](d, n))
+			defer a.Release()
+			b := must[*Array[float32]](t)(Zeros[float32](d, n))
+			defer b.Release()
+			if got := must[[]float32](t)(a.ToSlice()); len(got) != n || got[0] != 0 || got[n-1] != 0 {
+				t.Fatalf("Zeros: %d elements, %v ... %v", len(got), got[0], got[n-1])
+			}
+			err = Fill(d, a, 1.5)
+			skipWithoutCompiler(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Copy(d, b, a); err != nil {
+				t.Fatal(err)
+			}
+			if err := Fill(d, a, -2); err != nil {
+				t.Fatal(err)
+			}
+			ga, gb := must[[]float32](t)(a.ToSlice()), must[[]float32](t)(b.ToSlice())
+			for i := range n {
+				if ga[i] != -2 || gb[i] != 1.5 {
+					t.Fatalf("a[%d] = %v, want -2; b[%d] = %v, want 1.5", i, ga[i], i, gb[i])
+				}
+			}
+			// Sum: two passes of the reduction tree. Integers in float32
+			// add exactly in any order.
+			xs := make([]float32, 100_003)
+			want := 0.0
+			for i := range xs {
+				xs[i] = float32(i % 17)
+				want += float64(xs[i])
+			}
+			x := must[*Array[float32]](t)(FromSlice(d, xs))
+			defer x.Release()
+			sum, err := Reduce(d, x, Sum[float32]())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if float64(sum) != want {
+				t.Errorf("Sum = %v, want %v", sum, want)
+			}
+			s := d.Manager().Stats()
+			if s.Builds != 1 || s.DiskHits != 0 {
+				t.Errorf("first manager: %d builds, %d disk hits; want 1 build (the float32 program)", s.Builds, s.DiskHits)
+			}
+			// A second manager over the same persistent cache loads the
+			// program built through SPIR-V, without compiling it again.
+			d2 := levelZeroDevice(t, dev, disk)
+			c := must[*Array[float32]](t)(Zeros[float32](d2, 3))
+			defer c.Release()
+			if err := Fill(d2, c, 7); err != nil {
+				t.Fatal(err)
+			}
+			if got := must[[]float32](t)(c.ToSlice()); got[0] != 7 || got[2] != 7 {
+				t.Errorf("second manager's Fill: %v", got)
+			}
+			if s := d2.Manager().Stats(); s.Builds != 0 || s.DiskHits != 1 {
+				t.Errorf("second manager: %d builds, %d disk hits; want 0 and 1", s.Builds, s.DiskHits)
+			}
+		})
+	}
+}
+
+// TestLevelZeroNoCompiler: without clang, a kernel on Level Zero is an
+// error wrapping ur.ErrUnsupportedFeature that names the tool and how to
+// install it; arrays without kernels still work.
+func TestLevelZeroNoCompiler(t *testing.T) {
+	devs := levelZeroDevices(t)
+	t.Setenv("GOUR_CLANG", "gour-no-such-clang")
+	d := levelZeroDevice(t, devs[0], nil)
+	a := must[*Array[float32]](t)(FromSlice(d, []float32{1, 2, 3}))
+	defer a.Release()
+	err := Fill(d, a, 1)
+	if !errors.Is(err, ur.ErrUnsupportedFeature) {
+		t.Fatalf("Fill without clang: %v", err)
+	}
+	for _, want := range []string{"gour-no-such-clang", "GOUR_CLANG", "apt-get install clang-15 llvm-spirv-15"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not say %q", err, want)
+		}
+	}
+	// An array the failed Fill did not touch (Fill's output is
+	// undefined after an error) still goes to the device and back.
+	b := must[*Array[float32]](t)(FromSlice(d, []float32{1, 2, 3}))
+	defer b.Release()
+	if _, err := b.Arg(InOut); err != nil { // uploads; the host copy is stale after
+		t.Fatal(err)
+	}
+	if got := must[[]float32](t)(b.ToSlice()); got[2] != 3 {
+		t.Errorf("ToSlice: %v", got)
+	}
+}
