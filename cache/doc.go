@@ -15,9 +15,9 @@
 //	c.Reject(e) // and GetOrBuild again, once
 //
 // GetOrBuild makes N processes (and goroutines) that miss one key at
-// once build it once. Get and Put are the parts on their own. The
-// maintenance methods (List, Stats, Verify, Prune, Clear) serve the
-// urcache tool.
+// once build it once — N machines too, with a remote tier. Get and Put
+// are the parts on their own. The maintenance methods (List, Stats,
+// Verify, Prune, Clear) serve the urcache tool.
 //
 // # Layout
 //
@@ -109,6 +109,7 @@
 //	SYCL_CACHE_MAX_DEVICE_IMAGE_SIZE  a size; images larger are not cached (default 1 GiB)
 //	SYCL_CACHE_TRACE                  bit mask; value&1 logs every hit, miss, store, eviction, rejection and removal (slog, level Info)
 //	SYCL_CACHE_ALLOW_SHARED           1: accept a root owned by another user or writable by group/others; new files 0660, directories 0770
+//	GOUR_CACHE_REMOTE                 the remote tier's URL (see The remote tier); unset, empty or "off": none
 //
 // Booleans are 1/0 (or true/false), days decimal integers, sizes a number
 // of bytes or a number with a unit K, M, G or T, powers of 1024 (10G;
@@ -130,6 +131,51 @@
 // GetOrBuild builds what it misses and stores nothing; Put, Prune, Clear
 // and Verify(true) fail with ErrReadOnly; List, Stats and Verify(false)
 // work.
+//
+// # The remote tier
+//
+// A Remote — a store shared by many machines, such as Redis through
+// package cache/rediscache — sits behind the disk: a lookup goes memory
+// (the program manager's), disk, remote, build. It is named by
+// Config.RemoteURL, else GOUR_CACHE_REMOTE:
+//
+//	redis://[user:password@]host:port[/db][?prefix=gour:v1:&timeout=300ms&max_entry=64M&wait=2m&lease=10s&off_for=1m]
+//	rediss://...   the same over TLS
+//
+// or given as Config.Remote; Config.RemoteOptions win over the URL's
+// parameters (RemoteOptions documents them). The scheme must be
+// registered (RegisterRemote; cache/rediscache registers redis and
+// rediss when imported, and programmgr imports it). A malformed URL, a
+// bad parameter or an unknown scheme makes Open fail with a
+// *SettingError naming GOUR_CACHE_REMOTE, its password hidden. Close
+// closes the store.
+//
+// An entry's name in the store is RemoteName(key), the same on every
+// machine, and its value is its .src file followed by its .bin file, as
+// on disk. Everything read is checked as the files are — headers,
+// checksums, the .bin tied to the .src, the full key — and a value that
+// fails is a miss, deleted (if it is still the value read) and rebuilt.
+// A remote hit is written to disk (Entry.FromRemote reports it); a build
+// is stored to disk and to the store; Get and Put use the store too, and
+// Reject deletes the store's copy of the refused binary.
+//
+// GetOrBuild single-flights across machines: under the leaf's build.lock
+// (one process per machine), it polls the store for the value or the
+// key's build lease (a random token with an expiry, renewed while the
+// build runs, released by compare-and-delete, only by its holder); the
+// holder builds and stores, the others wait up to RemoteOptions.Wait for
+// the value and then build themselves. A holder whose build fails, or
+// whose entry is not sent, leaves an "abandoned" mark so that the waiters
+// build at once; a crashed holder's lease expires.
+//
+// The tier never fails a call and never makes one much slower: every
+// operation has a deadline (RemoteOptions.Timeout), the first error turns
+// the tier off for RemoteOptions.OffFor with exactly one slog warning
+// (the circuit breaker; later errors are traced), a full store
+// (ErrRemoteFull) skips writes with one warning, and entries larger than
+// RemoteOptions.MaxEntrySize are not sent. RemoteCounters has this
+// process's counts and the time spent in the tier; the store keeps the
+// fleet's hits and misses (urcache --remote URL stat).
 //
 // # Failure is never fatal
 //
