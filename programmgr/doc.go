@@ -141,6 +141,15 @@
 //	SYCL_PROGRAM_APPEND_COMPILE_OPTIONS   appended to them
 //	SYCL_PROGRAM_LINK_OPTIONS             replaces every image's link options
 //	SYCL_PROGRAM_APPEND_LINK_OPTIONS      appended to them
+//	GOUR_CACHE_REMOTE                     the persistent cache's remote tier, shared by a fleet:
+//	                                      redis://[user:password@]host:port[/db], rediss:// for TLS
+//	                                      (Options.RemoteCache; package cache, The remote tier)
+//
+// The persistent cache's own variables (SYCL_CACHE_PERSISTENT,
+// SYCL_CACHE_DIR, ...) are package cache's. With GOUR_CACHE_REMOTE, a
+// binary missing from the local disk is looked up in the remote tier, and
+// machines missing one program at once build it once; Stats.RemoteHits
+// counts the programs another machine built.
 //
 // DPC++'s documentation counts the bits of SYCL_CACHE_TRACE from one: its
 // "bit 2" (the in-memory cache) is the value 2 (SYCL_CACHE_TRACE=2), and
