@@ -32,20 +32,32 @@
 // or one reduction, which the CPU context runs in Go and a Device context
 // launches. Device kernels are OpenCL C on OpenCL devices and CUDA C on
 // CUDA devices, built through the program manager (package programmgr):
-// once per process, then from gour's persistent cache on disk. Level Zero
-// takes SPIR-V only, so there the generated kernels give an error
-// wrapping ur.ErrUnsupportedFeature. Launches take their arguments with
-// the launch (ur.Queue.LaunchArgs), so goroutines share kernels without
-// locks. A device reduction is two passes of a work-group tree in local
-// memory, without atomics: the same result on every run.
+// once per process, then from gour's persistent cache on disk.
+//
+// Level Zero takes SPIR-V, not OpenCL C: there a Device builds the same
+// OpenCL C, which the program manager compiles to SPIR-V with clang and
+// llvm-spirv (Debian: apt-get install clang-15 llvm-spirv-15; GOUR_CLANG
+// and GOUR_LLVM_SPIRV name other tools) and caches like any program, the
+// persistent cache keyed by the tools' versions. A Func's source for
+// "level_zero" is OpenCL C: its own "level_zero" source where it has one,
+// else its "opencl" source (NewFunc's and Expr's Funcs, and any Func
+// that answers "level_zero" with ur.ErrUnsupportedFeature), so a Func
+// written for OpenCL runs on Level Zero as it is. Without the tools, a
+// kernel on Level Zero gives an error wrapping ur.ErrUnsupportedFeature
+// that names the missing tool; arrays and their transfers work still.
+//
+// Launches take their arguments with the launch (ur.Queue.LaunchArgs),
+// so goroutines share kernels without locks. A device reduction is two
+// passes of a work-group tree in local memory, without atomics: the same
+// result on every run.
 //
 // Transform applies a Func: a kernel's device source with a fixed
 // signature, (out, in0, in1, ..., scalar params..., n), and a Go function
 // over chunks for the CPU. NewFunc makes one from hand-written sources;
 // any type with Func's methods plugs in. Expr makes one from an
 // expression written once (package compute/expr): `y = a*x + y`, its
-// kernels generated in OpenCL C and CUDA C, its CPU side expr's chunked
-// evaluator.
+// kernels generated in OpenCL C (for OpenCL and Level Zero) and CUDA C,
+// its CPU side expr's chunked evaluator.
 //
 // # Task sequences
 //

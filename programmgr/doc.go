@@ -45,6 +45,28 @@
 // lacks, or whose format is another backend's, gives
 // ur.ErrUnsupportedFeature without building.
 //
+// # OpenCL C on Level Zero
+//
+// Level Zero takes SPIR-V and native binaries, not OpenCL C. An OpenCL C
+// image asked for on devices that take SPIR-V but no source is compiled
+// to SPIR-V 1.0 first, by clang (-target spir64 -cl-std=CL1.2 -O2, with
+// cl_khr_fp64 and cl_khr_fp16 on where the devices have them) and the
+// LLVM/SPIR-V translator, found on PATH: GOUR_CLANG (default clang-15,
+// then clang) and GOUR_LLVM_SPIRV (default llvm-spirv-15, then
+// llvm-spirv); Debian: apt-get install clang-15 llvm-spirv-15. The build
+// options are divided: -D, -U, -I, -cl-std= and warning options (the
+// spec-constant definitions among them) go to clang, OpenCL's -cl-*
+// optimisation options to clang and the driver, anything else to the
+// driver. The SPIR-V is then built like a SPIR-V image. The result is
+// cached like any program, in memory under the OpenCL C image's key and
+// on disk under a key of its own, which covers the tools' versions and
+// clang's options, so that a program is compiled once per machine and
+// toolchain. A missing tool gives a *ur.Error carrying
+// ur.ErrUnsupportedFeature that names it; a compile error one carrying
+// ur.ErrProgramBuildFailure with clang's diagnostics as its BuildLog;
+// both are remembered as a driver's build error is (Clear forgets them).
+// SYCL_CACHE_TRACE bit 4 logs each compilation.
+//
 // # Offload bundles
 //
 // A Bundle is an offload bundle (package bundle, built by cmd/urpack)
@@ -144,6 +166,8 @@
 //	GOUR_CACHE_REMOTE                     the persistent cache's remote tier, shared by a fleet:
 //	                                      redis://[user:password@]host:port[/db], rediss:// for TLS
 //	                                      (Options.RemoteCache; package cache, The remote tier)
+//	GOUR_CLANG, GOUR_LLVM_SPIRV           the tools compiling OpenCL C to SPIR-V for Level Zero
+//	                                      (default clang-15 or clang, llvm-spirv-15 or llvm-spirv)
 //
 // The persistent cache's own variables (SYCL_CACHE_PERSISTENT,
 // SYCL_CACHE_DIR, ...) are package cache's. With GOUR_CACHE_REMOTE, a

@@ -280,6 +280,8 @@ var (
 // SplitOptions divides OpenCL build options, separated by blanks, between
 // clang and the driver that builds the SPIR-V (see the package
 // documentation). Words in double quotes stay one option, quotes removed.
+// -D, -U and -I take their value joined or as the next word; without one
+// they are left to the driver.
 func SplitOptions(options string) (clang []string, driver string) {
 	words := fields(options)
 	var drv []string
@@ -323,13 +325,12 @@ func isClangOnly(w string) bool {
 // fields splits on blanks, keeping double-quoted runs in one word.
 func fields(s string) []string {
 	var (
-		out   []string
-		cur   strings.Builder
-		in    bool // inside quotes
-		have  bool // cur holds a word, maybe empty ("")
-		runes = []rune(s)
+		out  []string
+		cur  strings.Builder
+		in   bool // inside quotes
+		have bool // cur holds a word, maybe empty ("")
 	)
-	for _, r := range runes {
+	for _, r := range s {
 		switch {
 		case r == '"':
 			in, have = !in, true

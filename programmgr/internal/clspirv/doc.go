@@ -37,8 +37,8 @@
 // error wrapping the context's error, never a *CompileError.
 //
 // SplitOptions divides OpenCL build options between the two sides: the
-// preprocessor and language options (-D, -U, -I, -cl-std=, -w, -Werror)
-// go to clang alone, OpenCL's optimisation options (-cl-mad-enable,
+// preprocessor, language and warning options (-D, -U, -I, -cl-std=, -w,
+// -Werror, -Wno-...) go to clang alone, OpenCL's optimisation options (-cl-mad-enable,
 // -cl-fast-relaxed-math, ...) to clang and to the driver, which takes them
 // for SPIR-V too, and anything else to the driver alone.
 package clspirv
