@@ -72,8 +72,8 @@ type ewOp struct {
 }
 
 // sourcer makes the source of a program for a backend ("opencl",
-// "cuda", "level_zero": see deviceSource). An interface, not a func field, so that a Func is passed
-// without allocating a method value.
+// "cuda", "level_zero": see deviceSource). An interface, not a func
+// field, so that a Func is passed without allocating a method value.
 type sourcer interface {
 	Source(backend string) (string, error)
 }
