@@ -327,3 +327,49 @@ func TestSmallWorkGroups(t *testing.T) {
 		}
 	}
 }
+
+// A Transform whose kernel does not build fails before its arrays change
+// state: the output keeps its host data, nothing is uploaded, and the
+// next good Transform gives the right result.
+func TestFailedBuildLeavesArrays(t *testing.T) {
+	bad, err := NewFunc("axpy", 2, axpyCPU, map[string]string{
+		"opencl": "__kernel void axpy(__global float* out) { this is not OpenCL C }",
+		"cuda":   `extern "C" __global__ void axpy(float* out) { this is not CUDA C }`,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range deviceContexts(t) {
+		t.Run(devName(d), func(t *testing.T) {
+			const n = 1000
+			xs, ys := make([]float32, n), make([]float32, n)
+			for i := range n {
+				xs[i], ys[i] = float32(i), 1
+			}
+			x := must[*Array[float32]](t)(FromSlice(d, xs))
+			y := must[*Array[float32]](t)(FromSlice(d, ys))
+			defer x.Release()
+			defer y.Release()
+			if err := Transform(d, bad.With(2), y, x, y); !errors.Is(err, ur.ErrProgramBuildFailure) {
+				t.Fatalf("Transform with a kernel that does not build: %v, want ErrProgramBuildFailure", err)
+			}
+			wantTransfers(t, "x after the failed Transform", x, 0, 0)
+			wantTransfers(t, "y after the failed Transform", y, 0, 0)
+			got := must[[]float32](t)(y.ToSlice())
+			for i, v := range got {
+				if v != 1 {
+					t.Fatalf("y[%d] = %v after a failed Transform, want its old value 1", i, v)
+				}
+			}
+			if err := Transform(d, newAxpy(t, 2), y, x, y); err != nil {
+				t.Fatal(err)
+			}
+			got = must[[]float32](t)(y.ToSlice())
+			for i, v := range got {
+				if want := 2*float32(i) + 1; v != want {
+					t.Fatalf("y[%d] = %v after a good Transform, want %v", i, v, want)
+				}
+			}
+		})
+	}
+}

@@ -34,11 +34,8 @@ func Fill[T Number](ctx Context, a *Array[T], v T) error {
 	if err := checkCtx(ctx); err != nil {
 		return err
 	}
-	if err := prepare(ctx, []use{{&a.c, Out}}); err != nil {
-		return err
-	}
 	et := a.c.et
-	return ctx.eng().elementwise(&ewOp{
+	op := &ewOp{
 		n: a.c.n, key: builtinKey(et), name: "fill_" + et.suffix, source: builtinSource(et), fp64: et.fp64,
 		out: &a.c, params: []ur.Arg{ur.ArgOf(v)},
 		cpu: func() func(lo, hi int) {
@@ -50,7 +47,8 @@ func Fill[T Number](ctx Context, a *Array[T], v T) error {
 				}
 			}
 		},
-	})
+	}
+	return run(ctx, op, []use{{&a.c, Out}})
 }
 
 // Copy copies src into dst, of the same shape (src In, dst Out).
@@ -70,18 +68,31 @@ func Copy[T Number](ctx Context, dst, src *Array[T]) error {
 	if dst == src {
 		return prepare(ctx, []use{{&src.c, In}})
 	}
-	if err := prepare(ctx, []use{{&src.c, In}, {&dst.c, Out}}); err != nil {
-		return err
-	}
 	et := dst.c.et
-	return ctx.eng().elementwise(&ewOp{
+	op := &ewOp{
 		n: dst.c.n, key: builtinKey(et), name: "copy_" + et.suffix, source: builtinSource(et), fp64: et.fp64,
 		out: &dst.c, ins: []*core{&src.c},
 		cpu: func() func(lo, hi int) {
 			out, in := viewOf[T](dst.c.host, dst.c.n), viewOf[T](src.c.host, src.c.n)
 			return func(lo, hi int) { copy(out[lo:hi], in[lo:hi]) }
 		},
-	})
+	}
+	return run(ctx, op, []use{{&src.c, In}, {&dst.c, Out}})
+}
+
+// run readies op on ctx, prepares its arrays for their uses and runs it.
+// The context is readied first (a Device builds the kernel), so that an
+// operation that cannot run leaves its arrays as they were: an Out array
+// whose kernel failed to build is not marked as written.
+func run(ctx Context, op *ewOp, uses []use) error {
+	e := ctx.eng()
+	if err := e.ready(op); err != nil {
+		return err
+	}
+	if err := prepare(ctx, uses); err != nil {
+		return err
+	}
+	return e.elementwise(op)
 }
 
 // Transform computes out[i] = fn(ins[0][i], ..., fn.Params()...) for
@@ -115,9 +126,6 @@ func Transform[T Number](ctx Context, fn Func[T], out *Array[T], ins ...*Array[T
 		cores = append(cores, &in.c)
 	}
 	uses = append(uses, use{&out.c, Out})
-	if err := prepare(ctx, uses); err != nil {
-		return err
-	}
 	params := fn.Params()
 	args := op.paramBuf[:0]
 	for _, p := range params {
@@ -135,7 +143,7 @@ func Transform[T Number](ctx Context, fn Func[T], out *Array[T], ins ...*Array[T
 			return func(lo, hi int) { fn.CPU(o, in, params, lo, hi) }
 		}
 	}
-	return e.elementwise(op)
+	return run(ctx, op, uses)
 }
 
 // ewOps recycles Transform's operations: nothing keeps one after the

@@ -39,6 +39,9 @@ type engine interface {
 	freeDev(d *devMem) error
 	upload(c *core) error
 	download(c *core) error
+	// ready makes op runnable before its arrays change state: a device
+	// finds or builds its kernel.
+	ready(op *ewOp) error
 	elementwise(op *ewOp) error
 	reduce(op *redOp) ([]byte, error)
 	// fence returns an event completing after everything enqueued so
@@ -61,6 +64,8 @@ type ewOp struct {
 	// cpu returns the chunk body for the CPU context, made only there
 	// so that a device operation does not touch host storage.
 	cpu func() func(lo, hi int)
+	// kernel is the device kernel, found by Device.ready.
+	kernel *kernelEntry
 
 	// Room for the slices of a small operation, so that a Transform
 	// costs one allocation: its dispatch cost is the package's overhead
@@ -211,6 +216,8 @@ func (c *CPU) parallel(n, k int, body func(chunk, lo, hi int)) error {
 	wg.Wait()
 	return first
 }
+
+func (c *CPU) ready(*ewOp) error { return nil }
 
 func (c *CPU) elementwise(op *ewOp) error {
 	if op.n == 0 {

@@ -376,13 +376,25 @@ func (d *Device) launch(e *kernelEntry, global, local uint64, args []ur.Arg) err
 
 func roundUp(n, m uint64) uint64 { return (n + m - 1) / m * m }
 
-func (d *Device) elementwise(op *ewOp) error {
+func (d *Device) ready(op *ewOp) error {
 	if op.n == 0 {
 		return nil
 	}
 	e, err := d.kernel(op.key, op.name, op.source, op.fp64)
-	if err != nil {
-		return err
+	op.kernel = e
+	return err
+}
+
+func (d *Device) elementwise(op *ewOp) error {
+	if op.n == 0 {
+		return nil
+	}
+	e := op.kernel
+	if e == nil {
+		var err error
+		if e, err = d.kernel(op.key, op.name, op.source, op.fp64); err != nil {
+			return err
+		}
 	}
 	args := op.argBuf[:0]
 	args = append(args, op.out.dev.arg())
