@@ -76,7 +76,9 @@ var ErrRemoteFull = errors.New("cache: the remote store is full")
 // the URL's query parameter (named in brackets), else the default.
 type RemoteOptions struct {
 	// Timeout bounds every remote operation [timeout]; a Put of n bytes
-	// gets n/(64 MiB/s) more. Default 300ms.
+	// gets n/(64 MiB/s) more. A lookup must bring the whole entry in
+	// this time: raise it for entries of tens of MiB on a slow link.
+	// Default 300ms.
 	Timeout time.Duration
 	// MaxEntrySize: entries larger (their key, info and binary encoded)
 	// are not sent [max_entry]. Default 64 MiB.
@@ -389,8 +391,8 @@ type RemoteEntry struct {
 
 // DecodeRemoteHead decodes the head of a remote value — at least its
 // record, RemoteHeadSize bytes suffice for most — without its binary, and
-// checks that name is the key's. ok is false when more bytes are needed
-// (need says how many).
+// checks that name is the key's (when name is not empty). need is above
+// zero when head is too short: it is how many bytes are needed.
 func DecodeRemoteHead(name string, head []byte) (e RemoteEntry, need int, err error) {
 	if len(head) < headerSize {
 		return e, headerSize, nil
@@ -487,12 +489,34 @@ func (c *Cache) remoteFill(ctx context.Context, k Key, store bool) *Entry {
 		return nil
 	}
 	if store {
-		if ref, existed, err := c.put(k, e.Binary, e.Info); err == nil && !existed {
-			e.ref = ref
-		}
+		c.copyLocal(k, e)
 	}
 	return e
 }
+
+// copyLocal writes e, a hit of the remote tier, to the local disk on a
+// goroutine of its own, so that the write overlaps the caller's load of
+// the binary: writing a 1 MB binary and the cache's bookkeeping took
+// about 2 ms of a 7 ms remote hit on the H100 machine, whose local hit
+// took 3 ms. Reject of e waits for its write, Flush and Close for all. A
+// process that exits before the write is done leaves no copy, and its
+// next run reads the remote tier again.
+func (c *Cache) copyLocal(k Key, e *Entry) {
+	done := new(sync.WaitGroup)
+	done.Add(1)
+	e.copying = done
+	c.copies.Add(1)
+	go func() {
+		defer c.copies.Done()
+		defer done.Done()
+		if ref, existed, err := c.putCopy(k, e.Binary, e.Info); err == nil && !existed {
+			e.ref = ref
+		}
+	}()
+}
+
+// Flush waits until the local copies of remote hits are written.
+func (c *Cache) Flush() { c.copies.Wait() }
 
 // remoteOrBuild is GetOrBuild's way past a miss of the disk: the remote
 // tier, then a build under the fleet's lease for k, stored to disk (when
@@ -531,9 +555,7 @@ func (c *Cache) remoteOrBuild(ctx context.Context, k Key, info Info, store bool,
 				t.waits.Add(1)
 				c.counts.waits.Add(1)
 				if store {
-					if ref, existed, err := c.put(k, e.Binary, e.Info); err == nil && !existed {
-						e.ref = ref
-					}
+					c.copyLocal(k, e)
 				}
 				return e, true, nil
 			}
@@ -630,9 +652,11 @@ func (c *Cache) remoteReject(e *Entry) {
 	c.trace("remote reject", "name", name[:16])
 }
 
-// Close closes the remote tier's store, if any. The disk cache needs no
-// closing; Close may be called more than once.
+// Close waits for the local copies of remote hits (Flush) and closes the
+// remote tier's store, if any. The disk cache needs no closing; Close may
+// be called more than once.
 func (c *Cache) Close() error {
+	c.Flush()
 	t := c.remote
 	if t == nil {
 		return nil

@@ -148,9 +148,11 @@ func (m *machine) getOrBuild(t testing.TB, k cache.Key, b *builder) (fromCache b
 }
 
 // localHas reports whether the machine's disk holds k, read by a cache
-// without a remote tier.
+// without a remote tier once the machine's copies of remote hits are
+// written.
 func (m *machine) localHas(t testing.TB, k cache.Key) bool {
 	t.Helper()
+	m.c.Flush()
 	off := "off"
 	c, err := cache.Open(cache.Config{Dir: m.dir, RemoteURL: off, Logger: slog.New(slog.DiscardHandler), Getenv: noEnv})
 	if err != nil {

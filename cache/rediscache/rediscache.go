@@ -110,6 +110,12 @@ func New(opt *redis.Options, prefix string) *Store {
 	if o.PoolTimeout == 0 {
 		o.PoolTimeout = time.Second
 	}
+	if o.MinIdleConns == 0 {
+		// go-redis dials it in the background now, so that the first
+		// lookup, usually a new process's first GetKernel, does not
+		// wait for a dial.
+		o.MinIdleConns = 1
+	}
 	return &Store{c: redis.NewClient(&o), prefix: prefix, url: o.Addr}
 }
 
