@@ -13,8 +13,9 @@ GO ?= go
 # that tests of cold builds measure cold builds. The Level Zero loader must
 # load too (there is no Level Zero driver or device: the tests check that
 # the adapter says so). redis-server must start too: the remote cache
-# tier's tests start their own and would otherwise skip.
-TEST_ENV := CGO_ENABLED=1 UR_REQUIRE_ADAPTERS=opencl POCL_KERNEL_CACHE=0 GOUR_REQUIRE_ZE_LOADER=1 GOUR_REQUIRE_REDIS=1
+# tier's tests start their own and would otherwise skip. So must clang-15
+# and llvm-spirv-15, which compile OpenCL C to SPIR-V for Level Zero.
+TEST_ENV := CGO_ENABLED=1 UR_REQUIRE_ADAPTERS=opencl POCL_KERNEL_CACHE=0 GOUR_REQUIRE_ZE_LOADER=1 GOUR_REQUIRE_REDIS=1 GOUR_REQUIRE_SPIRV_COMPILER=1
 
 # An adapter written outside gour's module, against its public driver API,
 # in a Go module of its own: `make test` vets, builds and tests it too.
@@ -22,7 +23,7 @@ EXAMPLE_ADAPTER := examples/adapter
 
 .PHONY: help
 help:
-	@echo "make deps                install the OpenCL ICD loader, PoCL, gcc, the Level Zero loader and headers (Debian/Ubuntu; only what is missing)"
+	@echo "make deps                install the OpenCL ICD loader, PoCL, gcc, the Level Zero loader and headers, redis-server, clang-15 and llvm-spirv-15 (Debian/Ubuntu; only what is missing)"
 	@echo "make demo                deps, then run cmd/urdemo: list devices, run axpy on the default device"
 	@echo "make test                deps, then gofmt, go vet, CGO_ENABLED=0 build, staticcheck if installed, go test -race,"
 	@echo "                         the Level Zero struct layouts against ze_api.h (go test -tags zeheaders),"
@@ -55,9 +56,10 @@ test: deps
 	$(TEST_ENV) $(GO) test -race -count=1 ./...
 	@echo "== Level Zero struct layouts and constants against ze_api.h (cgo, libze-dev)"
 	CGO_ENABLED=1 $(GO) test -count=1 -tags zeheaders ./adapters/levelzero/internal/ze/
-	@echo "== the conformance suite on Level Zero, through the loader, over the test driver (not hardware: docs/conformance.md)"
+	@echo "== the conformance suite, and compute and programmgr's OpenCL C through SPIR-V, on Level Zero, through the loader, over the test driver (not hardware: docs/conformance.md)"
 	fake=$$(mktemp -d)/libze_gour_fake.so && cc -shared -fPIC -O1 -o $$fake adapters/levelzero/testdata/fakedriver/ze_fake_driver.c && \
-	ZE_ENABLE_ALT_DRIVERS=$$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero $(GO) test -race -count=1 ./conformance/
+	ZE_ENABLE_ALT_DRIVERS=$$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero $(GO) test -race -count=1 ./conformance/ && \
+	ZE_ENABLE_ALT_DRIVERS=$$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero GOUR_REQUIRE_SPIRV_COMPILER=1 $(GO) test -race -count=1 -run LevelZero ./compute/ ./programmgr/
 	@echo "== examples/adapter, an adapter in a module of its own (go test ./... above does not enter it)"
 	cd $(EXAMPLE_ADAPTER) && $(GO) vet ./...
 	cd $(EXAMPLE_ADAPTER) && CGO_ENABLED=0 $(GO) build ./...

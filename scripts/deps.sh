@@ -20,6 +20,10 @@
 #                       urcache) start their own redis-server on a free port;
 #                       the service the package sets up is neither started
 #                       here nor used
+#   clang-15, llvm-spirv-15
+#                       compile OpenCL C to SPIR-V for Level Zero
+#                       (programmgr/internal/clspirv, also scripts/spirv.sh);
+#                       make test requires them (GOUR_REQUIRE_SPIRV_COMPILER=1)
 #   clinfo              optional: lists OpenCL platforms; a failure to
 #                       install it is only a warning
 #
@@ -34,7 +38,7 @@
 # runs once, only when something is missing.
 set -euo pipefail
 
-required=(ocl-icd-libopencl1 pocl-opencl-icd gcc libc6-dev ocl-icd-opencl-dev libze1 libze-dev redis-server)
+required=(ocl-icd-libopencl1 pocl-opencl-icd gcc libc6-dev ocl-icd-opencl-dev libze1 libze-dev redis-server clang-15 llvm-spirv-15)
 optional=(clinfo)
 
 if ! command -v dpkg >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
