@@ -148,14 +148,18 @@
 // rediss when imported, and programmgr imports it). A malformed URL, a
 // bad parameter or an unknown scheme makes Open fail with a
 // *SettingError naming GOUR_CACHE_REMOTE, its password hidden. Close
-// closes the store.
+// waits for the local copies of remote hits (Flush) and closes the
+// store.
 //
 // An entry's name in the store is RemoteName(key), the same on every
 // machine, and its value is its .src file followed by its .bin file, as
 // on disk. Everything read is checked as the files are — headers,
 // checksums, the .bin tied to the .src, the full key — and a value that
 // fails is a miss, deleted (if it is still the value read) and rebuilt.
-// A remote hit is written to disk (Entry.FromRemote reports it); a build
+// A remote hit is written to disk (Entry.FromRemote reports it), on a
+// goroutine while the caller loads the binary, without fsync: the store
+// keeps the durable copy, and a file a crash tears fails its checks; a
+// build
 // is stored to disk and to the store; Get and Put use the store too, and
 // Reject deletes the store's copy of the refused binary.
 //
