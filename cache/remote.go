@@ -139,7 +139,7 @@ func (cfg Config) openRemote(getenv func(string) string) (Remote, RemoteOptions,
 		var err error
 		u, err = url.Parse(raw)
 		if err != nil {
-			return nil, o, "", &SettingError{Name: EnvRemote, Value: redactURL(raw), Why: "not a URL; want redis://[user:password@]host:port[/db] or rediss://... for TLS"}
+			return nil, o, "", &SettingError{Name: EnvRemote, Value: RedactURL(raw), Why: "not a URL; want redis://[user:password@]host:port[/db] or rediss://... for TLS"}
 		}
 		shown = u.Redacted()
 		if u.Scheme == "" || u.Host == "" || u.Opaque != "" {
@@ -214,9 +214,9 @@ func (cfg Config) openRemote(getenv func(string) string) (Remote, RemoteOptions,
 	return r, o, shown, nil
 }
 
-// redactURL hides what looks like a password in a string that did not
-// parse as a URL.
-func redactURL(s string) string {
+// RedactURL hides what looks like a password in a remote tier's URL,
+// also one that does not parse as a URL, for errors and logs.
+func RedactURL(s string) string {
 	if i := strings.LastIndex(s, "@"); i >= 0 {
 		if j := strings.Index(s, "://"); j >= 0 && j < i {
 			return s[:j+3] + "xxxxx" + s[i:]

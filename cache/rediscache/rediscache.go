@@ -59,7 +59,7 @@ func (e *URLError) Error() string { return fmt.Sprintf("rediscache: %q: %s", e.V
 func OpenURL(raw string) (*Store, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, &URLError{Value: redact(raw), Why: "not a URL"}
+		return nil, &URLError{Value: cache.RedactURL(raw), Why: "not a URL"}
 	}
 	shown := u.Redacted()
 	if u.Scheme != "redis" && u.Scheme != "rediss" {
@@ -251,13 +251,3 @@ func (s *Store) Release(ctx context.Context, name, token string, abandoned bool,
 }
 
 var _ cache.Remote = (*Store)(nil)
-
-func redact(s string) string {
-	if i := strings.LastIndex(s, "@"); i >= 0 {
-		if j := strings.Index(s, "://"); j >= 0 && j < i {
-			return s[:j+3] + "xxxxx" + s[i:]
-		}
-		return "xxxxx" + s[i:]
-	}
-	return s
-}
