@@ -259,7 +259,10 @@ func (q *fakePoolQueue) FreeAsync(ptr uintptr, _ []driver.Event, _ bool) (driver
 	return nil, q.ctx.USMFree(ptr)
 }
 
-func TestPoolOverDriverPool(t *testing.T) {
+// driverPoolSetup is a context whose adapter has stream-ordered pools, a
+// queue on it, and the pool opts make there.
+func driverPoolSetup(t *testing.T, opts PoolOptions) (*Pool, *Queue, *fakePoolQueue, *fakePoolContext, *fakeUSM) {
+	t.Helper()
 	d := fakeDevices()[0]
 	d.info.USM = driver.USMSupport{Device: true, Via: "fake"}
 	usm := &fakeUSM{limit: 1 << 30, sizes: map[uintptr]uint64{}}
@@ -267,10 +270,15 @@ func TestPoolOverDriverPool(t *testing.T) {
 	ctx := &Context{object: object{adapter: d.adapter}, drv: drv, devices: []*Device{d}}
 	qdrv := &fakePoolQueue{fakeMarkerQueue: &fakeMarkerQueue{}, ctx: usm}
 	q := ctx.newQueue(d, qdrv, QueueProperties{})
-	pool, err := ctx.NewPool(d, PoolOptions{ReleaseThreshold: 0})
+	pool, err := ctx.NewPool(d, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pool, q, qdrv, drv, usm
+}
+
+func TestPoolOverDriverPool(t *testing.T) {
+	pool, q, qdrv, drv, usm := driverPoolSetup(t, PoolOptions{ReleaseThreshold: 0})
 	u, err := q.AllocAsync(pool, 1<<20)
 	if err != nil {
 		t.Fatal(err)
@@ -299,17 +307,7 @@ func TestPoolOverDriverPool(t *testing.T) {
 // driver's pool out: new blocks are plain allocations, a freed block is
 // reused without a driver call, and one given back waits for its free.
 func TestPoolContextAlloc(t *testing.T) {
-	d := fakeDevices()[0]
-	d.info.USM = driver.USMSupport{Device: true, Via: "fake"}
-	usm := &fakeUSM{limit: 1 << 30, sizes: map[uintptr]uint64{}}
-	drv := &fakePoolContext{fakeUSM: usm, pool: &fakeDriverPool{}}
-	ctx := &Context{object: object{adapter: d.adapter}, drv: drv, devices: []*Device{d}}
-	qdrv := &fakePoolQueue{fakeMarkerQueue: &fakeMarkerQueue{}, ctx: usm}
-	q := ctx.newQueue(d, qdrv, QueueProperties{})
-	pool, err := ctx.NewPool(d, PoolOptions{ContextAlloc: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool, q, qdrv, drv, usm := driverPoolSetup(t, PoolOptions{ContextAlloc: true})
 	if pool.Native() != 0 {
 		t.Errorf("Native() = %#x with ContextAlloc, want 0: no driver pool", pool.Native())
 	}
