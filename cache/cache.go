@@ -481,7 +481,7 @@ func (c *Cache) Get(k Key) (*Entry, bool) {
 		if c.s.trace {
 			c.trace("miss", "entry", short(leafRel(c.hash, k)))
 		}
-		if e := c.remoteFill(context.Background(), k, !c.ReadOnly()); e != nil {
+		if e := c.remoteFill(context.Background(), k, !c.ReadOnly(), nil); e != nil {
 			return e, true
 		}
 		return nil, false
@@ -946,7 +946,7 @@ func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() (
 	rel := leafRel(c.hash, k)
 	c.trace("miss", "entry", short(rel))
 	if c.ReadOnly() {
-		return c.remoteOrBuild(ctx, k, info, false, build)
+		return c.remoteOrBuild(ctx, k, info, false, nil, build)
 	}
 	leave, err := c.gates.enter(ctx, rel[0]+rel[1]+rel[2]+rel[3])
 	if err != nil {
@@ -966,21 +966,22 @@ func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() (
 			return nil, false, ctx.Err()
 		}
 		if errors.Is(err, errBadFile) {
-			return c.remoteOrBuild(ctx, k, info, false, build) // a lock file that is not a file: this key only
+			return c.remoteOrBuild(ctx, k, info, false, nil, build) // a lock file that is not a file: this key only
 		}
 		if !isNotExist(err) || errors.Is(err, errRootGone) || attempt == 3 {
 			c.writeFailed("lock", err)
-			return c.remoteOrBuild(ctx, k, info, false, build)
+			return c.remoteOrBuild(ctx, k, info, false, nil, build)
 		}
 	}
-	defer bl.unlock()
+	held := &lockHandoff{l: bl}
+	defer func() { held.take().unlock() }() // unless a remote hit's copy took it
 	if e := c.lookup(k); e != nil {
 		c.counts.hits.Add(1)
 		c.counts.waits.Add(1)
 		c.trace("hit after waiting for another build", "entry", short(rel), "slot", e.ref.slot)
 		return e, true, nil
 	}
-	return c.remoteOrBuild(ctx, k, info, true, build)
+	return c.remoteOrBuild(ctx, k, info, true, held, build)
 }
 
 var errNoBuild = errors.New("cache: miss, and GetOrBuild has no build function")

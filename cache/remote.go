@@ -478,8 +478,9 @@ func (t *remoteTier) put(ctx context.Context, name string, k Key, bin []byte, in
 }
 
 // remoteFill serves a miss of the disk from the remote tier, writing a
-// hit to disk when store is set.
-func (c *Cache) remoteFill(ctx context.Context, k Key, store bool) *Entry {
+// hit to disk when store is set; the write takes over held (see
+// copyLocal).
+func (c *Cache) remoteFill(ctx context.Context, k Key, store bool, held *lockHandoff) *Entry {
 	t := c.remote
 	if t == nil || !t.on() {
 		return nil
@@ -489,7 +490,7 @@ func (c *Cache) remoteFill(ctx context.Context, k Key, store bool) *Entry {
 		return nil
 	}
 	if store {
-		c.copyLocal(k, e)
+		c.copyLocal(k, e, held)
 	}
 	return e
 }
@@ -500,15 +501,20 @@ func (c *Cache) remoteFill(ctx context.Context, k Key, store bool) *Entry {
 // about 2 ms of a 7 ms remote hit on the H100 machine, whose local hit
 // took 3 ms. Reject of e waits for its write, Flush and Close for all. A
 // process that exits before the write is done leaves no copy, and its
-// next run reads the remote tier again.
-func (c *Cache) copyLocal(k Key, e *Entry) {
+// next run reads the remote tier again. The write takes over held, the
+// leaf's build.lock that GetOrBuild holds, and releases it when done, so
+// that the machine's other processes waiting for it find the copy on disk
+// and do not read the remote tier again.
+func (c *Cache) copyLocal(k Key, e *Entry, held *lockHandoff) {
 	done := new(sync.WaitGroup)
 	done.Add(1)
 	e.copying = done
 	c.copies.Add(1)
+	l := held.take()
 	go func() {
 		defer c.copies.Done()
 		defer done.Done()
+		defer l.unlock()
 		if ref, existed, err := c.putCopy(k, e.Binary, e.Info); err == nil && !existed {
 			e.ref = ref
 		}
@@ -518,17 +524,32 @@ func (c *Cache) copyLocal(k Key, e *Entry) {
 // Flush waits until the local copies of remote hits are written.
 func (c *Cache) Flush() { c.copies.Wait() }
 
+// lockHandoff is a held lock that another goroutine may take over.
+type lockHandoff struct{ l *heldLock }
+
+// take returns the lock, for the caller to release; nil once taken (or
+// for a nil h).
+func (h *lockHandoff) take() *heldLock {
+	if h == nil {
+		return nil
+	}
+	l := h.l
+	h.l = nil
+	return l
+}
+
 // remoteOrBuild is GetOrBuild's way past a miss of the disk: the remote
 // tier, then a build under the fleet's lease for k, stored to disk (when
 // store is set) and to the remote tier. fromCache reports a binary read
-// from the remote tier.
-func (c *Cache) remoteOrBuild(ctx context.Context, k Key, info Info, store bool, build func() ([]byte, error)) (*Entry, bool, error) {
+// from the remote tier. held is the leaf's build.lock, if GetOrBuild holds
+// it, which the local copy of a remote hit takes over.
+func (c *Cache) remoteOrBuild(ctx context.Context, k Key, info Info, store bool, held *lockHandoff, build func() ([]byte, error)) (*Entry, bool, error) {
 	t := c.remote
 	if t == nil || !t.on() {
 		return c.buildAndStore(ctx, k, info, store, nil, build)
 	}
 	name := remoteName(c.hash, k)
-	if e := c.remoteFill(ctx, k, store); e != nil {
+	if e := c.remoteFill(ctx, k, store, held); e != nil {
 		return e, true, nil
 	}
 	var tok [16]byte
@@ -555,7 +576,7 @@ func (c *Cache) remoteOrBuild(ctx context.Context, k Key, info Info, store bool,
 				t.waits.Add(1)
 				c.counts.waits.Add(1)
 				if store {
-					c.copyLocal(k, e)
+					c.copyLocal(k, e, held)
 				}
 				return e, true, nil
 			}

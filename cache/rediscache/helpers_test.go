@@ -78,8 +78,14 @@ type machine struct {
 func noEnv(string) string { return "" }
 
 // newMachine opens a cache in a new directory with the remote tier at url.
+// newMachine opens a cache in a directory of its own on the server at
+// url. A zero Timeout is 10 s: only the tests of timeouts may depend on
+// how busy the machine running them is.
 func newMachine(t testing.TB, url string, o cache.RemoteOptions) *machine {
 	t.Helper()
+	if o.Timeout == 0 {
+		o.Timeout = 10 * time.Second
+	}
 	return openMachine(t, t.TempDir(), url, o)
 }
 

@@ -39,7 +39,7 @@ func helper(mode string, env ...string) *exec.Cmd {
 func runHelper(mode string) int {
 	lease, _ := time.ParseDuration(os.Getenv("GOUR_TEST_LEASE"))
 	c, err := cache.Open(cache.Config{Dir: os.Getenv("GOUR_TEST_CACHE"), RemoteURL: os.Getenv("GOUR_TEST_REMOTE"),
-		RemoteOptions: cache.RemoteOptions{LeaseTTL: lease}, Getenv: noEnv, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+		RemoteOptions: cache.RemoteOptions{LeaseTTL: lease, Timeout: 10 * time.Second}, Getenv: noEnv, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	if err != nil || !c.Enabled() {
 		fmt.Fprintln(os.Stderr, "helper: open:", err)
 		return 2

@@ -95,7 +95,11 @@ func TestSingleFlightMachines(t *testing.T) {
 	}
 	wg.Wait()
 	if n := bld.n.Load(); n != 1 {
-		t.Fatalf("%d builds across 8 machines, want 1", n)
+		var w []string
+		for _, m := range ms {
+			w = append(w, m.log.warnings()...)
+		}
+		t.Fatalf("%d builds across 8 machines, want 1; warnings: %q", n, w)
 	}
 	if served != 7 {
 		t.Fatalf("%d machines served from the remote tier, want 7", served)
