@@ -35,7 +35,7 @@ func TestRemotecache(t *testing.T) {
 	for _, want := range []string{"(started by urbench)", "\nremote hit, empty disk ", "\nsingle flight, dir 1 ",
 		"\n(a) first GetKernel of a new process (opencl, 3 kernels), median of 1 (ms): cold JIT ",
 		"4 processes, 2 local directories, one cold key: 1 build(s) (want 1); 3 served from the local disk, 1 from the remote tier",
-		"\n(c) empty local disk, median of 1 (ms): no remote tier ", "time in the remote tier with the server down"} {
+		"\n(c) empty local disk, 1 kernel(s), median of 1 (ms): no remote tier ", "time in the remote tier with the server down"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
