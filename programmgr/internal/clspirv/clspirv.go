@@ -3,8 +3,11 @@ package clspirv
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,11 +59,28 @@ func (e *MissingToolError) Error() string {
 // Unwrap gives ur.ErrUnsupportedFeature and the lookup's error.
 func (e *MissingToolError) Unwrap() []error { return []error{ur.ErrUnsupportedFeature, e.Err} }
 
+// ToolError is a tool that was found but does not run: its --version
+// failed. It wraps ur.ErrUnsupportedFeature and the cause (a context's
+// error when the tool ran past its time).
+type ToolError struct {
+	Tool string // the tool's path
+	Out  string // the first line of its output
+	Err  error
+}
+
+func (e *ToolError) Error() string {
+	return fmt.Sprintf("compiling OpenCL C to SPIR-V needs %s, which does not run (%s --version: %v: %s)",
+		filepath.Base(e.Tool), e.Tool, e.Err, e.Out)
+}
+
+// Unwrap gives ur.ErrUnsupportedFeature and the cause.
+func (e *ToolError) Unwrap() []error { return []error{ur.ErrUnsupportedFeature, e.Err} }
+
 // CompileError is a tool that failed: its command line and output. It
 // wraps ur.ErrProgramBuildFailure.
 type CompileError struct {
 	Tool string   // the tool's path
-	Args []string // its arguments (temporary file names included)
+	Args []string // its arguments, the temporary files by base name
 	Log  string   // its stderr and stdout, at most 64 KiB
 	Err  error    // how it ended (*exec.ExitError)
 }
@@ -87,8 +107,9 @@ func firstLine(s string) string {
 type Toolchain struct {
 	Clang     string // clang's path
 	LLVMSPIRV string // the translator's path
-	// Version is both tools' --version output: the same toolchain gives
-	// the same SPIR-V for the same input, so it belongs in cache keys.
+	// Version is both tools' --version output and the SHA-256 of each
+	// executable: the same toolchain gives the same SPIR-V for the same
+	// input, so it belongs in cache keys.
 	Version string
 	// Timeout bounds one Compile; 0 is DefaultTimeout.
 	Timeout time.Duration
@@ -96,7 +117,7 @@ type Toolchain struct {
 
 // Find looks both tools up as the environment, read through getenv
 // (os.Getenv when nil), says. A tool not found is a *MissingToolError; a
-// tool that is found but fails --version is an error too.
+// tool that is found but fails --version is a *ToolError.
 func Find(getenv func(string) string) (*Toolchain, error) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -141,8 +162,8 @@ func lookup(tool, env string, defaults []string, getenv func(string) string) (st
 	return "", &MissingToolError{Tool: tool, Env: env, Tried: names, Err: last}
 }
 
-// versions caches each tool's --version output by path, size and
-// modification time: one run per process and tool.
+// versions caches each tool's identity by path, size and modification
+// time: one run per process and tool.
 var versions sync.Map // versionKey → string
 
 type versionKey struct {
@@ -151,12 +172,21 @@ type versionKey struct {
 	mtime time.Time
 }
 
+// version identifies a tool: the lines of its --version output that name
+// versions, and the SHA-256 of its executable (symbolic links followed).
+// The version lines alone miss a distribution's rebuilds (Debian's clang
+// prints "15.0.6" whatever its package revision); the hash catches those
+// of the executable, not of the shared libraries it loads.
 func version(path string) (string, error) {
-	fi, err := os.Stat(path)
+	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		return "", err
+		return "", &ToolError{Tool: path, Out: "no output", Err: err}
 	}
-	key := versionKey{path, fi.Size(), fi.ModTime()}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", &ToolError{Tool: path, Out: "no output", Err: err}
+	}
+	key := versionKey{real, fi.Size(), fi.ModTime()}
 	if v, ok := versions.Load(key); ok {
 		return v.(string), nil
 	}
@@ -164,7 +194,14 @@ func version(path string) (string, error) {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, path, "--version").CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("clspirv: %s --version: %v: %s", path, err, firstLine(string(out)))
+		if ctx.Err() != nil {
+			err = fmt.Errorf("ran past 30s: %w", ctx.Err())
+		}
+		return "", &ToolError{Tool: path, Out: firstLine(string(out)), Err: err}
+	}
+	sum, err := fileSHA256(real)
+	if err != nil {
+		return "", &ToolError{Tool: path, Out: firstLine(string(out)), Err: err}
 	}
 	// Keep the lines that name versions: the rest (the host CPU, the
 	// install directory) differs between machines of one toolchain.
@@ -174,9 +211,23 @@ func version(path string) (string, error) {
 			keep = append(keep, strings.TrimSpace(l))
 		}
 	}
-	v := filepath.Base(path) + ": " + strings.Join(keep, "; ")
+	// The executable's own name: "clang" and "clang-15" are one tool.
+	v := filepath.Base(real) + ": " + strings.Join(keep, "; ") + "; sha256 " + sum
 	versions.Store(key, v)
 	return v, nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Input is one compilation.
@@ -236,11 +287,12 @@ func (tc *Toolchain) Compile(ctx context.Context, in Input) ([]byte, error) {
 	return out, nil
 }
 
-// run runs one tool in dir. The temporary directory's name in its output
-// is written "$TMP", so that a log reads the same on every run.
+// run runs one tool on files in dir, in the caller's working directory
+// (relative -I paths mean what they mean to the driver). The temporary
+// directory's name is left out of its output and arguments, so that a
+// log reads the same on every run.
 func run(ctx context.Context, dir, tool string, args []string, timeout time.Duration) error {
 	cmd := exec.CommandContext(ctx, tool, args...)
-	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 5 * time.Second
@@ -254,11 +306,16 @@ func run(ctx context.Context, dir, tool string, args []string, timeout time.Dura
 		}
 		return fmt.Errorf("clspirv: %s: %w", filepath.Base(tool), context.Cause(ctx))
 	}
-	log := strings.ReplaceAll(out.String(), dir+string(filepath.Separator), "")
+	tmp := dir + string(filepath.Separator)
+	log := strings.ReplaceAll(out.String(), tmp, "")
 	if len(log) > maxLog {
 		log = log[:maxLog] + "\n[output cut at 64 KiB]"
 	}
-	return &CompileError{Tool: tool, Args: args, Log: log, Err: err}
+	shown := make([]string, len(args))
+	for i, a := range args {
+		shown[i] = strings.ReplaceAll(a, tmp, "")
+	}
+	return &CompileError{Tool: tool, Args: shown, Log: log, Err: err}
 }
 
 // Option sides, for SplitOptions.

@@ -132,6 +132,84 @@ __kernel void k(__global int* out) { out[0] = GOUR_N; }
 	if strings.Contains(ce.Log, os.TempDir()+"/gour-clspirv-") {
 		t.Errorf("log %q names the temporary directory", ce.Log)
 	}
+	if args := strings.Join(ce.Args, " "); strings.Contains(args, "gour-clspirv-") || !strings.Contains(args, " image.cl") {
+		t.Errorf("arguments %q name the temporary directory, or not the source", args)
+	}
+}
+
+// TestRelativeInclude: a relative -I path is relative to the process's
+// working directory, as it is for an OpenCL driver.
+func TestRelativeInclude(t *testing.T) {
+	tc := toolchain(t)
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "inc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "inc", "val.h"), []byte("#define GOUR_VAL 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	src := "#include \"val.h\"\n__kernel void k(__global int* out) { out[0] = GOUR_VAL; }\n"
+	for _, opts := range []string{"-I inc", "-Iinc"} {
+		clang, _ := SplitOptions(opts)
+		if _, err := tc.Compile(context.Background(), Input{Source: []byte(src), Args: clang}); err != nil {
+			t.Errorf("%s: %v", opts, err)
+		}
+	}
+}
+
+// TestToolThatDoesNotRun: a tool found whose --version fails is a
+// *ToolError wrapping ErrUnsupportedFeature, and names the tool.
+func TestToolThatDoesNotRun(t *testing.T) {
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "clang")
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho cannot load libclang >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Find(func(k string) string { return map[string]string{EnvClang: broken, EnvLLVMSPIRV: broken}[k] })
+	var te *ToolError
+	if !errors.As(err, &te) || !errors.Is(err, ur.ErrUnsupportedFeature) {
+		t.Fatalf("got %v, want a *ToolError wrapping ErrUnsupportedFeature", err)
+	}
+	for _, want := range []string{broken, "cannot load libclang", "exit status 3"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not say %q", err, want)
+		}
+	}
+}
+
+// TestVersionHashesTheExecutable: two tools printing the same version
+// line are told apart by their executables.
+func TestVersionHashesTheExecutable(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for i, p := range []string{a, b} {
+		script := "#!/bin/sh\necho fake clang version 1\n# build " + string(rune('0'+i)) + "\n"
+		if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	va, err := version(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vb, err := version(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(va, "fake clang version 1") || !strings.Contains(va, "sha256 ") {
+		t.Errorf("version %q lacks the version line or the hash", va)
+	}
+	if strings.TrimPrefix(va, "a") == strings.TrimPrefix(vb, "b") {
+		t.Errorf("two executables, one identity: %q", va)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(a, link); err != nil {
+		t.Fatal(err)
+	}
+	if vl, err := version(link); err != nil || vl != va {
+		t.Errorf("through a link: %q, %v; want %q", vl, err, va)
+	}
 }
 
 func TestFP64(t *testing.T) {

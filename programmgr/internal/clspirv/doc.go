@@ -22,10 +22,14 @@
 //
 // A missing tool is a *MissingToolError, which wraps
 // ur.ErrUnsupportedFeature and says which tool, which names were tried
-// and how to install it. Find runs each tool's --version once per process
-// (per path): the output is part of Toolchain.Version, which the program
-// manager puts in the keys of what it caches, so that another compiler
-// never serves a stale binary.
+// and how to install it; a tool found whose --version fails is a
+// *ToolError, which wraps the same. Find runs each tool's --version and
+// hashes its executable once per process (per file): the version lines
+// and the SHA-256 make Toolchain.Version, which the program manager puts
+// in the keys of what it caches, so that another compiler never serves a
+// stale binary. The hash covers the executable, not the shared libraries
+// it loads (libclang-cpp, libLLVM): a rebuild of those alone that keeps
+// the version line keeps the key.
 //
 // # Compiling
 //
