@@ -373,3 +373,78 @@ func TestFailedBuildLeavesArrays(t *testing.T) {
 		})
 	}
 }
+
+// A Transform whose kernel builds but does not launch (it takes one
+// argument fewer than Transform passes) leaves its arrays as they were:
+// the output's host copy stays valid, with its old data.
+func TestFailedLaunchLeavesArrays(t *testing.T) {
+	// The kernels write nothing: should a driver launch them anyway, no
+	// memory is touched.
+	short, err := NewFunc("too_few", 2, axpyCPU, map[string]string{
+		"opencl": "__kernel void too_few(__global float* out, __global const float* x, __global const float* y, float a) {}",
+		"cuda":   `extern "C" __global__ void too_few(float* out, const float* x, const float* y, float a) {}`,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range deviceContexts(t) {
+		t.Run(devName(d), func(t *testing.T) {
+			const n = 1000
+			xs, ys, zs := make([]float32, n), make([]float32, n), make([]float32, n)
+			for i := range n {
+				xs[i], ys[i], zs[i] = float32(i), 1, 7
+			}
+			x := must[*Array[float32]](t)(FromSlice(d, xs))
+			y := must[*Array[float32]](t)(FromSlice(d, ys))
+			z := must[*Array[float32]](t)(FromSlice(d, zs))
+			defer x.Release()
+			defer y.Release()
+			defer z.Release()
+			err := Transform(d, short.With(2), y, x, y) // y InOut
+			if err == nil {
+				t.Skipf("%v launches a kernel with one argument too few", d)
+			}
+			if !errors.Is(err, ur.ErrInvalidKernelArgs) {
+				t.Fatalf("Transform with a kernel of too few arguments: %v, want ErrInvalidKernelArgs", err)
+			}
+			if err := Transform(d, short.With(2), z, x, y); !errors.Is(err, ur.ErrInvalidKernelArgs) { // z Out
+				t.Fatalf("Transform into z: %v, want ErrInvalidKernelArgs", err)
+			}
+			for _, c := range []struct {
+				name string
+				a    *Array[float32]
+				want float32
+			}{{"y", y, 1}, {"z", z, 7}} {
+				got := must[[]float32](t)(c.a.ToSlice())
+				for i, v := range got {
+					if v != c.want {
+						t.Fatalf("%s[%d] = %v after a failed launch, want its old value %v", c.name, i, v, c.want)
+					}
+				}
+				wantTransfers(t, c.name+" after the failed launches and ToSlice (no download: the host copy is valid)", c.a, int64(map[string]int{"y": 1}[c.name]), 0)
+			}
+		})
+	}
+}
+
+// An operation with a bad array changes none of its arrays: y, both an
+// input and the output, is neither uploaded nor marked written when a
+// later input has been released.
+func TestFailedCheckLeavesArrays(t *testing.T) {
+	for _, d := range deviceContexts(t) {
+		t.Run(devName(d), func(t *testing.T) {
+			y := must[*Array[float32]](t)(FromSlice(d, []float32{1, 2, 3}))
+			x := must[*Array[float32]](t)(FromSlice(d, []float32{4, 5, 6}))
+			defer y.Release()
+			x.Release()
+			if err := Transform(d, newAxpy(t, 2), y, y, x); !errors.Is(err, ErrReleased) {
+				t.Fatalf("Transform with a released input: %v, want ErrReleased", err)
+			}
+			wantTransfers(t, "y after the failed Transform", y, 0, 0)
+			if got := must[[]float32](t)(y.ToSlice()); got[0] != 1 || got[1] != 2 || got[2] != 3 {
+				t.Errorf("y = %v, want [1 2 3]", got)
+			}
+			wantTransfers(t, "y after ToSlice", y, 0, 0)
+		})
+	}
+}

@@ -80,19 +80,26 @@ func Copy[T Number](ctx Context, dst, src *Array[T]) error {
 	return run(ctx, op, []use{{&src.c, In}, {&dst.c, Out}})
 }
 
-// run readies op on ctx, prepares its arrays for their uses and runs it.
-// The context is readied first (a Device builds the kernel), so that an
-// operation that cannot run leaves its arrays as they were: an Out array
-// whose kernel failed to build is not marked as written.
+// run checks op's arrays, readies op on ctx, stages the arrays for their
+// uses, launches op and only then marks its Out arrays written, so that
+// an operation that fails (a bad array, a kernel that does not build or
+// launch) leaves its arrays' data as it was.
 func run(ctx Context, op *ewOp, uses []use) error {
+	if err := checkUses(ctx, uses); err != nil {
+		return err
+	}
 	e := ctx.eng()
 	if err := e.ready(op); err != nil {
 		return err
 	}
-	if err := prepare(ctx, uses); err != nil {
+	if err := stage(e, uses); err != nil {
 		return err
 	}
-	return e.elementwise(op)
+	if err := e.elementwise(op); err != nil {
+		return err
+	}
+	commit(e, uses)
+	return nil
 }
 
 // Transform computes out[i] = fn(ins[0][i], ..., fn.Params()...) for

@@ -305,45 +305,61 @@ type use struct {
 	mode Access
 }
 
-// prepare checks the arrays of an operation on ctx and makes the
-// transfers their access modes need, no others. An array given twice
-// (out aliasing an input) gets the union of its modes.
-func prepare(ctx Context, uses []use) error {
-	e := ctx.eng()
-	if err := e.checkOpen(); err != nil {
+// An operation changes its arrays' state in three steps, so that one that
+// fails leaves every array with a valid copy of its old data:
+// checkUses checks all of them before anything changes, stage allocates
+// and uploads (which keeps the host copy valid), and commit, after the
+// launch was enqueued, marks the Out arrays written.
+
+// checkUses checks an operation's arrays on ctx: the context is open and
+// every array is live and of ctx.
+func checkUses(ctx Context, uses []use) error {
+	if err := ctx.eng().checkOpen(); err != nil {
 		return err
 	}
-	for i := range uses {
-		u := uses[i]
+	for _, u := range uses {
 		if u.c == nil {
 			return fmt.Errorf("%w: nil Array", ErrInvalid)
 		}
 		if u.c.ctx != ctx {
 			return fmt.Errorf("%w: array of %v used with %v", ErrWrongContext, u.c.ctx, ctx)
 		}
-		dup := false
-		for j := range i {
-			if uses[j].c == u.c {
-				dup = true
-			}
+		u.c.mu.Lock()
+		released := u.c.released
+		u.c.mu.Unlock()
+		if released {
+			return fmt.Errorf("%w: array", ErrReleased)
 		}
-		if dup {
-			continue
-		}
+	}
+	return nil
+}
+
+// stage makes the transfers the arrays' access modes need, no others:
+// an array given twice (out aliasing an input) gets the union of its
+// modes. Validity changes only where a copy is made.
+func stage(e engine, uses []use) error {
+	for i, u := range uses {
+		first := true
 		mode := u.mode
-		for j := i + 1; j < len(uses); j++ {
+		for j := range uses {
 			if uses[j].c == u.c {
+				if j < i {
+					first = false
+				}
 				mode |= uses[j].mode
 			}
 		}
-		if err := prepareOne(e, u.c, mode); err != nil {
+		if !first {
+			continue
+		}
+		if err := stageOne(e, u.c, mode); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func prepareOne(e engine, c *core, mode Access) error {
+func stageOne(e engine, c *core, mode Access) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.released {
@@ -358,7 +374,7 @@ func prepareOne(e engine, c *core, mode Access) error {
 		return nil
 	}
 	if c.n == 0 {
-		c.devValid = true
+		c.devValid = true // nothing to copy
 		return nil
 	}
 	if c.dev == nil {
@@ -378,8 +394,37 @@ func prepareOne(e engine, c *core, mode Access) error {
 		c.uploads.Add(1)
 		c.devValid = true
 	}
-	if mode&Out != 0 {
-		c.devValid, c.hostValid = true, false
+	return nil
+}
+
+// commit marks the Out arrays of an operation enqueued on a device as
+// written: only the device copy is valid now.
+func commit(e engine, uses []use) {
+	if !e.hasDevice() {
+		return
 	}
+	for _, u := range uses {
+		if u.mode&Out == 0 {
+			continue
+		}
+		u.c.mu.Lock()
+		if !u.c.released {
+			u.c.devValid, u.c.hostValid = true, false
+		}
+		u.c.mu.Unlock()
+	}
+}
+
+// prepare checks, stages and commits arrays with no launch between: for
+// Array.Arg, whose caller launches, and operations that launch nothing.
+func prepare(ctx Context, uses []use) error {
+	if err := checkUses(ctx, uses); err != nil {
+		return err
+	}
+	e := ctx.eng()
+	if err := stage(e, uses); err != nil {
+		return err
+	}
+	commit(e, uses)
 	return nil
 }

@@ -22,7 +22,10 @@
 // its arrays In (read: uploaded if the device copy is stale, never
 // downloaded), Out (overwritten: never uploaded, valid only on the device
 // afterwards) or InOut (both), and makes no transfer its modes do not
-// need. Array.Arg prepares an array by mode for a kernel of one's own.
+// need. An operation checks all its arrays before changing any, and marks
+// its Out arrays written only once its kernel is enqueued: one returning
+// an error on a device leaves every array's data as it was. Array.Arg
+// prepares an array by mode for a kernel of one's own.
 //
 // # Algorithms
 //
