@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -204,6 +205,106 @@ func TestErrorsTyped(t *testing.T) {
 				t.Errorf("bad operator: %v", err)
 			}
 			a.Release()
+		})
+	}
+}
+
+// A nil *Device or *CPU is a context that gives ErrInvalid, not a panic,
+// in every operation and accessor.
+func TestNilContexts(t *testing.T) {
+	cpu := NewCPU(2)
+	a := must[*Array[float32]](t)(FromSlice(cpu, []float32{1, 2, 3}))
+	f := newAxpy(t, 1)
+	for _, ctx := range []Context{(*Device)(nil), (*CPU)(nil)} {
+		t.Run(fmt.Sprintf("%T", ctx), func(t *testing.T) {
+			check := func(what string, err error) {
+				t.Helper()
+				if !errors.Is(err, ErrInvalid) {
+					t.Errorf("%s on a nil %T: %v, want ErrInvalid", what, ctx, err)
+				}
+			}
+			check("Fill", Fill(ctx, a, 1))
+			check("Copy", Copy(ctx, a, a))
+			check("Transform", Transform(ctx, f, a, a, a))
+			_, err := Reduce(ctx, a, Sum[float32]())
+			check("Reduce", err)
+			_, err = Dot(ctx, a, a)
+			check("Dot", err)
+			_, err = Zeros[float32](ctx, 3)
+			check("Zeros", err)
+			_, err = NewTaskSequence(ctx, func(context.Context, Context, int) (int, error) { return 0, nil }, 1)
+			check("NewTaskSequence", err)
+			if ctx.String() == "" || ctx.Release() != nil {
+				t.Errorf("String or Release of a nil %T", ctx)
+			}
+		})
+	}
+	var d *Device
+	if dev, _, _ := d.UR(); dev != nil || d.Manager() != nil || d.UsesUSM() || d.Launches() != 0 || d.Backend() != "" {
+		t.Error("accessors of a nil *Device")
+	}
+	if err := d.Wait(); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Wait on a nil *Device: %v", err)
+	}
+	var s *TaskSequence[int, int]
+	if err := s.Async(context.Background(), 1); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Async on a nil *TaskSequence: %v", err)
+	}
+	if _, err := s.Get(context.Background()); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Get on a nil *TaskSequence: %v", err)
+	}
+	if s.Release() != nil || s.Capacity() != 0 || s.Outstanding() != 0 {
+		t.Error("Release, Capacity or Outstanding of a nil *TaskSequence")
+	}
+}
+
+// A released Device gives ErrReleased before it builds anything, and an
+// array of another context gives ErrWrongContext, even with a Func that
+// has no source for the device.
+func TestDeviceContextChecksFirst(t *testing.T) {
+	cpu := NewCPU(2)
+	onCPU := must[*Array[float32]](t)(FromSlice(cpu, []float32{1, 2, 3}))
+	cpuOnly := must[*SourceFunc[float32]](t)(NewFunc("cpu_only", 1, func(out []float32, ins [][]float32, _ []float32, lo, hi int) {
+		copy(out[lo:hi], ins[0][lo:hi])
+	}, nil))
+	for _, dd := range deviceContexts(t) {
+		t.Run(devName(dd), func(t *testing.T) {
+			if err := Fill(dd, onCPU, 1); !errors.Is(err, ErrWrongContext) {
+				t.Errorf("Fill on %v of a CPU array: %v, want ErrWrongContext", dd, err)
+			}
+			if err := Transform(dd, cpuOnly, onCPU, onCPU); !errors.Is(err, ErrWrongContext) {
+				t.Errorf("Transform on %v of CPU arrays: %v, want ErrWrongContext", dd, err)
+			}
+
+			// A Device with a manager of its own, which Release closes.
+			_, _, q := dd.UR()
+			d, err := NewDeviceFrom(q, DeviceOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := must[*Array[float32]](t)(FromSlice(d, []float32{1, 2, 3})) // host storage only
+			if err := d.Release(); err != nil {
+				t.Fatal(err)
+			}
+			check := func(what string, err error) {
+				t.Helper()
+				if !errors.Is(err, ErrReleased) {
+					t.Errorf("%s on a released Device: %v, want ErrReleased", what, err)
+				}
+			}
+			check("Fill", Fill(d, a, 1))
+			check("Copy", Copy(d, a, a))
+			check("Transform", Transform(d, newAxpy(t, 1), a, a, a))
+			_, err = Reduce(d, a, Sum[float32]())
+			check("Reduce", err)
+			_, err = Zeros[float32](d, 3)
+			check("Zeros", err)
+			if got := must[[]float32](t)(a.ToSlice()); got[2] != 3 {
+				t.Errorf("a = %v after failed operations, want [1 2 3]", got)
+			}
+			if err := a.Release(); err != nil {
+				t.Errorf("Release of a host-only array of a released Device: %v", err)
+			}
 		})
 	}
 }

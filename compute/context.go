@@ -126,13 +126,29 @@ func NewCPU(workers int) *CPU {
 }
 
 // Workers returns the most goroutines an operation uses.
-func (c *CPU) Workers() int { return c.workers }
+func (c *CPU) Workers() int {
+	if c == nil {
+		return 0
+	}
+	return c.workers
+}
 
-func (c *CPU) String() string  { return fmt.Sprintf("cpu(%d workers)", c.workers) }
+func (c *CPU) String() string {
+	if c == nil {
+		return "cpu(nil)"
+	}
+	return fmt.Sprintf("cpu(%d workers)", c.workers)
+}
+
 func (c *CPU) Backend() string { return "cpu" }
 
 // Release marks the context released: later operations give ErrReleased.
-func (c *CPU) Release() error { c.released.Store(true); return nil }
+func (c *CPU) Release() error {
+	if c != nil {
+		c.released.Store(true)
+	}
+	return nil
+}
 
 func (c *CPU) eng() engine { return c }
 

@@ -152,24 +152,47 @@ func newDevice(q *ur.Queue, opts DeviceOptions) (*Device, error) {
 
 // UR returns the device, context and queue the Device works on: for
 // launching kernels of one's own on arrays (Array.Arg), on q.
-func (d *Device) UR() (*ur.Device, *ur.Context, *ur.Queue) { return d.dev, d.ctx, d.q }
+func (d *Device) UR() (*ur.Device, *ur.Context, *ur.Queue) {
+	if d == nil {
+		return nil, nil, nil
+	}
+	return d.dev, d.ctx, d.q
+}
 
 // Manager returns the program manager building the Device's kernels.
-func (d *Device) Manager() *programmgr.Manager { return d.mgr }
+func (d *Device) Manager() *programmgr.Manager {
+	if d == nil {
+		return nil
+	}
+	return d.mgr
+}
 
 // UsesUSM reports whether arrays live in device USM (else in ur.Mem
 // buffers).
-func (d *Device) UsesUSM() bool { return d.useUSM }
+func (d *Device) UsesUSM() bool { return d != nil && d.useUSM }
 
 // Launches returns how many kernels the Device has launched.
-func (d *Device) Launches() int64 { return d.launches.Load() }
+func (d *Device) Launches() int64 {
+	if d == nil {
+		return 0
+	}
+	return d.launches.Load()
+}
 
 func (d *Device) String() string {
+	if d == nil {
+		return "device(nil)"
+	}
 	return fmt.Sprintf("device(%s:%d %s)", d.backend, d.dev.Index(), d.dev.Name())
 }
 
 // Backend returns the device's backend: "opencl", "cuda" or "level_zero".
-func (d *Device) Backend() string { return d.backend }
+func (d *Device) Backend() string {
+	if d == nil {
+		return ""
+	}
+	return d.backend
+}
 
 // Wait waits for everything enqueued on the Device's queue.
 func (d *Device) Wait() error {
@@ -345,6 +368,9 @@ func (d *Device) kernel(key, name string, source sourcer, fp64 bool) (*kernelEnt
 	}
 	k, err := d.mgr.GetKernel(context.Background(), img, name, d.dev, programmgr.SpecValues{}, d.options)
 	if err != nil {
+		if d.released.Load() { // the manager closed under the build
+			return nil, fmt.Errorf("%w: %v", ErrReleased, d)
+		}
 		return nil, err
 	}
 	e = &kernelEntry{k: k, local: d.local}
@@ -377,6 +403,9 @@ func (d *Device) launch(e *kernelEntry, global, local uint64, args []ur.Arg) err
 func roundUp(n, m uint64) uint64 { return (n + m - 1) / m * m }
 
 func (d *Device) ready(op *ewOp) error {
+	if err := d.checkOpen(); err != nil {
+		return err
+	}
 	if op.n == 0 {
 		return nil
 	}

@@ -100,10 +100,20 @@ func NewTaskSequence[A, R any](ctx Context, fn TaskFunc[A, R], capacity int) (*T
 }
 
 // Capacity returns the most invocations outstanding at once.
-func (s *TaskSequence[A, R]) Capacity() int { return cap(s.slots) }
+func (s *TaskSequence[A, R]) Capacity() int {
+	if s == nil {
+		return 0
+	}
+	return cap(s.slots)
+}
 
 // Outstanding returns the invocations started and not yet returned by Get.
-func (s *TaskSequence[A, R]) Outstanding() int { return len(s.slots) }
+func (s *TaskSequence[A, R]) Outstanding() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.slots)
+}
 
 func (s *TaskSequence[A, R]) worker() {
 	defer close(s.done)
@@ -133,6 +143,9 @@ func (s *TaskSequence[A, R]) run(t *task[A, R]) {
 // invocations are outstanding, for a Get to return one; it gives up with
 // goctx's error when goctx ends first, starting nothing.
 func (s *TaskSequence[A, R]) Async(goctx context.Context, arg A) error {
+	if s == nil {
+		return errNilSequence
+	}
 	s.asyncMu.Lock()
 	defer s.asyncMu.Unlock()
 	select {
@@ -169,6 +182,9 @@ func (s *TaskSequence[A, R]) Async(goctx context.Context, arg A) error {
 // wrapping ErrInvalid at once.
 func (s *TaskSequence[A, R]) Get(goctx context.Context) (R, error) {
 	var zero R
+	if s == nil {
+		return zero, errNilSequence
+	}
 	s.getMu.Lock()
 	defer s.getMu.Unlock()
 	if s.isReleased() {
@@ -205,6 +221,8 @@ func (s *TaskSequence[A, R]) Get(goctx context.Context) (R, error) {
 	return t.res, t.err
 }
 
+var errNilSequence = fmt.Errorf("%w: nil *TaskSequence", ErrInvalid)
+
 func (s *TaskSequence[A, R]) isReleased() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -215,6 +233,9 @@ func (s *TaskSequence[A, R]) isReleased() bool {
 // one (and for a Get in progress) and drops the results not collected.
 // A second Release is a no-op.
 func (s *TaskSequence[A, R]) Release() error {
+	if s == nil {
+		return nil
+	}
 	s.once.Do(func() {
 		close(s.quit)
 		s.mu.Lock()
