@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/bits"
 	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
@@ -489,8 +488,8 @@ func (b *computeBench) dispatch() error {
 		return err
 	}
 	defer prep.Release()
-	// The baseline: a PreparedLaunch, which launches with the
-	// kernel's own arguments.
+	// The baseline: a PreparedLaunch, which launches with the kernel's
+	// own arguments.
 	for i, a := range []ur.Arg{yArg, xArg, yArg, ur.ArgOf(float32(computeA)), ur.ArgOf(uint64(computeSmall))} {
 		if err := b.axpyK.SetArg(i, a); err != nil {
 			return err
@@ -626,10 +625,6 @@ func (b *computeBench) cpu() error {
 // then b.firstRuns times warm. The children get b.c's flags, so they
 // choose the same device.
 func (b *computeBench) first() error {
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
 	tmp, err := os.MkdirTemp("", "urbench-compute-")
 	if err != nil {
 		return err
@@ -637,7 +632,7 @@ func (b *computeBench) first() error {
 	defer os.RemoveAll(tmp)
 	env := []string{envComputeChild + "=1", "SYCL_CACHE_PERSISTENT=1", "SYCL_CACHE_DIR=" + tmp}
 	args := flagsSet(b.c)
-	cold, err := runComputeChild(exe, args, env)
+	cold, err := runComputeChild(args, env)
 	if err != nil {
 		return fmt.Errorf("transform.first (cold): %w", err)
 	}
@@ -646,7 +641,7 @@ func (b *computeBench) first() error {
 	}
 	var all, alone []float64
 	for range b.firstRuns {
-		r, err := runComputeChild(exe, args, env)
+		r, err := runComputeChild(args, env)
 		if err != nil {
 			return fmt.Errorf("transform.first: %w", err)
 		}
@@ -668,13 +663,10 @@ type childFirst struct {
 	builds, diskHits int64
 }
 
-// runComputeChild runs exe's compute benchmark as a child with env added
+// runComputeChild runs the compute benchmark as a child with env added
 // and parses its result line, the one that starts with "ns ".
-func runComputeChild(exe string, args, env []string) (childFirst, error) {
-	cmd := exec.Command(exe, append([]string{"compute"}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
+func runComputeChild(args, env []string) (childFirst, error) {
+	out, err := childOutput("compute", args, env)
 	if err != nil {
 		return childFirst{}, err
 	}

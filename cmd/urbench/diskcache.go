@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,10 +121,7 @@ func flagsSet(c *cli.Command) []string {
 // runChild runs this program's benchmark as a child with env added and
 // returns its result line, the one that starts with "ns ".
 func runChild(benchmark string, args, env []string) (string, error) {
-	cmd := exec.Command(os.Args[0], append([]string{benchmark}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
+	out, err := childOutput(benchmark, args, env)
 	if err != nil {
 		return "", err
 	}

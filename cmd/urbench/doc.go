@@ -6,7 +6,7 @@
 //	        [-prepared | -c-loop bin/libcudaloop.so [-breakdown]] [-cpuprofile FILE]
 //	urbench jit [-device SELECTOR] [-kernels 200] [-ops 120] [-loads 10]
 //	urbench diskcache [-backend opencl|cuda] [-device SELECTOR] [-kernels 200] [-runs 5]
-//	urbench remotecache [-backend opencl|cuda] [-device SELECTOR] [-kernels 200] [-ops 120] [-runs 5] [-procs 16]
+//	urbench remotecache [-backend opencl|cuda] [-device SELECTOR] [-kernels 200] [-down-kernels 1] [-ops 120] [-runs 5] [-procs 16]
 //	        [-redis URL | -redis-server PATH]
 //	urbench copy [-device SELECTOR] [-backend cuda] [-bytes 256M] [-rounds 20]
 //	urbench memory [-device SELECTOR] [-backend cuda|opencl] [-c-lib bin/libcudamem.so] [-bytes 256M] [-rounds 10] [-iters 2000]
@@ -56,9 +56,13 @@
 // on its own local directory, missing one cold key at once: the builds
 // among them, which must be 1 (else the exit status is 1); (c) the first
 // GetKernel with an empty local disk and the server down (a closed
-// port) against no remote tier, and the time the process spent in the
-// remote tier, which is that slowdown without the build's noise; see
-// remotecache.go.
+// port) against no remote tier, on a module of -down-kernels kernels (few,
+// so that the JIT's spread from one process to the next does not hide
+// the tier's cost), and the time the process spent in the remote tier,
+// which is that slowdown without the build's noise. With -redis, the
+// run's keys are removed from the server at the end; see remotecache.go.
+// Children run with GOUR_CACHE_REMOTE=off unless the benchmark sets it,
+// here and in the other benchmarks that start children.
 //
 // bundle builds, with NVRTC in the process, an offload bundle of generated
 // CUDA C kernels (cubins, PTX, source), timing each compile, and times a
@@ -91,7 +95,8 @@
 // run, each with its ratio: Transform of y = a*x + y on resident arrays
 // (no transfer, checked) against compute.Copy in GB/s; Reduce with Sum
 // against a hand-written float4 read kernel in GB/s; a Transform of 1024
-// elements against an ArgLaunch of a hand-written axpy kernel, per call;
+// elements against a PreparedLaunch of a hand-written axpy kernel, per
+// call (an ArgLaunch of it beside them);
 // the CPU context's Transform against goroutines by hand; a new process's
 // first Transform with gour's persistent cache warm (this program run as
 // a child, once cold into a new cache directory, then -first-runs times);

@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gour-dev/gour/cache"
+	"github.com/gour-dev/gour/cache/rediscache"
 	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/internal/redisserver"
 	"github.com/gour-dev/gour/programmgr"
@@ -29,7 +32,7 @@ const (
 
 // remotecacheCommand is `urbench remotecache`.
 func remotecacheCommand() (*cli.Command, func(io.Writer) error) {
-	c := cli.New("urbench remotecache", "[-backend opencl|cuda] [-device SELECTOR] [-kernels N] [-ops N] [-runs N] [-procs N] [-redis URL | -redis-server PATH]", `
+	c := cli.New("urbench remotecache", "[-backend opencl|cuda] [-device SELECTOR] [-kernels N] [-down-kernels N] [-ops N] [-runs N] [-procs N] [-redis URL | -redis-server PATH]", `
 Measure the persistent cache's remote tier (GOUR_CACHE_REMOTE, a Redis
 server) with new processes, each one's first GetKernel of a generated module
 of -kernels kernels (PTX on cuda, OpenCL C on opencl), the driver's own cache
@@ -106,7 +109,8 @@ func generateCL(n, opsPerKernel int) string {
 }
 
 // childResult is a child's line: "ns N builds B disk D remote R
-// remote_ns T", T the time spent in remote operations.
+// remote_ns T": D hits on the local disk, R on the remote tier, T the
+// time spent in remote operations.
 type childResult struct {
 	ns, remoteNs         float64
 	builds, disk, remote int64
@@ -130,6 +134,39 @@ func parseChild(line string) (childResult, error) {
 	return r, nil
 }
 
+// onInterrupt runs cleanup and exits with status 130 on SIGINT or
+// SIGTERM, until the function it returns is called.
+func onInterrupt(cleanup func()) (stop func()) {
+	sig := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sig:
+			cleanup()
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(done)
+	}
+}
+
+// clearRemote removes the keys of the store u names.
+func clearRemote(u string) error {
+	s, err := rediscache.OpenURL(u)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = s.Clear(ctx)
+	return err
+}
+
 // remotecache runs the three phases.
 func remotecache(w io.Writer, c *cli.Command, backend string, kernels, downKernels, ops, runs, procs int, redisURL, redisBin string) error {
 	if _, err := firstDevice(c, backend); err != nil {
@@ -140,6 +177,7 @@ func remotecache(w io.Writer, c *cli.Command, backend string, kernels, downKerne
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	var ownServer *redisserver.Server
 	if redisURL == "" {
 		if strings.ContainsRune(redisBin, filepath.Separator) {
 			// The server runs in a directory of its own.
@@ -152,15 +190,39 @@ func remotecache(w io.Writer, c *cli.Command, backend string, kernels, downKerne
 			return fmt.Errorf("starting redis-server (give -redis URL or -redis-server PATH): %w", err)
 		}
 		defer srv.Stop()
+		ownServer = srv
 		redisURL = srv.URL("")
 		fmt.Fprintf(w, "redis-server on %s (started by urbench)\n", srv.Addr())
 	}
+	// Ctrl-C or a SIGTERM still stops the server and removes tmp (the
+	// children, in our process group, get the signal too).
+	defer onInterrupt(func() {
+		if ownServer != nil {
+			ownServer.Stop()
+		}
+		os.RemoveAll(tmp)
+	})()
 	run := newRun()
 	sep := "?"
 	if strings.Contains(redisURL, "?") {
 		sep = "&"
 	}
-	withPrefix := func(phase string) string { return redisURL + sep + "prefix=urbench-" + run + "-" + phase + ":" }
+	var phases []string
+	withPrefix := func(phase string) string {
+		u := redisURL + sep + "prefix=urbench-" + run + "-" + phase + ":"
+		phases = append(phases, u)
+		return u
+	}
+	if ownServer == nil {
+		// A server of the user's keeps nothing of the run.
+		defer func() {
+			for _, u := range phases {
+				if err := clearRemote(u); err != nil {
+					fmt.Fprintf(w, "removing the run's keys: %v\n", err)
+				}
+			}
+		}()
+	}
 	args := flagsSet(c)
 	driverOff := []string{"POCL_KERNEL_CACHE=0"}
 	if backend == "cuda" {
@@ -269,6 +331,9 @@ func remotecache(w io.Writer, c *cli.Command, backend string, kernels, downKerne
 		flightNs = append(flightNs, results[i].ns)
 	}
 	slices.Sort(flightNs)
+	if served := builds + fromDisk + fromRemote; served != int64(procs) {
+		return fmt.Errorf("single flight: %d builds, %d local and %d remote hits for %d processes", builds, fromDisk, fromRemote, procs)
+	}
 
 	// (c) server down against no remote tier, both with an empty local disk.
 	port, err := redisserver.FreePort()
@@ -360,7 +425,8 @@ func remotecacheChild(w io.Writer, c *cli.Command, mode, backend string, kernels
 	}
 	k.Release()
 	s := m.Stats()
-	fmt.Fprintf(w, "ns %d builds %d disk %d remote %d remote_ns %d\n", elapsed.Nanoseconds(), s.Builds, s.DiskHits, s.RemoteHits,
+	// The manager counts a remote hit as a disk hit too.
+	fmt.Fprintf(w, "ns %d builds %d disk %d remote %d remote_ns %d\n", elapsed.Nanoseconds(), s.Builds, s.DiskHits-s.RemoteHits, s.RemoteHits,
 		disk.RemoteCounters().Time.Nanoseconds())
 	return nil
 }

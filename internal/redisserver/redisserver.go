@@ -71,7 +71,7 @@ func Start(bin, dir string, args ...string) (*Server, error) {
 			"--logfile", filepath.Join(dir, "redis.log")}, args...)
 		cmd := exec.Command(bin, all...)
 		cmd.Dir = dir
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.SysProcAttr = sysProcAttr()
 		if err := cmd.Start(); err != nil {
 			if own {
 				os.RemoveAll(dir)

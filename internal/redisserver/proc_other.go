@@ -1,0 +1,11 @@
+//go:build unix && !linux
+
+package redisserver
+
+import "syscall"
+
+// sysProcAttr puts the server in a process group of its own, so that a
+// terminal's Ctrl-C goes to the program, whose cleanup stops the server.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}
