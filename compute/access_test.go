@@ -448,3 +448,29 @@ func TestFailedCheckLeavesArrays(t *testing.T) {
 		})
 	}
 }
+
+// A reduction whose kernels cannot be made (no Expr, an Expr that does
+// not build) fails before uploading its input.
+func TestFailedReduceNoTransfer(t *testing.T) {
+	sum := func(a, b int32) int32 { return a + b }
+	for _, d := range deviceContexts(t) {
+		t.Run(devName(d), func(t *testing.T) {
+			a := must[*Array[int32]](t)(FromSlice(d, []int32{1, 2, 3, 4}))
+			defer a.Release()
+			if _, err := Reduce(d, a, ReduceOp[int32]{Name: "noexpr", Combine: sum}); !errors.Is(err, ur.ErrUnsupportedFeature) {
+				t.Errorf("operator without Expr: %v, want ErrUnsupportedFeature", err)
+			}
+			wantTransfers(t, "a after a Reduce without Expr", a, 0, 0)
+			if _, err := Reduce(d, a, ReduceOp[int32]{Name: "badexpr", Combine: sum, Expr: "a +* b"}); !errors.Is(err, ur.ErrProgramBuildFailure) {
+				t.Errorf("operator whose Expr does not build: %v, want ErrProgramBuildFailure", err)
+			}
+			if _, err := Dot(d, a, a); err != nil {
+				t.Fatal(err)
+			}
+			wantTransfers(t, "a after a failed build and a Dot", a, 1, 0)
+			if got := must[int32](t)(Reduce(d, a, ReduceOp[int32]{Name: "plus", Combine: sum, Expr: "a + b"})); got != 10 {
+				t.Errorf("sum = %d, want 10", got)
+			}
+		})
+	}
+}

@@ -199,7 +199,7 @@ func reduce[T Number](ctx Context, a, b *Array[T], op ReduceOp[T]) (T, error) {
 		}
 		uses = append(uses, use{&b.c, In})
 	}
-	if err := prepare(ctx, uses); err != nil {
+	if err := checkUses(ctx, uses); err != nil {
 		return 0, err
 	}
 	et := a.c.et
@@ -255,7 +255,15 @@ func reduce[T Number](ctx Context, a, b *Array[T], op ReduceOp[T]) (T, error) {
 	if b != nil {
 		r.b = &b.c
 	}
-	res, err := ctx.eng().reduce(r)
+	// The kernels first: a reduction that cannot run uploads nothing.
+	e := ctx.eng()
+	if err := e.readyReduce(r); err != nil {
+		return 0, err
+	}
+	if err := stage(e, uses); err != nil {
+		return 0, err
+	}
+	res, err := e.reduce(r)
 	if err != nil {
 		return 0, err
 	}

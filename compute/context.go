@@ -42,6 +42,8 @@ type engine interface {
 	// ready makes op runnable before its arrays change state: a device
 	// finds or builds its kernel.
 	ready(op *ewOp) error
+	// readyReduce is ready for a reduction.
+	readyReduce(op *redOp) error
 	elementwise(op *ewOp) error
 	reduce(op *redOp) ([]byte, error)
 	// fence returns an event completing after everything enqueued so
@@ -100,6 +102,9 @@ type redOp struct {
 	a, b   *core
 	ident  ur.Arg
 	identB []byte // the identity's bytes: the result of an empty reduction
+	// k1 and k2 are the passes' device kernels, found by
+	// Device.readyReduce.
+	k1, k2 *kernelEntry
 	// cpu returns, for chunks chunks, the chunk body (storing the chunk's
 	// partial result) and the combination of the partials in order.
 	cpu func(chunks int) (body func(chunk, lo, hi int), finish func() []byte)
@@ -233,7 +238,8 @@ func (c *CPU) parallel(n, k int, body func(chunk, lo, hi int)) error {
 	return first
 }
 
-func (c *CPU) ready(*ewOp) error { return nil }
+func (c *CPU) ready(*ewOp) error        { return nil }
+func (c *CPU) readyReduce(*redOp) error { return nil }
 
 func (c *CPU) elementwise(op *ewOp) error {
 	if op.n == 0 {

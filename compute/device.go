@@ -414,6 +414,21 @@ func (d *Device) ready(op *ewOp) error {
 	return err
 }
 
+func (d *Device) readyReduce(op *redOp) error {
+	if err := d.checkOpen(); err != nil {
+		return err
+	}
+	if op.n == 0 {
+		return nil
+	}
+	var err error
+	if op.k1, err = d.kernel(op.key, op.name, op.source, op.fp64); err != nil {
+		return err
+	}
+	op.k2, err = d.kernel(op.key, op.name2, op.source, op.fp64)
+	return err
+}
+
 func (d *Device) elementwise(op *ewOp) error {
 	if op.n == 0 {
 		return nil
@@ -444,14 +459,12 @@ func (d *Device) reduce(op *redOp) ([]byte, error) {
 	if op.n == 0 {
 		return op.identB, nil
 	}
-	k1, err := d.kernel(op.key, op.name, op.source, op.fp64)
-	if err != nil {
-		return nil, err
+	if op.k1 == nil || op.k2 == nil {
+		if err := d.readyReduce(op); err != nil {
+			return nil, err
+		}
 	}
-	k2, err := d.kernel(op.key, op.name2, op.source, op.fp64)
-	if err != nil {
-		return nil, err
-	}
+	k1, k2 := op.k1, op.k2
 	n, size := uint64(op.n), uint64(op.a.et.size)
 	l1 := k1.local
 	g := min(d.groups, (n+l1-1)/l1)
