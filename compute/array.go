@@ -82,9 +82,11 @@ type Array[T Number] struct {
 	c core
 }
 
-// shapeLen checks a shape and returns the number of elements: the
-// product of the extents (1 for the empty shape: a scalar).
-func shapeLen(shape []int) (int, error) {
+// shapeLen checks a shape of elements of size bytes and returns the
+// number of elements: the product of the extents (1 for the empty shape:
+// a scalar). The size in bytes must fit an int too: every byte count of
+// the package is n*size.
+func shapeLen(shape []int, size int) (int, error) {
 	n := 1
 	for _, d := range shape {
 		if d < 0 {
@@ -94,6 +96,9 @@ func shapeLen(shape []int) (int, error) {
 			return 0, fmt.Errorf("%w: shape %v overflows int", ErrShape, shape)
 		}
 		n *= d
+	}
+	if n > int(^uint(0)>>1)/size {
+		return 0, fmt.Errorf("%w: shape %v of %d-byte elements overflows int in bytes", ErrShape, shape, size)
 	}
 	return n, nil
 }
@@ -105,12 +110,13 @@ func newArray[T Number](ctx Context, shape []int) (*Array[T], error) {
 	if err := ctx.eng().checkOpen(); err != nil {
 		return nil, err
 	}
-	n, err := shapeLen(shape)
+	et := typeOf[T]()
+	n, err := shapeLen(shape, et.size)
 	if err != nil {
 		return nil, err
 	}
 	a := &Array[T]{}
-	a.c.ctx, a.c.et, a.c.shape, a.c.n = ctx, typeOf[T](), slices.Clone(shape), n
+	a.c.ctx, a.c.et, a.c.shape, a.c.n = ctx, et, slices.Clone(shape), n
 	return a, nil
 }
 
@@ -129,7 +135,9 @@ func FromSlice[T Number](ctx Context, data []T, shape ...int) (*Array[T], error)
 	if a.c.n != len(data) {
 		return nil, fmt.Errorf("%w: %d elements for shape %v", ErrShape, len(data), shape)
 	}
-	a.c.host = alignedBytes(int(a.c.bytes()))
+	if a.c.host, err = alignedBytes(int(a.c.bytes())); err != nil {
+		return nil, err
+	}
 	copy(a.c.host, bytesOf(data))
 	a.c.hostValid = true
 	return a, nil
@@ -282,7 +290,11 @@ func (c *core) syncHostLocked() error {
 		return nil
 	}
 	if c.host == nil {
-		c.host = alignedBytes(int(c.bytes()))
+		h, err := alignedBytes(int(c.bytes()))
+		if err != nil {
+			return err
+		}
+		c.host = h
 	}
 	if c.n == 0 {
 		c.hostValid = true
@@ -368,8 +380,11 @@ func stageOne(e engine, c *core, mode Access) error {
 	if !e.hasDevice() {
 		// Host-only context: the host copy is the only one.
 		if c.host == nil {
-			c.host = alignedBytes(int(c.bytes()))
-			c.hostValid = true
+			h, err := alignedBytes(int(c.bytes()))
+			if err != nil {
+				return err
+			}
+			c.host, c.hostValid = h, true
 		}
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -306,5 +307,48 @@ func TestDeviceContextChecksFirst(t *testing.T) {
 				t.Errorf("Release of a host-only array of a released Device: %v", err)
 			}
 		})
+	}
+}
+
+// A shape whose size in bytes overflows int, or that the host cannot
+// allocate, is an error wrapping ErrShape, not a panic.
+func TestHugeShapes(t *testing.T) {
+	for _, ctx := range contexts(t) {
+		t.Run(ctx.String(), func(t *testing.T) {
+			for _, shape := range [][]int{{1 << 60}, {1 << 61}, {1 << 62}, {1 << 31, 1 << 31}} {
+				if _, err := Zeros[float64](ctx, shape...); !errors.Is(err, ErrShape) {
+					t.Errorf("Zeros[float64]%v: %v, want ErrShape", shape, err)
+				}
+				if _, err := FromSlice(ctx, []int32{1}, shape...); !errors.Is(err, ErrShape) {
+					t.Errorf("FromSlice[int32]%v: %v, want ErrShape", shape, err)
+				}
+			}
+		})
+	}
+	// 2^62 bytes fit an int but not Go's address space.
+	if _, err := Zeros[float64](NewCPU(1), 1<<59); !errors.Is(err, ErrShape) {
+		t.Errorf("Zeros[float64](1<<59) on the CPU: %v, want ErrShape", err)
+	}
+}
+
+// A panic while the CPU context sets up an operation or combines a
+// reduction's partial results is returned as an error, like one in a
+// chunk.
+func TestCPUPanicsOutsideChunks(t *testing.T) {
+	c := NewCPU(1)
+	op := &ewOp{n: 10, cpu: func() func(lo, hi int) { panic("setup") }}
+	if err := c.elementwise(op); err == nil || !strings.Contains(err.Error(), "setup") {
+		t.Errorf("a panic in an operation's setup: %v", err)
+	}
+	a := must[*Array[int32]](t)(FromSlice(c, []int32{1, 2, 3}))
+	calls := 0 // one chunk: three calls for the elements, the fourth combines the partials
+	op2 := ReduceOp[int32]{Name: "late", Combine: func(x, y int32) int32 {
+		if calls++; calls > 3 {
+			panic("combining partials")
+		}
+		return x + y
+	}}
+	if _, err := Reduce(c, a, op2); err == nil || !strings.Contains(err.Error(), "combining partials") {
+		t.Errorf("a panic combining partials: %v", err)
 	}
 }

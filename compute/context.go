@@ -170,8 +170,11 @@ func (c *CPU) checkOpen() error {
 func (c *CPU) hasDevice() bool { return false }
 
 func (c *CPU) zeros(a *core) error {
-	a.host = alignedBytes(int(a.bytes()))
-	a.hostValid = true
+	h, err := alignedBytes(int(a.bytes()))
+	if err != nil {
+		return err
+	}
+	a.host, a.hostValid = h, true
 	return nil
 }
 
@@ -205,20 +208,13 @@ func (c *CPU) parallel(n, k int, body func(chunk, lo, hi int)) error {
 		first error
 	)
 	run := func(i int) {
-		defer func() {
-			if r := recover(); r != nil {
-				mu.Lock()
-				if first == nil {
-					if err, ok := r.(error); ok {
-						first = fmt.Errorf("compute: CPU function panicked: %w", err)
-					} else {
-						first = fmt.Errorf("compute: CPU function panicked: %v", r)
-					}
-				}
-				mu.Unlock()
+		if err := protect(func() { body(i, i*n/k, (i+1)*n/k) }); err != nil {
+			mu.Lock()
+			if first == nil {
+				first = err
 			}
-		}()
-		body(i, i*n/k, (i+1)*n/k)
+			mu.Unlock()
+		}
 	}
 	if k <= 1 {
 		k = 1
@@ -241,11 +237,33 @@ func (c *CPU) parallel(n, k int, body func(chunk, lo, hi int)) error {
 func (c *CPU) ready(*ewOp) error        { return nil }
 func (c *CPU) readyReduce(*redOp) error { return nil }
 
+// protect runs f, returning a panic in it as an error.
+func protect(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); ok {
+				err = fmt.Errorf("compute: CPU function panicked: %w", e)
+			} else {
+				err = fmt.Errorf("compute: CPU function panicked: %v", r)
+			}
+		}
+	}()
+	f()
+	return nil
+}
+
+// elementwise and reduce make their chunk bodies under protect too: a
+// body's setup views the arrays' storage, and a panic there must not
+// escape either.
+
 func (c *CPU) elementwise(op *ewOp) error {
 	if op.n == 0 {
 		return nil
 	}
-	f := op.cpu()
+	var f func(lo, hi int)
+	if err := protect(func() { f = op.cpu() }); err != nil {
+		return err
+	}
 	return c.parallel(op.n, c.chunks(op.n), func(_, lo, hi int) { f(lo, hi) })
 }
 
@@ -254,9 +272,19 @@ func (c *CPU) reduce(op *redOp) ([]byte, error) {
 		return op.identB, nil
 	}
 	k := c.chunks(op.n)
-	body, finish := op.cpu(k)
+	var (
+		body   func(chunk, lo, hi int)
+		finish func() []byte
+		res    []byte
+	)
+	if err := protect(func() { body, finish = op.cpu(k) }); err != nil {
+		return nil, err
+	}
 	if err := c.parallel(op.n, k, body); err != nil {
 		return nil, err
 	}
-	return finish(), nil
+	if err := protect(func() { res = finish() }); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

@@ -489,7 +489,10 @@ func (d *Device) reduce(op *redOp) ([]byte, error) {
 			return nil, err
 		}
 	}
-	out := alignedBytes(int(size))
+	out, err := alignedBytes(int(size))
+	if err != nil {
+		return nil, err
+	}
 	if part.usm != nil {
 		err = d.q.CopyFromPtr(out, part.usm.Ptr())
 	} else {

@@ -9,7 +9,8 @@ import "errors"
 var (
 	// ErrShape: arrays whose shapes (or lengths) an operation needs
 	// equal are not, or a shape is invalid (a negative extent, a slice
-	// whose length is not the product of the shape).
+	// whose length is not the product of the shape, a size in bytes that
+	// overflows int or that the host cannot allocate).
 	ErrShape = errors.New("compute: shape mismatch")
 	// ErrReleased: the array, context or task sequence was released.
 	ErrReleased = errors.New("compute: used after Release")

@@ -103,11 +103,17 @@ func viewOf[T Number](b []byte, n int) []T {
 
 // alignedBytes returns n zero bytes aligned for any Number (the backing
 // array is []uint64; a []byte could come from the tiny allocator, aligned
-// to less than 8).
-func alignedBytes(n int) []byte {
+// to less than 8). A size Go cannot allocate (make panics beyond its
+// address space, 2^48 bytes on amd64) is an error wrapping ErrShape.
+func alignedBytes(n int) (b []byte, err error) {
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
-	w := make([]uint64, (n+7)/8)
-	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), n)
+	defer func() {
+		if r := recover(); r != nil {
+			b, err = nil, fmt.Errorf("%w: %d bytes, more than the host can allocate (%v)", ErrShape, n, r)
+		}
+	}()
+	w := make([]uint64, (n-1)/8+1)
+	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), n), nil
 }
