@@ -1,9 +1,13 @@
 package compute
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"runtime"
+	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gour-dev/gour/ur"
 )
@@ -36,13 +40,19 @@ type TaskFunc[A, R any] func(goctx context.Context, ctx Context, arg A) (R, erro
 // serialise and the start order is the order in which they return. Get
 // may be called from several goroutines too; each returns the oldest
 // result not yet returned. Async and Get may run at once (a producer and
-// a consumer). Release may be called at any time, from any goroutine.
+// a consumer). Release may be called at any time, from any goroutine,
+// the invocation's function included.
 //
 // Release cancels: invocations not yet running do not run and their
 // results are dropped, the running one's goctx is cancelled and Release
 // waits for it to return; later calls give ErrReleased. A Get waiting at
 // that moment returns ErrReleased, unless it had already taken its
-// invocation, whose result it then returns.
+// invocation, whose result it then returns. Called by the running
+// invocation's function (on the sequence's goroutine, which runs it),
+// Release cancels the same way but cannot wait for its own caller: it
+// returns at once, and the sequence finishes when the function returns.
+// A function must not wait for a Release on another goroutine, which
+// waits for it.
 type TaskSequence[A, R any] struct {
 	ctx Context
 	fn  TaskFunc[A, R]
@@ -52,6 +62,7 @@ type TaskSequence[A, R any] struct {
 	results chan *task[A, R]
 	quit    chan struct{}
 	done    chan struct{} // closed when the worker has returned
+	worker  atomic.Uint64 // the worker's goroutine id; 0 until it runs
 	runCtx  context.Context
 	cancel  context.CancelFunc
 
@@ -95,7 +106,7 @@ func NewTaskSequence[A, R any](ctx Context, fn TaskFunc[A, R], capacity int) (*T
 		done:    make(chan struct{}),
 	}
 	s.runCtx, s.cancel = context.WithCancel(context.Background())
-	go s.worker()
+	go s.work()
 	return s, nil
 }
 
@@ -115,8 +126,12 @@ func (s *TaskSequence[A, R]) Outstanding() int {
 	return len(s.slots)
 }
 
-func (s *TaskSequence[A, R]) worker() {
+// work runs the invocations until Release closes pending, then drops the
+// results no Get collected: here rather than in Release, which does not
+// wait for the worker when the running invocation calls it.
+func (s *TaskSequence[A, R]) work() {
 	defer close(s.done)
+	s.worker.Store(goroutineID())
 	for t := range s.pending {
 		if s.runCtx.Err() != nil {
 			t.err = fmt.Errorf("%w: task sequence released before the invocation ran", ErrReleased)
@@ -124,6 +139,26 @@ func (s *TaskSequence[A, R]) worker() {
 			s.run(t)
 		}
 		close(t.done)
+	}
+	// Wait for a Get in progress, which may still hold its invocation.
+	s.getMu.Lock()
+	defer s.getMu.Unlock()
+	drop := func(t *task[A, R]) {
+		if t.ev != nil {
+			t.ev.Release()
+		}
+	}
+	if s.head != nil {
+		drop(s.head)
+		s.head = nil
+	}
+	for {
+		select {
+		case t := <-s.results:
+			drop(t)
+		default:
+			return
+		}
 	}
 }
 
@@ -230,8 +265,9 @@ func (s *TaskSequence[A, R]) isReleased() bool {
 }
 
 // Release cancels the invocations not yet running, waits for the running
-// one (and for a Get in progress) and drops the results not collected.
-// A second Release is a no-op.
+// one (and for a Get in progress) and drops the results not collected;
+// called by the running invocation's function, it does not wait (see
+// TaskSequence). A second Release is a no-op.
 func (s *TaskSequence[A, R]) Release() error {
 	if s == nil {
 		return nil
@@ -243,26 +279,25 @@ func (s *TaskSequence[A, R]) Release() error {
 		s.cancel()
 		close(s.pending)
 		s.mu.Unlock()
-		<-s.done
-		s.getMu.Lock()
-		defer s.getMu.Unlock()
-		drop := func(t *task[A, R]) {
-			if t.ev != nil {
-				t.ev.Release()
-			}
-		}
-		if s.head != nil {
-			drop(s.head)
-			s.head = nil
-		}
-		for {
-			select {
-			case t := <-s.results:
-				drop(t)
-			default:
-				return
-			}
-		}
 	})
+	if id := goroutineID(); id != 0 && s.worker.Load() == id {
+		return nil // the caller is the invocation Release would wait for
+	}
+	<-s.done
 	return nil
+}
+
+// goroutineID returns the calling goroutine's id, which Go exposes only
+// in a stack trace's header, "goroutine 42 [running]:"; 0 should that
+// format change (a TaskFunc's Release would then wait for itself, and
+// TestTaskSequenceReleaseFromTask fails).
+func goroutineID() uint64 {
+	var buf [64]byte
+	b := bytes.TrimPrefix(buf[:runtime.Stack(buf[:], false)], []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		if id, err := strconv.ParseUint(string(b[:i]), 10, 64); err == nil {
+			return id
+		}
+	}
+	return 0
 }

@@ -341,3 +341,68 @@ func TestManyTaskSequences(t *testing.T) {
 		})
 	}
 }
+
+// Release called by the running invocation's function cancels the
+// sequence without waiting for itself.
+func TestTaskSequenceReleaseFromTask(t *testing.T) {
+	for _, ctx := range contexts(t) {
+		t.Run(ctx.String(), func(t *testing.T) {
+			var (
+				seq     *TaskSequence[int, int]
+				ran     atomic.Int32
+				inside  = make(chan error, 1)
+				timeout = time.After(10 * time.Second)
+			)
+			seq = must[*TaskSequence[int, int]](t)(NewTaskSequence(ctx, func(goctx context.Context, _ Context, k int) (int, error) {
+				ran.Add(1)
+				if k == 1 {
+					err := seq.Release()
+					if err == nil && goctx.Err() == nil {
+						err = errors.New("goctx not cancelled by Release")
+					}
+					if err == nil && !errors.Is(seq.Async(context.Background(), 5), ErrReleased) {
+						err = errors.New("Async after Release gave no ErrReleased")
+					}
+					inside <- err
+				}
+				return k, nil
+			}, 4))
+			bg := context.Background()
+			for k := range 3 {
+				if err := seq.Async(bg, k); err != nil {
+					t.Fatal(err)
+				}
+			}
+			select {
+			case err := <-inside:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-timeout:
+				t.Fatal("Release called by an invocation did not return")
+			}
+			// A Release on another goroutine waits for the worker to finish.
+			outside := make(chan error, 1)
+			go func() { outside <- seq.Release() }()
+			select {
+			case err := <-outside:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-timeout:
+				t.Fatal("Release after a Release by an invocation did not return")
+			}
+			select {
+			case <-seq.done:
+			default:
+				t.Error("Release returned before the sequence's goroutine")
+			}
+			if n := ran.Load(); n != 2 {
+				t.Errorf("%d invocations ran, want 2 (the one after the releasing one is cancelled)", n)
+			}
+			if _, err := seq.Get(bg); !errors.Is(err, ErrReleased) {
+				t.Errorf("Get after Release: %v", err)
+			}
+		})
+	}
+}
