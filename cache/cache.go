@@ -51,8 +51,13 @@ type Cache struct {
 	roWhy    error // why read-only
 	gates    keyGate
 	counts   counters
-	remote   *remoteTier    // nil: no remote tier
-	copies   sync.WaitGroup // local copies of remote hits being written (copyLocal)
+	remote   *remoteTier // nil: no remote tier
+
+	// copies are the local copies of remote hits being written
+	// (copyLocal), each closed when done. Not a WaitGroup: copies start
+	// on lookups while Flush waits, which a WaitGroup forbids.
+	copyMu sync.Mutex
+	copies map[chan struct{}]struct{}
 
 	// hidden are entries Reject could not remove from a read-only cache:
 	// this process serves them no more.
@@ -374,8 +379,8 @@ type Entry struct {
 	Binary  []byte
 	Created time.Time
 	ref     entryRef
-	remote  bool            // read from the remote tier
-	copying *sync.WaitGroup // the write of a remote hit to the disk, until done (copyLocal)
+	remote  bool          // read from the remote tier
+	copying chan struct{} // closed when the write of a remote hit to the disk is done (copyLocal)
 }
 
 // FromRemote reports whether e was read from the remote tier (and then
@@ -393,8 +398,17 @@ type entryRef struct {
 }
 
 // Stored reports whether e is on disk (false for a binary GetOrBuild
-// built but could not store).
-func (e *Entry) Stored() bool { return e != nil && e.ref.valid }
+// built but could not store). For a remote hit it waits until the local
+// copy is written.
+func (e *Entry) Stored() bool {
+	if e == nil {
+		return false
+	}
+	if e.copying != nil {
+		<-e.copying // the copy sets e.ref
+	}
+	return e.ref.valid
+}
 
 func slotName(n int, ext string) string { return strconv.Itoa(n) + ext }
 
@@ -1009,7 +1023,7 @@ func (c *Cache) buildOnly(k Key, info Info, build func() ([]byte, error)) (*Entr
 func (c *Cache) Reject(e *Entry) bool {
 	if e != nil {
 		if e.copying != nil {
-			e.copying.Wait() // then e.ref is the copy's
+			<-e.copying // then e.ref is the copy's
 		}
 		c.remoteReject(e)
 	}

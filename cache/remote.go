@@ -506,14 +506,22 @@ func (c *Cache) remoteFill(ctx context.Context, k Key, store bool, held *lockHan
 // that the machine's other processes waiting for it find the copy on disk
 // and do not read the remote tier again.
 func (c *Cache) copyLocal(k Key, e *Entry, held *lockHandoff) {
-	done := new(sync.WaitGroup)
-	done.Add(1)
+	done := make(chan struct{})
 	e.copying = done
-	c.copies.Add(1)
+	c.copyMu.Lock()
+	if c.copies == nil {
+		c.copies = map[chan struct{}]struct{}{}
+	}
+	c.copies[done] = struct{}{}
+	c.copyMu.Unlock()
 	l := held.take()
 	go func() {
-		defer c.copies.Done()
-		defer done.Done()
+		defer func() {
+			c.copyMu.Lock()
+			delete(c.copies, done)
+			c.copyMu.Unlock()
+			close(done)
+		}()
 		defer l.unlock()
 		if ref, existed, err := c.putCopy(k, e.Binary, e.Info); err == nil && !existed {
 			e.ref = ref
@@ -521,8 +529,19 @@ func (c *Cache) copyLocal(k Key, e *Entry, held *lockHandoff) {
 	}()
 }
 
-// Flush waits until the local copies of remote hits are written.
-func (c *Cache) Flush() { c.copies.Wait() }
+// Flush waits until the local copies of remote hits that started before
+// it are written; copies that lookups start meanwhile do not hold it up.
+func (c *Cache) Flush() {
+	c.copyMu.Lock()
+	pending := make([]chan struct{}, 0, len(c.copies))
+	for done := range c.copies {
+		pending = append(pending, done)
+	}
+	c.copyMu.Unlock()
+	for _, done := range pending {
+		<-done
+	}
+}
 
 // lockHandoff is a held lock that another goroutine may take over.
 type lockHandoff struct{ l *heldLock }

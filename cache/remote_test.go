@@ -1,0 +1,220 @@
+package cache
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeRemote is an in-memory Remote: a store without a server, for the
+// tier's own logic. Its hooks fail or slow operations.
+type fakeRemote struct {
+	mu     sync.Mutex
+	vals   map[string][]byte
+	leases map[string]string
+	calls  map[string]int
+
+	getDelay  time.Duration // Get takes this long (honouring ctx)
+	getMisses bool          // Get finds nothing; Lease still returns values
+	putErr    error         // Put and a Lease that would take the lease fail so
+	closed    atomic.Int32
+}
+
+func newFakeRemote() *fakeRemote {
+	return &fakeRemote{vals: map[string][]byte{}, leases: map[string]string{}, calls: map[string]int{}}
+}
+
+func (f *fakeRemote) count(op string) {
+	f.mu.Lock()
+	f.calls[op]++
+	f.mu.Unlock()
+}
+
+func (f *fakeRemote) Get(ctx context.Context, name string) ([]byte, error) {
+	f.count("get")
+	if f.getDelay > 0 {
+		select {
+		case <-time.After(f.getDelay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.getMisses {
+		return nil, nil
+	}
+	return f.vals[name], nil
+}
+
+func (f *fakeRemote) Put(ctx context.Context, name string, value []byte) error {
+	f.count("put")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.putErr != nil {
+		return f.putErr
+	}
+	f.vals[name] = bytes.Clone(value)
+	return nil
+}
+
+func (f *fakeRemote) Delete(ctx context.Context, name string, suffix []byte) error {
+	f.count("delete")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if bytes.HasSuffix(f.vals[name], suffix) {
+		delete(f.vals, name)
+	}
+	return nil
+}
+
+func (f *fakeRemote) Lease(ctx context.Context, name, token string, ttl time.Duration) ([]byte, LeaseState, error) {
+	f.count("lease")
+	if ttl <= 0 {
+		return nil, 0, fmt.Errorf("fake: lease of %v", ttl)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if v := f.vals[name]; v != nil {
+		return v, 0, nil
+	}
+	switch l := f.leases[name]; {
+	case l == "" || l == token:
+		if f.putErr != nil {
+			return nil, 0, f.putErr
+		}
+		f.leases[name] = token
+		return nil, LeaseAcquired, nil
+	case l == "abandoned":
+		return nil, LeaseAbandoned, nil
+	}
+	return nil, LeaseHeld, nil
+}
+
+func (f *fakeRemote) Renew(ctx context.Context, name, token string, ttl time.Duration) (bool, error) {
+	f.count("renew")
+	if ttl <= 0 {
+		return false, fmt.Errorf("fake: renew for %v", ttl)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.leases[name] == token, nil
+}
+
+func (f *fakeRemote) Release(ctx context.Context, name, token string, abandoned bool, ttl time.Duration) error {
+	f.count("release")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.leases[name] != token {
+		return nil
+	}
+	if abandoned {
+		f.leases[name] = "abandoned"
+	} else {
+		delete(f.leases, name)
+	}
+	return nil
+}
+
+func (f *fakeRemote) Close() error {
+	f.closed.Add(1)
+	return nil
+}
+
+// set stores the value of an entry of k, binary binFor(k, size).
+func (f *fakeRemote) set(k Key, size int) {
+	f.mu.Lock()
+	f.vals[RemoteName(k)] = encodeRemote(k, binFor(k, size), testInfo, time.Now())
+	f.mu.Unlock()
+}
+
+// openRemoteTest opens a cache in dir with f as its remote tier; a zero
+// Timeout is 10 s, so that only tests of timeouts depend on the
+// machine's load.
+func openRemoteTest(t testing.TB, dir string, f *fakeRemote, o RemoteOptions, mod func(*Config)) (*Cache, *recorder) {
+	t.Helper()
+	if o.Timeout == 0 {
+		o.Timeout = 10 * time.Second
+	}
+	c, rec := openTest(t, dir, func(cfg *Config) {
+		cfg.Remote = f
+		cfg.RemoteOptions = o
+		if mod != nil {
+			mod(cfg)
+		}
+	})
+	t.Cleanup(func() { c.Close() })
+	return c, rec
+}
+
+// TestFlushWhileCopying: Flush (and Close) run while lookups start local
+// copies of remote hits; no copy is left unwritten and nothing panics.
+func TestFlushWhileCopying(t *testing.T) {
+	f := newFakeRemote()
+	const getters, perGetter = 8, 40
+	for g := range getters {
+		for i := range perGetter {
+			f.set(key(fmt.Sprint(g, "-", i)), 2000)
+		}
+	}
+	c, _ := openRemoteTest(t, t.TempDir(), f, RemoteOptions{}, nil)
+	stop := make(chan struct{})
+	var flushers sync.WaitGroup
+	for range 4 {
+		flushers.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					c.Flush()
+				}
+			}
+		})
+	}
+	var gets sync.WaitGroup
+	for g := range getters {
+		gets.Go(func() {
+			for i := range perGetter {
+				k := key(fmt.Sprint(g, "-", i))
+				e, ok := c.Get(k)
+				if !ok || !e.FromRemote() || !bytes.Equal(e.Binary, binFor(k, 2000)) {
+					t.Errorf("Get %d-%d: ok %v, want a remote hit", g, i, ok)
+				}
+			}
+		})
+	}
+	gets.Wait()
+	close(stop)
+	flushers.Wait()
+	c.Flush()
+	local, _ := openTest(t, c.root, nil)
+	for g := range getters {
+		for i := range perGetter {
+			wantHit(t, local, key(fmt.Sprint(g, "-", i)), 2000)
+		}
+	}
+}
+
+// TestStoredAfterRemoteHit: Stored of a remote hit reports the local
+// copy, waiting for it.
+func TestStoredAfterRemoteHit(t *testing.T) {
+	f := newFakeRemote()
+	for i := range 10 {
+		f.set(key(fmt.Sprint(i)), 50000)
+	}
+	c, _ := openRemoteTest(t, t.TempDir(), f, RemoteOptions{}, nil)
+	for i := range 10 {
+		e, ok := c.Get(key(fmt.Sprint(i)))
+		if !ok || !e.FromRemote() {
+			t.Fatalf("Get %d: no remote hit", i)
+		}
+		if !e.Stored() {
+			t.Fatalf("Get %d: the remote hit's copy is not reported stored", i)
+		}
+	}
+}
