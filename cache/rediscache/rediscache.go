@@ -74,11 +74,8 @@ func OpenURL(raw string) (*Store, error) {
 		prefix = q.Get("prefix")
 		q.Del("prefix")
 	}
-	if prefix == "" {
-		return nil, &URLError{Value: shown, Why: "empty prefix: every key of the database would be the cache's"}
-	}
-	if strings.ContainsAny(prefix, "*?[]\\") {
-		return nil, &URLError{Value: shown, Why: "prefix holds a glob character (* ? [ ] \\)"}
+	if why := checkPrefix(prefix); why != "" {
+		return nil, &URLError{Value: shown, Why: why}
 	}
 	for _, p := range []string{"timeout", "max_entry", "wait", "lease", "off_for"} {
 		q.Del(p) // the remote tier's own (cache.RemoteOptions), read by package cache
@@ -88,15 +85,39 @@ func OpenURL(raw string) (*Store, error) {
 	if err != nil {
 		return nil, &URLError{Value: shown, Why: strings.TrimPrefix(err.Error(), "redis: ")}
 	}
-	s := New(opt, prefix)
+	s, err := New(opt, prefix)
+	if err != nil {
+		return nil, &URLError{Value: shown, Why: err.Error()}
+	}
 	s.url = shown
 	return s, nil
 }
 
-// New makes a Store of go-redis options. It sets what the remote tier
-// needs: no retries of commands or dials, context deadlines honoured,
-// RESP2, no identity or maintenance-notification handshake.
-func New(opt *redis.Options, prefix string) *Store {
+// ErrBadPrefix is wrapped by New's error for a key prefix it refuses.
+var ErrBadPrefix = errors.New("rediscache: bad key prefix")
+
+// checkPrefix says why prefix cannot namespace a store ("" if it can):
+// the maintenance methods SCAN and UNLINK prefix*, so an empty prefix
+// would take every key of the database, and a glob character others'.
+func checkPrefix(prefix string) string {
+	if prefix == "" {
+		return "empty prefix: every key of the database would be the cache's"
+	}
+	if strings.ContainsAny(prefix, "*?[]\\") {
+		return "prefix holds a glob character (* ? [ ] \\)"
+	}
+	return ""
+}
+
+// New makes a Store of go-redis options and a key prefix (DefaultPrefix,
+// or one of its own). It sets what the remote tier needs: no retries of
+// commands or dials, context deadlines honoured, RESP2, no identity or
+// maintenance-notification handshake. A prefix that is empty or holds a
+// glob character is an error wrapping ErrBadPrefix.
+func New(opt *redis.Options, prefix string) (*Store, error) {
+	if why := checkPrefix(prefix); why != "" {
+		return nil, fmt.Errorf("%w %q: %s", ErrBadPrefix, prefix, why)
+	}
 	o := *opt
 	o.MaxRetries = -1
 	o.DialerRetries = 1 // one dial: a refused connection fails at once
@@ -116,7 +137,7 @@ func New(opt *redis.Options, prefix string) *Store {
 		// wait for a dial.
 		o.MinIdleConns = 1
 	}
-	return &Store{c: redis.NewClient(&o), prefix: prefix, url: o.Addr}
+	return &Store{c: redis.NewClient(&o), prefix: prefix, url: o.Addr}, nil
 }
 
 // Client is the store's go-redis client.

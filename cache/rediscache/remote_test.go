@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/cache/rediscache"
 )
@@ -559,5 +561,38 @@ func TestPrune(t *testing.T) {
 	res, err = s.Prune(ctx, rediscache.PruneOptions{MaxSize: 2600})
 	if err != nil || res.Removed != 3 || res.Entries != 2 || res.Bytes > 2600 {
 		t.Fatalf("prune --max-size: %+v %v", res, err)
+	}
+}
+
+// TestNewPrefix: New refuses the prefixes OpenURL refuses: with an empty
+// one Clear would unlink the whole database.
+func TestNewPrefix(t *testing.T) {
+	srv := startRedis(t)
+	opt := &redis.Options{Addr: srv.Addr()}
+	for _, p := range []string{"", "a*", "a?", "[ab]", `a\`} {
+		if s, err := rediscache.New(opt, p); !errors.Is(err, rediscache.ErrBadPrefix) {
+			t.Errorf("New(%q): %v, want ErrBadPrefix", p, err)
+			if s != nil {
+				s.Close()
+			}
+		}
+	}
+	if _, err := srv.Do("SET", "someone-else", "x"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := rediscache.New(opt, "mine:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.Put(ctx, cache.RemoteName(key("k")), []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Clear(ctx); err != nil || n != 1 {
+		t.Fatalf("Clear: %d, %v", n, err)
+	}
+	if v, err := srv.Do("GET", "someone-else"); err != nil || v != "$1" {
+		t.Fatalf("Clear removed a key outside its prefix: %q, %v", v, err)
 	}
 }
