@@ -34,6 +34,9 @@
 // have no expiry: give the server a maxmemory and an LRU eviction policy
 // (allkeys-lru), or prune it with urcache --remote. With noeviction a
 // full server refuses writes (cache.ErrRemoteFull): lookups still work.
+// An LFU policy works too, but Redis then keeps no idle times: Scan
+// reports them as 0, and pruning by age or least recent use cannot
+// choose.
 //
 // # Single flight
 //

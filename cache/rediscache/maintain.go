@@ -37,7 +37,17 @@ func (s Stats) HitRate() float64 {
 type Item struct {
 	Name string        // the cache's name of the entry (without prefix)
 	Size int64         // the value's bytes
-	Idle time.Duration // since the value was last read or written (OBJECT IDLETIME)
+	// Idle is the time since the value was last read or written (OBJECT
+	// IDLETIME, in seconds); 0 when the server does not track it, as
+	// under an LFU maxmemory-policy (allkeys-lfu, volatile-lfu).
+	Idle time.Duration
+}
+
+// isReply reports whether err is the server's answer to a command (such
+// as WRONGTYPE), not a failure to reach it.
+func isReply(err error) bool {
+	var re redis.Error
+	return errors.As(err, &re)
 }
 
 // scan calls fn with every key matching the store's prefix and pattern,
@@ -71,15 +81,21 @@ func (s *Store) Scan(ctx context.Context, fn func(Item) error) error {
 			lens[i] = pipe.StrLen(ctx, k)
 			idle[i] = pipe.ObjectIdleTime(ctx, k)
 		}
-		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-			return err
-		}
+		// Exec's error is its first command's: each is checked on its own,
+		// since OBJECT IDLETIME fails under an LFU policy.
+		_, _ = pipe.Exec(ctx)
 		for i, k := range keys {
 			n, err := lens[i].Result()
 			if err != nil {
-				continue // removed since the scan
+				if isReply(err) {
+					continue // not a string: not an entry the cache wrote
+				}
+				return err
 			}
-			d, _ := idle[i].Result()
+			d, err := idle[i].Result()
+			if err != nil {
+				d = 0 // not tracked (an LFU policy), or removed since the scan
+			}
 			if err := fn(Item{Name: strings.TrimPrefix(k, s.prefix+"e:"), Size: n, Idle: d}); err != nil {
 				return err
 			}
@@ -172,7 +188,10 @@ func (s *Store) Remove(ctx context.Context, names []string) (int64, error) {
 	return n, nil
 }
 
-// PruneOptions say what Prune removes besides bad values.
+// PruneOptions say what Prune removes besides bad values. Idle times
+// need a server that tracks them (Item.Idle): under an LFU
+// maxmemory-policy every entry's is 0, so OlderThan removes nothing and
+// MaxSize removes entries in no useful order.
 type PruneOptions struct {
 	// MaxSize: remove the longest idle entries until the values take at
 	// most this many bytes (0: no limit).

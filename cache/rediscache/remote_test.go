@@ -596,3 +596,38 @@ func TestNewPrefix(t *testing.T) {
 		t.Fatalf("Clear removed a key outside its prefix: %q, %v", v, err)
 	}
 }
+
+// TestLFUPolicy: under an LFU maxmemory-policy, where OBJECT IDLETIME
+// fails, Stats, Scan and Prune work with idle times unknown (0).
+func TestLFUPolicy(t *testing.T) {
+	srv := startRedis(t)
+	if _, err := srv.Do("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"); err != nil {
+		t.Fatal(err)
+	}
+	s := store(t, srv.URL(""))
+	ctx := context.Background()
+	m := newMachine(t, srv.URL(""), cache.RemoteOptions{})
+	bld := &builder{size: 1000}
+	for i := range 4 {
+		m.getOrBuild(t, key(fmt.Sprint(i)), bld)
+	}
+	st, err := s.Stats(ctx)
+	if err != nil || st.Entries != 4 || st.Bytes < 4000 {
+		t.Fatalf("Stats: %+v, %v", st, err)
+	}
+	n := 0
+	err = s.Scan(ctx, func(it rediscache.Item) error {
+		if it.Idle != 0 || it.Size < 1000 {
+			return fmt.Errorf("item %+v: want idle 0 (unknown), the value's size", it)
+		}
+		n++
+		return nil
+	})
+	if err != nil || n != 4 {
+		t.Fatalf("Scan: %d items, %v", n, err)
+	}
+	res, err := s.Prune(ctx, rediscache.PruneOptions{MaxSize: st.Bytes / 2, OlderThan: time.Nanosecond})
+	if err != nil || res.Removed != 2 || res.Entries != 2 {
+		t.Fatalf("Prune: %+v, %v", res, err)
+	}
+}

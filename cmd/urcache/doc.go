@@ -83,6 +83,13 @@
 //	         longest idle until the rest takes at most SIZE
 //	clear    remove every key of the prefix: entries, leases, counters
 //
+// Idle times, and so ls's "last use", prune --older-than and the order of
+// prune --max-size, need a server that tracks them: an LRU
+// maxmemory-policy (allkeys-lru, as the runtime's documentation
+// advises) or none. Under an LFU policy Redis keeps no idle time: every
+// entry looks used now, --older-than removes nothing and --max-size
+// removes entries in no useful order.
+//
 // --dir and --remote together are a misuse (exit status 2), as is a
 // malformed URL (the password is never printed); a server that cannot be
 // reached within 5 seconds is a failure (exit status 1).

@@ -123,6 +123,28 @@ func TestRemote(t *testing.T) {
 	}
 }
 
+// TestRemoteLFU: under an LFU maxmemory-policy, where the server keeps
+// no idle times, stat, ls and prune work.
+func TestRemoteLFU(t *testing.T) {
+	srv := startRedis(t)
+	url := srv.URL("")
+	fillRemote(t, url)
+	if _, err := srv.Do("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"stat"}, {"ls"}, {"prune", "--older-than", "1h"}} {
+		out, errs, st := urcache(t, noDevices, append([]string{"--remote", url}, args...)...)
+		if st != 0 || errs != "" {
+			t.Errorf("%s: status %d, %s %s", args[0], st, out, errs)
+		}
+	}
+	var pr struct{ Removed, Entries int64 }
+	out, _, st := urcache(t, noDevices, "--remote", url, "--json", "prune", "--max-size", "5K")
+	if st != 0 || json.Unmarshal([]byte(out), &pr) != nil || pr.Removed < 1 || pr.Entries+pr.Removed != 4 {
+		t.Fatalf("prune --max-size 5K: %d\n%s", st, out)
+	}
+}
+
 func TestRemoteErrors(t *testing.T) {
 	port, err := redisserver.FreePort()
 	if err != nil {
