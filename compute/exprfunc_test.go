@@ -2,6 +2,7 @@ package compute
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -139,5 +140,58 @@ func TestExprErrors(t *testing.T) {
 	}
 	if lz, cl := must[string](t)(f.Source("level_zero")), must[string](t)(f.Source("opencl")); lz != cl {
 		t.Error("Source(level_zero) is not the OpenCL C, which Level Zero gets compiled to SPIR-V")
+	}
+}
+
+// Signed integer arithmetic wraps on every context: a device compiler,
+// for which signed overflow is undefined, must not fold x + 1 > x to
+// true.
+func TestExprIntegerWrap(t *testing.T) {
+	testExprIntegerWrap(t, []int32{math.MaxInt32, math.MinInt32, 5, -1, 0})
+	testExprIntegerWrap(t, []int64{math.MaxInt64, math.MinInt64, 5, -1, 0})
+}
+
+func testExprIntegerWrap[T int32 | int64](t *testing.T, xs []T) {
+	ctxs := contexts(t)
+	for _, tc := range []struct {
+		src  string
+		want func(x T) T
+	}{
+		{"y = x + 1 > x ? 1 : 0", func(x T) T {
+			if x+1 > x {
+				return 1
+			}
+			return 0
+		}},
+		{"y = -x < 0 ? 1 : 0", func(x T) T {
+			if -x < 0 {
+				return 1
+			}
+			return 0
+		}},
+		{"y = x * 2 / 2", func(x T) T { return x * 2 / 2 }},
+		{"y = x*x - 3*x", func(x T) T { return x*x - 3*x }},
+	} {
+		f, err := Expr[T](tc.src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ctx := range ctxs {
+			t.Run(fmt.Sprintf("%T/%s/%s", xs[0], tc.src, ctx), func(t *testing.T) {
+				x := must[*Array[T]](t)(FromSlice(ctx, xs))
+				defer x.Release()
+				y := must[*Array[T]](t)(Zeros[T](ctx, len(xs)))
+				defer y.Release()
+				if err := Transform(ctx, f, y, x); err != nil {
+					t.Fatal(err)
+				}
+				got := must[[]T](t)(y.ToSlice())
+				for i, v := range got {
+					if w := tc.want(xs[i]); v != w {
+						t.Errorf("x = %d: y = %d, want %d", xs[i], v, w)
+					}
+				}
+			})
+		}
 	}
 }

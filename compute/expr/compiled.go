@@ -41,7 +41,7 @@ func (c *Compiled) Key() string { return c.key }
 
 func (c *Compiled) makeKey() string {
 	var b strings.Builder
-	b.WriteString("expr/v1;out ")
+	b.WriteString("expr/v2;out ")
 	b.WriteString(c.outType.String())
 	for i, n := range c.arrays {
 		b.WriteString(";array " + n + " " + c.arrayTypes[i].String())

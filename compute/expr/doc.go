@@ -54,7 +54,9 @@
 //   - % needs integer operands. Integer division and remainder by zero
 //     give 0 (and MinInt / -1 wraps), on the CPU and in the generated
 //     kernels alike, where C leaves them undefined. Other integer
-//     arithmetic wraps.
+//     arithmetic wraps on both too: the kernels compute signed +, - and *
+//     and negation in the unsigned type of the same width, as C's signed
+//     overflow is undefined (a compiler may fold x + 1 > x to true).
 //   - Conversions are written float32(e), float64(e), int32(e), uint32(e),
 //     int64(e), uint64(e); as in C, a float converted to an integer is
 //     truncated toward zero (and is undefined out of range).

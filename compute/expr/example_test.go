@@ -82,5 +82,5 @@ func ExampleCompiled_Key() {
 	fmt.Println(a.Key())
 	// Output:
 	// true
-	// expr/v1;out float32;array x float32;y = (float32(2.0) * x)
+	// expr/v2;out float32;array x float32;y = (float32(2.0) * x)
 }

@@ -147,6 +147,9 @@ func (e *emitter) expr(n *node) string {
 	case opLet:
 		return "u_" + e.c.letNames[n.idx]
 	case opNeg, opNot:
+		if u, ok := e.unsignedOp(n); ok {
+			return "(" + e.l.names[n.typ] + ")(" + u + ")"
+		}
 		return "(" + opText[n.op] + e.expr(n.args[0]) + ")"
 	case opCond:
 		return "(" + e.expr(n.args[0]) + " ? " + e.expr(n.args[1]) + " : " + e.expr(n.args[2]) + ")"
@@ -158,8 +161,57 @@ func (e *emitter) expr(n *node) string {
 		if n.typ.IsInteger() {
 			return e.helper(n.op, n.typ) + "(" + e.expr(n.args[0]) + ", " + e.expr(n.args[1]) + ")"
 		}
+	case opAdd, opSub, opMul:
+		// Without outer parentheses: a cast binds tighter than any
+		// operator written around it, and each level of parentheses
+		// counts toward the compilers' nesting limits.
+		if u, ok := e.unsignedOp(n); ok {
+			return "(" + e.l.names[n.typ] + ")(" + u + ")"
+		}
 	}
 	return "(" + e.expr(n.args[0]) + " " + opText[n.op] + " " + e.expr(n.args[1]) + ")"
+}
+
+// Signed overflow is undefined in C, and compilers use that (x + 1 > x
+// folds to true), while the CPU wraps: signed +, - and * are computed in
+// the unsigned type of the same width, where C defines them to wrap, and
+// converted back, which every target compiler does modulo 2^N.
+
+// unsignedOp returns n, a signed +, -, * or negation, computed in the
+// unsigned type of its width; ok is false for other nodes.
+func (e *emitter) unsignedOp(n *node) (s string, ok bool) {
+	if !n.typ.isSigned() {
+		return "", false
+	}
+	switch n.op {
+	case opNeg:
+		return "0 - " + e.unsigned(n.args[0]), true
+	case opAdd, opSub, opMul:
+		return e.unsigned(n.args[0]) + " " + opText[n.op] + " " + e.unsigned(n.args[1]), true
+	}
+	return "", false
+}
+
+// unsigned is n, of a signed type, in the unsigned type of its width: an
+// operand of unsignedOp, which stays unsigned when it is such an
+// operation itself ((uint)a + (uint)b + (uint)c, not a cast to int and
+// back per operator).
+func (e *emitter) unsigned(n *node) string {
+	if u, ok := e.unsignedOp(n); ok {
+		return "(" + u + ")"
+	}
+	return "(" + e.l.names[unsignedOf(n.typ)] + ")" + e.expr(n)
+}
+
+// unsignedOf is the unsigned type of t's width (t for unsigned types).
+func unsignedOf(t Type) Type {
+	switch t {
+	case Int32:
+		return Uint32
+	case Int64:
+		return Uint64
+	}
+	return t
 }
 
 func (e *emitter) call(n *node) string {
@@ -216,13 +268,7 @@ func (e *emitter) helper(op opcode, t Type) string {
 	if _, ok := e.helpers[name]; ok {
 		return name
 	}
-	T := e.l.names[t]
-	U := e.l.names[t]
-	if t == Int32 {
-		U = e.l.names[Uint32]
-	} else if t == Int64 {
-		U = e.l.names[Uint64]
-	}
+	T, U := e.l.names[t], e.l.names[unsignedOf(t)]
 	var body string
 	signed := t.isSigned()
 	switch {

@@ -3,6 +3,7 @@ package expr_test
 import (
 	"errors"
 	"math"
+	"reflect"
 	"testing"
 
 	_ "github.com/gour-dev/gour/adapters/all"
@@ -54,6 +55,68 @@ func TestOpenCL(t *testing.T) {
 
 func runOnDevice(t *testing.T, ctx *ur.Context, q *ur.Queue, c *expr.Compiled) {
 	const n = 1000
+	arrays := make([]any, len(c.Arrays()))
+	for i, at := range c.ArrayTypes() {
+		arrays[i] = testSlice(at, n, i)
+	}
+	params := make([]any, len(c.Params()))
+	for i, pt := range c.ParamTypes() {
+		params[i] = elemOf(testSlice(pt, 1, 5), 0)
+	}
+	runOnDeviceWith(t, ctx, q, c, n, arrays, params)
+}
+
+// TestOpenCLIntegerWrap checks that signed arithmetic in the generated
+// kernels wraps as on the CPU, at the edges where C's is undefined and a
+// compiler folds x + 1 > x to true.
+func TestOpenCLIntegerWrap(t *testing.T) {
+	dev := testenv.MustHaveDevice(t, "opencl")[0]
+	ctx, err := ur.NewContext(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Release()
+	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Release()
+	for _, tc := range []struct {
+		typ expr.Type
+		x   any
+	}{
+		{expr.Int32, []int32{math.MaxInt32, math.MinInt32, 5, -1, 0, math.MaxInt32 / 2, math.MinInt32 + 1}},
+		{expr.Int64, []int64{math.MaxInt64, math.MinInt64, 5, -1, 0, math.MaxInt64 / 2, math.MinInt64 + 1}},
+	} {
+		for _, src := range []string{
+			"y = x + 1 > x ? 1 : 0",
+			"y = x - 1 < x ? 1 : 0",
+			"y = -x < 0 ? 1 : 0",
+			"y = x * 2 / 2",
+			"y = -x",
+			"y = x*x - (x + x)*3",
+			"y = -(x - k) + k*x",
+		} {
+			t.Run(tc.typ.String()+"/"+src, func(t *testing.T) {
+				c, err := expr.Compile(src, expr.Signature{Out: tc.typ,
+					Arrays: map[string]expr.Type{"x": tc.typ}, Params: map[string]expr.Type{"k": tc.typ}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var params []any
+				if len(c.Params()) == 1 {
+					params = []any{elemOf(tc.x, 0)} // the type's maximum
+				}
+				runOnDeviceWith(t, ctx, q, c, reflect.ValueOf(tc.x).Len(), []any{tc.x}, params)
+			})
+		}
+	}
+}
+
+// runOnDeviceWith runs c on the device over n elements of arrays with
+// params and compares every element with the evaluator's.
+func runOnDeviceWith(t *testing.T, ctx *ur.Context, q *ur.Queue, c *expr.Compiled, n int, arrays, params []any) {
+	t.Helper()
 	src := c.OpenCL("gx_test")
 	prog, err := ctx.NewProgramFromSource(src)
 	if err != nil {
@@ -69,14 +132,6 @@ func runOnDevice(t *testing.T, ctx *ur.Context, q *ur.Queue, c *expr.Compiled) {
 	}
 	defer k.Release()
 
-	arrays := make([]any, len(c.Arrays()))
-	for i, at := range c.ArrayTypes() {
-		arrays[i] = testSlice(at, n, i)
-	}
-	params := make([]any, len(c.Params()))
-	for i, pt := range c.ParamTypes() {
-		params[i] = elemOf(testSlice(pt, 1, 5), 0)
-	}
 	want := newSlice(c.Out(), n)
 	ev, err := c.Evaluator()
 	if err != nil {
@@ -117,11 +172,11 @@ func runOnDevice(t *testing.T, ctx *ur.Context, q *ur.Queue, c *expr.Compiled) {
 			errs = append(errs, k.SetArgUint64(at, v))
 		}
 	}
-	errs = append(errs, k.SetArgUint64(1+len(arrays)+len(params), n))
+	errs = append(errs, k.SetArgUint64(1+len(arrays)+len(params), uint64(n)))
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Launch(k, ur.Range1D(n)); err != nil {
+	if err := q.Launch(k, ur.Range1D(uint64(n))); err != nil {
 		t.Fatal(err)
 	}
 	got := newSlice(c.Out(), n)
