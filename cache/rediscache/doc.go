@@ -51,5 +51,8 @@
 // # Maintenance
 //
 // Stats, Scan, Head, Prune and Clear serve urcache. They walk the keys
-// with SCAN, never KEYS, and remove with UNLINK.
+// with SCAN, never KEYS, and remove with UNLINK. Prune removes a value as
+// bad only when it has read it and it does not decode, and only if it is
+// still the value read (RemoveIf); an error of the server or the
+// connection stops it, so an entry it could not read is never lost.
 package rediscache

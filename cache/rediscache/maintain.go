@@ -2,7 +2,10 @@ package rediscache
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -35,8 +38,8 @@ func (s Stats) HitRate() float64 {
 
 // Item is an entry as Scan finds it.
 type Item struct {
-	Name string        // the cache's name of the entry (without prefix)
-	Size int64         // the value's bytes
+	Name string // the cache's name of the entry (without prefix)
+	Size int64  // the value's bytes
 	// Idle is the time since the value was last read or written (OBJECT
 	// IDLETIME, in seconds); 0 when the server does not track it, as
 	// under an LFU maxmemory-policy (allkeys-lfu, volatile-lfu).
@@ -139,8 +142,29 @@ func atoi(s string) int64 {
 	return n
 }
 
+// ErrNoEntry is Head's error when name has no entry (it may have been
+// removed since a Scan listed it).
+var ErrNoEntry = errors.New("rediscache: no entry")
+
+// BadValueError is Head's error for a value that is not a valid entry of
+// its name: its head does not decode, or it is another key's entry. Any
+// other error of Head is the server's or the connection's, and says
+// nothing about the value.
+type BadValueError struct {
+	Name string
+	Err  error
+}
+
+func (e *BadValueError) Error() string {
+	return fmt.Sprintf("rediscache: value of %s is not a valid entry: %v", e.Name, e.Err)
+}
+
+func (e *BadValueError) Unwrap() error { return e.Err }
+
 // Head reads the start of the entry of name, enough for
-// cache.DecodeRemoteHead, without its binary; nil when there is none.
+// cache.DecodeRemoteHead, without its binary. It fails with ErrNoEntry
+// when there is none and a *BadValueError when the value is not a valid
+// entry of name.
 func (s *Store) Head(ctx context.Context, name string) (cache.RemoteEntry, error) {
 	n := cache.RemoteHeadSize
 	for range 2 {
@@ -148,16 +172,30 @@ func (s *Store) Head(ctx context.Context, name string) (cache.RemoteEntry, error
 		if err != nil {
 			return cache.RemoteEntry{}, err
 		}
+		if len(b) == 0 {
+			// GETRANGE answers a missing key as an empty value.
+			m, err := s.c.Exists(ctx, s.entry(name)).Result()
+			if err != nil {
+				return cache.RemoteEntry{}, err
+			}
+			if m == 0 {
+				return cache.RemoteEntry{}, ErrNoEntry
+			}
+		}
 		e, need, err := cache.DecodeRemoteHead(name, b)
-		if err != nil || need == 0 {
-			return e, err
+		if err != nil {
+			return e, &BadValueError{Name: name, Err: err}
+		}
+		if need == 0 {
+			return e, nil
 		}
 		if need <= len(b) || len(b) < n {
-			return e, errors.New("rediscache: value shorter than its header says")
+			return e, &BadValueError{Name: name, Err: errors.New("value shorter than its header says")}
 		}
 		n = need
 	}
-	return cache.RemoteEntry{}, errors.New("rediscache: value head keeps growing")
+	// Replaced between the two reads, or a header that lies.
+	return cache.RemoteEntry{}, &BadValueError{Name: name, Err: errors.New("value head keeps growing")}
 }
 
 // Value reads the whole value of name without counting a lookup.
@@ -167,6 +205,44 @@ func (s *Store) Value(ctx context.Context, name string) ([]byte, error) {
 		return nil, nil
 	}
 	return b, err
+}
+
+// removeIfScript deletes a key if its value is exactly ARGV (by length
+// and SHA-1).
+var removeIfScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if not v or #v ~= tonumber(ARGV[1]) or redis.sha1hex(v) ~= ARGV[2] then return 0 end
+return redis.call('DEL', KEYS[1])`)
+
+// RemoveIf deletes the entry of name if its value is still value, so that
+// a value stored since by someone else is kept; it reports whether it
+// did.
+func (s *Store) RemoveIf(ctx context.Context, name string, value []byte) (bool, error) {
+	sum := sha1.Sum(value)
+	n, err := removeIfScript.Run(ctx, s.c, []string{s.entry(name)}, len(value), hex.EncodeToString(sum[:])).Int64()
+	return n == 1, err
+}
+
+// testHookRemoveBad, when set, runs between Prune's read of a bad value
+// and its removal (tests).
+var testHookRemoveBad func(name string)
+
+// removeBad removes the value of name, which Head found bad, if it is
+// still bad and still the value read; it reports whether it did and the
+// bytes it held. kept is a valid entry stored meanwhile, left in place.
+func (s *Store) removeBad(ctx context.Context, name string) (removed bool, size int64, kept *Item, err error) {
+	v, err := s.Value(ctx, name)
+	if err != nil || v == nil {
+		return false, 0, nil, err
+	}
+	if _, need, err := cache.DecodeRemoteHead(name, v); err == nil && need == 0 {
+		return false, 0, &Item{Name: name, Size: int64(len(v))}, nil
+	}
+	if testHookRemoveBad != nil {
+		testHookRemoveBad(name)
+	}
+	removed, err = s.RemoveIf(ctx, name, v)
+	return removed, int64(len(v)), nil, err
 }
 
 // Remove deletes the entries of names; it returns how many were there.
@@ -213,29 +289,43 @@ type PruneResult struct {
 
 // Prune removes values that are not valid entries (their head does not
 // decode, or belongs to another name), then entries by age, by Remove,
-// and by size, the longest idle first.
+// and by size, the longest idle first. A bad value is removed only if it
+// is still the value read, so that an entry stored meanwhile is kept; an
+// entry removed since the scan is skipped. An error of the server or the
+// connection stops Prune before it removes anything by age, Remove or
+// size, and is returned: an entry it could not read is never judged bad.
 func (s *Store) Prune(ctx context.Context, o PruneOptions) (PruneResult, error) {
 	var res PruneResult
 	var keep []Item
-	var drop, bad []string
+	var drop []string
 	var freed int64
 	err := s.Scan(ctx, func(it Item) error {
 		e, err := s.Head(ctx, it.Name)
+		var bad *BadValueError
 		switch {
-		case err != nil && !errors.Is(err, redis.Nil):
-			if ctx.Err() != nil {
-				return ctx.Err()
+		case errors.Is(err, ErrNoEntry):
+			return nil // removed since the scan
+		case errors.As(err, &bad):
+			removed, n, kept, err := s.removeBad(ctx, it.Name)
+			if removed {
+				res.Bad++
+				freed += n
 			}
-			bad = append(bad, it.Name)
+			if kept != nil {
+				keep = append(keep, *kept)
+			}
+			return err
+		case err != nil:
+			return err
 		case o.OlderThan > 0 && it.Idle > o.OlderThan, o.Remove != nil && o.Remove(e):
 			drop = append(drop, it.Name)
+			freed += it.Size
 		default:
 			keep = append(keep, it)
-			return nil
 		}
-		freed += it.Size
 		return nil
 	})
+	res.Freed = freed
 	if err != nil {
 		return res, err
 	}
@@ -251,11 +341,6 @@ func (s *Store) Prune(ctx context.Context, o PruneOptions) (PruneResult, error) 
 			freed += keep[0].Size
 			keep = keep[1:]
 		}
-	}
-	nb, err := s.Remove(ctx, bad)
-	res.Bad = nb
-	if err != nil {
-		return res, err
 	}
 	nd, err := s.Remove(ctx, drop)
 	res.Removed = nd

@@ -631,3 +631,125 @@ func TestLFUPolicy(t *testing.T) {
 		t.Fatalf("Prune: %+v, %v", res, err)
 	}
 }
+
+// pruneFixture stores n entries built by a machine and returns their names.
+func pruneFixture(t *testing.T, url string, n int) []string {
+	t.Helper()
+	m := newMachine(t, url, cache.RemoteOptions{})
+	bld := &builder{size: 1000}
+	var names []string
+	for i := range n {
+		k := key(fmt.Sprint("prune", i))
+		m.getOrBuild(t, k, bld)
+		names = append(names, cache.RemoteName(k))
+	}
+	return names
+}
+
+// waitServer waits until a paused server answers again.
+func waitServer(t *testing.T, s *rediscache.Store) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := s.Client().Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server does not answer:", err)
+		}
+	}
+}
+
+// TestPruneServerPaused: an entry Prune cannot read because the server
+// hangs past the read timeout is not bad: Prune stops with the error and
+// removes nothing.
+func TestPruneServerPaused(t *testing.T) {
+	srv := startRedis(t)
+	names := pruneFixture(t, srv.URL(""), 5)
+	s := store(t, srv.URL("")+"?read_timeout=200ms")
+	paused := false
+	_, err := s.Prune(context.Background(), rediscache.PruneOptions{Remove: func(cache.RemoteEntry) bool {
+		if !paused {
+			// The next Head meets a server that sleeps past the timeout.
+			paused = true
+			if err := srv.Send("DEBUG", "SLEEP", "0.6"); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		return false
+	}})
+	if err == nil {
+		t.Fatal("Prune: no error from a server that did not answer")
+	}
+	waitServer(t, s)
+	for _, name := range names {
+		if v, err := s.Value(context.Background(), name); err != nil || v == nil {
+			t.Errorf("entry %s lost after a timeout: %v", name[:8], err)
+		}
+	}
+}
+
+// TestPruneRaces: an entry removed since the scan is skipped, not
+// counted bad; a bad value replaced by a valid entry before its removal
+// is kept.
+func TestPruneRaces(t *testing.T) {
+	srv := startRedis(t)
+	url := srv.URL("")
+	names := pruneFixture(t, url, 4)
+	s := store(t, url)
+	ctx := context.Background()
+	good, err := s.Value(ctx, names[0])
+	if err != nil || good == nil {
+		t.Fatal(good, err)
+	}
+	if err := s.Put(ctx, names[0], []byte("junk")); err != nil {
+		t.Fatal(err)
+	}
+	// Whichever valid entry is read first removes the other two.
+	first := ""
+	rediscache.SetRemoveBadHook(t, func(name string) {
+		if name == names[0] {
+			if err := s.Put(ctx, name, good); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	res, err := s.Prune(ctx, rediscache.PruneOptions{Remove: func(e cache.RemoteEntry) bool {
+		if first == "" {
+			first = cache.RemoteName(e.Key)
+			var others []string
+			for _, n := range names[1:] {
+				if n != first {
+					others = append(others, n)
+				}
+			}
+			if n, err := s.Remove(ctx, others); err != nil || n != 2 {
+				t.Errorf("Remove: %d, %v", n, err)
+			}
+		}
+		return false
+	}})
+	// Entries counts the entries read: the first, not the value stored
+	// over the bad one after it was read.
+	if err != nil || res.Bad != 0 || res.Removed != 0 || res.Entries != 1 {
+		t.Fatalf("Prune: %+v, %v; want no bad value, 1 entry", res, err)
+	}
+	if v, _ := s.Value(ctx, names[0]); !bytes.Equal(v, good) {
+		t.Fatal("the entry stored over the bad value was removed")
+	}
+	// Without a race the bad value goes.
+	rediscache.SetRemoveBadHook(t, nil)
+	if err := s.Put(ctx, names[0], []byte{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.Prune(ctx, rediscache.PruneOptions{})
+	if err != nil || res.Bad != 1 || res.Entries != 1 {
+		t.Fatalf("Prune: %+v, %v; want the empty value removed", res, err)
+	}
+	if v, err := s.Value(ctx, names[0]); v != nil || err != nil {
+		t.Fatalf("the empty value is still there: %q, %v", v, err)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -118,12 +119,15 @@ func (w *writer) remoteLs(ctx context.Context, s *rediscache.Store) int {
 	bad := 0
 	err := s.Scan(ctx, func(it rediscache.Item) error {
 		e, err := s.Head(ctx, it.Name)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
+		var bv *rediscache.BadValueError
+		switch {
+		case errors.Is(err, rediscache.ErrNoEntry):
+			return nil // removed since the scan
+		case errors.As(err, &bv):
 			bad++
 			return nil
+		case err != nil:
+			return err
 		}
 		rows = append(rows, row{it, e})
 		return nil
@@ -180,6 +184,7 @@ func (w *writer) remoteLs(ctx context.Context, s *rediscache.Store) int {
 func (w *writer) remoteVerify(ctx context.Context, s *rediscache.Store, repair bool) int {
 	var entries, good int
 	var bad []string
+	var removed int64
 	err := s.Scan(ctx, func(it rediscache.Item) error {
 		entries++
 		v, err := s.Value(ctx, it.Name)
@@ -193,6 +198,16 @@ func (w *writer) remoteVerify(ctx context.Context, s *rediscache.Store, repair b
 			if !w.json {
 				fmt.Fprintf(w.out, "BAD %s: %v\n", it.Name, cache.VerifyRemote(it.Name, v))
 			}
+			if repair {
+				// Only the value read: one stored since is kept.
+				ok, err := s.RemoveIf(ctx, it.Name, v)
+				if err != nil {
+					return err
+				}
+				if ok {
+					removed++
+				}
+			}
 		default:
 			good++
 		}
@@ -201,13 +216,6 @@ func (w *writer) remoteVerify(ctx context.Context, s *rediscache.Store, repair b
 	if err != nil {
 		fmt.Fprintln(w.err, "urcache verify --remote:", err)
 		return exitError
-	}
-	removed := int64(0)
-	if repair && len(bad) > 0 {
-		if removed, err = s.Remove(ctx, bad); err != nil {
-			fmt.Fprintln(w.err, "urcache verify --remote --repair:", err)
-			return exitError
-		}
 	}
 	left := len(bad) - int(removed)
 	if w.json {
