@@ -173,7 +173,9 @@
 // build at once; a crashed holder's lease expires.
 //
 // The tier never fails a call and never makes one much slower: every
-// operation has a deadline (RemoteOptions.Timeout), the first error turns
+// operation has a deadline (RemoteOptions.Timeout, plus the time to carry
+// its bytes at 64 MiB/s: for a lookup, an entry of MaxEntrySize, so that
+// whatever could be stored can be read), the first error turns
 // the tier off for RemoteOptions.OffFor with exactly one slog warning
 // (the circuit breaker; later errors are traced), a full store
 // (ErrRemoteFull) skips writes with one warning, and entries larger than

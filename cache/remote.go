@@ -75,10 +75,14 @@ var ErrRemoteFull = errors.New("cache: the remote store is full")
 // RemoteOptions tune the remote tier. A zero field takes its value from
 // the URL's query parameter (named in brackets), else the default.
 type RemoteOptions struct {
-	// Timeout bounds every remote operation [timeout]; a Put of n bytes
-	// gets n/(64 MiB/s) more. A lookup must bring the whole entry in
-	// this time: raise it for entries of tens of MiB on a slow link.
-	// Default 300ms.
+	// Timeout bounds every remote operation [timeout], plus a transfer
+	// allowance of 64 MiB/s for what it may carry: a Put of n bytes gets
+	// n/(64 MiB/s) more, a lookup, which may bring an entry of up to
+	// MaxEntrySize, MaxEntrySize/(64 MiB/s) more (1s with the default
+	// 64 MiB), so that an entry that could be stored can be read. A hung
+	// server costs a lookup that long: lower MaxEntrySize to bound it, or
+	// raise Timeout on a link slower than 64 MiB/s. Default 300ms; at
+	// least 1ms.
 	Timeout time.Duration
 	// MaxEntrySize: entries larger (their key, info and binary encoded)
 	// are not sent [max_entry]. Default 64 MiB.
@@ -278,9 +282,10 @@ func (c *Cache) RemoteOn() bool { return c.remote != nil && c.remote.on() }
 
 func (t *remoteTier) on() bool { return time.Now().UnixNano() >= t.off.Load() }
 
-// do runs one remote operation under the timeout (plus size/64 MiB/s),
-// and trips the breaker on its error. A full store does not trip it.
-func (t *remoteTier) do(ctx context.Context, op string, size int, f func(context.Context) error) error {
+// do runs one remote operation that carries up to size bytes under the
+// timeout plus size/(64 MiB/s), and trips the breaker on its error. A
+// full store does not trip it.
+func (t *remoteTier) do(ctx context.Context, op string, size int64, f func(context.Context) error) error {
 	if !t.on() {
 		return errRemoteOff
 	}
@@ -433,7 +438,7 @@ func VerifyRemote(name string, v []byte) error {
 // get looks name up in the remote tier.
 func (t *remoteTier) get(ctx context.Context, name string, k Key) *Entry {
 	var v []byte
-	err := t.do(ctx, "get", 0, func(ctx context.Context) (err error) {
+	err := t.do(ctx, "get", t.o.MaxEntrySize, func(ctx context.Context) (err error) {
 		v, err = t.r.Get(ctx, name)
 		return err
 	})
@@ -452,7 +457,7 @@ func (t *remoteTier) accept(ctx context.Context, name string, k Key, v []byte) *
 		t.corrupt.Add(1)
 		t.misses.Add(1)
 		t.c.trace("remote: bad value deleted", "name", name[:16], "why", err)
-		_ = t.do(ctx, "delete", len(v), func(ctx context.Context) error { return t.r.Delete(ctx, name, v) })
+		_ = t.do(ctx, "delete", int64(len(v)), func(ctx context.Context) error { return t.r.Delete(ctx, name, v) })
 		return nil
 	}
 	e.remote = true
@@ -469,7 +474,7 @@ func (t *remoteTier) put(ctx context.Context, name string, k Key, bin []byte, in
 		return false
 	}
 	v := encodeRemote(k, bin, info, t.c.now())
-	if err := t.do(ctx, "put", len(v), func(ctx context.Context) error { return t.r.Put(ctx, name, v) }); err != nil {
+	if err := t.do(ctx, "put", int64(len(v)), func(ctx context.Context) error { return t.r.Put(ctx, name, v) }); err != nil {
 		return false
 	}
 	t.stores.Add(1)
@@ -579,7 +584,7 @@ func (c *Cache) remoteOrBuild(ctx context.Context, k Key, info Info, store bool,
 	for bad := 0; ; {
 		var v []byte
 		var st LeaseState
-		err := t.do(ctx, "lease", 0, func(ctx context.Context) (err error) {
+		err := t.do(ctx, "lease", t.o.MaxEntrySize, func(ctx context.Context) (err error) {
 			v, st, err = t.r.Lease(ctx, name, token, t.o.LeaseTTL)
 			return err
 		})

@@ -218,3 +218,20 @@ func TestStoredAfterRemoteHit(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteReadAllowance: a lookup gets the transfer allowance of the
+// largest entry the tier sends, as a Put of it does: an entry that takes
+// longer than Timeout alone to arrive is a hit, not an error.
+func TestRemoteReadAllowance(t *testing.T) {
+	f := newFakeRemote()
+	k := key("slow")
+	f.set(k, 1000)
+	f.getDelay = 300 * time.Millisecond // within 50ms + 64 MiB / (64 MiB/s)
+	c, _ := openRemoteTest(t, t.TempDir(), f, RemoteOptions{Timeout: 50 * time.Millisecond}, nil)
+	if e, ok := c.Get(k); !ok || !e.FromRemote() {
+		t.Fatalf("Get: no remote hit; counters %+v", c.RemoteCounters())
+	}
+	if n := c.RemoteCounters().Errors; n != 0 || !c.RemoteOn() {
+		t.Fatalf("%d errors, tier on %v", n, c.RemoteOn())
+	}
+}

@@ -240,10 +240,11 @@ func TestServerKilled(t *testing.T) {
 }
 
 // TestServerPaused: DEBUG SLEEP makes the server hang past the timeout;
-// a lookup costs about one timeout, then the tier is off.
+// a lookup costs about one timeout (and the allowance for reading a 1
+// MiB entry), then the tier is off.
 func TestServerPaused(t *testing.T) {
 	srv := startRedis(t)
-	o := cache.RemoteOptions{Timeout: 100 * time.Millisecond, OffFor: time.Hour}
+	o := cache.RemoteOptions{Timeout: 100 * time.Millisecond, MaxEntrySize: 1 << 20, OffFor: time.Hour}
 	m := newMachine(t, srv.URL(""), o)
 	bld := &builder{size: 1000}
 	m.getOrBuild(t, key("warm"), bld) // connects
@@ -272,7 +273,7 @@ func TestServerPaused(t *testing.T) {
 // TestBreakerRecovers: after OffFor the tier is tried again.
 func TestBreakerRecovers(t *testing.T) {
 	srv := startRedis(t)
-	o := cache.RemoteOptions{Timeout: 100 * time.Millisecond, OffFor: 300 * time.Millisecond}
+	o := cache.RemoteOptions{Timeout: 100 * time.Millisecond, MaxEntrySize: 1 << 20, OffFor: 300 * time.Millisecond}
 	a := newMachine(t, srv.URL(""), o)
 	b := newMachine(t, srv.URL(""), o)
 	bld := &builder{size: 1000}
