@@ -92,7 +92,7 @@ type RemoteOptions struct {
 	Wait time.Duration
 	// LeaseTTL is the life of a build lease, renewed every third of it
 	// while the build runs; a crashed builder's lease expires after it
-	// [lease]. Default 10s.
+	// [lease]. Default 10s; at least 100ms.
 	LeaseTTL time.Duration
 	// OffFor is how long the circuit breaker keeps the tier off after an
 	// error [off_for]. Default 1 minute.
@@ -106,6 +106,14 @@ const (
 	DefaultRemoteWait     = 2 * time.Minute
 	DefaultRemoteLeaseTTL = 10 * time.Second
 	DefaultRemoteOffFor   = time.Minute
+)
+
+// Minimums of RemoteOptions: a shorter lease cannot be renewed in time
+// (nor set: Redis counts in milliseconds), a shorter timeout fails every
+// operation.
+const (
+	MinRemoteTimeout  = time.Millisecond
+	MinRemoteLeaseTTL = 100 * time.Millisecond
 )
 
 // RemoteOpener opens the store of a URL, less the query parameters the
@@ -172,6 +180,9 @@ func (cfg Config) openRemote(getenv func(string) string) (Remote, RemoteOptions,
 				if err != nil || d <= 0 {
 					return nil, o, "", bad(p, "want a duration above 0, such as 300ms or 1m")
 				}
+				if least := map[string]time.Duration{"timeout": MinRemoteTimeout, "lease": MinRemoteLeaseTTL}[p]; d < least {
+					return nil, o, "", bad(p, fmt.Sprintf("want at least %v", least))
+				}
 				f := map[string]*time.Duration{"timeout": &o.Timeout, "wait": &o.Wait, "lease": &o.LeaseTTL, "off_for": &o.OffFor}[p]
 				if *f == 0 {
 					*f = d
@@ -183,6 +194,14 @@ func (cfg Config) openRemote(getenv func(string) string) (Remote, RemoteOptions,
 	}
 	if o.Timeout < 0 || o.MaxEntrySize < 0 || o.Wait < 0 || o.LeaseTTL < 0 || o.OffFor < 0 {
 		return nil, o, "", &SettingError{Name: EnvRemote, Value: shown, Why: "RemoteOptions hold a negative value"}
+	}
+	// The URL's values were checked above: one too short here is the
+	// application's.
+	if o.Timeout != 0 && o.Timeout < MinRemoteTimeout {
+		return nil, o, "", &SettingError{Name: EnvRemote, Value: shown, Why: fmt.Sprintf("RemoteOptions.Timeout %v: want at least %v", o.Timeout, MinRemoteTimeout)}
+	}
+	if o.LeaseTTL != 0 && o.LeaseTTL < MinRemoteLeaseTTL {
+		return nil, o, "", &SettingError{Name: EnvRemote, Value: shown, Why: fmt.Sprintf("RemoteOptions.LeaseTTL %v: want at least %v", o.LeaseTTL, MinRemoteLeaseTTL)}
 	}
 	if o.Timeout == 0 {
 		o.Timeout = DefaultRemoteTimeout
@@ -647,7 +666,9 @@ func (c *Cache) buildAndStore(ctx context.Context, k Key, info Info, store bool,
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tick := time.NewTicker(t.o.LeaseTTL / 3)
+			// Open keeps LeaseTTL at 100ms or more; a ticker panics
+			// on anything not positive.
+			tick := time.NewTicker(max(t.o.LeaseTTL/3, time.Millisecond))
 			defer tick.Stop()
 			for {
 				select {

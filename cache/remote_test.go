@@ -3,7 +3,9 @@ package cache
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -233,5 +235,56 @@ func TestRemoteReadAllowance(t *testing.T) {
 	}
 	if n := c.RemoteCounters().Errors; n != 0 || !c.RemoteOn() {
 		t.Fatalf("%d errors, tier on %v", n, c.RemoteOn())
+	}
+}
+
+// TestRemoteMinimums: a lease under 100ms or a timeout under 1ms, from
+// the URL or from RemoteOptions, makes Open fail naming the parameter.
+func TestRemoteMinimums(t *testing.T) {
+	for _, tc := range []struct {
+		url  string
+		o    RemoteOptions
+		want string
+	}{
+		{"fake://host:1?lease=99ms", RemoteOptions{}, "lease"},
+		{"fake://host:1?lease=500us", RemoteOptions{}, "lease"},
+		{"fake://host:1?timeout=999us", RemoteOptions{}, "timeout"},
+		{"", RemoteOptions{LeaseTTL: 50 * time.Millisecond}, "RemoteOptions.LeaseTTL"},
+		{"", RemoteOptions{Timeout: time.Microsecond}, "RemoteOptions.Timeout"},
+	} {
+		cfg := Config{Dir: t.TempDir(), RemoteURL: tc.url, RemoteOptions: tc.o, Getenv: env()}
+		if tc.url == "" {
+			cfg.Remote = newFakeRemote()
+		}
+		c, err := Open(cfg)
+		var se *SettingError
+		if !errors.As(err, &se) || se.Name != EnvRemote || !strings.Contains(se.Why, tc.want) {
+			t.Errorf("%q %+v: %v, want a *SettingError naming %s", tc.url, tc.o, err, tc.want)
+			if c != nil {
+				c.Close()
+			}
+		}
+	}
+	// The least allowed work.
+	f := newFakeRemote()
+	c, _ := openRemoteTest(t, t.TempDir(), f, RemoteOptions{Timeout: MinRemoteTimeout, LeaseTTL: MinRemoteLeaseTTL}, nil)
+	if !c.HasRemote() {
+		t.Fatal("no remote tier")
+	}
+}
+
+// TestRenewTickerGuard: the renewal ticker of a lease too short to tick
+// (which Open refuses) does not panic.
+func TestRenewTickerGuard(t *testing.T) {
+	f := newFakeRemote()
+	c, _ := openRemoteTest(t, t.TempDir(), f, RemoteOptions{}, nil)
+	c.remote.o.LeaseTTL = 2 // nanoseconds: LeaseTTL/3 is 0
+	k := key("tiny lease")
+	e, from, err := c.GetOrBuild(context.Background(), k, testInfo, func() ([]byte, error) {
+		time.Sleep(20 * time.Millisecond)
+		return binFor(k, 100), nil
+	})
+	if err != nil || from || !bytes.Equal(e.Binary, binFor(k, 100)) {
+		t.Fatalf("GetOrBuild: %v %v", from, err)
 	}
 }

@@ -235,7 +235,7 @@ func (s *Store) Delete(ctx context.Context, name string, suffix []byte) error {
 // Lease returns the entry of name if there is one, else tries to take its
 // build lease for token.
 func (s *Store) Lease(ctx context.Context, name, token string, ttl time.Duration) ([]byte, cache.LeaseState, error) {
-	v, err := leaseScript.Run(ctx, s.c, []string{s.entry(name), s.lease(name)}, token, ttl.Milliseconds()).Slice()
+	v, err := leaseScript.Run(ctx, s.c, []string{s.entry(name), s.lease(name)}, token, px(ttl)).Slice()
 	if err != nil {
 		return nil, 0, fullErr(err)
 	}
@@ -257,7 +257,7 @@ func (s *Store) Lease(ctx context.Context, name, token string, ttl time.Duration
 
 // Renew extends the lease of name if token holds it.
 func (s *Store) Renew(ctx context.Context, name, token string, ttl time.Duration) (bool, error) {
-	n, err := renewScript.Run(ctx, s.c, []string{s.lease(name)}, token, ttl.Milliseconds()).Int64()
+	n, err := renewScript.Run(ctx, s.c, []string{s.lease(name)}, token, px(ttl)).Int64()
 	return n == 1, err
 }
 
@@ -268,7 +268,13 @@ func (s *Store) Release(ctx context.Context, name, token string, abandoned bool,
 	if abandoned {
 		a = "1"
 	}
-	return releaseScript.Run(ctx, s.c, []string{s.lease(name)}, token, a, ttl.Milliseconds()).Err()
+	return releaseScript.Run(ctx, s.c, []string{s.lease(name)}, token, a, px(ttl)).Err()
+}
+
+// px is ttl in whole milliseconds for SET PX and PEXPIRE, at least 1:
+// Redis refuses 0 ("invalid expire time").
+func px(ttl time.Duration) int64 {
+	return int64(max((ttl+time.Millisecond-1)/time.Millisecond, 1))
 }
 
 var _ cache.Remote = (*Store)(nil)

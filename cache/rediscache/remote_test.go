@@ -476,6 +476,8 @@ func TestBadURL(t *testing.T) {
 		"redis://:secret@host:6379/0?pool_size=many",
 		"redis://host:6379/0?timeout=soon",
 		"redis://host:6379/0?max_entry=-1",
+		"redis://host:6379/0?lease=10ms",
+		"redis://host:6379/0?timeout=100us",
 		"redis://host:6379/0?prefix=",
 		"redis://host:6379/0?prefix=a*",
 		"redis://host:6379/0?unknown=1",
@@ -752,5 +754,23 @@ func TestPruneRaces(t *testing.T) {
 	}
 	if v, err := s.Value(ctx, names[0]); v != nil || err != nil {
 		t.Fatalf("the empty value is still there: %q, %v", v, err)
+	}
+}
+
+// TestShortTTL: a lease of less than a millisecond is set for one, not
+// refused by the server as PX 0.
+func TestShortTTL(t *testing.T) {
+	srv := startRedis(t)
+	s := store(t, srv.URL(""))
+	ctx := context.Background()
+	name := cache.RemoteName(key("short"))
+	if _, st, err := s.Lease(ctx, name, "A", 500*time.Microsecond); err != nil || st != cache.LeaseAcquired {
+		t.Fatalf("Lease: %v %v", st, err)
+	}
+	if _, err := s.Renew(ctx, name, "A", 500*time.Microsecond); err != nil {
+		t.Fatalf("Renew: %v", err)
+	}
+	if err := s.Release(ctx, name, "A", true, 500*time.Microsecond); err != nil {
+		t.Fatalf("Release: %v", err)
 	}
 }
