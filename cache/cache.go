@@ -106,7 +106,16 @@ type Counters struct {
 // or not writable by this user — is returned read-only, after one slog
 // warning: it serves hits and stores nothing. SYCL_CACHE_PERSISTENT=0
 // disables the cache without a warning.
-func Open(cfg Config) (*Cache, error) {
+func Open(cfg Config) (c *Cache, err error) {
+	if cfg.Remote != nil {
+		// The Cache owns cfg.Remote: one it does not keep, because Open
+		// fails or the tier is off, is closed here.
+		defer func() {
+			if c == nil || c.remote == nil {
+				cfg.Remote.Close()
+			}
+		}()
+	}
 	s, err := cfg.resolve()
 	if err != nil {
 		return nil, err
@@ -125,7 +134,7 @@ func Open(cfg Config) (*Cache, error) {
 			remote = &remoteTier{r: r, o: ro, url: shown}
 		}
 	}
-	c := &Cache{
+	c = &Cache{
 		s:          s,
 		root:       s.dir,
 		vdir:       filepath.Join(s.dir, versionDir),

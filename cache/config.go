@@ -68,7 +68,8 @@ type Config struct {
 	// tier. A malformed URL makes Open fail with a *SettingError.
 	RemoteURL string
 	// Remote is the remote tier's store itself, winning over RemoteURL.
-	// The Cache owns it: Close closes it.
+	// The Cache owns it: Close closes it, and Open does when it fails or
+	// the tier is off (SYCL_CACHE_PERSISTENT=0).
 	Remote Remote
 	// RemoteOptions tune the remote tier; zero fields take the URL's
 	// query parameters, else the defaults.

@@ -288,3 +288,39 @@ func TestRenewTickerGuard(t *testing.T) {
 		t.Fatalf("GetOrBuild: %v %v", from, err)
 	}
 }
+
+// TestOpenClosesUnusedRemote: Open closes a Config.Remote it does not
+// keep — persistence off, or Open failing — and Close closes one it
+// keeps, once.
+func TestOpenClosesUnusedRemote(t *testing.T) {
+	off := false
+	f := newFakeRemote()
+	c, err := Open(Config{Dir: t.TempDir(), Persistent: &off, Remote: f, Getenv: env()})
+	if err != nil || c.HasRemote() {
+		t.Fatalf("Open: %v, remote %v", err, c != nil && c.HasRemote())
+	}
+	if n := f.closed.Load(); n != 1 {
+		t.Fatalf("persistence off: the store closed %d times, want 1", n)
+	}
+	f = newFakeRemote()
+	bad := int64(-1)
+	if _, err := Open(Config{Dir: t.TempDir(), MaxSize: &bad, Remote: f, Getenv: env()}); err == nil {
+		t.Fatal("Open with a negative MaxSize succeeded")
+	}
+	if n := f.closed.Load(); n != 1 {
+		t.Fatalf("Open failed: the store closed %d times, want 1", n)
+	}
+	f = newFakeRemote()
+	c, err = Open(Config{Dir: t.TempDir(), Remote: f, Getenv: env()})
+	if err != nil || !c.HasRemote() {
+		t.Fatalf("Open: %v", err)
+	}
+	if n := f.closed.Load(); n != 0 {
+		t.Fatalf("a store in use closed %d times by Open", n)
+	}
+	c.Close()
+	c.Close()
+	if n := f.closed.Load(); n != 1 {
+		t.Fatalf("Close twice: the store closed %d times, want 1", n)
+	}
+}
