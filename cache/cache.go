@@ -312,10 +312,18 @@ func (c *Cache) readOnlyErr() error {
 	return c.roWhy
 }
 
-// Enabled reports whether the cache is in use (a read-only cache is). It
-// turns false for the rest of the run when the directory becomes
-// unusable.
+// Enabled reports whether the disk cache is in use (a read-only cache
+// is). It turns false for the rest of the run when the directory becomes
+// unusable. A remote tier goes on without it: see Usable.
 func (c *Cache) Enabled() bool { return !c.off.Load() }
+
+// Usable reports whether Get and GetOrBuild can serve anything: the disk
+// cache is enabled, or a remote tier is configured, which serves (and
+// takes builds) without the disk when the directory is unusable or
+// becomes so — a full disk does not also lose the fleet's cache. Only
+// SYCL_CACHE_PERSISTENT=0 turns both off. A caller that skips the cache
+// should ask this, not Enabled.
+func (c *Cache) Usable() bool { return c.Enabled() || c.remote != nil }
 
 // ReadOnly reports whether the cache serves hits but writes nothing: its
 // root is on a read-only file system or cannot be written by this user
@@ -493,9 +501,14 @@ func (c *Cache) deadline(d time.Duration) time.Time { return time.Now().Add(d) }
 // Get looks k up. A bad entry on the way (truncated, garbage, a .src
 // without its .bin, ...) is a miss and is removed, if nobody changed it
 // since it was read. An entry being written by another process is waited
-// for briefly, then is a miss.
+// for briefly, then is a miss. With the disk cache off, a remote tier
+// still serves.
 func (c *Cache) Get(k Key) (*Entry, bool) {
 	if !c.Enabled() {
+		// The remote tier goes on without the disk (see Usable).
+		if e := c.remoteFill(context.Background(), k, false, nil); e != nil {
+			return e, true
+		}
 		return nil, false
 	}
 	e := c.lookup(k)
@@ -758,15 +771,16 @@ func lastUse(leaf string, n int, src os.FileInfo) time.Time {
 }
 
 // Put stores binary under k, unless a valid entry of k is already there
-// (then it only records a use). It returns an error wrapping ErrDisabled
-// on a disabled cache, ErrNotCacheable for an entry the settings keep
-// out, ErrBusy when the entry stayed locked, and the file system's error
-// when the write failed — which also disables the cache, with one
-// warning. No error of Put needs handling beyond logging: the caller has
-// its binary either way.
+// (then it only records a use), and sends it to the remote tier, if any.
+// It returns an error wrapping ErrDisabled on a disabled cache (the
+// remote tier still gets the entry), ErrNotCacheable for an entry the
+// settings keep out, ErrBusy when the entry stayed locked, and the file
+// system's error when the write failed — which also disables the cache,
+// with one warning. No error of Put needs handling beyond logging: the
+// caller has its binary either way.
 func (c *Cache) Put(k Key, binary []byte, info Info) error {
 	_, existed, err := c.put(k, binary, info)
-	if t := c.remote; t != nil && !existed && !errors.Is(err, ErrNotCacheable) && !errors.Is(err, ErrDisabled) && t.on() {
+	if t := c.remote; t != nil && !existed && t.on() && c.cacheable(k, binary, info) == nil {
 		t.put(context.Background(), remoteName(c.hash, k), k, binary, info)
 	}
 	return err
@@ -937,8 +951,10 @@ func (c *Cache) writeUse(leaf string, n int) error {
 // end), then read what it stored. A builder that dies releases the lock
 // (the kernel does); a waiter then finds no entry and builds.
 //
-//   - Disabled cache, or an entry Put would refuse (ErrNotCacheable):
-//     build runs, its result is returned, nothing is stored.
+//   - An entry Put would refuse (ErrNotCacheable): build runs, its
+//     result is returned, nothing is stored.
+//   - Disabled cache: the remote tier, if any, is looked up and gets
+//     what is built, as with the disk; nothing goes to disk.
 //   - ctx ends while waiting for another builder: (nil, false, ctx.Err()),
 //     build does not run.
 //   - build fails: (nil, false, its error); nothing is stored and the
@@ -948,15 +964,21 @@ func (c *Cache) writeUse(leaf string, n int) error {
 //     cache turns off with one warning and the built binary is returned
 //     with a nil error; Entry.Stored reports false.
 //
-// fromCache is true when the binary came from disk; then Entry.Binary is
+// fromCache is true when the binary came from disk or from the remote
+// tier (Entry.FromRemote); then Entry.Binary is
 // the cache's copy (the caller may keep it), and on a build it is the
 // slice build returned. build must not call GetOrBuild for the same key.
 func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() ([]byte, error)) (e *Entry, fromCache bool, err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if !c.Enabled() || c.cacheable(k, nil, info) != nil {
+	if c.cacheable(k, nil, info) != nil {
 		return c.buildOnly(k, info, build)
+	}
+	if !c.Enabled() {
+		// The remote tier goes on without the disk (see Usable); without
+		// one, this builds.
+		return c.remoteOrBuild(ctx, k, info, false, nil, build)
 	}
 	if e := c.lookup(k); e != nil {
 		c.counts.hits.Add(1)

@@ -190,7 +190,12 @@
 // user other than this one or root, or writable by others — turns the
 // cache off for the rest of the run with exactly one slog warning, and
 // every call goes on without it: Get misses, Put returns an error
-// wrapping ErrDisabled, GetOrBuild builds. Directories are created 0700
-// and files 0600; only the root may be reached through a symbolic link,
-// nothing inside it is followed.
+// wrapping ErrDisabled, GetOrBuild builds. A remote tier goes on without
+// the disk — a full disk should not also lose the fleet's cache: Get and
+// GetOrBuild are served from it (nothing is copied to disk) and what is
+// built or Put is sent to it; Usable reports whether a cache serves
+// anything. SYCL_CACHE_PERSISTENT=0 turns both off: the remote store is
+// not even opened (a Config.Remote is closed). Directories are created
+// 0700 and files 0600; only the root may be reached through a symbolic
+// link, nothing inside it is followed.
 package cache

@@ -5,6 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -323,4 +327,73 @@ func TestOpenClosesUnusedRemote(t *testing.T) {
 	if n := f.closed.Load(); n != 1 {
 		t.Fatalf("Close twice: the store closed %d times, want 1", n)
 	}
+}
+
+// checkRemoteOnly checks that c, its disk off, serves and feeds the
+// remote tier f: Get and GetOrBuild hit what f holds, a build and a Put
+// are sent, nothing is reported stored on disk.
+func checkRemoteOnly(t *testing.T, c *Cache, f *fakeRemote, tag string) {
+	t.Helper()
+	if c.Enabled() || !c.Usable() {
+		t.Fatalf("Enabled %v, Usable %v; want the disk off, the cache usable", c.Enabled(), c.Usable())
+	}
+	held := key(tag + " held")
+	f.set(held, 700)
+	e, ok := c.Get(held)
+	if !ok || !e.FromRemote() || !bytes.Equal(e.Binary, binFor(held, 700)) || e.Stored() {
+		t.Fatalf("Get: ok %v; want a remote hit not stored on disk", ok)
+	}
+	builds := 0
+	e, from, err := c.GetOrBuild(context.Background(), held, testInfo, func() ([]byte, error) { builds++; return nil, errors.New("built") })
+	if err != nil || !from || !e.FromRemote() || builds != 0 {
+		t.Fatalf("GetOrBuild of a stored key: from %v, %v, %d builds", from, err, builds)
+	}
+	built := key(tag + " built")
+	e, from, err = c.GetOrBuild(context.Background(), built, testInfo, func() ([]byte, error) { builds++; return binFor(built, 300), nil })
+	if err != nil || from || builds != 1 || e.Stored() {
+		t.Fatalf("GetOrBuild of a new key: from %v, %v, %d builds", from, err, builds)
+	}
+	put := key(tag + " put")
+	if err := c.Put(put, binFor(put, 400), testInfo); !errors.Is(err, ErrDisabled) {
+		t.Fatalf("Put: %v, want ErrDisabled", err)
+	}
+	other, _ := openRemoteTest(t, t.TempDir(), f, RemoteOptions{}, nil)
+	for _, k := range []Key{built, put} {
+		if e, ok := other.Get(k); !ok || !e.FromRemote() {
+			t.Fatalf("%s: not sent to the remote tier", k.CompileOptions)
+		}
+	}
+}
+
+// TestRemoteWithoutDisk: the remote tier goes on when the disk cache is
+// off — unusable at Open, or turned off later by a failed write — but
+// not with SYCL_CACHE_PERSISTENT=0.
+func TestRemoteWithoutDisk(t *testing.T) {
+	t.Run("unusable at open", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "file")
+		if err := os.WriteFile(file, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f := newFakeRemote()
+		c, rec := openRemoteTest(t, file, f, RemoteOptions{}, nil)
+		if rec.count(slog.LevelWarn) != 1 {
+			t.Fatalf("warnings %q, want one", rec.messages(slog.LevelWarn))
+		}
+		checkRemoteOnly(t, c, f, "open")
+	})
+	t.Run("turned off later", func(t *testing.T) {
+		f := newFakeRemote()
+		c, _ := openRemoteTest(t, t.TempDir(), f, RemoteOptions{}, nil)
+		c.fail("store", errors.New("no space left on device"))
+		checkRemoteOnly(t, c, f, "later")
+	})
+	t.Run("persistence off", func(t *testing.T) {
+		opened := 0
+		RegisterRemote("counting", func(*url.URL) (Remote, error) { opened++; return newFakeRemote(), nil })
+		off := false
+		c, err := Open(Config{Dir: t.TempDir(), Persistent: &off, RemoteURL: "counting://host:1", Getenv: env()})
+		if err != nil || c.HasRemote() || c.Usable() || opened != 0 {
+			t.Fatalf("Open: %v; remote %v, usable %v, store opened %d times", err, c.HasRemote(), c.Usable(), opened)
+		}
+	})
 }
