@@ -268,11 +268,11 @@ type remoteTier struct {
 // RemoteCounters are this process's counts of remote-tier events.
 type RemoteCounters struct {
 	Hits    int64 // lookups served by the remote tier (and written to disk)
-	Misses  int64 // lookups the remote tier could not serve
+	Misses  int64 // lookups the remote tier could not serve; each lookup is one hit or one miss
 	Stores  int64 // entries sent
 	Corrupt int64 // values that failed verification (and were deleted)
 	Errors  int64 // operations that failed or timed out (each turns the tier off for a while)
-	Waits   int64 // misses served after waiting for another machine's build
+	Waits   int64 // hits that came after waiting for another machine's build (counted in Hits too)
 	Skipped int64 // entries not sent: larger than MaxEntrySize, or the store full
 	// Time is the time spent in remote operations (waits between polls
 	// for another machine's build not included).
@@ -321,7 +321,6 @@ func (t *remoteTier) do(ctx context.Context, op string, size int64, f func(conte
 		return err
 	}
 	if errors.Is(err, ErrRemoteFull) {
-		t.skipped.Add(1)
 		t.full.Do(func() {
 			t.c.s.log.Warn("gour: remote device code cache is full; storing nothing there, still reading it",
 				"remote", t.url, "op", op, "err", err)
@@ -454,7 +453,9 @@ func VerifyRemote(name string, v []byte) error {
 	return nil
 }
 
-// get looks name up in the remote tier.
+// get looks name up in the remote tier: the entry, verified, or nil. The
+// caller counts the lookup's hit or miss, once however many reads it
+// takes.
 func (t *remoteTier) get(ctx context.Context, name string, k Key) *Entry {
 	var v []byte
 	err := t.do(ctx, "get", t.o.MaxEntrySize, func(ctx context.Context) (err error) {
@@ -462,7 +463,6 @@ func (t *remoteTier) get(ctx context.Context, name string, k Key) *Entry {
 		return err
 	})
 	if err != nil || v == nil {
-		t.misses.Add(1)
 		return nil
 	}
 	return t.accept(ctx, name, k, v)
@@ -474,13 +474,11 @@ func (t *remoteTier) accept(ctx context.Context, name string, k Key, v []byte) *
 	e, err := decodeRemote(v, &k)
 	if err != nil {
 		t.corrupt.Add(1)
-		t.misses.Add(1)
 		t.c.trace("remote: bad value deleted", "name", name[:16], "why", err)
 		_ = t.do(ctx, "delete", int64(len(v)), func(ctx context.Context) error { return t.r.Delete(ctx, name, v) })
 		return nil
 	}
 	e.remote = true
-	t.hits.Add(1)
 	t.c.trace("remote hit", "name", name[:16], "bytes", len(e.Binary))
 	return e
 }
@@ -494,6 +492,9 @@ func (t *remoteTier) put(ctx context.Context, name string, k Key, bin []byte, in
 	}
 	v := encodeRemote(k, bin, info, t.c.now())
 	if err := t.do(ctx, "put", int64(len(v)), func(ctx context.Context) error { return t.r.Put(ctx, name, v) }); err != nil {
+		if errors.Is(err, ErrRemoteFull) {
+			t.skipped.Add(1)
+		}
 		return false
 	}
 	t.stores.Add(1)
@@ -511,8 +512,10 @@ func (c *Cache) remoteFill(ctx context.Context, k Key, store bool, held *lockHan
 	}
 	e := t.get(ctx, remoteName(c.hash, k), k)
 	if e == nil {
+		t.misses.Add(1)
 		return nil
 	}
+	t.hits.Add(1)
 	if store {
 		c.copyLocal(k, e, held)
 	}
@@ -592,7 +595,21 @@ func (c *Cache) remoteOrBuild(ctx context.Context, k Key, info Info, store bool,
 		return c.buildAndStore(ctx, k, info, store, nil, build)
 	}
 	name := remoteName(c.hash, k)
-	if e := c.remoteFill(ctx, k, store, held); e != nil {
+	// One lookup, one count: a hit whether the value was there or came
+	// while waiting, else a miss.
+	served := false
+	defer func() {
+		if served {
+			t.hits.Add(1)
+		} else {
+			t.misses.Add(1)
+		}
+	}()
+	if e := t.get(ctx, name, k); e != nil {
+		served = true
+		if store {
+			c.copyLocal(k, e, held)
+		}
 		return e, true, nil
 	}
 	var tok [16]byte
@@ -616,6 +633,7 @@ func (c *Cache) remoteOrBuild(ctx context.Context, k Key, info Info, store bool,
 		case v != nil:
 			// Stored by another machine since our lookup.
 			if e := t.accept(ctx, name, k, v); e != nil {
+				served = true
 				t.waits.Add(1)
 				c.counts.waits.Add(1)
 				if store {

@@ -397,3 +397,49 @@ func TestRemoteWithoutDisk(t *testing.T) {
 		}
 	})
 }
+
+// TestRemoteCounters: each lookup counts one hit or one miss, also when
+// the value comes while waiting; Skipped counts entries not sent, not
+// the lease a full store refuses on the way.
+func TestRemoteCounters(t *testing.T) {
+	f := newFakeRemote()
+	c, _ := openRemoteTest(t, t.TempDir(), f, RemoteOptions{}, nil)
+	want := func(what string, w RemoteCounters) {
+		t.Helper()
+		got := c.RemoteCounters()
+		got.Time = 0
+		if got != w {
+			t.Fatalf("%s: counters %+v, want %+v", what, got, w)
+		}
+	}
+	bld := func(k Key) func() ([]byte, error) { return func() ([]byte, error) { return binFor(k, 100), nil } }
+	ctx := context.Background()
+
+	c.GetOrBuild(ctx, key("built"), testInfo, bld(key("built")))
+	want("a miss, built and sent", RemoteCounters{Misses: 1, Stores: 1})
+
+	// The first read misses, the lease loop finds the value.
+	f.mu.Lock()
+	f.getMisses = true
+	f.mu.Unlock()
+	f.set(key("came"), 100)
+	if _, from, err := c.GetOrBuild(ctx, key("came"), testInfo, bld(key("came"))); !from || err != nil {
+		t.Fatalf("GetOrBuild: from %v, %v", from, err)
+	}
+	want("a value found while waiting", RemoteCounters{Misses: 1, Stores: 1, Hits: 1, Waits: 1})
+	f.mu.Lock()
+	f.getMisses = false
+	f.mu.Unlock()
+
+	c.Get(key("absent"))
+	want("a Get that misses", RemoteCounters{Misses: 2, Stores: 1, Hits: 1, Waits: 1})
+
+	f.mu.Lock()
+	f.putErr = fmt.Errorf("fake: %w", ErrRemoteFull)
+	f.mu.Unlock()
+	c.GetOrBuild(ctx, key("full"), testInfo, bld(key("full")))
+	want("a store full", RemoteCounters{Misses: 3, Stores: 1, Hits: 1, Waits: 1, Skipped: 1})
+	if !c.RemoteOn() {
+		t.Fatal("a full store turned the tier off")
+	}
+}

@@ -106,6 +106,18 @@ func TestSingleFlightMachines(t *testing.T) {
 	if served != 7 {
 		t.Fatalf("%d machines served from the remote tier, want 7", served)
 	}
+	// One lookup each: one hit or one miss, a wait counted as a hit.
+	var misses int64
+	for i, m := range ms {
+		c := m.c.RemoteCounters()
+		if c.Hits+c.Misses != 1 || c.Waits > c.Hits {
+			t.Errorf("machine %d: counters %+v, want one hit or one miss", i, c)
+		}
+		misses += c.Misses
+	}
+	if misses != 1 {
+		t.Errorf("%d misses, want 1 (the builder's)", misses)
+	}
 	for i, m := range ms {
 		if !m.localHas(t, k) {
 			t.Fatalf("machine %d: not on its disk", i)
@@ -316,6 +328,12 @@ func TestServerFull(t *testing.T) {
 	b.getOrBuild(t, key("29"), bld)
 	if bld.n.Load() != n+1 {
 		t.Fatal("b: a key the full server could not take was not built")
+	}
+	// The lease the full server refuses is not an entry skipped.
+	before := a.c.RemoteCounters().Skipped
+	a.getOrBuild(t, key("one more"), bld)
+	if d := a.c.RemoteCounters().Skipped - before; d != 1 {
+		t.Fatalf("one entry not sent counted %d times", d)
 	}
 	if w := a.log.warnings(); len(w) != 1 || !strings.Contains(w[0], "full") {
 		t.Fatalf("warnings %q, want one about a full server", w)
