@@ -792,3 +792,83 @@ func TestShortTTL(t *testing.T) {
 		t.Fatalf("Release: %v", err)
 	}
 }
+
+// TestWaitBound: a holder that keeps renewing its lease and never stores
+// holds a waiter up for Wait and no longer; then the waiter builds.
+func TestWaitBound(t *testing.T) {
+	srv := startRedis(t)
+	const wait = 3 * time.Second
+	a := newMachine(t, srv.URL(""), cache.RemoteOptions{LeaseTTL: time.Second})
+	b := newMachine(t, srv.URL(""), cache.RemoteOptions{LeaseTTL: time.Second, Wait: wait})
+	k := key("slow holder")
+	started, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	defer free()
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := a.c.GetOrBuild(context.Background(), k, info, func() ([]byte, error) {
+			close(started)
+			<-release
+			return binFor(k, 100), nil
+		})
+		done <- err
+	}()
+	<-started
+	start := time.Now()
+	bld := &builder{size: 100}
+	if b.getOrBuild(t, k, bld) {
+		t.Fatal("b: served from a cache while a still builds")
+	}
+	d := time.Since(start)
+	free()
+	if err := <-done; err != nil {
+		t.Fatal("a:", err)
+	}
+	if bld.n.Load() != 1 {
+		t.Fatalf("b built %d times, want 1", bld.n.Load())
+	}
+	// Three lease lives went by: only renewals kept b waiting.
+	if d < wait {
+		t.Fatalf("b built after %v, before Wait (%v): a's lease lapsed", d, wait)
+	}
+	if d > wait+20*time.Second {
+		t.Fatalf("b waited %v, Wait is %v", d, wait)
+	}
+}
+
+// TestBuildPanicReleasesLease: a build that panics while holding the
+// lease releases it, marked abandoned, so that another machine builds at
+// once; the machine's own build lock is free again.
+func TestBuildPanicReleasesLease(t *testing.T) {
+	srv := startRedis(t)
+	o := cache.RemoteOptions{Wait: time.Minute}
+	a := newMachine(t, srv.URL(""), o)
+	b := newMachine(t, srv.URL(""), o)
+	k := key("panics")
+	func() {
+		defer func() {
+			if r := recover(); r != "build crashed" {
+				t.Fatalf("recovered %v, want the build's panic", r)
+			}
+		}()
+		a.c.GetOrBuild(context.Background(), k, info, func() ([]byte, error) { panic("build crashed") })
+	}()
+	ctx := context.Background()
+	if _, st, err := store(t, srv.URL("")).Lease(ctx, cache.RemoteName(k), "probe", time.Second); err != nil || st != cache.LeaseAbandoned {
+		t.Fatalf("lease after the panic: %v, %v; want abandoned", st, err)
+	}
+	start := time.Now()
+	bld := &builder{size: 100}
+	if b.getOrBuild(t, k, bld) || bld.n.Load() != 1 {
+		t.Fatal("b did not build")
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("b waited %v for a lease whose holder panicked", d)
+	}
+	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, _, err := a.c.GetOrBuild(tctx, k, info, bld.build(k)); err != nil {
+		t.Fatalf("a again after its panic: %v", err)
+	}
+}
