@@ -267,8 +267,8 @@ func isIdent(s string) bool {
 func (ck *checker) expr(a *ast) (*node, error) {
 	ck.depth++
 	defer func() { ck.depth-- }()
-	if ck.depth > 2*maxDepth {
-		return nil, errorf(a.pos, "", "expression nested too deeply")
+	if ck.depth > maxTree {
+		return nil, errorf(a.pos, "", "expression too deep (more than %d levels of operations)", maxTree)
 	}
 	switch a.kind {
 	case aNum:

@@ -101,11 +101,23 @@ func writeCanon(b *strings.Builder, c *Compiled, n *node) {
 		b.WriteString(")")
 	default:
 		b.WriteString("(")
-		writeCanon(b, c, n.args[0])
-		b.WriteString(" " + opText[n.op] + " ")
-		writeCanon(b, c, n.args[1])
+		writeInfix(b, c, n)
 		b.WriteString(")")
 	}
+}
+
+// writeInfix writes a binary operation without its parentheses, and a
+// chain of operators of one precedence as one (x + y - z), which reads
+// back as the same tree: with parentheses around each operation, a
+// chain longer than the parser's nesting limit would not read back.
+func writeInfix(b *strings.Builder, c *Compiled, n *node) {
+	if l := n.args[0]; sameLevel(l.op, n.op) {
+		writeInfix(b, c, l)
+	} else {
+		writeCanon(b, c, l)
+	}
+	b.WriteString(" " + opText[n.op] + " ")
+	writeCanon(b, c, n.args[1])
 }
 
 // canonConst writes a typed constant so that it reads back as itself:

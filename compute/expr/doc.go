@@ -29,7 +29,13 @@
 //	name     = letter { letter | digit } .   (letters include _; "let" is reserved)
 //
 // Precedence and associativity are C's; ?: is right-associative.
-// Nesting is limited to 256 levels.
+// Parentheses, call arguments, ?: branches and unary operators nest at
+// most 256 levels deep, the expression itself being the first. A chain
+// of binary operators, x + y - z + ..., is no nesting, but the checked
+// expression is at most 4096 operations deep, a chain counting one per
+// operator: x + x + ... + x may have 4096 terms. Kernels write such
+// chains without parentheses, within the device compilers' limits on
+// nesting (clang's is 256 levels).
 //
 // # Types
 //

@@ -3,6 +3,7 @@ package expr_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -238,5 +239,73 @@ func TestRunErrors(t *testing.T) {
 		if err := ev.Run(tc.out, tc.arrays, tc.params, tc.lo, tc.hi); !errors.Is(err, expr.ErrArgs) {
 			t.Errorf("%T %d arrays %v [%d,%d): error %v", tc.out, len(tc.arrays), tc.params, tc.lo, tc.hi, err)
 		}
+	}
+}
+
+// Signed +, - and * and negation are written in the unsigned type of
+// their width, chains of them without a cast per operator.
+func TestGoldenSignedWrap(t *testing.T) {
+	c, err := expr.Compile("y = -x + x*k - 3 + x/k", expr.Signature{Out: expr.Int64,
+		Arrays: map[string]expr.Type{"x": expr.Int64}, Params: map[string]expr.Type{"k": expr.Int64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "(long long)((0 - (unsigned long long)u_x[gx_i]) + ((unsigned long long)u_x[gx_i] * (unsigned long long)u_k) - (unsigned long long)3LL + (unsigned long long)gx_div_i64(u_x[gx_i], u_k));"
+	if src := c.CUDA("k"); !strings.Contains(src, "gx_out[gx_i] = "+want) {
+		t.Errorf("CUDA source:\n%s\nwant the assignment of\n%s", src, want)
+	}
+}
+
+// A chain of binary operators is limited by the tree's depth, 4096, not
+// by the nesting of parentheses, 256; its canonical form and kernels are
+// written flat, so that they read back and build.
+func TestLongChains(t *testing.T) {
+	sig := expr.Signature{Out: expr.Int32, Arrays: map[string]expr.Type{"x": expr.Int32}}
+	chain := func(n int, term string) string { return "y = " + strings.Repeat(term+" + ", n-1) + term }
+	c, err := expr.Compile(chain(4096, "x"), sig)
+	if err != nil {
+		t.Fatalf("a chain of 4096 terms: %v", err)
+	}
+	again, err := expr.Compile(c.String(), sig)
+	if err != nil || again.Key() != c.Key() {
+		t.Fatalf("the canonical form of a chain of 4096 terms: %v", err)
+	}
+	for _, src := range []string{c.OpenCL("k"), c.CUDA("k")} {
+		depth, most := 0, 0
+		for _, r := range src {
+			switch r {
+			case '(', '[', '{':
+				depth++
+				most = max(most, depth)
+			case ')', ']', '}':
+				depth--
+			}
+		}
+		if most > 8 {
+			t.Errorf("a chain of 4096 terms nests brackets %d deep in a kernel", most)
+		}
+	}
+	ev, err := c.Evaluator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]int32, 3)
+	if err := ev.Run(out, []any{[]int32{1, -2, 1 << 20}}, nil, 0, 3); err != nil {
+		t.Fatal(err)
+	}
+	if out[0] != 4096 || out[1] != -8192 || out[2] != 0 { // 2^20 * 4096 wraps to 0
+		t.Errorf("x + ... + x (4096 terms) of [1 -2 2^20] = %v, want [4096 -8192 0]", out)
+	}
+	var e *expr.Error
+	if _, err := expr.Compile(chain(4097, "x"), sig); !errors.As(err, &e) || !strings.Contains(e.Msg, "too deep") {
+		t.Errorf("a chain of 4097 terms: %v, want too deep", err)
+	}
+	// The expression is the first of 256 levels, its parentheses the others.
+	nested := "y = " + strings.Repeat("(", 255) + "x" + strings.Repeat(")", 255)
+	if _, err := expr.Compile(nested, sig); err != nil {
+		t.Errorf("255 levels of parentheses: %v", err)
+	}
+	if _, err := expr.Compile("y = ("+nested[4:]+")", sig); !errors.As(err, &e) || !strings.Contains(e.Msg, "nested too deeply") {
+		t.Errorf("256 levels of parentheses: %v, want nested too deeply", err)
 	}
 }

@@ -169,7 +169,58 @@ func (e *emitter) expr(n *node) string {
 			return "(" + e.l.names[n.typ] + ")(" + u + ")"
 		}
 	}
-	return "(" + e.expr(n.args[0]) + " " + opText[n.op] + " " + e.expr(n.args[1]) + ")"
+	return "(" + e.infix(n) + ")"
+}
+
+// infix is n, a C infix operation, without its parentheses. A chain of
+// operators of one precedence (x + y - z + ...) is written as one, as C
+// groups it the same way from the left: parentheses around each
+// operation would nest as deep as the chain is long, past the device
+// compilers' limits (clang's is 256 levels).
+func (e *emitter) infix(n *node) string {
+	var left string
+	if l := n.args[0]; sameLevel(l.op, n.op) && e.isInfix(l) {
+		left = e.infix(l)
+	} else {
+		left = e.expr(l)
+	}
+	return left + " " + opText[n.op] + " " + e.expr(n.args[1])
+}
+
+// isInfix reports whether expr writes n as "(a op b)".
+func (e *emitter) isInfix(n *node) bool {
+	switch n.op {
+	case opAdd, opSub, opMul:
+		return !n.typ.isSigned()
+	case opDiv:
+		return !n.typ.IsInteger()
+	case opLt, opLe, opGt, opGe, opEq, opNe, opAnd, opOr:
+		return true
+	}
+	return false
+}
+
+// sameLevel reports whether a and b are binary operators of one
+// precedence level, in the package's grammar and in C alike.
+func sameLevel(a, b opcode) bool {
+	level := func(op opcode) int {
+		switch op {
+		case opOr:
+			return 1
+		case opAnd:
+			return 2
+		case opEq, opNe:
+			return 3
+		case opLt, opLe, opGt, opGe:
+			return 4
+		case opAdd, opSub:
+			return 5
+		case opMul, opDiv, opRem:
+			return 6
+		}
+		return 0
+	}
+	return level(a) != 0 && level(a) == level(b)
 }
 
 // Signed overflow is undefined in C, and compilers use that (x + 1 > x
@@ -187,7 +238,13 @@ func (e *emitter) unsignedOp(n *node) (s string, ok bool) {
 	case opNeg:
 		return "0 - " + e.unsigned(n.args[0]), true
 	case opAdd, opSub, opMul:
-		return e.unsigned(n.args[0]) + " " + opText[n.op] + " " + e.unsigned(n.args[1]), true
+		var left string
+		if l := n.args[0]; sameLevel(l.op, n.op) && l.typ == n.typ && l.op != opDiv && l.op != opRem {
+			left, _ = e.unsignedOp(l) // a chain, as in infix
+		} else {
+			left = e.unsigned(l)
+		}
+		return left + " " + opText[n.op] + " " + e.unsigned(n.args[1]), true
 	}
 	return "", false
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	_ "github.com/gour-dev/gour/adapters/all"
@@ -110,6 +111,30 @@ func TestOpenCLIntegerWrap(t *testing.T) {
 				runOnDeviceWith(t, ctx, q, c, reflect.ValueOf(tc.x).Len(), []any{tc.x}, params)
 			})
 		}
+	}
+}
+
+// TestOpenCLLongChain builds chains of 4096 terms, the most the checker
+// takes, which only build because the kernel writes them flat.
+func TestOpenCLLongChain(t *testing.T) {
+	dev := testenv.MustHaveDevice(t, "opencl")[0]
+	ctx, err := ur.NewContext(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Release()
+	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Release()
+	for _, typ := range []expr.Type{expr.Float32, expr.Int32} {
+		c, err := expr.Compile("y = x"+strings.Repeat(" - x", 2048)+strings.Repeat(" + x*a", 2047), expr.Signature{Out: typ,
+			Arrays: map[string]expr.Type{"x": typ}, Params: map[string]expr.Type{"a": typ}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runOnDevice(t, ctx, q, c)
 	}
 }
 

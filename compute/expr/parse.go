@@ -43,9 +43,16 @@ type ast struct {
 	args []*ast
 }
 
-// maxDepth bounds nesting, so that no input makes the recursive parser and
-// checker go arbitrarily deep.
-const maxDepth = 256
+// maxDepth bounds nesting (parentheses, calls, ?: and unary operators),
+// so that no input makes the recursive parser go arbitrarily deep, and
+// maxTree bounds the checked tree's depth, which a chain of binary
+// operators (x + x + ..., parsed by a loop) adds to one level per
+// operator, so that the recursive checker, evaluator and generators do
+// not either.
+const (
+	maxDepth = 256
+	maxTree  = 4096
+)
 
 type tokKind uint8
 
