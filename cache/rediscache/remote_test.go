@@ -263,7 +263,7 @@ func TestServerPaused(t *testing.T) {
 	if err := srv.Send("DEBUG", "SLEEP", "3"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond)
+	waitPaused(t, store(t, srv.URL("")))
 	start := time.Now()
 	for i := range 5 {
 		m.getOrBuild(t, key(fmt.Sprint("paused", i)), bld)
@@ -289,21 +289,39 @@ func TestBreakerRecovers(t *testing.T) {
 	a := newMachine(t, srv.URL(""), o)
 	b := newMachine(t, srv.URL(""), o)
 	bld := &builder{size: 1000}
-	if err := srv.Send("DEBUG", "SLEEP", "0.5"); err != nil {
+	s := store(t, srv.URL(""))
+	if err := srv.Send("DEBUG", "SLEEP", "2"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond)
+	waitPaused(t, s)
 	a.getOrBuild(t, key("x"), bld)
 	if a.c.RemoteOn() {
 		t.Fatal("tier on after a timeout")
 	}
-	time.Sleep(800 * time.Millisecond)
+	waitServer(t, s)
+	time.Sleep(o.OffFor + 200*time.Millisecond)
 	a.getOrBuild(t, key("y"), bld)
 	if !b.getOrBuild(t, key("y"), bld) {
 		t.Fatal("the tier did not come back")
 	}
 	if w := a.log.warnings(); len(w) != 1 {
 		t.Fatalf("warnings %q", w)
+	}
+}
+
+// waitPaused waits until the server, told to DEBUG SLEEP, stops answering.
+func waitPaused(t *testing.T, s *rediscache.Store) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		err := s.Client().Ping(ctx).Err()
+		cancel()
+		if err != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server does not pause")
+		}
 	}
 }
 
@@ -463,7 +481,9 @@ func TestTLSRefused(t *testing.T) {
 
 func refused(t *testing.T, url, want string) {
 	t.Helper()
-	m := newMachine(t, url, cache.RemoteOptions{Timeout: 200 * time.Millisecond})
+	// A TLS handshake with a plain server hangs until the deadline: a
+	// lookup's, the timeout plus the allowance of a 1 MiB entry.
+	m := newMachine(t, url, cache.RemoteOptions{Timeout: 200 * time.Millisecond, MaxEntrySize: 1 << 20})
 	bld := &builder{size: 100}
 	start := time.Now()
 	for i := range 10 {
