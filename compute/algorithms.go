@@ -106,7 +106,7 @@ func run(ctx Context, op *ewOp, uses []use) error {
 // every element: ins are In, out is Out (InOut where it is also an
 // input, as in y = a*x + y). Every array has out's shape.
 func Transform[T Number](ctx Context, fn Func[T], out *Array[T], ins ...*Array[T]) error {
-	if fn == nil {
+	if isNilFunc(fn) {
 		return fmt.Errorf("%w: nil Func", ErrInvalid)
 	}
 	if err := checkArray("Transform output", out); err != nil {
@@ -151,6 +151,20 @@ func Transform[T Number](ctx Context, fn Func[T], out *Array[T], ins ...*Array[T
 		}
 	}
 	return run(ctx, op, uses)
+}
+
+// isNilFunc reports whether fn is nil or a nil pointer of the package's
+// Funcs, whose methods would panic.
+func isNilFunc[T Number](fn Func[T]) bool {
+	switch f := fn.(type) {
+	case nil:
+		return true
+	case *SourceFunc[T]:
+		return f == nil
+	case *ExprFunc[T]:
+		return f == nil
+	}
+	return false
 }
 
 // ewOps recycles Transform's operations: nothing keeps one after the

@@ -57,6 +57,29 @@ func BenchmarkAxpyCPU(b *testing.B) {
 	})
 }
 
+// BenchmarkDispatchCPU is the CPU context's cost of a small Transform
+// (1024 elements: one chunk, on the caller's goroutine), of a
+// hand-written Func and of an Expr, with the allocations of each.
+//
+//	go test -run '^$' -bench DispatchCPU ./compute/
+func BenchmarkDispatchCPU(b *testing.B) {
+	const n = 1024
+	c := NewCPU(0)
+	x := must[*Array[float32]](b)(FromSlice(c, make([]float32, n)))
+	y := must[*Array[float32]](b)(FromSlice(c, make([]float32, n)))
+	ef := must[*ExprFunc[float32]](b)(Expr[float32]("y = a*x + y", map[string]float32{"a": 0}))
+	for _, fn := range []Func[float32]{newAxpy(b, 0), ef} {
+		b.Run(fmt.Sprintf("%T", fn), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := Transform(c, fn, y, x, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkDispatch compares the host cost of a small Transform (1024
 // elements, so the launch dominates) on each device with a
 // PreparedLaunch and an ArgLaunch of the same hand-written kernel on the
@@ -74,8 +97,24 @@ func BenchmarkDispatch(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(devName(d)+"/Transform", func(b *testing.B) {
+			b.ReportAllocs()
 			for b.Loop() {
 				if err := Transform(d, fn, y, x, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := d.Wait(); err != nil {
+				b.Fatal(err)
+			}
+		})
+		ef := must[*ExprFunc[float32]](b)(Expr[float32]("y = a*x + y", map[string]float32{"a": 0}))
+		if err := Transform(d, ef, y, x, y); err != nil { // builds
+			b.Fatal(err)
+		}
+		b.Run(devName(d)+"/TransformExpr", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := Transform(d, ef, y, x, y); err != nil {
 					b.Fatal(err)
 				}
 			}

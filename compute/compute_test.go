@@ -352,3 +352,30 @@ func TestCPUPanicsOutsideChunks(t *testing.T) {
 		t.Errorf("a panic combining partials: %v", err)
 	}
 }
+
+// A nil pointer of the package's Funcs is a nil Func: ErrInvalid, not a
+// panic in its methods.
+func TestNilFuncs(t *testing.T) {
+	c := NewCPU(1)
+	a := must[*Array[float32]](t)(FromSlice(c, []float32{1, 2}))
+	var sf *SourceFunc[float32]
+	var ef *ExprFunc[float32]
+	for _, fn := range []Func[float32]{sf, ef, sf.With(1)} {
+		if err := Transform(c, fn, a, a); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Transform with a nil %T: %v, want ErrInvalid", fn, err)
+		}
+	}
+	if _, err := ef.With(map[string]float32{"a": 1}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("With on a nil *ExprFunc: %v", err)
+	}
+}
+
+// Transform asks its Func for Inputs on every call: an ExprFunc answers
+// without copying its array names.
+func TestExprFuncInputsAllocatesNothing(t *testing.T) {
+	f := must[*ExprFunc[float32]](t)(Expr[float32]("y = a*x + y", map[string]float32{"a": 2}))
+	n := 0
+	if allocs := testing.AllocsPerRun(100, func() { n = f.Inputs() }); allocs != 0 || n != 2 {
+		t.Errorf("Inputs() = %d with %v allocations, want 2 with none", n, allocs)
+	}
+}

@@ -69,9 +69,14 @@ type ewOp struct {
 	// kernel is the device kernel, found by Device.ready.
 	kernel *kernelEntry
 
-	// Room for the slices of a small operation, so that a Transform
-	// costs one allocation: its dispatch cost is the package's overhead
-	// on a launch.
+	// Room for the slices of a small operation: a Transform on a device
+	// then allocates nothing but its caller's variadic slice of inputs,
+	// which escapes into the CPU closure (BenchmarkDispatch: one
+	// allocation, with a NewFunc or an Expr). Its dispatch cost is the
+	// package's overhead on a launch. The CPU context allocates its
+	// chunk closures too, and an ExprFunc the evaluator's operands
+	// (BenchmarkDispatchCPU, 1024 elements in one chunk: 9 allocations
+	// with a NewFunc, 13 with an Expr).
 	useBuf   [4]use
 	coreBuf  [4]*core
 	paramBuf [4]ur.Arg

@@ -72,12 +72,21 @@
 // # Errors and tolerances
 //
 // Bad input gives an error wrapping ErrShape, ErrReleased,
-// ErrWrongContext or ErrInvalid, never a panic; a panic in a user's CPU
-// function is recovered and returned. Integer results are exact on every
-// context. Floating-point reductions add in another order on each
-// context (chunks on the CPU, a tree on a device), so sums and dot
-// products agree within a relative n·ε in the worst case and about √n·ε
-// in practice (the tests use 1e-6·√n for float32, 1e-14·√n for float64);
-// element-wise results agree to an ulp or two, a device compiler being
-// free to contract a*x+y into one fused multiply-add.
+// ErrWrongContext or ErrInvalid, never a panic: nil, released or foreign
+// arrays and contexts (a nil *Device or *CPU included), a nil Func,
+// shapes that do not match or whose size in bytes overflows an int or
+// the host's reach, invalid arguments. Methods of a nil *Array, *CPU,
+// *Device or *TaskSequence return zero values or such errors. A panic in
+// a user's function that the package runs (a Func's CPU function or a
+// ReduceOp's Combine on the CPU context, a TaskFunc) is recovered and
+// returned as an error; the other methods of a user's own Func are
+// called as they are, on the caller's goroutine.
+//
+// Integer results are exact on every context. Floating-point reductions
+// add in another order on each context (chunks on the CPU, a tree on a
+// device), so sums and dot products agree within a relative n·ε in the
+// worst case and about √n·ε in practice (the tests use 1e-6·√n for
+// float32, 1e-14·√n for float64); element-wise results agree to an ulp
+// or two, a device compiler being free to contract a*x+y into one fused
+// multiply-add.
 package compute

@@ -24,6 +24,7 @@ type ExprFunc[T Number] struct {
 	eval   *expr.Evaluator
 	params []T
 	key    string
+	inputs int // len(c.Arrays()), which copies: Transform asks per call
 }
 
 // exprKernel is the name of every generated kernel: the Key, which holds
@@ -64,7 +65,7 @@ func newExprFunc[T Number](c *expr.Compiled, params map[string]T) (*ExprFunc[T],
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	f := &ExprFunc[T]{c: c, eval: ev, key: "compute/" + c.Key()}
+	f := &ExprFunc[T]{c: c, eval: ev, key: "compute/" + c.Key(), inputs: len(c.Arrays())}
 	for _, name := range c.Params() {
 		f.params = append(f.params, params[name])
 	}
@@ -91,6 +92,9 @@ func exprType[T Number]() expr.Type {
 // With returns a copy of f with new parameter values (name → value);
 // names it does not have are an error. The kernels are the same.
 func (f *ExprFunc[T]) With(params map[string]T) (*ExprFunc[T], error) {
+	if f == nil {
+		return nil, fmt.Errorf("%w: nil *ExprFunc", ErrInvalid)
+	}
 	g := *f
 	g.params = slices.Clone(f.params)
 	names := f.c.Params()
@@ -110,7 +114,7 @@ func (f *ExprFunc[T]) Arrays() []string { return f.c.Arrays() }
 
 func (f *ExprFunc[T]) Key() string    { return f.key }
 func (f *ExprFunc[T]) Kernel() string { return exprKernel }
-func (f *ExprFunc[T]) Inputs() int    { return len(f.c.Arrays()) }
+func (f *ExprFunc[T]) Inputs() int    { return f.inputs }
 func (f *ExprFunc[T]) Params() []T    { return f.params }
 func (f *ExprFunc[T]) String() string { return f.c.String() }
 

@@ -68,8 +68,8 @@ type SourceFunc[T Number] struct {
 // backend ("opencl": OpenCL C, "cuda": CUDA C; "level_zero": OpenCL C
 // for Level Zero alone, the "opencl" source being used there when it is
 // missing). Either side may be missing (nil cpu, no source for a
-// backend): using it there is an error, not a panic. The sources hold the kernel of the signature Func
-// documents, for this T.
+// backend): using it there is an error, not a panic. The sources hold
+// the kernel of the signature Func documents, for this T.
 func NewFunc[T Number](name string, inputs int, cpu CPUFunc[T], sources map[string]string) (*SourceFunc[T], error) {
 	if !isIdent(name) {
 		return nil, fmt.Errorf("%w: kernel name %q is not a C identifier", ErrInvalid, name)
@@ -90,8 +90,12 @@ func NewFunc[T Number](name string, inputs int, cpu CPUFunc[T], sources map[stri
 	return &SourceFunc[T]{name: name, inputs: inputs, sources: sources, cpu: cpu, key: key}, nil
 }
 
-// With returns a copy of f with the scalar parameters' values.
+// With returns a copy of f with the scalar parameters' values (nil for a
+// nil f, which Transform rejects).
 func (f *SourceFunc[T]) With(params ...T) *SourceFunc[T] {
+	if f == nil {
+		return nil
+	}
 	g := *f
 	g.params = slices.Clone(params)
 	return &g
