@@ -67,7 +67,8 @@ var errNoBinaries = errors.New("programmgr: the program's binaries are not avail
 
 // buildOrLoad is buildOnce behind the persistent cache.
 func (m *Manager) buildOrLoad(ctx context.Context, img *Image, devs []*ur.Device, spec SpecValues, opts buildOptions) (*Program, error) {
-	if m.disk == nil || !m.disk.Enabled() || img.format == FormatNative {
+	// Usable, not Enabled: a remote tier serves without the disk.
+	if m.disk == nil || !m.disk.Usable() || img.format == FormatNative {
 		return m.buildOnce(ctx, img, devs, spec, opts)
 	}
 	info := cache.Info{Format: img.format.String(), Kernels: img.kernels, ImageSize: int64(len(img.bytes))}

@@ -3,6 +3,7 @@ package programmgr
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,6 +69,44 @@ func TestRemoteTierServesAnotherMachine(t *testing.T) {
 	third.runAndRelease(third.getKernel(img, "k1"), 6, "second machine again: k1")
 	if s := third.m.Stats(); s.DiskHits != 1 || s.RemoteHits != 0 || s.Builds != 0 {
 		t.Errorf("second machine, without the remote tier: DiskHits %d, RemoteHits %d, Builds %d; want 1, 0, 0", s.DiskHits, s.RemoteHits, s.Builds)
+	}
+}
+
+// TestRemoteTierWithoutDisk: a machine whose cache directory cannot be
+// used (a file stands where it should be) is still served by the remote
+// tier, and its builds are sent there.
+func TestRemoteTierWithoutDisk(t *testing.T) {
+	srv := startRedis(t)
+	img := image(t, 5, "k0", "k1")
+	noDir := func() *cache.Cache {
+		file := filepath.Join(t.TempDir(), "file")
+		if err := os.WriteFile(file, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := openDisk(config{remote: srv.URL("")}, func(k string) string {
+			return map[string]string{"SYCL_CACHE_DIR": filepath.Join(file, "cache")}[k]
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		if c.Enabled() || !c.HasRemote() || !c.Usable() {
+			t.Fatalf("enabled %v, remote %v, usable %v; want false, true, true", c.Enabled(), c.HasRemote(), c.Usable())
+		}
+		return c
+	}
+	first := newFixture(t, Options{DiskCache: noDir()}, 1)
+	first.runAndRelease(first.getKernel(img, "k1"), 6, "first machine: k1")
+	if s := first.m.Stats(); s.Builds != 1 {
+		t.Errorf("first machine: Builds %d, want 1", s.Builds)
+	}
+	if err := first.m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	second := newFixture(t, Options{DiskCache: noDir()}, 1)
+	second.runAndRelease(second.getKernel(img, "k1"), 6, "second machine: k1")
+	if s := second.m.Stats(); s.RemoteHits != 1 || s.Builds != 0 {
+		t.Errorf("second machine: RemoteHits %d, Builds %d; want 1, 0", s.RemoteHits, s.Builds)
 	}
 }
 
