@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/gour-dev/gour/compute/expr"
@@ -193,5 +194,32 @@ func testExprIntegerWrap[T int32 | int64](t *testing.T, xs []T) {
 				}
 			})
 		}
+	}
+}
+
+// A chain of 4096 terms, the longest expr takes, builds and runs on every
+// context: the kernels write it flat, within the device compilers'
+// nesting limits.
+func TestExprLongChain(t *testing.T) {
+	f, err := Expr[int32]("y = x"+strings.Repeat(" - x", 2048)+strings.Repeat(" + x*a", 2047), map[string]int32{"a": 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs := []int32{1, -2, math.MaxInt32}
+	for _, ctx := range contexts(t) {
+		t.Run(ctx.String(), func(t *testing.T) {
+			x := must[*Array[int32]](t)(FromSlice(ctx, xs))
+			defer x.Release()
+			y := must[*Array[int32]](t)(Zeros[int32](ctx, len(xs)))
+			defer y.Release()
+			if err := Transform(ctx, f, y, x); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range must[[]int32](t)(y.ToSlice()) {
+				if want := xs[i] * (1 - 2048 + 3*2047); v != want { // wraps for MaxInt32
+					t.Errorf("x = %d: y = %d, want %d", xs[i], v, want)
+				}
+			}
+		})
 	}
 }
