@@ -13,21 +13,30 @@ import (
 	"github.com/gour-dev/gour/ur"
 )
 
-// TestOpenCL builds the generated OpenCL C on the first OpenCL device
-// (PoCL here) and compares its results with the evaluator's. It skips
-// without one, unless UR_REQUIRE_ADAPTERS names opencl.
-func TestOpenCL(t *testing.T) {
+// openCLQueue returns a context and a queue on the first OpenCL device,
+// released at the test's end; it skips without one, unless
+// UR_REQUIRE_ADAPTERS names opencl.
+func openCLQueue(t *testing.T) (*ur.Context, *ur.Queue) {
+	t.Helper()
 	dev := testenv.MustHaveDevice(t, "opencl")[0]
 	ctx, err := ur.NewContext(dev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ctx.Release()
+	t.Cleanup(func() { ctx.Release() })
 	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer q.Release()
+	t.Cleanup(func() { q.Release() })
+	return ctx, q
+}
+
+// TestOpenCL builds the generated OpenCL C on the first OpenCL device
+// (PoCL here) and compares its results with the evaluator's. It skips
+// without one, unless UR_REQUIRE_ADAPTERS names opencl.
+func TestOpenCL(t *testing.T) {
+	ctx, q := openCLQueue(t)
 
 	f32 := map[string]expr.Type{"x": expr.Float32, "y": expr.Float32}
 	for _, tc := range []struct {
@@ -71,17 +80,7 @@ func runOnDevice(t *testing.T, ctx *ur.Context, q *ur.Queue, c *expr.Compiled) {
 // kernels wraps as on the CPU, at the edges where C's is undefined and a
 // compiler folds x + 1 > x to true.
 func TestOpenCLIntegerWrap(t *testing.T) {
-	dev := testenv.MustHaveDevice(t, "opencl")[0]
-	ctx, err := ur.NewContext(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Release()
-	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Release()
+	ctx, q := openCLQueue(t)
 	for _, tc := range []struct {
 		typ expr.Type
 		x   any
@@ -117,17 +116,7 @@ func TestOpenCLIntegerWrap(t *testing.T) {
 // TestOpenCLLongChain builds chains of 4096 terms, the most the checker
 // takes, which only build because the kernel writes them flat.
 func TestOpenCLLongChain(t *testing.T) {
-	dev := testenv.MustHaveDevice(t, "opencl")[0]
-	ctx, err := ur.NewContext(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Release()
-	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Release()
+	ctx, q := openCLQueue(t)
 	for _, typ := range []expr.Type{expr.Float32, expr.Int32} {
 		c, err := expr.Compile("y = x"+strings.Repeat(" - x", 2048)+strings.Repeat(" + x*a", 2047), expr.Signature{Out: typ,
 			Arrays: map[string]expr.Type{"x": typ}, Params: map[string]expr.Type{"a": typ}})
