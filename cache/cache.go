@@ -965,9 +965,8 @@ func (c *Cache) writeUse(leaf string, n int) error {
 //     with a nil error; Entry.Stored reports false.
 //
 // fromCache is true when the binary came from disk or from the remote
-// tier (Entry.FromRemote); then Entry.Binary is
-// the cache's copy (the caller may keep it), and on a build it is the
-// slice build returned. build must not call GetOrBuild for the same key.
+// tier (Entry.FromRemote); then Entry.Binary is the cache's copy (the
+// caller may keep it), and on a build it is the slice build returned. build must not call GetOrBuild for the same key.
 func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() ([]byte, error)) (e *Entry, fromCache bool, err error) {
 	if ctx == nil {
 		ctx = context.Background()

@@ -159,9 +159,8 @@
 // A remote hit is written to disk (Entry.FromRemote reports it), on a
 // goroutine while the caller loads the binary, without fsync: the store
 // keeps the durable copy, and a file a crash tears fails its checks; a
-// build
-// is stored to disk and to the store; Get and Put use the store too, and
-// Reject deletes the store's copy of the refused binary.
+// build is stored to disk and to the store; Get and Put use the store
+// too, and Reject deletes the store's copy of the refused binary.
 //
 // GetOrBuild single-flights across machines: under the leaf's build.lock
 // (one process per machine), it polls the store for the value or the
