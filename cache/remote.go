@@ -39,7 +39,8 @@ type Remote interface {
 	Put(ctx context.Context, name string, value []byte) error
 	// Delete removes the value of name if it ends with suffix (the whole
 	// value, or the binary an entry ends with), so that a value stored
-	// since by someone else is kept.
+	// since by someone else is kept; an empty suffix removes only an
+	// empty value.
 	Delete(ctx context.Context, name string, suffix []byte) error
 	// Lease returns the value of name if one is stored (not counted as a
 	// hit or miss). Else it tries to take the build lease of name for

@@ -170,6 +170,7 @@ local v = redis.call('GET', KEYS[1])
 if not v then return 0 end
 local n = tonumber(ARGV[1])
 if #v < n then return 0 end
+if n == 0 and #v > 0 then return 0 end
 local s = v
 if n < #v then s = string.sub(v, #v - n + 1) end
 if redis.sha1hex(s) ~= ARGV[2] then return 0 end

@@ -813,6 +813,33 @@ func TestShortTTL(t *testing.T) {
 	}
 }
 
+// TestDeleteEmptySuffix: Delete with an empty suffix (the bad value read
+// was empty) removes an empty value, not one stored since.
+func TestDeleteEmptySuffix(t *testing.T) {
+	srv := startRedis(t)
+	s := store(t, srv.URL(""))
+	ctx := context.Background()
+	name := cache.RemoteName(key("empty-suffix"))
+	if err := s.Put(ctx, name, []byte("a value stored since")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(ctx, name, nil); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.Get(ctx, name); err != nil || string(v) != "a value stored since" {
+		t.Errorf("after Delete with an empty suffix: %q, %v; want the value kept", v, err)
+	}
+	if err := s.Put(ctx, name, []byte{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(ctx, name, nil); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.Get(ctx, name); err != nil || v != nil {
+		t.Errorf("an empty value after Delete: %q, %v; want none", v, err)
+	}
+}
+
 // TestWaitBound: a holder that keeps renewing its lease and never stores
 // holds a waiter up for Wait and no longer; then the waiter builds.
 func TestWaitBound(t *testing.T) {
