@@ -76,7 +76,8 @@
 //	verify [--repair]
 //	         read every value in full and check it as the runtime does
 //	         (headers, checksums, the key against the name it is stored
-//	         under); --repair removes the bad ones
+//	         under); --repair removes the bad ones; the report, text or
+//	         JSON, is that of a directory
 //	prune [--max-size SIZE] [--older-than AGE] [--stale]
 //	         remove values that are not valid entries, then entries idle
 //	         for longer than AGE, of devices no longer present, and the

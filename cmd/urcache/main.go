@@ -325,6 +325,12 @@ func (w *writer) ls(c *cache.Cache) int {
 		fmt.Fprintln(w.err, "urcache ls:", err)
 		return exitError
 	}
+	w.list(list)
+	return exitOK
+}
+
+// list writes entries as ls does, local or remote.
+func (w *writer) list(list []cache.EntryStat) {
 	if w.json {
 		out := make([]jsonEntry, 0, len(list))
 		for _, e := range list {
@@ -345,7 +351,7 @@ func (w *writer) ls(c *cache.Cache) int {
 			out = append(out, je)
 		}
 		w.emit(out)
-		return exitOK
+		return
 	}
 	tw := tabwriter.NewWriter(w.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LAST USE\tSIZE\tDEVICE\tIMAGE\tKERNELS\tOPTIONS")
@@ -362,7 +368,6 @@ func (w *writer) ls(c *cache.Cache) int {
 			fmt.Sprintf("%s: %s [%s]", d.Backend, d.Name, d.Driver), img, kernels(e.Info.Kernels), optionsColumn(e.Key))
 	}
 	tw.Flush()
-	return exitOK
 }
 
 // optionsColumn shows a key's options in the listing: the compile options,
@@ -483,6 +488,12 @@ func (w *writer) verify(c *cache.Cache, repair bool) int {
 		fmt.Fprintln(w.err, "urcache verify:", err)
 		return exitError
 	}
+	return w.verified(res, repair)
+}
+
+// verified writes what verify found, local or remote; the exit status
+// says whether problems are left.
+func (w *writer) verified(res cache.VerifyResult, repair bool) int {
 	left := 0
 	for _, p := range res.Problems {
 		if !p.Removed {

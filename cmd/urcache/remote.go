@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -111,12 +110,9 @@ func (w *writer) remoteStat(ctx context.Context, s *rediscache.Store) int {
 }
 
 func (w *writer) remoteLs(ctx context.Context, s *rediscache.Store) int {
-	type row struct {
-		it rediscache.Item
-		e  cache.RemoteEntry
-	}
-	var rows []row
+	var list []cache.EntryStat
 	bad := 0
+	now := time.Now()
 	err := s.Scan(ctx, func(it rediscache.Item) error {
 		e, err := s.Head(ctx, it.Name)
 		var bv *rediscache.BadValueError
@@ -129,52 +125,17 @@ func (w *writer) remoteLs(ctx context.Context, s *rediscache.Store) int {
 		case err != nil:
 			return err
 		}
-		rows = append(rows, row{it, e})
+		list = append(list, cache.EntryStat{Path: it.Name, Key: e.Key, Info: e.Info, Size: it.Size, BinarySize: e.Binary,
+			Created: e.Created, LastUse: now.Add(-it.Idle).Truncate(time.Second)})
 		return nil
 	})
 	if err != nil {
 		fmt.Fprintln(w.err, "urcache ls --remote:", err)
 		return exitError
 	}
-	sort.Slice(rows, func(i, j int) bool { return rows[i].it.Idle < rows[j].it.Idle })
-	now := time.Now()
-	if w.json {
-		out := make([]jsonEntry, 0, len(rows))
-		for _, r := range rows {
-			e, d := r.e, r.e.Key.Device
-			je := jsonEntry{
-				Path: r.it.Name, Device: jsonDevice{d.Backend, d.Platform, d.Name, d.Version, d.Driver},
-				Images: []string{}, Spec: hex.EncodeToString(e.Key.Spec),
-				CompileOptions: e.Key.CompileOptions, LinkOptions: e.Key.LinkOptions, Format: e.Info.Format,
-				Kernels: e.Info.Kernels, ImageSize: e.Info.ImageSize, Size: r.it.Size, BinarySize: e.Binary,
-				Created: e.Created, LastUse: now.Add(-r.it.Idle).Truncate(time.Second),
-			}
-			if je.Kernels == nil {
-				je.Kernels = []string{}
-			}
-			for _, id := range e.Key.Images {
-				je.Images = append(je.Images, hex.EncodeToString(id[:]))
-			}
-			out = append(out, je)
-		}
-		w.emit(out)
-	} else {
-		tw := tabwriter.NewWriter(w.out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "LAST USE\tSIZE\tDEVICE\tIMAGE\tKERNELS\tOPTIONS")
-		for _, r := range rows {
-			d := r.e.Key.Device
-			img := "-"
-			if len(r.e.Key.Images) > 0 {
-				img = hex.EncodeToString(r.e.Key.Images[0][:6])
-				if len(r.e.Key.Images) > 1 {
-					img += fmt.Sprintf("+%d", len(r.e.Key.Images)-1)
-				}
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", now.Add(-r.it.Idle).Local().Format("2006-01-02 15:04:05"), human(r.it.Size),
-				fmt.Sprintf("%s: %s [%s]", d.Backend, d.Name, d.Driver), img, kernels(r.e.Info.Kernels), optionsColumn(r.e.Key))
-		}
-		tw.Flush()
-	}
+	// Most recently used first, as the local listing.
+	slices.SortStableFunc(list, func(a, b cache.EntryStat) int { return b.LastUse.Compare(a.LastUse) })
+	w.list(list)
 	if bad > 0 {
 		fmt.Fprintf(w.err, "urcache ls --remote: %d values are not valid entries (urcache --remote URL prune removes them)\n", bad)
 	}
@@ -182,60 +143,36 @@ func (w *writer) remoteLs(ctx context.Context, s *rediscache.Store) int {
 }
 
 func (w *writer) remoteVerify(ctx context.Context, s *rediscache.Store, repair bool) int {
-	var entries, good int
-	var bad []string
-	var removed int64
+	var res cache.VerifyResult
 	err := s.Scan(ctx, func(it rediscache.Item) error {
-		entries++
 		v, err := s.Value(ctx, it.Name)
-		switch {
-		case err != nil:
+		if err != nil {
 			return err
-		case v == nil: // removed since the scan
-			entries--
-		case cache.VerifyRemote(it.Name, v) != nil:
-			bad = append(bad, it.Name)
-			if !w.json {
-				fmt.Fprintf(w.out, "BAD %s: %v\n", it.Name, cache.VerifyRemote(it.Name, v))
-			}
-			if repair {
-				// Only the value read: one stored since is kept.
-				ok, err := s.RemoveIf(ctx, it.Name, v)
-				if err != nil {
-					return err
-				}
-				if ok {
-					removed++
-				}
-			}
-		default:
-			good++
 		}
+		if v == nil {
+			return nil // removed since the scan
+		}
+		res.Entries++
+		verr := cache.VerifyRemote(it.Name, v)
+		if verr == nil {
+			res.Good++
+			return nil
+		}
+		p := cache.Problem{Path: it.Name, Reason: verr.Error()}
+		if repair {
+			// Only the value read: one stored since is kept.
+			if p.Removed, err = s.RemoveIf(ctx, it.Name, v); err != nil {
+				return err
+			}
+		}
+		res.Problems = append(res.Problems, p)
 		return nil
 	})
 	if err != nil {
 		fmt.Fprintln(w.err, "urcache verify --remote:", err)
 		return exitError
 	}
-	left := len(bad) - int(removed)
-	if w.json {
-		w.emit(struct {
-			Entries int      `json:"entries"`
-			Good    int      `json:"good"`
-			Bad     []string `json:"bad"`
-			Removed int64    `json:"removed"`
-		}{entries, good, append([]string{}, bad...), removed})
-	} else {
-		fmt.Fprintf(w.out, "%d entries, %d good, %d problems", entries, good, len(bad))
-		if repair {
-			fmt.Fprintf(w.out, ", %d removed", removed)
-		}
-		fmt.Fprintln(w.out)
-	}
-	if left > 0 {
-		return exitError
-	}
-	return exitOK
+	return w.verified(res, repair)
 }
 
 func (w *writer) remotePruned(res rediscache.PruneResult, err error) int {
