@@ -8,25 +8,10 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/cache"
-	"github.com/gour-dev/gour/internal/redisserver"
+	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/programmgr/internal/faultinject"
 	"github.com/gour-dev/gour/ur"
 )
-
-// startRedis starts a private redis-server, stopped at the test's end;
-// without one the test skips, or fails under GOUR_REQUIRE_REDIS=1.
-func startRedis(t *testing.T) *redisserver.Server {
-	t.Helper()
-	s, err := redisserver.Start("", t.TempDir())
-	if err != nil {
-		if os.Getenv("GOUR_REQUIRE_REDIS") == "1" {
-			t.Fatalf("redis-server: %v (GOUR_REQUIRE_REDIS=1)", err)
-		}
-		t.Skipf("redis-server cannot start: %v", err)
-	}
-	t.Cleanup(s.Stop)
-	return s
-}
 
 // openRemoteDiskAt opens a persistent cache in dir with the remote tier
 // at url, as a new process on another machine would.
@@ -50,7 +35,7 @@ func openRemoteDiskAt(t testing.TB, dir, url string) *cache.Cache {
 // machine stored in the remote tier, without building, and keeps it on
 // its disk.
 func TestRemoteTierServesAnotherMachine(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	img := image(t, 5, "k0", "k1")
 	first := newFixture(t, Options{DiskCache: openRemoteDiskAt(t, t.TempDir(), srv.URL(""))}, 1)
 	first.runAndRelease(first.getKernel(img, "k1"), 6, "first machine: k1")
@@ -76,7 +61,7 @@ func TestRemoteTierServesAnotherMachine(t *testing.T) {
 // used (a file stands where it should be) is still served by the remote
 // tier, and its builds are sent there.
 func TestRemoteTierWithoutDisk(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	img := image(t, 5, "k0", "k1")
 	noDir := func() *cache.Cache {
 		file := filepath.Join(t.TempDir(), "file")

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,27 +14,7 @@ import (
 
 	"github.com/gour-dev/gour/cache"
 	_ "github.com/gour-dev/gour/cache/rediscache"
-	"github.com/gour-dev/gour/internal/redisserver"
 )
-
-// EnvRequireRedis=1 makes a test fail, not skip, when redis-server cannot
-// start (make test sets it).
-const EnvRequireRedis = "GOUR_REQUIRE_REDIS"
-
-// startRedis starts a private redis-server for the test, stopped at its
-// end; without one the test skips, or fails under GOUR_REQUIRE_REDIS=1.
-func startRedis(t testing.TB, args ...string) *redisserver.Server {
-	t.Helper()
-	s, err := redisserver.Start("", t.TempDir(), args...)
-	if err != nil {
-		if os.Getenv(EnvRequireRedis) == "1" {
-			t.Fatalf("redis-server: %v (%s=1)", err, EnvRequireRedis)
-		}
-		t.Skipf("redis-server cannot start: %v (%s=1 makes this a failure)", err, EnvRequireRedis)
-	}
-	t.Cleanup(s.Stop)
-	return s
-}
 
 // recorder is a slog.Handler that keeps every record.
 type recorder struct {

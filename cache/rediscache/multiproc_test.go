@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gour-dev/gour/cache"
+	"github.com/gour-dev/gour/internal/testenv"
 )
 
 // Multi-process tests re-execute the test binary with
@@ -91,7 +92,7 @@ func runHelper(mode string) int {
 // sharing a local directory ("two machines"), miss one key at once: one
 // build in all.
 func TestSingleFlightProcesses(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	work := t.TempDir()
 	dirs := []string{t.TempDir(), t.TempDir()}
 	const n = 16
@@ -128,7 +129,7 @@ func TestSingleFlightProcesses(t *testing.T) {
 // TestCrashedBuilder: a process holding the lease is killed mid-build;
 // its lease expires and the next machine builds, well before Wait.
 func TestCrashedBuilder(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	child := helper("crash", "GOUR_TEST_CACHE="+t.TempDir(), "GOUR_TEST_REMOTE="+srv.URL(""), "GOUR_TEST_KEY=crash",
 		"GOUR_TEST_LEASE=600ms")
 	out, err := child.StdoutPipe()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/cache/rediscache"
+	"github.com/gour-dev/gour/internal/testenv"
 )
 
 // store opens a Store on url for inspecting the server.
@@ -28,7 +29,7 @@ func store(t testing.TB, url string) *rediscache.Store {
 }
 
 func TestHitAcrossMachines(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	a := newMachine(t, srv.URL(""), cache.RemoteOptions{})
 	b := newMachine(t, srv.URL(""), cache.RemoteOptions{})
 	bld := &builder{size: 5000}
@@ -76,7 +77,7 @@ func TestHitAcrossMachines(t *testing.T) {
 // TestSingleFlightMachines: eight machines miss one key at once; one
 // builds, the others wait for its value.
 func TestSingleFlightMachines(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	bld := &builder{size: 20000, delay: 300 * time.Millisecond}
 	k := key("flight")
 	var ms []*machine
@@ -128,7 +129,7 @@ func TestSingleFlightMachines(t *testing.T) {
 // TestAbandonedLease: a build that fails releases the lease as abandoned,
 // so the waiters build at once instead of waiting for Wait.
 func TestAbandonedLease(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	o := cache.RemoteOptions{Wait: 20 * time.Second}
 	a := newMachine(t, srv.URL(""), o)
 	b := newMachine(t, srv.URL(""), o)
@@ -164,7 +165,7 @@ func TestAbandonedLease(t *testing.T) {
 // TestLeaseOwnership: only the holder renews or releases a lease; an
 // expired lease is taken by the next.
 func TestLeaseOwnership(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	s := store(t, srv.URL(""))
 	ctx := context.Background()
 	name := cache.RemoteName(key("lease"))
@@ -214,7 +215,7 @@ func TestLeaseOwnership(t *testing.T) {
 // and build 40 keys; every call succeeds with the right binary, each
 // machine warns once.
 func TestServerKilled(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	o := cache.RemoteOptions{Timeout: 200 * time.Millisecond}
 	ms := []*machine{newMachine(t, srv.URL(""), o), newMachine(t, srv.URL(""), o)}
 	bld := &builder{size: 3000, delay: 5 * time.Millisecond}
@@ -255,7 +256,7 @@ func TestServerKilled(t *testing.T) {
 // a lookup costs about one timeout (and the allowance for reading a 1
 // MiB entry), then the tier is off.
 func TestServerPaused(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	o := cache.RemoteOptions{Timeout: 100 * time.Millisecond, MaxEntrySize: 1 << 20, OffFor: time.Hour}
 	m := newMachine(t, srv.URL(""), o)
 	bld := &builder{size: 1000}
@@ -284,7 +285,7 @@ func TestServerPaused(t *testing.T) {
 
 // TestBreakerRecovers: after OffFor the tier is tried again.
 func TestBreakerRecovers(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	o := cache.RemoteOptions{Timeout: 100 * time.Millisecond, MaxEntrySize: 1 << 20, OffFor: 300 * time.Millisecond}
 	a := newMachine(t, srv.URL(""), o)
 	b := newMachine(t, srv.URL(""), o)
@@ -328,7 +329,7 @@ func waitPaused(t *testing.T, s *rediscache.Store) {
 // TestServerFull: with maxmemory and noeviction the server refuses
 // writes; builds go on, stored entries are still served, one warning.
 func TestServerFull(t *testing.T) {
-	srv := startRedis(t, "--maxmemory", "3mb", "--maxmemory-policy", "noeviction")
+	srv := testenv.StartRedis(t, "--maxmemory", "3mb", "--maxmemory-policy", "noeviction")
 	a := newMachine(t, srv.URL(""), cache.RemoteOptions{})
 	b := newMachine(t, srv.URL(""), cache.RemoteOptions{})
 	bld := &builder{size: 200 << 10}
@@ -365,7 +366,7 @@ func TestServerFull(t *testing.T) {
 // another key and a foreign (non-gour) value are misses, deleted and
 // rebuilt.
 func TestBadValues(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	s := store(t, srv.URL(""))
 	ctx := context.Background()
 	a := newMachine(t, srv.URL(""), cache.RemoteOptions{})
@@ -426,7 +427,7 @@ func TestBadValues(t *testing.T) {
 // TestReject: a binary the driver refuses is removed from the remote
 // tier as from the disk.
 func TestReject(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	a := newMachine(t, srv.URL(""), cache.RemoteOptions{})
 	b := newMachine(t, srv.URL(""), cache.RemoteOptions{})
 	bld := &builder{size: 1000}
@@ -447,7 +448,7 @@ func TestReject(t *testing.T) {
 
 // TestTooLarge: an entry above MaxEntrySize is not sent.
 func TestTooLarge(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	o := cache.RemoteOptions{MaxEntrySize: 10 << 10}
 	a := newMachine(t, srv.URL(""), o)
 	b := newMachine(t, srv.URL(""), o)
@@ -465,7 +466,7 @@ func TestTooLarge(t *testing.T) {
 // TestWrongPassword and TestTLSRefused: a server that refuses the
 // connection costs one warning; every call succeeds.
 func TestWrongPassword(t *testing.T) {
-	srv := startRedis(t, "--requirepass", "right")
+	srv := testenv.StartRedis(t, "--requirepass", "right")
 	refused(t, srv.URL("wrong"), "WRONGPASS")
 	m := newMachine(t, srv.URL("right"), cache.RemoteOptions{})
 	m.getOrBuild(t, key("ok"), &builder{size: 10})
@@ -475,7 +476,7 @@ func TestWrongPassword(t *testing.T) {
 }
 
 func TestTLSRefused(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	refused(t, strings.Replace(srv.URL(""), "redis://", "rediss://", 1), "")
 }
 
@@ -554,7 +555,7 @@ func TestBadURL(t *testing.T) {
 // TestNamespaces: two prefixes on one server are two caches; Clear of
 // one leaves the other.
 func TestNamespaces(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	u1, u2 := srv.URL("")+"?prefix=one:", srv.URL("")+"?prefix=two:"
 	a1, b2 := newMachine(t, u1, cache.RemoteOptions{}), newMachine(t, u2, cache.RemoteOptions{})
 	bld := &builder{size: 100}
@@ -574,7 +575,7 @@ func TestNamespaces(t *testing.T) {
 
 // TestPrune: bad values go, then entries by age and size.
 func TestPrune(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	s := store(t, srv.URL(""))
 	ctx := context.Background()
 	m := newMachine(t, srv.URL(""), cache.RemoteOptions{})
@@ -608,7 +609,7 @@ func TestPrune(t *testing.T) {
 // TestNewPrefix: New refuses the prefixes OpenURL refuses: with an empty
 // one Clear would unlink the whole database.
 func TestNewPrefix(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	opt := &redis.Options{Addr: srv.Addr()}
 	for _, p := range []string{"", "a*", "a?", "[ab]", `a\`} {
 		if s, err := rediscache.New(opt, p); !errors.Is(err, rediscache.ErrBadPrefix) {
@@ -641,7 +642,7 @@ func TestNewPrefix(t *testing.T) {
 // TestLFUPolicy: under an LFU maxmemory-policy, where OBJECT IDLETIME
 // fails, Stats, Scan and Prune work with idle times unknown (0).
 func TestLFUPolicy(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	if _, err := srv.Do("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"); err != nil {
 		t.Fatal(err)
 	}
@@ -707,7 +708,7 @@ func waitServer(t *testing.T, s *rediscache.Store) {
 // hangs past the read timeout is not bad: Prune stops with the error and
 // removes nothing.
 func TestPruneServerPaused(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	names := pruneFixture(t, srv.URL(""), 5)
 	s := store(t, srv.URL("")+"?read_timeout=200ms")
 	paused := false
@@ -737,7 +738,7 @@ func TestPruneServerPaused(t *testing.T) {
 // counted bad; a bad value replaced by a valid entry before its removal
 // is kept.
 func TestPruneRaces(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	url := srv.URL("")
 	names := pruneFixture(t, url, 4)
 	s := store(t, url)
@@ -798,7 +799,7 @@ func TestPruneRaces(t *testing.T) {
 // TestShortTTL: a lease of less than a millisecond is set for one, not
 // refused by the server as PX 0.
 func TestShortTTL(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	s := store(t, srv.URL(""))
 	ctx := context.Background()
 	name := cache.RemoteName(key("short"))
@@ -816,7 +817,7 @@ func TestShortTTL(t *testing.T) {
 // TestDeleteEmptySuffix: Delete with an empty suffix (the bad value read
 // was empty) removes an empty value, not one stored since.
 func TestDeleteEmptySuffix(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	s := store(t, srv.URL(""))
 	ctx := context.Background()
 	name := cache.RemoteName(key("empty-suffix"))
@@ -843,7 +844,7 @@ func TestDeleteEmptySuffix(t *testing.T) {
 // TestWaitBound: a holder that keeps renewing its lease and never stores
 // holds a waiter up for Wait and no longer; then the waiter builds.
 func TestWaitBound(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	const wait = 3 * time.Second
 	a := newMachine(t, srv.URL(""), cache.RemoteOptions{LeaseTTL: time.Second})
 	b := newMachine(t, srv.URL(""), cache.RemoteOptions{LeaseTTL: time.Second, Wait: wait})
@@ -888,7 +889,7 @@ func TestWaitBound(t *testing.T) {
 // lease releases it, marked abandoned, so that another machine builds at
 // once; the machine's own build lock is free again.
 func TestBuildPanicReleasesLease(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	o := cache.RemoteOptions{Wait: time.Minute}
 	a := newMachine(t, srv.URL(""), o)
 	b := newMachine(t, srv.URL(""), o)

@@ -3,11 +3,9 @@ package main
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/gour-dev/gour/internal/redisserver"
 	"github.com/gour-dev/gour/internal/testenv"
 )
 
@@ -23,7 +21,12 @@ func init() {
 // redis-server, and finds one build in the single-flight phase.
 func TestRemotecache(t *testing.T) {
 	testenv.MustHaveDevice(t, "opencl")
-	mustHaveRedis(t)
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		if os.Getenv(testenv.EnvRequireRedis) == "1" {
+			t.Fatalf("no redis-server (%s=1)", testenv.EnvRequireRedis)
+		}
+		t.Skip("no redis-server")
+	}
 	t.Setenv("POCL_KERNEL_CACHE", "0")
 	code, out, errOut := runUrbench(t, "remotecache", "-backend", "opencl", "-kernels", "3", "-ops", "8", "-runs", "1", "-procs", "4")
 	if code != 0 {
@@ -45,26 +48,11 @@ func TestRemotecache(t *testing.T) {
 	}
 }
 
-func mustHaveRedis(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		if os.Getenv("GOUR_REQUIRE_REDIS") == "1" {
-			t.Fatal("no redis-server (GOUR_REQUIRE_REDIS=1)")
-		}
-		t.Skip("no redis-server")
-	}
-}
-
 // urbench remotecache on a server of the user's (-redis) leaves none of
 // its keys there.
 func TestRemotecacheLeavesNoKeys(t *testing.T) {
 	testenv.MustHaveDevice(t, "opencl")
-	mustHaveRedis(t)
-	srv, err := redisserver.Start("redis-server", filepath.Join(t.TempDir(), "redis"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
+	srv := testenv.StartRedis(t)
 	if _, err := srv.Do("SET", "users-key", "1"); err != nil {
 		t.Fatal(err)
 	}

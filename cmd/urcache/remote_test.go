@@ -5,27 +5,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/cache/rediscache"
 	"github.com/gour-dev/gour/internal/redisserver"
+	"github.com/gour-dev/gour/internal/testenv"
 )
-
-func startRedis(t *testing.T) *redisserver.Server {
-	t.Helper()
-	s, err := redisserver.Start("", t.TempDir())
-	if err != nil {
-		if os.Getenv("GOUR_REQUIRE_REDIS") == "1" {
-			t.Fatalf("redis-server: %v (GOUR_REQUIRE_REDIS=1)", err)
-		}
-		t.Skipf("redis-server cannot start: %v", err)
-	}
-	t.Cleanup(s.Stop)
-	return s
-}
 
 // fillRemote stores an entry per device in the remote tier at url, then
 // looks each up from a second machine (4 hits) and misses one key.
@@ -60,7 +47,7 @@ func fillRemote(t *testing.T, url string) {
 }
 
 func TestRemote(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	url := srv.URL("")
 	fillRemote(t, url)
 
@@ -126,7 +113,7 @@ func TestRemote(t *testing.T) {
 // TestRemoteLFU: under an LFU maxmemory-policy, where the server keeps
 // no idle times, stat, ls and prune work.
 func TestRemoteLFU(t *testing.T) {
-	srv := startRedis(t)
+	srv := testenv.StartRedis(t)
 	url := srv.URL("")
 	fillRemote(t, url)
 	if _, err := srv.Do("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"); err != nil {

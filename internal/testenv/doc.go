@@ -19,4 +19,7 @@
 //
 // so that adapter packages can use testenv in their own tests without an
 // import cycle.
+//
+// StartRedis gives the remote cache tier's tests a private redis-server
+// the same way: skipped without one, a failure under GOUR_REQUIRE_REDIS=1.
 package testenv
