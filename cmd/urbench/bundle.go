@@ -65,31 +65,6 @@ persistent cache. It needs a CUDA device and NVRTC.`)
 	}
 }
 
-// generateCUDA writes n extern "C" kernels, each a chain of dependent
-// floating-point operations as generatePTX's are, so that compiling and
-// JIT-compiling them is real work.
-func generateCUDA(n, opsPerKernel int) string {
-	var b strings.Builder
-	for k := range n {
-		fmt.Fprintf(&b, "extern \"C\" __global__ void kernel_%03d(float* out, float a) {\n", k)
-		b.WriteString("\tunsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n\tfloat x = (float)i, y;\n")
-		for i := range opsPerKernel {
-			switch i % 4 {
-			case 0:
-				fmt.Fprintf(&b, "\tx = fmaf(x, a, %d.0f);\n", 1+(k*opsPerKernel+i)%4096)
-			case 1:
-				b.WriteString("\ty = x * x;\n")
-			case 2:
-				b.WriteString("\tx = x + y;\n")
-			case 3:
-				b.WriteString("\tx = sqrtf(x);\n")
-			}
-		}
-		b.WriteString("\tout[i] = x;\n}\n\n")
-	}
-	return b.String()
-}
-
 // buildBundle compiles src with NVRTC into a cubin per arch and PTX for
 // ptxArch, adds the source, and reports each compile's time to w.
 func buildBundle(w io.Writer, src string, archs []string, ptxArch string) (*bundle.Bundle, time.Duration, error) {
@@ -139,7 +114,7 @@ func bundleBench(w io.Writer, c *cli.Command, kernels, ops int, archs []string, 
 	if err := nvrtc.Available(); err != nil {
 		return fmt.Errorf("building the bundle needs NVRTC: %w", err)
 	}
-	src := generateCUDA(kernels, ops)
+	src := generateC(cudaC, kernels, ops)
 	b, buildTime, err := buildBundle(w, src, archs, ptxArch)
 	if err != nil {
 		return err

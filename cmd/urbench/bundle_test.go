@@ -49,7 +49,7 @@ func TestBundleUsage(t *testing.T) {
 // needs no aspect; building the bundle needs NVRTC, which says so where
 // it is missing.
 func TestBundleBuild(t *testing.T) {
-	src := generateCUDA(3, 8)
+	src := generateC(cudaC, 3, 8)
 	a, err := bundle.Analyze(bundle.FormatCUDAC, []byte(src))
 	if err != nil {
 		t.Fatal(err)

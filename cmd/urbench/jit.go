@@ -113,3 +113,46 @@ func jit(w io.Writer, c *cli.Command, kernels, ops, loads int) error {
 	fmt.Fprintf(w, "ratio JIT/cubin: %.0fx\n", float64(jitTime.Nanoseconds())/load)
 	return nil
 }
+
+// cDialect is how a C dialect writes generatePTX's kernels.
+type cDialect struct {
+	head      string // the kernel's signature and index, %03d its number
+	fma, sqrt string // the float functions
+}
+
+var (
+	cudaC = cDialect{
+		head: "extern \"C\" __global__ void kernel_%03d(float* out, float a) {\n" +
+			"\tunsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n",
+		fma: "fmaf", sqrt: "sqrtf",
+	}
+	openCLC = cDialect{
+		head: "__kernel void kernel_%03d(__global float *out, float a) {\n\tuint i = get_global_id(0);\n",
+		fma:  "fma", sqrt: "native_sqrt",
+	}
+)
+
+// generateC writes generatePTX's module in C dialect d: n kernels, each a
+// chain of opsPerKernel dependent floating-point operations, so that
+// compiling and JIT-compiling them is real work.
+func generateC(d cDialect, n, opsPerKernel int) string {
+	var b strings.Builder
+	for k := range n {
+		fmt.Fprintf(&b, d.head, k)
+		b.WriteString("\tfloat x = (float)i, y = 0.0f;\n")
+		for i := range opsPerKernel {
+			switch i % 4 {
+			case 0:
+				fmt.Fprintf(&b, "\tx = %s(x, a, %d.0f);\n", d.fma, 1+(k*opsPerKernel+i)%4096)
+			case 1:
+				b.WriteString("\ty = x * x;\n")
+			case 2:
+				b.WriteString("\tx = x + y;\n")
+			case 3:
+				fmt.Fprintf(&b, "\tx = %s(x);\n", d.sqrt)
+			}
+		}
+		b.WriteString("\tout[i] = x;\n}\n\n")
+	}
+	return b.String()
+}

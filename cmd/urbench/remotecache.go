@@ -80,32 +80,8 @@ func remoteModule(backend string, kernels, ops int) (*programmgr.Image, string, 
 		img, err := programmgr.NewImage(programmgr.ImageDesc{Format: programmgr.FormatPTX, Bytes: []byte(generatePTX(kernels, ops))})
 		return img, name, err
 	}
-	img, err := programmgr.NewImage(programmgr.ImageDesc{Format: programmgr.FormatOpenCLC, Bytes: []byte(generateCL(kernels, ops))})
+	img, err := programmgr.NewImage(programmgr.ImageDesc{Format: programmgr.FormatOpenCLC, Bytes: []byte(generateC(openCLC, kernels, ops))})
 	return img, name, err
-}
-
-// generateCL is generatePTX's module in OpenCL C: n kernels of
-// opsPerKernel arithmetic operations each.
-func generateCL(n, opsPerKernel int) string {
-	var b strings.Builder
-	for k := range n {
-		fmt.Fprintf(&b, "__kernel void kernel_%03d(__global float *out, float a) {\n", k)
-		b.WriteString("\tuint i = get_global_id(0);\n\tfloat x = (float)i, y = 0.0f;\n")
-		for i := range opsPerKernel {
-			switch i % 4 {
-			case 0:
-				fmt.Fprintf(&b, "\tx = fma(x, a, %d.0f);\n", 1+(k*opsPerKernel+i)%4096)
-			case 1:
-				b.WriteString("\ty = x * x;\n")
-			case 2:
-				b.WriteString("\tx = x + y;\n")
-			case 3:
-				b.WriteString("\tx = native_sqrt(x);\n")
-			}
-		}
-		b.WriteString("\tout[i] = x;\n}\n\n")
-	}
-	return b.String()
 }
 
 // childResult is a child's line: "ns N builds B disk D remote R
