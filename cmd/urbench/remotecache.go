@@ -220,25 +220,22 @@ func remotecache(w io.Writer, c *cli.Command, backend string, kernels, downKerne
 		}
 		return append(e, "SYCL_CACHE_PERSISTENT=1", "SYCL_CACHE_DIR="+dir)
 	}
-	child := func(label string, e []string) (childResult, error) {
-		line, err := runChild("remotecache", args, e)
-		if err != nil {
-			return childResult{}, fmt.Errorf("%s: %w", label, err)
+	// childOf runs a child with args a, prints its line under label and
+	// parses it.
+	childOf := func(a []string) func(label string, e []string) (childResult, error) {
+		return func(label string, e []string) (childResult, error) {
+			line, err := runChild("remotecache", a, e)
+			if err != nil {
+				return childResult{}, fmt.Errorf("%s: %w", label, err)
+			}
+			fmt.Fprintf(w, "%-26s %s\n", label, line)
+			return parseChild(line)
 		}
-		fmt.Fprintf(w, "%-26s %s\n", label, line)
-		return parseChild(line)
 	}
-	// downArgs are args with phase (c)'s module size.
-	downArgs := append(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "-kernels=") }),
-		"-kernels="+strconv.Itoa(downKernels))
-	downChild := func(label string, e []string) (childResult, error) {
-		line, err := runChild("remotecache", downArgs, e)
-		if err != nil {
-			return childResult{}, fmt.Errorf("%s: %w", label, err)
-		}
-		fmt.Fprintf(w, "%-26s %s\n", label, line)
-		return parseChild(line)
-	}
+	child := childOf(args)
+	// Phase (c)'s children: args with its module size.
+	downChild := childOf(append(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "-kernels=") }),
+		"-kernels="+strconv.Itoa(downKernels)))
 
 	// (a) cold, local disk, remote with an empty local disk.
 	warmDir := emptyDir()
