@@ -36,7 +36,7 @@ func Fill[T Number](ctx Context, a *Array[T], v T) error {
 	}
 	et := a.c.et
 	op := &ewOp{
-		n: a.c.n, key: builtinKey(et), name: "fill_" + et.suffix, source: builtinSource(et), fp64: et.fp64,
+		n: a.c.n, kernelSrc: kernelSrc{builtinKey(et), builtinSource(et), et.fp64}, name: "fill_" + et.suffix,
 		out: &a.c, params: []ur.Arg{ur.ArgOf(v)},
 		cpu: func() func(lo, hi int) {
 			out := viewOf[T](a.c.host, a.c.n)
@@ -70,7 +70,7 @@ func Copy[T Number](ctx Context, dst, src *Array[T]) error {
 	}
 	et := dst.c.et
 	op := &ewOp{
-		n: dst.c.n, key: builtinKey(et), name: "copy_" + et.suffix, source: builtinSource(et), fp64: et.fp64,
+		n: dst.c.n, kernelSrc: kernelSrc{builtinKey(et), builtinSource(et), et.fp64}, name: "copy_" + et.suffix,
 		out: &dst.c, ins: []*core{&src.c},
 		cpu: func() func(lo, hi int) {
 			out, in := viewOf[T](dst.c.host, dst.c.n), viewOf[T](src.c.host, src.c.n)
@@ -233,8 +233,8 @@ func reduce[T Number](ctx Context, a, b *Array[T], op ReduceOp[T]) (T, error) {
 	}
 	ident := []T{op.Identity}
 	r := &redOp{
-		n: a.c.n, key: key, name: name, name2: "reduce_" + op.Name + "_" + et.suffix,
-		source: source, fp64: et.fp64, a: &a.c, ident: ur.ArgOf(op.Identity), identB: bytesOf(ident),
+		n: a.c.n, kernelSrc: kernelSrc{key, source, et.fp64}, name: name, name2: "reduce_" + op.Name + "_" + et.suffix,
+		a: &a.c, ident: ur.ArgOf(op.Identity), identB: bytesOf(ident),
 		cpu: func(chunks int) (func(chunk, lo, hi int), func() []byte) {
 			x := viewOf[T](a.c.host, a.c.n)
 			var y []T

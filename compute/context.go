@@ -55,11 +55,9 @@ type engine interface {
 // ewOp is one element-wise operation: out[i] = f(ins[i]..., params) for
 // every i < n.
 type ewOp struct {
-	n      int
-	key    string // identifies the source of name, for the kernel cache
+	n int
+	kernelSrc
 	name   string // the kernel's name
-	source sourcer
-	fp64   bool
 	out    *core
 	ins    []*core
 	params []ur.Arg
@@ -83,6 +81,14 @@ type ewOp struct {
 	argBuf   [8]ur.Arg
 }
 
+// kernelSrc is where an operation's device kernels come from, for
+// Device.ready and Device.readyReduce.
+type kernelSrc struct {
+	key    string // identifies source, for the kernel cache
+	source sourcer
+	fp64   bool
+}
+
 // sourcer makes the source of a program for a backend ("opencl",
 // "cuda", "level_zero": see deviceSource). An interface, not a func
 // field, so that a Func is passed without allocating a method value.
@@ -98,12 +104,10 @@ func (f sourceFunc) Source(backend string) (string, error) { return f(backend) }
 // redOp is one reduction of a (or of a[i]*b[i] when b is set, a dot
 // product) with an associative operator.
 type redOp struct {
-	n      int
-	key    string // identifies source
+	n int
+	kernelSrc
 	name   string // the first pass's kernel; the second pass is reduce over its partials
 	name2  string
-	source sourcer
-	fp64   bool
 	a, b   *core
 	ident  ur.Arg
 	identB []byte // the identity's bytes: the result of an empty reduction

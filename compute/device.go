@@ -342,22 +342,22 @@ func (d *Device) fence() (*ur.Event, error) { return d.q.EnqueueMarker() }
 
 // kernel returns the kernel name of the program that source makes,
 // building it through the manager the first time key is asked for.
-func (d *Device) kernel(key, name string, source sourcer, fp64 bool) (*kernelEntry, error) {
-	id := kernelID{key, name}
+func (d *Device) kernel(s *kernelSrc, name string) (*kernelEntry, error) {
+	id := kernelID{s.key, name}
 	d.mu.Lock()
 	e, ok := d.kernels[id]
 	d.mu.Unlock()
 	if ok {
 		return e, nil
 	}
-	src, err := deviceSource(source, d.backend)
+	src, err := deviceSource(s.source, d.backend)
 	if err != nil {
 		return nil, err
 	}
 	desc := programmgr.ImageDesc{
 		Format:       programmgr.FormatOpenCLC,
 		Bytes:        []byte(src),
-		Requirements: programmgr.Requirements{FP64: fp64},
+		Requirements: programmgr.Requirements{FP64: s.fp64},
 	}
 	if d.backend == "cuda" {
 		desc.Format = programmgr.FormatCUDAC
@@ -402,44 +402,30 @@ func (d *Device) launch(e *kernelEntry, global, local uint64, args []ur.Arg) err
 
 func roundUp(n, m uint64) uint64 { return (n + m - 1) / m * m }
 
-func (d *Device) ready(op *ewOp) error {
-	if err := d.checkOpen(); err != nil {
-		return err
+// ready and readyReduce find or build an operation's kernels; the
+// operation's checkUses checked the Device open.
+func (d *Device) ready(op *ewOp) (err error) {
+	if op.n > 0 {
+		op.kernel, err = d.kernel(&op.kernelSrc, op.name)
 	}
-	if op.n == 0 {
-		return nil
-	}
-	e, err := d.kernel(op.key, op.name, op.source, op.fp64)
-	op.kernel = e
 	return err
 }
 
-func (d *Device) readyReduce(op *redOp) error {
-	if err := d.checkOpen(); err != nil {
-		return err
+func (d *Device) readyReduce(op *redOp) (err error) {
+	if op.n > 0 {
+		if op.k1, err = d.kernel(&op.kernelSrc, op.name); err == nil {
+			op.k2, err = d.kernel(&op.kernelSrc, op.name2)
+		}
 	}
-	if op.n == 0 {
-		return nil
-	}
-	var err error
-	if op.k1, err = d.kernel(op.key, op.name, op.source, op.fp64); err != nil {
-		return err
-	}
-	op.k2, err = d.kernel(op.key, op.name2, op.source, op.fp64)
 	return err
 }
 
+// elementwise launches op, which ready readied.
 func (d *Device) elementwise(op *ewOp) error {
 	if op.n == 0 {
 		return nil
 	}
 	e := op.kernel
-	if e == nil {
-		var err error
-		if e, err = d.kernel(op.key, op.name, op.source, op.fp64); err != nil {
-			return err
-		}
-	}
 	args := op.argBuf[:0]
 	args = append(args, op.out.dev.arg())
 	for _, in := range op.ins {
@@ -458,11 +444,6 @@ func (d *Device) elementwise(op *ewOp) error {
 func (d *Device) reduce(op *redOp) ([]byte, error) {
 	if op.n == 0 {
 		return op.identB, nil
-	}
-	if op.k1 == nil || op.k2 == nil {
-		if err := d.readyReduce(op); err != nil {
-			return nil, err
-		}
 	}
 	k1, k2 := op.k1, op.k2
 	n, size := uint64(op.n), uint64(op.a.et.size)
