@@ -1,7 +1,6 @@
 package ur
 
 import (
-	"encoding/binary"
 	"sync"
 	"unsafe"
 
@@ -274,7 +273,7 @@ func (k *Kernel) SetArg(index int, a Arg) error {
 		return k.SetArgBytes(index, a.bytes)
 	case a.kind == ArgValue:
 		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], a.bits)
+		a.writeValue(b[:a.size])
 		return k.SetArgBytes(index, b[:a.size])
 	case a.kind == ArgMem && a.mem != nil:
 		return k.SetArgMem(index, a.mem)
