@@ -163,11 +163,7 @@ func (s *TaskSequence[A, R]) work() {
 }
 
 func (s *TaskSequence[A, R]) run(t *task[A, R]) {
-	defer func() {
-		if r := recover(); r != nil {
-			t.err = fmt.Errorf("compute: task panicked: %v", r)
-		}
-	}()
+	defer recovered("task", &t.err)
 	t.res, t.err = s.fn(s.runCtx, s.ctx, t.arg)
 	if t.err == nil {
 		t.ev, t.err = s.ctx.eng().fence()
