@@ -276,6 +276,11 @@ func (s *TaskSequence[A, R]) Release() error {
 		close(s.pending)
 		s.mu.Unlock()
 	})
+	select {
+	case <-s.done: // the worker has returned: no stack to parse
+		return nil
+	default:
+	}
 	if id := goroutineID(); id != 0 && s.worker.Load() == id {
 		return nil // the caller is the invocation Release would wait for
 	}
