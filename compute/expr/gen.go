@@ -137,6 +137,12 @@ func (c *Compiled) usesFloat64() bool {
 }
 
 func (e *emitter) expr(n *node) string {
+	// A signed +, - or * and a negation, without outer parentheses: a
+	// cast binds tighter than any operator written around it, and each
+	// level of parentheses counts toward the compilers' nesting limits.
+	if u, ok := e.unsignedOp(n); ok {
+		return "(" + e.l.names[n.typ] + ")(" + u + ")"
+	}
 	switch n.op {
 	case opConst:
 		return e.constant(n)
@@ -147,9 +153,6 @@ func (e *emitter) expr(n *node) string {
 	case opLet:
 		return "u_" + e.c.letNames[n.idx]
 	case opNeg, opNot:
-		if u, ok := e.unsignedOp(n); ok {
-			return "(" + e.l.names[n.typ] + ")(" + u + ")"
-		}
 		return "(" + opText[n.op] + e.expr(n.args[0]) + ")"
 	case opCond:
 		return "(" + e.expr(n.args[0]) + " ? " + e.expr(n.args[1]) + " : " + e.expr(n.args[2]) + ")"
@@ -160,13 +163,6 @@ func (e *emitter) expr(n *node) string {
 	case opDiv, opRem:
 		if n.typ.IsInteger() {
 			return e.helper(n.op, n.typ) + "(" + e.expr(n.args[0]) + ", " + e.expr(n.args[1]) + ")"
-		}
-	case opAdd, opSub, opMul:
-		// Without outer parentheses: a cast binds tighter than any
-		// operator written around it, and each level of parentheses
-		// counts toward the compilers' nesting limits.
-		if u, ok := e.unsignedOp(n); ok {
-			return "(" + e.l.names[n.typ] + ")(" + u + ")"
 		}
 	}
 	return "(" + e.infix(n) + ")"
@@ -203,25 +199,20 @@ func (e *emitter) isInfix(n *node) bool {
 // sameLevel reports whether a and b are binary operators of one
 // precedence level, in the package's grammar and in C alike.
 func sameLevel(a, b opcode) bool {
-	level := func(op opcode) int {
-		switch op {
-		case opOr:
-			return 1
-		case opAnd:
-			return 2
-		case opEq, opNe:
-			return 3
-		case opLt, opLe, opGt, opGe:
-			return 4
-		case opAdd, opSub:
-			return 5
-		case opMul, opDiv, opRem:
-			return 6
-		}
-		return 0
-	}
-	return level(a) != 0 && level(a) == level(b)
+	return binLevel[a] != 0 && binLevel[a] == binLevel[b]
 }
+
+// binLevel is the precedence level of each binary operator, from 1 for
+// the loosest, as the parser's precedence lists them; 0 for other nodes.
+var binLevel = func() map[opcode]int {
+	m := make(map[opcode]int, len(binOps))
+	for level, ops := range precedence {
+		for _, op := range ops {
+			m[binOps[op]] = level + 1
+		}
+	}
+	return m
+}()
 
 // Signed overflow is undefined in C, and compilers use that (x + 1 > x
 // folds to true), while the CPU wraps: signed +, - and * are computed in
