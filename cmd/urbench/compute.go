@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -666,25 +665,22 @@ type childFirst struct {
 // runComputeChild runs the compute benchmark as a child with env added
 // and parses its result line, the one that starts with "ns ".
 func runComputeChild(args, env []string) (childFirst, error) {
-	out, err := childOutput("compute", args, env)
+	line, err := runChild("compute", args, env)
 	if err != nil {
 		return childFirst{}, err
 	}
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) != 5 || f[0] != "ns" {
-			continue
-		}
-		var v [4]float64
-		for i := range v {
-			if v[i], err = strconv.ParseFloat(f[i+1], 64); err != nil {
-				return childFirst{}, fmt.Errorf("child printed a bad line %q", sc.Text())
-			}
-		}
-		return childFirst{all: v[0] / 1e6, alone: v[1] / 1e6, builds: int64(v[2]), diskHits: int64(v[3])}, nil
+	bad := fmt.Errorf("child printed a bad line %q", line)
+	f := strings.Fields(line)
+	if len(f) != 5 {
+		return childFirst{}, bad
 	}
-	return childFirst{}, fmt.Errorf("child printed no result: %q", out)
+	var v [4]float64
+	for i := range v {
+		if v[i], err = strconv.ParseFloat(f[i+1], 64); err != nil {
+			return childFirst{}, bad
+		}
+	}
+	return childFirst{all: v[0] / 1e6, alone: v[1] / 1e6, builds: int64(v[2]), diskHits: int64(v[3])}, nil
 }
 
 // computeChild times NewDevice and a first Transform on 1024 elements,

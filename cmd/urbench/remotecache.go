@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -155,12 +156,6 @@ func remotecache(w io.Writer, c *cli.Command, backend string, kernels, downKerne
 	defer os.RemoveAll(tmp)
 	var ownServer *redisserver.Server
 	if redisURL == "" {
-		if strings.ContainsRune(redisBin, filepath.Separator) {
-			// The server runs in a directory of its own.
-			if redisBin, err = filepath.Abs(redisBin); err != nil {
-				return err
-			}
-		}
 		srv, err := redisserver.Start(redisBin, filepath.Join(tmp, "redis"))
 		if err != nil {
 			return fmt.Errorf("starting redis-server (give -redis URL or -redis-server PATH): %w", err)
@@ -178,16 +173,20 @@ func remotecache(w io.Writer, c *cli.Command, backend string, kernels, downKerne
 		}
 		os.RemoveAll(tmp)
 	})()
-	run := newRun()
-	sep := "?"
-	if strings.Contains(redisURL, "?") {
-		sep = "&"
+	base, err := url.Parse(redisURL)
+	if err != nil {
+		return cli.Usagef(c.Name, "-redis %s: %v", cache.RedactURL(redisURL), err)
 	}
+	run := newRun()
 	var phases []string
+	// withPrefix is the server's URL with a key prefix of the run and
+	// phase's own, in place of any the URL gives.
 	withPrefix := func(phase string) string {
-		u := redisURL + sep + "prefix=urbench-" + run + "-" + phase + ":"
-		phases = append(phases, u)
-		return u
+		u, q := *base, base.Query()
+		q.Set("prefix", "urbench-"+run+"-"+phase+":")
+		u.RawQuery = q.Encode()
+		phases = append(phases, u.String())
+		return u.String()
 	}
 	if ownServer == nil {
 		// A server of the user's keeps nothing of the run.
@@ -220,47 +219,43 @@ func remotecache(w io.Writer, c *cli.Command, backend string, kernels, downKerne
 		}
 		return append(e, "SYCL_CACHE_PERSISTENT=1", "SYCL_CACHE_DIR="+dir)
 	}
-	// childOf runs a child with args a, prints its line under label and
+	// child runs a child with args a, prints its line under label and
 	// parses it.
-	childOf := func(a []string) func(label string, e []string) (childResult, error) {
-		return func(label string, e []string) (childResult, error) {
-			line, err := runChild("remotecache", a, e)
-			if err != nil {
-				return childResult{}, fmt.Errorf("%s: %w", label, err)
-			}
-			fmt.Fprintf(w, "%-26s %s\n", label, line)
-			return parseChild(line)
+	child := func(label string, a, e []string) (childResult, error) {
+		line, err := runChild("remotecache", a, e)
+		if err != nil {
+			return childResult{}, fmt.Errorf("%s: %w", label, err)
 		}
+		fmt.Fprintf(w, "%-26s %s\n", label, line)
+		return parseChild(line)
 	}
-	child := childOf(args)
-	// Phase (c)'s children: args with its module size.
-	downChild := childOf(append(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "-kernels=") }),
-		"-kernels="+strconv.Itoa(downKernels)))
+	// Phase (c)'s module size: the last of a repeated flag wins.
+	downArgs := append(slices.Clip(args), "-kernels="+strconv.Itoa(downKernels))
 
 	// (a) cold, local disk, remote with an empty local disk.
 	warmDir := emptyDir()
 	remoteA := withPrefix("a")
-	if _, err := child("warm-up: local disk", env(warmDir, "off")); err != nil {
+	if _, err := child("warm-up: local disk", args, env(warmDir, "off")); err != nil {
 		return err
 	}
-	if _, err := child("warm-up: remote tier", env(emptyDir(), remoteA)); err != nil {
+	if _, err := child("warm-up: remote tier", args, env(emptyDir(), remoteA)); err != nil {
 		return err
 	}
 	var cold, local, remote []float64
 	for range runs {
-		r, err := child("cold JIT", env("", "off"))
+		r, err := child("cold JIT", args, env("", "off"))
 		if err != nil {
 			return err
 		}
 		cold = append(cold, r.ns)
-		if r, err = child("local disk hit", env(warmDir, "off")); err != nil {
+		if r, err = child("local disk hit", args, env(warmDir, "off")); err != nil {
 			return err
 		}
 		if r.disk != 1 || r.builds != 0 {
 			return fmt.Errorf("local disk hit: %q: not served by the disk", r.line)
 		}
 		local = append(local, r.ns)
-		if r, err = child("remote hit, empty disk", env(emptyDir(), remoteA)); err != nil {
+		if r, err = child("remote hit, empty disk", args, env(emptyDir(), remoteA)); err != nil {
 			return err
 		}
 		if r.remote != 1 || r.builds != 0 {
@@ -316,12 +311,12 @@ func remotecache(w io.Writer, c *cli.Command, backend string, kernels, downKerne
 	down := "redis://127.0.0.1:" + strconv.Itoa(port) + "/0"
 	var none, downNs, downRemote []float64
 	for range runs {
-		r, err := downChild("empty disk, no remote", env(emptyDir(), "off"))
+		r, err := child("empty disk, no remote", downArgs, env(emptyDir(), "off"))
 		if err != nil {
 			return err
 		}
 		none = append(none, r.ns)
-		if r, err = downChild("empty disk, server down", env(emptyDir(), down)); err != nil {
+		if r, err = child("empty disk, server down", downArgs, env(emptyDir(), down)); err != nil {
 			return err
 		}
 		downNs = append(downNs, r.ns)

@@ -42,11 +42,16 @@ func (s *Server) URL(password string) string {
 // directory when empty), and waits until it answers PING.
 func Start(bin, dir string, args ...string) (*Server, error) {
 	if bin == "" {
-		p, err := exec.LookPath("redis-server")
-		if err != nil {
-			return nil, err
-		}
-		bin = p
+		bin = "redis-server"
+	}
+	// An absolute path: the server runs in dir, where a relative one
+	// (given, or found through a relative PATH entry) means another file.
+	bin, err := exec.LookPath(bin)
+	if err != nil {
+		return nil, err
+	}
+	if bin, err = filepath.Abs(bin); err != nil {
+		return nil, err
 	}
 	own := dir == ""
 	if !own {
