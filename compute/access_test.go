@@ -14,18 +14,26 @@ func wantTransfers[T Number](t *testing.T, what string, a *Array[T], up, down in
 	}
 }
 
+// axpyArrays returns the data xs[i] = i and ys[i] = 1 of n elements and
+// arrays x and y of them on ctx for axpy, released when t ends.
+func axpyArrays(t *testing.T, ctx Context, n int) (xs, ys []float32, x, y *Array[float32]) {
+	t.Helper()
+	xs, ys = make([]float32, n), make([]float32, n)
+	for i := range n {
+		xs[i], ys[i] = float32(i), 1
+	}
+	x = must[*Array[float32]](t)(FromSlice(ctx, xs))
+	t.Cleanup(func() { x.Release() })
+	y = must[*Array[float32]](t)(FromSlice(ctx, ys))
+	t.Cleanup(func() { y.Release() })
+	return xs, ys, x, y
+}
+
 // testAccessModes checks that each operation makes the transfers its
 // access modes need and no others.
 func testAccessModes(t *testing.T, d *Device) {
 	const n = 5000
-	xs, ys := make([]float32, n), make([]float32, n)
-	for i := range n {
-		xs[i], ys[i] = float32(i), 1
-	}
-	x := must[*Array[float32]](t)(FromSlice(d, xs))
-	y := must[*Array[float32]](t)(FromSlice(d, ys))
-	defer x.Release()
-	defer y.Release()
+	xs, ys, x, y := axpyArrays(t, d, n)
 	axpy := newAxpy(t, 2)
 	wantTransfers(t, "new arrays", x, 0, 0)
 
@@ -341,15 +349,7 @@ func TestFailedBuildLeavesArrays(t *testing.T) {
 	}
 	for _, d := range deviceContexts(t) {
 		t.Run(devName(d), func(t *testing.T) {
-			const n = 1000
-			xs, ys := make([]float32, n), make([]float32, n)
-			for i := range n {
-				xs[i], ys[i] = float32(i), 1
-			}
-			x := must[*Array[float32]](t)(FromSlice(d, xs))
-			y := must[*Array[float32]](t)(FromSlice(d, ys))
-			defer x.Release()
-			defer y.Release()
+			_, _, x, y := axpyArrays(t, d, 1000)
 			if err := Transform(d, bad.With(2), y, x, y); !errors.Is(err, ur.ErrProgramBuildFailure) {
 				t.Fatalf("Transform with a kernel that does not build: %v, want ErrProgramBuildFailure", err)
 			}
@@ -390,15 +390,12 @@ func TestFailedLaunchLeavesArrays(t *testing.T) {
 	for _, d := range deviceContexts(t) {
 		t.Run(devName(d), func(t *testing.T) {
 			const n = 1000
-			xs, ys, zs := make([]float32, n), make([]float32, n), make([]float32, n)
-			for i := range n {
-				xs[i], ys[i], zs[i] = float32(i), 1, 7
+			_, _, x, y := axpyArrays(t, d, n)
+			zs := make([]float32, n)
+			for i := range zs {
+				zs[i] = 7
 			}
-			x := must[*Array[float32]](t)(FromSlice(d, xs))
-			y := must[*Array[float32]](t)(FromSlice(d, ys))
 			z := must[*Array[float32]](t)(FromSlice(d, zs))
-			defer x.Release()
-			defer y.Release()
 			defer z.Release()
 			err := Transform(d, short.With(2), y, x, y) // y InOut
 			if err == nil {
