@@ -130,8 +130,9 @@ func RegisterRemote(scheme string, open RemoteOpener) {
 	openers.Store(strings.ToLower(scheme), open)
 }
 
-// remoteParams are the query parameters the cache reads itself.
-var remoteParams = []string{"timeout", "max_entry", "wait", "lease", "off_for"}
+// RemoteParams are the URL query parameters the cache reads itself (those
+// of RemoteOptions): a store's opener ignores them.
+var RemoteParams = []string{"timeout", "max_entry", "wait", "lease", "off_for"}
 
 // openRemote resolves the remote tier's settings: cfg.Remote, else the
 // URL of cfg.RemoteURL or GOUR_CACHE_REMOTE through a registered opener.
@@ -162,7 +163,7 @@ func (cfg Config) openRemote(getenv func(string) string) (Remote, RemoteOptions,
 		bad := func(p, why string) error {
 			return &SettingError{Name: EnvRemote, Value: shown, Why: fmt.Sprintf("parameter %s=%q: %s", p, q.Get(p), why)}
 		}
-		for _, p := range remoteParams {
+		for _, p := range RemoteParams {
 			v := q.Get(p)
 			if v == "" {
 				continue

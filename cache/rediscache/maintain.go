@@ -2,8 +2,6 @@ package rediscache
 
 import (
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -207,20 +205,11 @@ func (s *Store) Value(ctx context.Context, name string) ([]byte, error) {
 	return b, err
 }
 
-// removeIfScript deletes a key if its value is exactly ARGV (by length
-// and SHA-1).
-var removeIfScript = redis.NewScript(`
-local v = redis.call('GET', KEYS[1])
-if not v or #v ~= tonumber(ARGV[1]) or redis.sha1hex(v) ~= ARGV[2] then return 0 end
-return redis.call('DEL', KEYS[1])`)
-
 // RemoveIf deletes the entry of name if its value is still value, so that
 // a value stored since by someone else is kept; it reports whether it
 // did.
 func (s *Store) RemoveIf(ctx context.Context, name string, value []byte) (bool, error) {
-	sum := sha1.Sum(value)
-	n, err := removeIfScript.Run(ctx, s.c, []string{s.entry(name)}, len(value), hex.EncodeToString(sum[:])).Int64()
-	return n == 1, err
+	return s.deleteIf(ctx, name, value, true)
 }
 
 // testHookRemoveBad, when set, runs between Prune's read of a bad value

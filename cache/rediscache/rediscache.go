@@ -77,8 +77,8 @@ func OpenURL(raw string) (*Store, error) {
 	if why := checkPrefix(prefix); why != "" {
 		return nil, &URLError{Value: shown, Why: why}
 	}
-	for _, p := range []string{"timeout", "max_entry", "wait", "lease", "off_for"} {
-		q.Del(p) // the remote tier's own (cache.RemoteOptions), read by package cache
+	for _, p := range cache.RemoteParams {
+		q.Del(p) // read by package cache
 	}
 	u.RawQuery = q.Encode()
 	opt, err := redis.ParseURL(u.String())
@@ -165,12 +165,13 @@ var (
 	countScript = `
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.pcall('HINCRBY', KEYS[2], 'hits', 1) else redis.pcall('HINCRBY', KEYS[2], 'misses', 1) end
 return 0`
+	// deleteScript deletes a key whose value ends with ARGV[1] bytes of
+	// SHA-1 ARGV[2]; with ARGV[3] = '1', whose value is exactly those.
 	deleteScript = redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
 if not v then return 0 end
 local n = tonumber(ARGV[1])
-if #v < n then return 0 end
-if n == 0 and #v > 0 then return 0 end
+if #v < n or (ARGV[3] == '1' and #v ~= n) then return 0 end
 local s = v
 if n < #v then s = string.sub(v, #v - n + 1) end
 if redis.sha1hex(s) ~= ARGV[2] then return 0 end
@@ -229,8 +230,21 @@ func (s *Store) Put(ctx context.Context, name string, value []byte) error {
 
 // Delete removes the entry of name if its value ends with suffix.
 func (s *Store) Delete(ctx context.Context, name string, suffix []byte) error {
+	// An empty suffix stands for an empty value, not for any.
+	_, err := s.deleteIf(ctx, name, suffix, len(suffix) == 0)
+	return err
+}
+
+// deleteIf deletes the entry of name if its value ends with suffix (is
+// suffix, with exact), and reports whether it did.
+func (s *Store) deleteIf(ctx context.Context, name string, suffix []byte, exact bool) (bool, error) {
 	sum := sha1.Sum(suffix)
-	return deleteScript.Run(ctx, s.c, []string{s.entry(name)}, len(suffix), hex.EncodeToString(sum[:])).Err()
+	flag := "0"
+	if exact {
+		flag = "1"
+	}
+	n, err := deleteScript.Run(ctx, s.c, []string{s.entry(name)}, len(suffix), hex.EncodeToString(sum[:]), flag).Int64()
+	return n == 1, err
 }
 
 // Lease returns the entry of name if there is one, else tries to take its
