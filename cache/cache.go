@@ -421,10 +421,16 @@ func (e *Entry) Stored() bool {
 	if e == nil {
 		return false
 	}
-	if e.copying != nil {
-		<-e.copying // the copy sets e.ref
-	}
+	e.waitCopy()
 	return e.ref.valid
+}
+
+// waitCopy waits until the local copy of a remote hit, if any, is
+// written: then e.ref is the copy's.
+func (e *Entry) waitCopy() {
+	if e.copying != nil {
+		<-e.copying
+	}
 }
 
 func slotName(n int, ext string) string { return strconv.Itoa(n) + ext }
@@ -1052,9 +1058,7 @@ func (c *Cache) buildOnly(k Key, info Info, build func() ([]byte, error)) (*Entr
 // entry. The next GetOrBuild of the key misses and builds.
 func (c *Cache) Reject(e *Entry) bool {
 	if e != nil {
-		if e.copying != nil {
-			<-e.copying // then e.ref is the copy's
-		}
+		e.waitCopy()
 		c.remoteReject(e)
 	}
 	if e == nil || !e.ref.valid || !c.Enabled() {

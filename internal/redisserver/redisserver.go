@@ -142,12 +142,7 @@ func (s *Server) Do(args ...string) (string, error) {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(5 * time.Second))
-	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	if _, err := c.Write([]byte(b.String())); err != nil {
+	if _, err := c.Write(command(args)); err != nil {
 		return "", err
 	}
 	line, err := bufio.NewReader(c).ReadString('\n')
@@ -167,12 +162,7 @@ func (s *Server) Send(args ...string) error {
 	if err != nil {
 		return err
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	_, err = c.Write([]byte(b.String()))
+	_, err = c.Write(command(args))
 	c.SetDeadline(time.Now().Add(time.Minute))
 	go func() { bufio.NewReader(c).ReadString('\n'); c.Close() }()
 	return err
@@ -192,4 +182,14 @@ func (s *Server) Stop() {
 	if s.own {
 		os.RemoveAll(s.Dir)
 	}
+}
+
+// command encodes a command in RESP, as an array of bulk strings.
+func command(args []string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	return []byte(b.String())
 }
