@@ -40,7 +40,7 @@ func (m *Manager) retryOOM(ctx context.Context, what string, attempt func() erro
 func (m *Manager) buildProgram(ctx context.Context, img *Image, devs []*ur.Device, spec SpecValues, options string) (*Program, error) {
 	opts := m.cfg.optionsFor(img, spec, options)
 	built := img // the image built: img, or img to be compiled to SPIR-V
-	if img.format == FormatOpenCLC && needsSPIRV(devs) {
+	if needsSPIRV(img.format, devs) {
 		var err error
 		if built, opts, err = m.viaSPIRV(img, devs, opts); err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -476,15 +477,27 @@ var formatBackends = map[Format][]string{
 
 var knownBackends = []string{"opencl", "cuda", "level_zero"}
 
+// route says how device d builds an image of format f: directly (its
+// backend takes f, or is one the table does not know), through SPIR-V
+// (OpenCL C on a device that takes SPIR-V but no OpenCL C: spirv.go), or
+// not at all (neither).
+func route(f Format, d *ur.Device) (direct, viaSPIRV bool) {
+	b := d.Backend()
+	want, ok := formatBackends[f]
+	if !ok || !slices.Contains(knownBackends, b) || slices.Contains(want, b) {
+		return true, false
+	}
+	return false, f == FormatOpenCLC && slices.Contains(formatBackends[FormatSPIRV], b) &&
+		strings.Contains(d.Info().ILVersions, "SPIR-V")
+}
+
 // checkImage refuses, without building, an image the devices cannot take:
 // a format of another backend, or a required feature a device lacks. Both
 // give ur.ErrUnsupportedFeature.
 func (m *Manager) checkImage(op string, img *Image, devs []*ur.Device) error {
 	for _, d := range devs {
-		backend := d.Backend()
-		if want, ok := formatBackends[img.format]; ok && slices.Contains(knownBackends, backend) && !slices.Contains(want, backend) &&
-			(img.format != FormatOpenCLC || !takesSPIRVOnly(d)) { // OpenCL C goes through SPIR-V there (spirv.go)
-			return newError(ur.ErrUnsupportedFeature, op, "a %s image cannot be built by the %s adapter", img.format, backend)
+		if direct, via := route(img.format, d); !direct && !via {
+			return newError(ur.ErrUnsupportedFeature, op, "a %s image cannot be built by the %s adapter", img.format, d.Backend())
 		}
 		info := d.Info()
 		if img.requires.FP64 && !info.FP64 {

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -29,27 +28,18 @@ type spirvPlan struct {
 	source ImageID       // the OpenCL C image's own ID, for logs
 }
 
-// needsSPIRV reports whether devs take SPIR-V but no OpenCL C source:
-// every device's backend is one the manager knows, takes SPIR-V and not
-// OpenCL C, and the device lists a SPIR-V version among its IL.
-func needsSPIRV(devs []*ur.Device) bool {
+// needsSPIRV reports whether every device of devs builds an image of
+// format f through SPIR-V (route).
+func needsSPIRV(f Format, devs []*ur.Device) bool {
 	if len(devs) == 0 {
 		return false
 	}
 	for _, d := range devs {
-		if !takesSPIRVOnly(d) {
+		if _, via := route(f, d); !via {
 			return false
 		}
 	}
 	return true
-}
-
-func takesSPIRVOnly(d *ur.Device) bool {
-	b := d.Backend()
-	return slices.Contains(knownBackends, b) &&
-		!slices.Contains(formatBackends[FormatOpenCLC], b) &&
-		slices.Contains(formatBackends[FormatSPIRV], b) &&
-		strings.Contains(d.Info().ILVersions, "SPIR-V")
 }
 
 // spirvEncodingVersion numbers the derived images' ID encoding.
