@@ -983,7 +983,7 @@ func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() (
 	if !c.Enabled() {
 		// The remote tier goes on without the disk (see Usable); without
 		// one, this builds.
-		return c.remoteOrBuild(ctx, k, info, false, nil, build)
+		return c.remoteOrBuild(ctx, k, info, nil, build)
 	}
 	if e := c.lookup(k); e != nil {
 		c.counts.hits.Add(1)
@@ -996,7 +996,7 @@ func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() (
 	rel := leafRel(c.hash, k)
 	c.trace("miss", "entry", short(rel))
 	if c.ReadOnly() {
-		return c.remoteOrBuild(ctx, k, info, false, nil, build)
+		return c.remoteOrBuild(ctx, k, info, nil, build)
 	}
 	leave, err := c.gates.enter(ctx, rel[0]+rel[1]+rel[2]+rel[3])
 	if err != nil {
@@ -1016,11 +1016,11 @@ func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() (
 			return nil, false, ctx.Err()
 		}
 		if errors.Is(err, errBadFile) {
-			return c.remoteOrBuild(ctx, k, info, false, nil, build) // a lock file that is not a file: this key only
+			return c.remoteOrBuild(ctx, k, info, nil, build) // a lock file that is not a file: this key only
 		}
 		if !isNotExist(err) || errors.Is(err, errRootGone) || attempt == 3 {
 			c.writeFailed("lock", err)
-			return c.remoteOrBuild(ctx, k, info, false, nil, build)
+			return c.remoteOrBuild(ctx, k, info, nil, build)
 		}
 	}
 	held := &lockHandoff{l: bl}
@@ -1031,7 +1031,7 @@ func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() (
 		c.trace("hit after waiting for another build", "entry", short(rel), "slot", e.ref.slot)
 		return e, true, nil
 	}
-	return c.remoteOrBuild(ctx, k, info, true, held, build)
+	return c.remoteOrBuild(ctx, k, info, held, build)
 }
 
 var errNoBuild = errors.New("cache: miss, and GetOrBuild has no build function")

@@ -587,11 +587,12 @@ func (h *lockHandoff) take() *heldLock {
 }
 
 // remoteOrBuild is GetOrBuild's way past a miss of the disk: the remote
-// tier, then a build under the fleet's lease for k, stored to disk (when
-// store is set) and to the remote tier. fromCache reports a binary read
-// from the remote tier. held is the leaf's build.lock, if GetOrBuild holds
-// it, which the local copy of a remote hit takes over.
-func (c *Cache) remoteOrBuild(ctx context.Context, k Key, info Info, store bool, held *lockHandoff, build func() ([]byte, error)) (*Entry, bool, error) {
+// tier, then a build under the fleet's lease for k, stored to the remote
+// tier and, when GetOrBuild holds the leaf's build.lock (held, which the
+// local copy of a remote hit takes over), to disk. fromCache reports a
+// binary read from the remote tier.
+func (c *Cache) remoteOrBuild(ctx context.Context, k Key, info Info, held *lockHandoff, build func() ([]byte, error)) (*Entry, bool, error) {
+	store := held != nil
 	t := c.remote
 	if t == nil || !t.on() {
 		return c.buildAndStore(ctx, k, info, store, nil, build)
