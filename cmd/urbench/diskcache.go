@@ -15,6 +15,7 @@ import (
 	"github.com/gour-dev/gour/internal/axpy"
 	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/programmgr"
+	"github.com/gour-dev/gour/ur"
 )
 
 // The child process of diskcache: its one measurement, in a fresh
@@ -69,9 +70,9 @@ func diskcache(w io.Writer, c *cli.Command, backend string, kernels, runs int) e
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	driverOff, driverOn := []string{"POCL_KERNEL_CACHE=0"}, []string{"POCL_KERNEL_CACHE=1", "POCL_CACHE_DIR=" + tmp + "/pocl"}
+	driverOff, driverOn := driverCacheOff(backend), []string{"POCL_KERNEL_CACHE=1", "POCL_CACHE_DIR=" + tmp + "/pocl"}
 	if backend == "cuda" {
-		driverOff, driverOn = []string{"CUDA_CACHE_DISABLE=1"}, []string{"CUDA_CACHE_DISABLE=0", "CUDA_CACHE_PATH=" + tmp + "/nv", "CUDA_CACHE_MAXSIZE=4294967296"}
+		driverOn = []string{"CUDA_CACHE_DISABLE=0", "CUDA_CACHE_PATH=" + tmp + "/nv", "CUDA_CACHE_MAXSIZE=4294967296"}
 	}
 	gourOff, gourOn := []string{"SYCL_CACHE_PERSISTENT=0"}, []string{"SYCL_CACHE_PERSISTENT=1", "SYCL_CACHE_DIR=" + tmp + "/gour"}
 	setups := []struct {
@@ -156,14 +157,33 @@ func diskcacheChild(w io.Writer, c *cli.Command, backend string, kernels int) er
 	if err != nil {
 		return err
 	}
+	elapsed, err := timeGetKernel(m, img, name, dev)
+	if err != nil {
+		return err
+	}
+	s := m.Stats()
+	fmt.Fprintf(w, "ns %d (builds %d, from gour's disk cache %d)\n", elapsed.Nanoseconds(), s.Builds, s.DiskHits)
+	return nil
+}
+
+// driverCacheOff is the environment that turns the backend's driver's
+// own kernel cache off.
+func driverCacheOff(backend string) []string {
+	if backend == "cuda" {
+		return []string{"CUDA_CACHE_DISABLE=1"}
+	}
+	return []string{"POCL_KERNEL_CACHE=0"}
+}
+
+// timeGetKernel times a manager's GetKernel of name in img on dev, the
+// measurement of the cache benchmarks' children.
+func timeGetKernel(m *programmgr.Manager, img *programmgr.Image, name string, dev *ur.Device) (time.Duration, error) {
 	start := time.Now()
 	k, err := m.GetKernel(context.Background(), img, name, dev, programmgr.SpecValues{}, "")
 	elapsed := time.Since(start)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	k.Release()
-	s := m.Stats()
-	fmt.Fprintf(w, "ns %d (builds %d, from gour's disk cache %d)\n", elapsed.Nanoseconds(), s.Builds, s.DiskHits)
-	return nil
+	return elapsed, nil
 }

@@ -199,10 +199,7 @@ func remotecache(w io.Writer, c *cli.Command, backend string, kernels, downKerne
 		}()
 	}
 	args := flagsSet(c)
-	driverOff := []string{"POCL_KERNEL_CACHE=0"}
-	if backend == "cuda" {
-		driverOff = []string{"CUDA_CACHE_DISABLE=1"}
-	}
+	driverOff := driverCacheOff(backend)
 	n := 0
 	emptyDir := func() string {
 		n++
@@ -385,13 +382,10 @@ func remotecacheChild(w io.Writer, c *cli.Command, mode, backend string, kernels
 			}
 		}
 	}
-	start := time.Now()
-	k, err := m.GetKernel(context.Background(), img, name, dev, programmgr.SpecValues{}, "")
-	elapsed := time.Since(start)
+	elapsed, err := timeGetKernel(m, img, name, dev)
 	if err != nil {
 		return err
 	}
-	k.Release()
 	s := m.Stats()
 	// The manager counts a remote hit as a disk hit too.
 	fmt.Fprintf(w, "ns %d builds %d disk %d remote %d remote_ns %d\n", elapsed.Nanoseconds(), s.Builds, s.DiskHits-s.RemoteHits, s.RemoteHits,
