@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gour-dev/gour/internal/testenv"
 )
 
 func TestPutGet(t *testing.T) {
@@ -553,7 +555,7 @@ func TestTrace(t *testing.T) {
 	put(t, c, k, 10)
 	e, _ := c.Get(k)
 	c.Reject(e)
-	msgs := strings.Join(rec.messages(slog.LevelInfo), "\n")
+	msgs := strings.Join(rec.Messages(slog.LevelInfo), "\n")
 	for _, want := range []string{"persistent cache miss", "persistent cache store", "persistent cache hit", "persistent cache reject"} {
 		if !strings.Contains(msgs, want) {
 			t.Errorf("trace lacks %q:\n%s", want, msgs)
@@ -561,13 +563,13 @@ func TestTrace(t *testing.T) {
 	}
 	// SYCL_CACHE_TRACE=1 turns it on, 2 (the in-memory cache) does not.
 	for v, want := range map[string]bool{"1": true, "3": true, "2": false, "0": false} {
-		rec := &recorder{}
+		rec := &testenv.LogRecorder{}
 		c, err := Open(Config{Dir: t.TempDir(), Logger: slog.New(rec), Getenv: env(EnvTrace, v)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		c.Get(k)
-		if got := rec.count(slog.LevelInfo) > 0; got != want {
+		if got := rec.Count(slog.LevelInfo) > 0; got != want {
 			t.Errorf("SYCL_CACHE_TRACE=%s: traced %v", v, got)
 		}
 	}
@@ -628,8 +630,8 @@ func TestSettings(t *testing.T) {
 func TestPersistentOff(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "c")
 	c, rec := openTest(t, dir, func(cfg *Config) { cfg.Getenv = env(EnvPersistent, "0") })
-	if c.Enabled() || rec.count(slog.LevelWarn) != 0 || !errors.Is(c.Err(), ErrDisabled) {
-		t.Fatalf("enabled %v, warnings %d, err %v", c.Enabled(), rec.count(slog.LevelWarn), c.Err())
+	if c.Enabled() || rec.Count(slog.LevelWarn) != 0 || !errors.Is(c.Err(), ErrDisabled) {
+		t.Fatalf("enabled %v, warnings %d, err %v", c.Enabled(), rec.Count(slog.LevelWarn), c.Err())
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Error("a disabled cache made its directory")

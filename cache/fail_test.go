@@ -12,12 +12,14 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gour-dev/gour/internal/testenv"
 )
 
 // goesOnUncached checks that the cache is off with exactly one warning
 // and that every call still works: Get misses, Put fails with
 // ErrDisabled, GetOrBuild builds; nothing warns again.
-func goesOnUncached(t *testing.T, c *Cache, rec *recorder) {
+func goesOnUncached(t *testing.T, c *Cache, rec *testenv.LogRecorder) {
 	t.Helper()
 	for i := 0; i < 3; i++ {
 		k := key(fmt.Sprint("after", i))
@@ -39,16 +41,16 @@ func goesOnUncached(t *testing.T, c *Cache, rec *recorder) {
 	if c.Enabled() || !errors.Is(c.Err(), ErrDisabled) {
 		t.Fatalf("enabled %v, Err %v", c.Enabled(), c.Err())
 	}
-	if n := rec.count(slog.LevelWarn); n != 1 {
-		t.Fatalf("%d warnings, want exactly 1: %q", n, rec.messages(slog.LevelWarn))
+	if n := rec.Count(slog.LevelWarn); n != 1 {
+		t.Fatalf("%d warnings, want exactly 1: %q", n, rec.Messages(slog.LevelWarn))
 	}
-	t.Logf("warning: %s", rec.messages(slog.LevelWarn)[0])
+	t.Logf("warning: %s", rec.Messages(slog.LevelWarn)[0])
 }
 
 func TestNoDirectory(t *testing.T) {
 	c, rec := openTest(t, "", nil) // no SYCL_CACHE_DIR, XDG_CACHE_HOME or HOME
 	goesOnUncached(t, c, rec)
-	if !strings.Contains(rec.messages(slog.LevelWarn)[0], "HOME") {
+	if !strings.Contains(rec.Messages(slog.LevelWarn)[0], "HOME") {
 		t.Error("the warning does not say why")
 	}
 }
@@ -158,7 +160,7 @@ func TestForeignOrSharedRoot(t *testing.T) {
 			if fi, _ := os.Stat(filepath.Join(leaf, "0.use")); fi.Mode().Perm() != 0o660 {
 				t.Errorf("shared cache use stamp mode %v", fi.Mode().Perm())
 			}
-			if n := rec.count(slog.LevelWarn); n != 0 {
+			if n := rec.Count(slog.LevelWarn); n != 0 {
 				t.Errorf("%d warnings", n)
 			}
 		})
@@ -193,7 +195,7 @@ func TestFullDiskTmpfs(t *testing.T) {
 		}
 	}
 	goesOnUncached(t, c, rec)
-	if !strings.Contains(rec.messages(slog.LevelWarn)[0], "no space") {
-		t.Errorf("warning: %s", rec.messages(slog.LevelWarn)[0])
+	if !strings.Contains(rec.Messages(slog.LevelWarn)[0], "no space") {
+		t.Errorf("warning: %s", rec.Messages(slog.LevelWarn)[0])
 	}
 }

@@ -100,8 +100,8 @@ func TestNonRegularFilesHeal(t *testing.T) {
 				if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
 					t.Errorf("%s: %v, %v; want a regular file", place, fi.Mode(), err)
 				}
-				if !c.Enabled() || rec.count(slog.LevelWarn) != 0 {
-					t.Errorf("enabled %v, warnings %q", c.Enabled(), rec.messages(slog.LevelWarn))
+				if !c.Enabled() || rec.Count(slog.LevelWarn) != 0 {
+					t.Errorf("enabled %v, warnings %q", c.Enabled(), rec.Messages(slog.LevelWarn))
 				}
 				if res, err := c.Verify(false); err != nil || res.Good != 1 || len(res.Problems) != 0 {
 					t.Errorf("Verify: %+v, %v", res, err)

@@ -2,65 +2,17 @@ package cache
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/gour-dev/gour/internal/testenv"
 )
-
-// recorder is a slog.Handler that keeps every record.
-type recorder struct {
-	mu   sync.Mutex
-	recs []slog.Record
-}
-
-func (r *recorder) Enabled(context.Context, slog.Level) bool { return true }
-func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
-	r.mu.Lock()
-	r.recs = append(r.recs, rec.Clone())
-	r.mu.Unlock()
-	return nil
-}
-func (r *recorder) WithAttrs([]slog.Attr) slog.Handler { return r }
-func (r *recorder) WithGroup(string) slog.Handler      { return r }
-
-func (r *recorder) count(level slog.Level) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for _, rec := range r.recs {
-		if rec.Level == level {
-			n++
-		}
-	}
-	return n
-}
-
-// messages returns the messages of level, with their attributes.
-func (r *recorder) messages(level slog.Level) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for _, rec := range r.recs {
-		if rec.Level != level {
-			continue
-		}
-		var b strings.Builder
-		b.WriteString(rec.Message)
-		rec.Attrs(func(a slog.Attr) bool {
-			fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
-			return true
-		})
-		out = append(out, b.String())
-	}
-	return out
-}
 
 // env is a Getenv over a map: the tests never read the real environment.
 func env(kv ...string) func(string) string {
@@ -73,9 +25,9 @@ func env(kv ...string) func(string) string {
 
 // openTest opens a cache in dir with short waits, no automatic sweep and
 // a recording logger. mod may change the Config.
-func openTest(t testing.TB, dir string, mod func(*Config)) (*Cache, *recorder) {
+func openTest(t testing.TB, dir string, mod func(*Config)) (*Cache, *testenv.LogRecorder) {
 	t.Helper()
-	rec := &recorder{}
+	rec := &testenv.LogRecorder{}
 	cfg := Config{Dir: dir, Logger: slog.New(rec), Getenv: env()}
 	if mod != nil {
 		mod(&cfg)
@@ -95,7 +47,7 @@ func mustOpen(t testing.TB, dir string) *Cache {
 	t.Helper()
 	c, rec := openTest(t, dir, nil)
 	if !c.Enabled() {
-		t.Fatalf("cache disabled: %v (%v)", c.Err(), rec.messages(slog.LevelWarn))
+		t.Fatalf("cache disabled: %v (%v)", c.Err(), rec.Messages(slog.LevelWarn))
 	}
 	return c
 }

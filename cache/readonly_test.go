@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gour-dev/gour/internal/testenv"
 )
 
 // Read-only caches. Permissions do not stop root (CI runs as root), so a
@@ -86,7 +88,7 @@ func prewarm(t *testing.T, dir string, keys ...Key) int {
 // pre-warmed keys: hits, GetOrBuild without a build, a miss built and not
 // stored, every write refused with ErrReadOnly, the listing and a check
 // working, and exactly one warning.
-func servesReadOnly(t *testing.T, c *Cache, rec *recorder, size int, warm ...Key) {
+func servesReadOnly(t *testing.T, c *Cache, rec *testenv.LogRecorder, size int, warm ...Key) {
 	t.Helper()
 	if !c.Enabled() || !c.ReadOnly() {
 		t.Fatalf("enabled %v, read-only %v, Err %v", c.Enabled(), c.ReadOnly(), c.Err())
@@ -134,10 +136,10 @@ func servesReadOnly(t *testing.T, c *Cache, rec *recorder, size int, warm ...Key
 	if res, err := c.Verify(false); err != nil || res.Good != len(warm) {
 		t.Errorf("Verify(false): %+v, %v", res, err)
 	}
-	if n := rec.count(slog.LevelWarn); n != 1 {
-		t.Fatalf("%d warnings, want exactly 1: %q", n, rec.messages(slog.LevelWarn))
+	if n := rec.Count(slog.LevelWarn); n != 1 {
+		t.Fatalf("%d warnings, want exactly 1: %q", n, rec.Messages(slog.LevelWarn))
 	}
-	if msg := rec.messages(slog.LevelWarn)[0]; !strings.Contains(msg, "read-only") {
+	if msg := rec.Messages(slog.LevelWarn)[0]; !strings.Contains(msg, "read-only") {
 		t.Errorf("warning: %s", msg)
 	}
 }
@@ -191,8 +193,8 @@ func TestReadOnlyBadAndRejectedEntries(t *testing.T) {
 	if err != nil || fromCache || builds != 1 {
 		t.Errorf("after Reject: from cache %v, builds %d, err %v; want a build", fromCache, builds, err)
 	}
-	if n := rec.count(slog.LevelWarn); n != 1 {
-		t.Errorf("%d warnings: %q", n, rec.messages(slog.LevelWarn))
+	if n := rec.Count(slog.LevelWarn); n != 1 {
+		t.Errorf("%d warnings: %q", n, rec.Messages(slog.LevelWarn))
 	}
 	sameSnapshot(t, before, snapshot(t, dir))
 	// Another process (a new Cache) still sees the rejected entry.
@@ -230,8 +232,8 @@ func TestReadOnlyMidRun(t *testing.T) {
 			if err := c.Put(k, binFor(k, 100), testInfo); !errors.Is(err, ErrReadOnly) {
 				t.Errorf("second Put: %v", err)
 			}
-			if n := rec.count(slog.LevelWarn); n != 1 {
-				t.Errorf("%d warnings: %q", n, rec.messages(slog.LevelWarn))
+			if n := rec.Count(slog.LevelWarn); n != 1 {
+				t.Errorf("%d warnings: %q", n, rec.Messages(slog.LevelWarn))
 			}
 			sameSnapshot(t, before, snapshot(t, c.root))
 		})
@@ -260,8 +262,8 @@ func TestReadOnlyTmpfs(t *testing.T) {
 		t.Fatalf("Put on a file system turned read-only: %v, read-only %v", err, c.ReadOnly())
 	}
 	wantHit(t, c, a, 700)
-	if n := rec.count(slog.LevelWarn); n != 1 {
-		t.Errorf("%d warnings: %q", n, rec.messages(slog.LevelWarn))
+	if n := rec.Count(slog.LevelWarn); n != 1 {
+		t.Errorf("%d warnings: %q", n, rec.Messages(slog.LevelWarn))
 	}
 	c, rec = openTest(t, dir, nil)
 	servesReadOnly(t, c, rec, 700, a)
@@ -283,7 +285,7 @@ func TestReadOnlyEmptyTmpfs(t *testing.T) {
 	if res, err := c.Verify(false); err != nil || res.Entries != 0 {
 		t.Errorf("Verify: %+v, %v", res, err)
 	}
-	if n := rec.count(slog.LevelWarn); n != 1 {
-		t.Errorf("%d warnings: %q", n, rec.messages(slog.LevelWarn))
+	if n := rec.Count(slog.LevelWarn); n != 1 {
+		t.Errorf("%d warnings: %q", n, rec.Messages(slog.LevelWarn))
 	}
 }

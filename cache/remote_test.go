@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gour-dev/gour/internal/testenv"
 )
 
 // fakeRemote is an in-memory Remote: a store without a server, for the
@@ -141,7 +143,7 @@ func (f *fakeRemote) set(k Key, size int) {
 // openRemoteTest opens a cache in dir with f as its remote tier; a zero
 // Timeout is 10 s, so that only tests of timeouts depend on the
 // machine's load.
-func openRemoteTest(t testing.TB, dir string, f *fakeRemote, o RemoteOptions, mod func(*Config)) (*Cache, *recorder) {
+func openRemoteTest(t testing.TB, dir string, f *fakeRemote, o RemoteOptions, mod func(*Config)) (*Cache, *testenv.LogRecorder) {
 	t.Helper()
 	if o.Timeout == 0 {
 		o.Timeout = 10 * time.Second
@@ -376,8 +378,8 @@ func TestRemoteWithoutDisk(t *testing.T) {
 		}
 		f := newFakeRemote()
 		c, rec := openRemoteTest(t, file, f, RemoteOptions{}, nil)
-		if rec.count(slog.LevelWarn) != 1 {
-			t.Fatalf("warnings %q, want one", rec.messages(slog.LevelWarn))
+		if rec.Count(slog.LevelWarn) != 1 {
+			t.Fatalf("warnings %q, want one", rec.Messages(slog.LevelWarn))
 		}
 		checkRemoteOnly(t, c, f, "open")
 	})

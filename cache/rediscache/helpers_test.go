@@ -4,54 +4,21 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"fmt"
 	"log/slog"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gour-dev/gour/cache"
 	_ "github.com/gour-dev/gour/cache/rediscache"
+	"github.com/gour-dev/gour/internal/testenv"
 )
-
-// recorder is a slog.Handler that keeps every record.
-type recorder struct {
-	mu   sync.Mutex
-	recs []slog.Record
-}
-
-func (r *recorder) Enabled(context.Context, slog.Level) bool { return true }
-func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
-	r.mu.Lock()
-	r.recs = append(r.recs, rec.Clone())
-	r.mu.Unlock()
-	return nil
-}
-func (r *recorder) WithAttrs([]slog.Attr) slog.Handler { return r }
-func (r *recorder) WithGroup(string) slog.Handler      { return r }
-
-func (r *recorder) warnings() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for _, rec := range r.recs {
-		if rec.Level == slog.LevelWarn {
-			var b strings.Builder
-			b.WriteString(rec.Message)
-			rec.Attrs(func(a slog.Attr) bool { fmt.Fprintf(&b, " %s=%v", a.Key, a.Value); return true })
-			out = append(out, b.String())
-		}
-	}
-	return out
-}
 
 // machine is a cache on its own local directory: one machine of a fleet.
 type machine struct {
 	c   *cache.Cache
 	dir string
-	log *recorder
+	log *testenv.LogRecorder
 }
 
 func noEnv(string) string { return "" }
@@ -70,7 +37,7 @@ func newMachine(t testing.TB, url string, o cache.RemoteOptions) *machine {
 
 func openMachine(t testing.TB, dir, url string, o cache.RemoteOptions) *machine {
 	t.Helper()
-	rec := &recorder{}
+	rec := &testenv.LogRecorder{}
 	c, err := cache.Open(cache.Config{Dir: dir, RemoteURL: url, RemoteOptions: o, Logger: slog.New(rec), Getenv: noEnv})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -69,7 +70,7 @@ func TestHitAcrossMachines(t *testing.T) {
 	if st.Entries != 2 || st.Hits != 2 || st.Misses < 1 || st.Bytes < 5300 {
 		t.Fatalf("server stats %+v: want 2 entries, 2 hits, misses", st)
 	}
-	if w := append(a.log.warnings(), b.log.warnings()...); len(w) != 0 {
+	if w := append(a.log.Messages(slog.LevelWarn), b.log.Messages(slog.LevelWarn)...); len(w) != 0 {
 		t.Fatalf("warnings: %q", w)
 	}
 }
@@ -100,7 +101,7 @@ func TestSingleFlightMachines(t *testing.T) {
 	if n := bld.n.Load(); n != 1 {
 		var w []string
 		for _, m := range ms {
-			w = append(w, m.log.warnings()...)
+			w = append(w, m.log.Messages(slog.LevelWarn)...)
 		}
 		t.Fatalf("%d builds across 8 machines, want 1; warnings: %q", n, w)
 	}
@@ -236,7 +237,7 @@ func TestServerKilled(t *testing.T) {
 		t.Fatalf("took %v", d)
 	}
 	for i, m := range ms {
-		if w := m.log.warnings(); len(w) != 1 || !strings.Contains(w[0], "tier off") {
+		if w := m.log.Messages(slog.LevelWarn); len(w) != 1 || !strings.Contains(w[0], "tier off") {
 			t.Errorf("machine %d: warnings %q, want one", i, w)
 		}
 		if m.c.RemoteOn() {
@@ -272,7 +273,7 @@ func TestServerPaused(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("5 lookups took %v with a paused server (timeout 100ms)", d)
 	}
-	if w := m.log.warnings(); len(w) != 1 {
+	if w := m.log.Messages(slog.LevelWarn); len(w) != 1 {
 		t.Fatalf("warnings %q, want one", w)
 	}
 	if c := m.c.RemoteCounters(); c.Errors != 1 {
@@ -305,7 +306,7 @@ func TestBreakerRecovers(t *testing.T) {
 	if !b.getOrBuild(t, key("y"), bld) {
 		t.Fatal("the tier did not come back")
 	}
-	if w := a.log.warnings(); len(w) != 1 {
+	if w := a.log.Messages(slog.LevelWarn); len(w) != 1 {
 		t.Fatalf("warnings %q", w)
 	}
 }
@@ -354,7 +355,7 @@ func TestServerFull(t *testing.T) {
 	if d := a.c.RemoteCounters().Skipped - before; d != 1 {
 		t.Fatalf("one entry not sent counted %d times", d)
 	}
-	if w := a.log.warnings(); len(w) != 1 || !strings.Contains(w[0], "full") {
+	if w := a.log.Messages(slog.LevelWarn); len(w) != 1 || !strings.Contains(w[0], "full") {
 		t.Fatalf("warnings %q, want one about a full server", w)
 	}
 	if !a.c.RemoteOn() {
@@ -498,7 +499,7 @@ func refused(t *testing.T, url, want string) {
 	if bld.n.Load() != 10 {
 		t.Fatalf("%d builds", bld.n.Load())
 	}
-	w := m.log.warnings()
+	w := m.log.Messages(slog.LevelWarn)
 	if len(w) != 1 || !strings.Contains(w[0], want) {
 		t.Fatalf("warnings %q, want one saying %q", w, want)
 	}
