@@ -119,9 +119,25 @@ func TestMemoryCopyRect(t *testing.T)  { conformance.TestMemoryCopyRect(t) }
 func TestMemoryAsyncTransferKeepsHostMemory(t *testing.T) {
 	conformance.TestMemoryAsyncTransferKeepsHostMemory(t)
 }
-func TestMemoryRegisterHost(t *testing.T)          { conformance.TestMemoryRegisterHost(t) }
-func TestMemoryWrapNative(t *testing.T)            { conformance.TestMemoryWrapNative(t) }
-func TestDeviceMemoryFacts(t *testing.T)           { conformance.TestDeviceMemoryFacts(t) }
+func TestMemoryRegisterHost(t *testing.T)      { conformance.TestMemoryRegisterHost(t) }
+func TestMemoryWrapNative(t *testing.T)        { conformance.TestMemoryWrapNative(t) }
+func TestDeviceMemoryFacts(t *testing.T)       { conformance.TestDeviceMemoryFacts(t) }
+func TestDevicePartitionEqually(t *testing.T)  { conformance.TestDevicePartitionEqually(t) }
+func TestDevicePartitionByCounts(t *testing.T) { conformance.TestDevicePartitionByCounts(t) }
+func TestDevicePartitionByAffinityDomain(t *testing.T) {
+	conformance.TestDevicePartitionByAffinityDomain(t)
+}
+func TestDevicePartitionNested(t *testing.T)   { conformance.TestDevicePartitionNested(t) }
+func TestDevicePartitionBadInput(t *testing.T) { conformance.TestDevicePartitionBadInput(t) }
+func TestDevicePartitionRelease(t *testing.T)  { conformance.TestDevicePartitionRelease(t) }
+func TestMultiDeviceContext(t *testing.T)      { conformance.TestMultiDeviceContext(t) }
+func TestMultiDeviceProgram(t *testing.T)      { conformance.TestMultiDeviceProgram(t) }
+func TestMultiDeviceBufferAcrossQueues(t *testing.T) {
+	conformance.TestMultiDeviceBufferAcrossQueues(t)
+}
+func TestMultiDeviceEventChain(t *testing.T)       { conformance.TestMultiDeviceEventChain(t) }
+func TestMultiDeviceCopy(t *testing.T)             { conformance.TestMultiDeviceCopy(t) }
+func TestMultiDeviceUSM(t *testing.T)              { conformance.TestMultiDeviceUSM(t) }
 func TestPlatformInfo(t *testing.T)                { conformance.TestPlatformInfo(t) }
 func TestPlatformListsDevice(t *testing.T)         { conformance.TestPlatformListsDevice(t) }
 func TestPlatformAdapter(t *testing.T)             { conformance.TestPlatformAdapter(t) }

@@ -55,6 +55,10 @@ type Device struct {
 	drv      driver.Device
 	info     DeviceInfo
 	index    int // position among the adapter's devices, as selectors count
+	// parent and partition are set for a sub-device (Device.Partition):
+	// the device it was split from and how.
+	parent    *Device
+	partition Partition
 }
 
 func newAdapter(name string, drv driver.Adapter) (*Adapter, error) {

@@ -41,6 +41,9 @@ type device struct {
 	info   driver.DeviceInfo
 	svm    uint64 // CL_DEVICE_SVM_CAPABILITIES
 	intel  bool   // USM through cl_intel_unified_shared_memory
+	// parent and partition are set for a sub-device (subdevice.go).
+	parent    *device
+	partition driver.Partition
 }
 
 // Open loads libOpenCL and enumerates its platforms and devices. It reports

@@ -12,6 +12,7 @@ type context struct {
 	a       *adapter
 	handle  cl.Context
 	devices map[cl.Device]*device
+	order   []*device // the devices, in the order the context was made with
 
 	// The USM mechanism (memory.go), chosen when the context is made.
 	via        usmVia

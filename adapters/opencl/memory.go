@@ -90,6 +90,7 @@ func (a *adapter) newContext(h cl.Context, devs []driver.Device) *context {
 	for _, dd := range devs {
 		d := dd.(*device)
 		c.devices[d.handle] = d
+		c.order = append(c.order, d)
 		intel = intel && d.intel
 		svm = svm && d.info.USM.Via == viaSVM
 		fine = fine && d.info.USM.Shared

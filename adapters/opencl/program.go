@@ -140,6 +140,9 @@ func (p *program) Binaries() ([][]byte, error) {
 	if err := check("clGetProgramInfo(CL_PROGRAM_BINARIES)", st); err != nil {
 		return nil, err
 	}
+	if _, per, err := p.devices(); err == nil {
+		bins = spread(bins, per)
+	}
 	return bins, nil
 }
 
@@ -153,21 +156,36 @@ func (p *program) BinarySizes() ([]uint64, error) {
 	for i, n := range sizes {
 		out[i] = uint64(n)
 	}
+	if _, per, err := p.devices(); err == nil {
+		out = spread(out, per)
+	}
 	return out, nil
 }
 
 func (p *program) Devices() ([]driver.Device, error) {
+	out, _, err := p.devices()
+	return out, err
+}
+
+// devices reads CL_PROGRAM_DEVICES as the context's devices. A driver
+// that builds once for sub-devices of one device (PoCL) lists that device
+// in their place: it stands for each of them, and per counts, for each
+// entry of the list, the devices it stands for.
+func (p *program) devices() (out []driver.Device, per []int, err error) {
 	b, st := p.lib.ProgramInfo(p.handle, cl.ProgramDevices)
 	if err := check("clGetProgramInfo(CL_PROGRAM_DEVICES)", st); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []driver.Device
 	for _, h := range cl.Uintptrs(b) {
+		n := len(out)
 		if d, ok := p.ctx.devices[cl.Device(h)]; ok {
 			out = append(out, d)
+		} else {
+			out = append(out, p.ctx.descendants(cl.Device(h))...)
 		}
+		per = append(per, len(out)-n)
 	}
-	return out, nil
+	return out, per, nil
 }
 
 func (p *program) KernelNames() ([]string, error) {

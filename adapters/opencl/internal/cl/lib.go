@@ -14,12 +14,13 @@ type Lib struct {
 	lib *dl.Library
 
 	// Platform and device (1.0, 1.2).
-	getPlatformIDs  uintptr
-	getPlatformInfo uintptr
-	getDeviceIDs    uintptr
-	getDeviceInfo   uintptr
-	retainDevice    uintptr
-	releaseDevice   uintptr
+	getPlatformIDs   uintptr
+	getPlatformInfo  uintptr
+	getDeviceIDs     uintptr
+	getDeviceInfo    uintptr
+	retainDevice     uintptr
+	releaseDevice    uintptr
+	createSubDevices uintptr // 1.2, optional
 
 	// Context.
 	createContext  uintptr
@@ -130,6 +131,7 @@ func (l *Lib) symbols() []dl.Symbol {
 		{Name: "clGetDeviceInfo", Addr: &l.getDeviceInfo},
 		{Name: "clRetainDevice", Addr: &l.retainDevice},
 		{Name: "clReleaseDevice", Addr: &l.releaseDevice},
+		{Name: "clCreateSubDevices", Addr: &l.createSubDevices, Optional: true},
 
 		{Name: "clCreateContext", Addr: &l.createContext},
 		{Name: "clRetainContext", Addr: &l.retainContext},
