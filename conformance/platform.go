@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -108,7 +107,7 @@ func TestPlatformDefaultDevice(t *testing.T) {
 }
 
 func TestPlatformAdapterStatuses(t *testing.T) {
-	sys := testenv.System(t)
+	sys := system(t)
 	for _, s := range sys.Statuses {
 		if s.Err != nil {
 			t.Logf("adapter %s not loaded: %v", s.Name, s.Err)

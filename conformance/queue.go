@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -47,7 +46,7 @@ func TestQueueDeviceNotInContext(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, f *Fixture) {
 		// Look for any other device: of this platform, or of any other.
 		var other *ur.Device
-		for _, a := range testenv.System(t).Adapters {
+		for _, a := range system(t).Adapters {
 			for _, p := range a.Platforms() {
 				for _, d := range p.Devices() {
 					if d != f.Device && (d.Backend() != f.Backend || d.Index() != f.Device.Index()) {

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/devreq"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -223,35 +223,29 @@ func caseOf(t *testing.T) (*suite, string) {
 // failing it when a required adapter has none.
 func (s *suite) devices(t testing.TB) []*ur.Device {
 	t.Helper()
-	var devs []*ur.Device
-	if len(s.opts.Adapters) == 0 {
-		devs = testenv.Devices(t)
-	} else {
-		sys := testenv.System(t)
-		var why []string
-		for _, name := range s.opts.Adapters {
-			if err := testenv.DeviceProblem(sys, name); err != nil {
-				if s.opts.Require || testenv.IsRequired(name) {
-					t.Fatalf("conformance: %v (required)", err)
-				}
-				why = append(why, err.Error())
-				continue
-			}
-			for _, d := range sys.Devices {
-				if d.Backend() == strings.ToLower(name) {
-					devs = append(devs, d)
-				}
-			}
-		}
-		if len(devs) == 0 {
-			t.Skipf("conformance: no device of %s: %s", strings.Join(s.opts.Adapters, ", "), strings.Join(why, "; "))
-		}
+	devs, why, err := devreq.Select(system(t), s.opts.Adapters, s.opts.Require)
+	if err != nil {
+		t.Fatalf("conformance: %v", err)
+	}
+	if len(devs) == 0 {
+		t.Skipf("conformance: %s", why)
 	}
 	kept := slices.DeleteFunc(slices.Clone(devs), func(d *ur.Device) bool { return !s.selector.Match(d) })
 	if len(kept) == 0 {
 		t.Skipf("conformance: Options.Selector %q leaves none of the %d selected devices", s.opts.Selector, len(devs))
 	}
 	return kept
+}
+
+// system returns the devices discovery finds with the environment's
+// settings, once per process; a malformed setting fails t.
+func system(t testing.TB) *ur.System {
+	t.Helper()
+	sys, err := devreq.System()
+	if err != nil {
+		t.Fatalf("conformance: discovery failed: %v", err)
+	}
+	return sys
 }
 
 func (s *suite) stateOf(dev *ur.Device) *deviceState {
@@ -482,7 +476,7 @@ func (f *Fixture) RunInChild(t *testing.T) {
 	sel := fmt.Sprintf("%s:%d", f.Backend, f.Device.Index())
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run="+runPattern(f.root), "-test.v", "-test.count=1")
 	// The child sees one device, so it may require only that device's adapter.
-	cmd.Env = append(os.Environ(), envChild+"="+sel, ur.EnvDeviceSelector+"="+sel, testenv.EnvRequireAdapters+"="+f.Backend)
+	cmd.Env = append(os.Environ(), envChild+"="+sel, ur.EnvDeviceSelector+"="+sel, devreq.EnvRequireAdapters+"="+f.Backend)
 	// A process the killed child started may keep its output open:
 	// CombinedOutput stops waiting for it this long after the kill.
 	cmd.WaitDelay = 5 * time.Second

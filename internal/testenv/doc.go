@@ -1,7 +1,10 @@
 // Package testenv tells tests what the machine they run on offers, like Go's
 // own internal/testenv: which gour adapters loaded, which devices the
 // device selector lets through, and whether a missing adapter is a reason
-// to skip or a failure.
+// to skip or a failure. It is for _test.go files only (make test checks
+// that no other file imports it); code that runs outside go test, the
+// conformance suite in urcompare's children, asks internal/devreq, whose
+// answers this package turns into skips and failures.
 //
 // A test that needs a device skips at run time, with the reason the adapter
 // gave (library missing, no device, ...). Setting UR_REQUIRE_ADAPTERS to a
