@@ -126,13 +126,11 @@ func Open(cfg Config) (c *Cache, err error) {
 	}
 	var remote *remoteTier
 	if s.persistent {
-		r, ro, shown, err := cfg.openRemote(getenv)
+		rs, err := cfg.openRemote(getenv)
 		if err != nil {
 			return nil, err
 		}
-		if r != nil {
-			remote = &remoteTier{r: r, o: ro, url: shown}
-		}
+		remote = newRemoteTier(cfg, rs, getenv, s.log)
 	}
 	c = &Cache{
 		s:          s,
@@ -512,7 +510,7 @@ func (c *Cache) deadline(d time.Duration) time.Time { return time.Now().Add(d) }
 func (c *Cache) Get(k Key) (*Entry, bool) {
 	if !c.Enabled() {
 		// The remote tier goes on without the disk (see Usable).
-		if e := c.remoteFill(context.Background(), k, false, nil); e != nil {
+		if e := c.remoteFill(context.Background(), k, false); e != nil {
 			return e, true
 		}
 		return nil, false
@@ -523,7 +521,7 @@ func (c *Cache) Get(k Key) (*Entry, bool) {
 		if c.s.trace {
 			c.trace("miss", "entry", short(leafRel(c.hash, k)))
 		}
-		if e := c.remoteFill(context.Background(), k, !c.ReadOnly(), nil); e != nil {
+		if e := c.remoteFill(context.Background(), k, !c.ReadOnly()); e != nil {
 			return e, true
 		}
 		return nil, false

@@ -63,7 +63,7 @@ type Config struct {
 
 	// RemoteURL names the remote tier shared by many machines, behind the
 	// disk: redis://[user:password@]host:port[/db], rediss:// for TLS
-	// (package cache/rediscache must be linked in; programmgr does). Empty
+	// (the program must link package cache/rediscache). Empty
 	// reads GOUR_CACHE_REMOTE; "off" (or an empty variable) is no remote
 	// tier. A malformed URL makes Open fail with a *SettingError.
 	RemoteURL string
@@ -74,6 +74,11 @@ type Config struct {
 	// RemoteOptions tune the remote tier; zero fields take the URL's
 	// query parameters, else the defaults.
 	RemoteOptions RemoteOptions
+	// RemoteKeys say how the remote tier signs and whose values it
+	// accepts; nil reads GOUR_CACHE_SIGNING_KEY and
+	// GOUR_CACHE_TRUSTED_KEYS. With no key to trust, the tier is not
+	// used (one warning).
+	RemoteKeys *RemoteKeys
 }
 
 // SettingError is a malformed setting.

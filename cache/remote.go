@@ -3,23 +3,14 @@ package cache
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-)
 
-// EnvRemote names the remote tier: a URL such as
-// redis://user:pass@host:6379/0 (rediss:// for TLS), with optional query
-// parameters (see RemoteOptions and the store's package). Empty or unset:
-// no remote tier.
-const EnvRemote = "GOUR_CACHE_REMOTE"
+	"github.com/gour-dev/gour/cache/signing"
+)
 
 // Remote is a store shared by many machines behind the disk cache: the
 // remote tier. It keeps opaque values under names the cache makes (64
@@ -28,9 +19,10 @@ const EnvRemote = "GOUR_CACHE_REMOTE"
 // method, and must be safe for concurrent use. Package cache/rediscache
 // is the Redis implementation.
 //
-// The cache verifies everything Get returns as it verifies its files,
-// so a store need not be trusted: a value that fails is deleted and
-// rebuilt.
+// The store is not trusted: the cache verifies everything Get and Lease
+// return as it verifies its files, and accepts a value only when a key it
+// trusts signed it (RemoteKeys). A value that fails verification is
+// deleted and rebuilt; one of an untrusted signer is a miss.
 type Remote interface {
 	// Get returns the value stored under name, or nil and no error when
 	// there is none. The store may count hits and misses.
@@ -51,10 +43,13 @@ type Remote interface {
 	// Renew extends the lease of name to ttl from now if token still
 	// holds it, and reports whether it did.
 	Renew(ctx context.Context, name, token string, ttl time.Duration) (bool, error)
-	// Release gives the lease of name up if token holds it. With
-	// abandoned, the lease is replaced, for ttl, by a mark that says no
-	// value is coming, so that waiters build at once instead of in turn.
-	Release(ctx context.Context, name, token string, abandoned bool, ttl time.Duration) error
+	// Release gives the lease of name up if token holds it, once its
+	// holder has stored a value.
+	Release(ctx context.Context, name, token string) error
+	// Abandon replaces the lease of name, if token holds it, by a mark
+	// that says no value is coming, for ttl, so that waiters build at
+	// once instead of in turn.
+	Abandon(ctx context.Context, name, token string, ttl time.Duration) error
 	// Close releases the store's connections.
 	Close() error
 }
@@ -73,198 +68,22 @@ const (
 // noeviction). Reads go on; writes are skipped with one warning.
 var ErrRemoteFull = errors.New("cache: the remote store is full")
 
-// RemoteOptions tune the remote tier. A zero field takes its value from
-// the URL's query parameter (named in brackets), else the default.
-type RemoteOptions struct {
-	// Timeout bounds every remote operation [timeout], plus a transfer
-	// allowance of 64 MiB/s for what it may carry: a Put of n bytes gets
-	// n/(64 MiB/s) more, a lookup, which may bring an entry of up to
-	// MaxEntrySize, MaxEntrySize/(64 MiB/s) more (1s with the default
-	// 64 MiB), so that an entry that could be stored can be read. A hung
-	// server costs a lookup that long: lower MaxEntrySize to bound it, or
-	// raise Timeout on a link slower than 64 MiB/s. Default 300ms; at
-	// least 1ms.
-	Timeout time.Duration
-	// MaxEntrySize: entries larger (their key, info and binary encoded)
-	// are not sent [max_entry]. Default 64 MiB.
-	MaxEntrySize int64
-	// Wait bounds how long a miss waits for another machine's build of
-	// the same key before building itself [wait]. Default 2 minutes.
-	Wait time.Duration
-	// LeaseTTL is the life of a build lease, renewed every third of it
-	// while the build runs; a crashed builder's lease expires after it
-	// [lease]. Default 10s; at least 100ms.
-	LeaseTTL time.Duration
-	// OffFor is how long the circuit breaker keeps the tier off after an
-	// error [off_for]. Default 1 minute.
-	OffFor time.Duration
-}
-
-// Defaults of RemoteOptions.
-const (
-	DefaultRemoteTimeout  = 300 * time.Millisecond
-	DefaultRemoteMaxEntry = 64 << 20
-	DefaultRemoteWait     = 2 * time.Minute
-	DefaultRemoteLeaseTTL = 10 * time.Second
-	DefaultRemoteOffFor   = time.Minute
-)
-
-// Minimums of RemoteOptions: a shorter lease cannot be renewed in time
-// (nor set: Redis counts in milliseconds), a shorter timeout fails every
-// operation.
-const (
-	MinRemoteTimeout  = time.Millisecond
-	MinRemoteLeaseTTL = 100 * time.Millisecond
-)
-
-// RemoteOpener opens the store of a URL, less the query parameters the
-// cache reads itself (those of RemoteOptions).
-type RemoteOpener func(u *url.URL) (Remote, error)
-
-var openers sync.Map // scheme → RemoteOpener
-
-// RegisterRemote makes URLs of scheme open through open; package
-// cache/rediscache registers "redis" and "rediss" when it is imported
-// (package programmgr imports it).
-func RegisterRemote(scheme string, open RemoteOpener) {
-	openers.Store(strings.ToLower(scheme), open)
-}
-
-// RemoteParams are the URL query parameters the cache reads itself (those
-// of RemoteOptions): a store's opener ignores them.
-var RemoteParams = []string{"timeout", "max_entry", "wait", "lease", "off_for"}
-
-// openRemote resolves the remote tier's settings: cfg.Remote, else the
-// URL of cfg.RemoteURL or GOUR_CACHE_REMOTE through a registered opener.
-// A malformed URL or parameter is a *SettingError naming EnvRemote whose
-// Value hides the password.
-func (cfg Config) openRemote(getenv func(string) string) (Remote, RemoteOptions, string, error) {
-	raw := strings.TrimSpace(cfg.RemoteURL)
-	if raw == "" {
-		raw = strings.TrimSpace(getenv(EnvRemote))
-	}
-	o := cfg.RemoteOptions
-	if cfg.Remote == nil && (raw == "" || raw == "off" || raw == "none") {
-		return nil, o, "", nil
-	}
-	var u *url.URL
-	shown := "(set by the application)"
-	if raw != "" && cfg.Remote == nil {
-		var err error
-		u, err = url.Parse(raw)
-		if err != nil {
-			return nil, o, "", &SettingError{Name: EnvRemote, Value: RedactURL(raw), Why: "not a URL; want redis://[user:password@]host:port[/db] or rediss://... for TLS"}
-		}
-		shown = u.Redacted()
-		if u.Scheme == "" || u.Host == "" || u.Opaque != "" {
-			return nil, o, "", &SettingError{Name: EnvRemote, Value: shown, Why: "want scheme://host:port, such as redis://host:6379/0 or rediss://... for TLS"}
-		}
-		q := u.Query()
-		bad := func(p, why string) error {
-			return &SettingError{Name: EnvRemote, Value: shown, Why: fmt.Sprintf("parameter %s=%q: %s", p, q.Get(p), why)}
-		}
-		for _, p := range RemoteParams {
-			v := q.Get(p)
-			if v == "" {
-				continue
-			}
-			switch p {
-			case "max_entry":
-				n, why := readSize(v)
-				if why != "" || n <= 0 {
-					return nil, o, "", bad(p, "want a size above 0 (bytes, or a number with a unit K, M, G)")
-				}
-				if o.MaxEntrySize == 0 {
-					o.MaxEntrySize = n
-				}
-			default:
-				d, err := time.ParseDuration(v)
-				if err != nil || d <= 0 {
-					return nil, o, "", bad(p, "want a duration above 0, such as 300ms or 1m")
-				}
-				if least := map[string]time.Duration{"timeout": MinRemoteTimeout, "lease": MinRemoteLeaseTTL}[p]; d < least {
-					return nil, o, "", bad(p, fmt.Sprintf("want at least %v", least))
-				}
-				f := map[string]*time.Duration{"timeout": &o.Timeout, "wait": &o.Wait, "lease": &o.LeaseTTL, "off_for": &o.OffFor}[p]
-				if *f == 0 {
-					*f = d
-				}
-			}
-			q.Del(p)
-		}
-		u.RawQuery = q.Encode()
-	}
-	if o.Timeout < 0 || o.MaxEntrySize < 0 || o.Wait < 0 || o.LeaseTTL < 0 || o.OffFor < 0 {
-		return nil, o, "", &SettingError{Name: EnvRemote, Value: shown, Why: "RemoteOptions hold a negative value"}
-	}
-	// The URL's values were checked above: one too short here is the
-	// application's.
-	if o.Timeout != 0 && o.Timeout < MinRemoteTimeout {
-		return nil, o, "", &SettingError{Name: EnvRemote, Value: shown, Why: fmt.Sprintf("RemoteOptions.Timeout %v: want at least %v", o.Timeout, MinRemoteTimeout)}
-	}
-	if o.LeaseTTL != 0 && o.LeaseTTL < MinRemoteLeaseTTL {
-		return nil, o, "", &SettingError{Name: EnvRemote, Value: shown, Why: fmt.Sprintf("RemoteOptions.LeaseTTL %v: want at least %v", o.LeaseTTL, MinRemoteLeaseTTL)}
-	}
-	if o.Timeout == 0 {
-		o.Timeout = DefaultRemoteTimeout
-	}
-	if o.MaxEntrySize == 0 {
-		o.MaxEntrySize = DefaultRemoteMaxEntry
-	}
-	if o.Wait == 0 {
-		o.Wait = DefaultRemoteWait
-	}
-	if o.LeaseTTL == 0 {
-		o.LeaseTTL = DefaultRemoteLeaseTTL
-	}
-	if o.OffFor == 0 {
-		o.OffFor = DefaultRemoteOffFor
-	}
-	if cfg.Remote != nil {
-		return cfg.Remote, o, shown, nil
-	}
-	v, ok := openers.Load(strings.ToLower(u.Scheme))
-	if !ok {
-		return nil, o, "", &SettingError{Name: EnvRemote, Value: shown,
-			Why: fmt.Sprintf("no remote store for scheme %q in this program (redis and rediss come with package github.com/gour-dev/gour/cache/rediscache)", u.Scheme)}
-	}
-	r, err := v.(RemoteOpener)(u)
-	if err != nil {
-		var se *SettingError
-		if errors.As(err, &se) {
-			return nil, o, "", err
-		}
-		return nil, o, "", &SettingError{Name: EnvRemote, Value: shown, Why: err.Error()}
-	}
-	return r, o, shown, nil
-}
-
-// RedactURL hides what looks like a password in a remote tier's URL,
-// also one that does not parse as a URL, for errors and logs.
-func RedactURL(s string) string {
-	if i := strings.LastIndex(s, "@"); i >= 0 {
-		if j := strings.Index(s, "://"); j >= 0 && j < i {
-			return s[:j+3] + "xxxxx" + s[i:]
-		}
-		return "xxxxx" + s[i:]
-	}
-	return s
-}
-
-// remoteTier is the remote tier of a Cache: the store, its settings and
-// the circuit breaker.
+// remoteTier is the remote tier of a Cache: the store, its settings,
+// its keys and the circuit breaker.
 type remoteTier struct {
 	r         Remote
 	o         RemoteOptions
+	keys      RemoteKeys
 	url       string // for messages, the password hidden
 	c         *Cache
 	off       atomic.Int64 // Unix nanoseconds until which the tier is off
 	trip      sync.Once    // the one warning
 	full      sync.Once    // the one warning about a full store
+	refused   sync.Once    // the one warning about an untrusted value
 	closeOnce sync.Once
 
-	hits, misses, stores, corrupt, errs, waits, skipped atomic.Int64
-	nanos                                               atomic.Int64 // in operations
+	hits, misses, stores, corrupt, untrusted, errs, waits, skipped atomic.Int64
+	nanos                                                          atomic.Int64 // in operations
 }
 
 // RemoteCounters are this process's counts of remote-tier events.
@@ -272,10 +91,14 @@ type RemoteCounters struct {
 	Hits    int64 // lookups served by the remote tier (and written to disk)
 	Misses  int64 // lookups the remote tier could not serve; each lookup is one hit or one miss
 	Stores  int64 // entries sent
-	Corrupt int64 // values that failed verification (and were deleted)
-	Errors  int64 // operations that failed or timed out (each turns the tier off for a while)
-	Waits   int64 // hits that came after waiting for another machine's build (counted in Hits too)
-	Skipped int64 // entries not sent: larger than MaxEntrySize, or the store full
+	Corrupt int64 // values that failed verification, their signature included (and were deleted)
+	// Untrusted counts values refused because no trusted key signed them:
+	// unsigned, or signed by another key. They are neither written to
+	// disk nor deleted.
+	Untrusted int64
+	Errors    int64 // operations that failed or timed out (each turns the tier off for a while)
+	Waits     int64 // hits that came after waiting for another machine's build (counted in Hits too)
+	Skipped   int64 // entries not sent: larger than MaxEntrySize, or the store full
 	// Time is the time spent in remote operations (waits between polls
 	// for another machine's build not included).
 	Time time.Duration
@@ -289,7 +112,7 @@ func (c *Cache) RemoteCounters() RemoteCounters {
 		return RemoteCounters{}
 	}
 	return RemoteCounters{Hits: t.hits.Load(), Misses: t.misses.Load(), Stores: t.stores.Load(), Corrupt: t.corrupt.Load(),
-		Errors: t.errs.Load(), Waits: t.waits.Load(), Skipped: t.skipped.Load(),
+		Untrusted: t.untrusted.Load(), Errors: t.errs.Load(), Waits: t.waits.Load(), Skipped: t.skipped.Load(),
 		Time: time.Duration(t.nanos.Load())}
 }
 
@@ -300,6 +123,15 @@ func (c *Cache) HasRemote() bool { return c.remote != nil }
 // RemoteOn reports whether the remote tier is configured and not turned
 // off by the circuit breaker now.
 func (c *Cache) RemoteOn() bool { return c.remote != nil && c.remote.on() }
+
+// RemoteWrites reports whether the remote tier stores what this process
+// builds: false for a read-only member of the fleet (no signing key) and
+// without a remote tier.
+func (c *Cache) RemoteWrites() bool { return c.remote != nil && c.remote.writes() }
+
+// writes reports whether this member stores values, takes build leases
+// and deletes bad values: it signs, or its store takes unsigned values.
+func (t *remoteTier) writes() bool { return t.keys.Signing != nil || t.keys.Unsigned }
 
 func (t *remoteTier) on() bool { return time.Now().UnixNano() >= t.off.Load() }
 
@@ -345,154 +177,94 @@ func (t *remoteTier) do(ctx context.Context, op string, size int64, f func(conte
 
 var errRemoteOff = errors.New("cache: remote tier off")
 
-// remoteName is the name of k in the remote store: the hex SHA-256 of
-// its four directory names, so the same on every machine.
-func remoteName(h hashFunc, k Key) string {
-	rel := leafRel(h, k)
-	sum := sha256.Sum256([]byte("gour.cache.v1.remote\x00" + rel[0] + rel[1] + rel[2] + rel[3]))
-	return hex.EncodeToString(sum[:])
-}
+// verdict is what the remote tier made of a value it read.
+type verdict int
 
-// RemoteName returns the name an entry of k has in a remote store (the
-// store adds its prefix).
-func RemoteName(k Key) string { return remoteName(sha256Hash, k) }
+const (
+	absent    verdict = iota // no value
+	accepted                 // verified and signed by a trusted key
+	refused                  // well formed, but no trusted key signed it: left in place
+	corrupted                // failed verification: deleted, if this member writes
+)
 
-// encodeRemote returns the remote value of an entry: its .src file then
-// its .bin file, exactly as on disk.
-func encodeRemote(k Key, bin []byte, info Info, created time.Time) []byte {
-	var nonce [nonceSize]byte
-	_, _ = rand.Read(nonce[:])
-	binFile := encodeBin(nonce, bin)
-	src := encodeSrc(&srcRecord{Nonce: nonce, Created: created, BinLen: uint64(len(bin)),
-		BinCRC: binary.LittleEndian.Uint32(binFile[12:]), Key: k, Info: info})
-	return append(src, binFile...)
-}
-
-// splitRemote splits a remote value into its .src and .bin files, by the
-// .src header's payload length.
-func splitRemote(v []byte) (src, bin []byte, err error) {
-	if len(v) < headerSize {
-		return nil, nil, badf("remote value of %d bytes, shorter than a header", len(v))
-	}
-	n := binary.LittleEndian.Uint64(v[16:])
-	if n > maxSrcPayload || n > uint64(len(v)-headerSize) {
-		return nil, nil, badf("remote value: record length %d, value holds %d", n, len(v)-headerSize)
-	}
-	return v[:headerSize+n], v[headerSize+n:], nil
-}
-
-// decodeRemote verifies a remote value as readSlot verifies an entry's
-// files: both headers and checksums, the .bin tied to the .src, and,
-// with k, the full key.
-func decodeRemote(v []byte, k *Key) (*Entry, error) {
-	srcB, binB, err := splitRemote(v)
-	if err != nil {
-		return nil, err
-	}
-	rec, err := decodeSrc(srcB)
-	if err != nil {
-		return nil, err
-	}
-	if k != nil && !rec.Key.Equal(*k) {
-		return nil, badf("remote value of another key")
-	}
-	nonce, bin, crc, err := decodeBin(binB)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf(".bin: %w", err)
-	case nonce != rec.Nonce || crc != rec.BinCRC || uint64(len(bin)) != rec.BinLen:
-		return nil, badf(".bin belongs to another .src")
-	}
-	return &Entry{Key: rec.Key, Info: rec.Info, Binary: bin, Created: rec.Created}, nil
-}
-
-// RemoteEntry describes a value of a remote store, for listings.
-type RemoteEntry struct {
-	Key     Key
-	Info    Info
-	Created time.Time
-	Binary  int64 // the binary's length
-}
-
-// DecodeRemoteHead decodes the head of a remote value — at least its
-// record, RemoteHeadSize bytes suffice for most — without its binary, and
-// checks that name is the key's (when name is not empty). need is above
-// zero when head is too short: it is how many bytes are needed.
-func DecodeRemoteHead(name string, head []byte) (e RemoteEntry, need int, err error) {
-	if len(head) < headerSize {
-		return e, headerSize, nil
-	}
-	n := binary.LittleEndian.Uint64(head[16:])
-	if n > maxSrcPayload {
-		return e, 0, badf("record length %d", n)
-	}
-	if uint64(len(head)) < headerSize+n {
-		return e, int(headerSize + n), nil
-	}
-	rec, err := decodeSrc(head[:headerSize+n])
-	if err != nil {
-		return e, 0, err
-	}
-	if name != "" && RemoteName(rec.Key) != name {
-		return e, 0, badf("value under the name of another key")
-	}
-	return RemoteEntry{Key: rec.Key, Info: rec.Info, Created: rec.Created, Binary: int64(rec.BinLen)}, 0, nil
-}
-
-// RemoteHeadSize is enough bytes of a remote value for DecodeRemoteHead
-// with all but huge keys.
-const RemoteHeadSize = 16 << 10
-
-// VerifyRemote checks a whole remote value under name.
-func VerifyRemote(name string, v []byte) error {
-	e, err := decodeRemote(v, nil)
-	if err != nil {
-		return err
-	}
-	if RemoteName(e.Key) != name {
-		return badf("value under the name of another key")
-	}
-	return nil
-}
-
-// get looks name up in the remote tier: the entry, verified, or nil. The
-// caller counts the lookup's hit or miss, once however many reads it
-// takes.
-func (t *remoteTier) get(ctx context.Context, name string, k Key) *Entry {
+// get looks name up in the remote tier: the entry, verified, or nil and
+// why not. The caller counts the lookup's hit or miss, once however many
+// reads it takes.
+func (t *remoteTier) get(ctx context.Context, name string, k Key) (*Entry, verdict) {
 	var v []byte
 	err := t.do(ctx, "get", t.o.MaxEntrySize, func(ctx context.Context) (err error) {
 		v, err = t.r.Get(ctx, name)
 		return err
 	})
 	if err != nil || v == nil {
-		return nil
+		return nil, absent
 	}
 	return t.accept(ctx, name, k, v)
 }
 
-// accept verifies a value read under name; one that fails is deleted
-// (if it is still the one read) and is a miss.
-func (t *remoteTier) accept(ctx context.Context, name string, k Key, v []byte) *Entry {
-	e, err := decodeRemote(v, &k)
+// accept checks a value read under name: its signer against the trusted
+// keys, its signature, then the entry as on disk. A value that fails is
+// deleted (if it is still the one read, and this member writes); one
+// that no trusted key signed is left for its writer and refused.
+func (t *remoteTier) accept(ctx context.Context, name string, k Key, v []byte) (*Entry, verdict) {
+	signer, sig, body, err := unseal(v)
+	if err == nil && signer == nil && !t.keys.Unsigned {
+		// Unsigned: refused if it is an entry, corrupt if it is not one
+		// at all (garbage, another application's value).
+		_, err = decodeRemote(body, nil)
+	}
+	if err == nil && !t.keys.Trusts(signer) {
+		t.untrusted.Add(1)
+		by := "unsigned"
+		if signer != nil {
+			by = "signed by " + signing.Fingerprint(signer)
+		}
+		t.refused.Do(func() {
+			t.c.s.log.Warn("gour: remote device code cache holds a value no trusted key signed; treating it as absent",
+				"remote", t.url, "name", name[:16], "value", by, "trusted", EnvTrustedKeys)
+		})
+		t.c.trace("remote: untrusted value refused", "name", name[:16], "value", by)
+		return nil, refused
+	}
+	var e *Entry
+	if err == nil {
+		if signer != nil && !verifySignature(name, signer, sig, body) {
+			err = badf("signature of %s does not verify", signing.Fingerprint(signer))
+		} else {
+			e, err = decodeRemote(body, &k)
+		}
+	}
 	if err != nil {
 		t.corrupt.Add(1)
+		if !t.writes() {
+			t.c.trace("remote: bad value", "name", name[:16], "why", err)
+			return nil, corrupted
+		}
 		t.c.trace("remote: bad value deleted", "name", name[:16], "why", err)
 		_ = t.do(ctx, "delete", int64(len(v)), func(ctx context.Context) error { return t.r.Delete(ctx, name, v) })
-		return nil
+		return nil, corrupted
 	}
 	e.remote = true
 	t.c.trace("remote hit", "name", name[:16], "bytes", len(e.Binary))
-	return e
+	return e, accepted
 }
 
-// put sends an entry; it reports whether it is stored.
+// put sends an entry, signed, unless this member does not write; it
+// reports whether it is stored.
 func (t *remoteTier) put(ctx context.Context, name string, k Key, bin []byte, info Info) bool {
-	if int64(srcSize(k, info)+headerSize+nonceSize+len(bin)) > t.o.MaxEntrySize {
+	if !t.writes() {
+		return false
+	}
+	size := srcSize(k, info) + headerSize + nonceSize + len(bin)
+	if t.keys.Signing != nil {
+		size += sigHeadSize
+	}
+	if int64(size) > t.o.MaxEntrySize {
 		t.skipped.Add(1)
 		t.c.trace("remote: not sent, larger than the limit", "name", name[:16], "bytes", len(bin), "limit", t.o.MaxEntrySize)
 		return false
 	}
-	v := encodeRemote(k, bin, info, t.c.now())
+	v := encodeRemote(name, k, bin, info, t.c.now(), t.keys.Signing)
 	if err := t.do(ctx, "put", int64(len(v)), func(ctx context.Context) error { return t.r.Put(ctx, name, v) }); err != nil {
 		if errors.Is(err, ErrRemoteFull) {
 			t.skipped.Add(1)
@@ -505,21 +277,20 @@ func (t *remoteTier) put(ctx context.Context, name string, k Key, bin []byte, in
 }
 
 // remoteFill serves a miss of the disk from the remote tier, writing a
-// hit to disk when store is set; the write takes over held (see
-// copyLocal).
-func (c *Cache) remoteFill(ctx context.Context, k Key, store bool, held *lockHandoff) *Entry {
+// hit to disk when toDisk is set.
+func (c *Cache) remoteFill(ctx context.Context, k Key, toDisk bool) *Entry {
 	t := c.remote
 	if t == nil || !t.on() {
 		return nil
 	}
-	e := t.get(ctx, remoteName(c.hash, k), k)
+	e, _ := t.get(ctx, remoteName(c.hash, k), k)
 	if e == nil {
 		t.misses.Add(1)
 		return nil
 	}
 	t.hits.Add(1)
-	if store {
-		c.copyLocal(k, e, held)
+	if toDisk {
+		c.copyLocal(k, e, nil)
 	}
 	return e
 }
@@ -587,33 +358,47 @@ func (h *lockHandoff) take() *heldLock {
 }
 
 // remoteOrBuild is GetOrBuild's way past a miss of the disk: the remote
-// tier, then a build under the fleet's lease for k, stored to the remote
-// tier and, when GetOrBuild holds the leaf's build.lock (held, which the
-// local copy of a remote hit takes over), to disk. fromCache reports a
-// binary read from the remote tier.
+// tier, then a build — under the fleet's lease for k when this process
+// takes it — stored to the remote tier and, when GetOrBuild holds the
+// leaf's build.lock (held, which the local copy of a remote hit takes
+// over), to disk. fromCache reports a binary read from the remote tier.
 func (c *Cache) remoteOrBuild(ctx context.Context, k Key, info Info, held *lockHandoff, build func() ([]byte, error)) (*Entry, bool, error) {
-	store := held != nil
-	t := c.remote
-	if t == nil || !t.on() {
-		return c.buildAndStore(ctx, k, info, store, nil, build)
+	var l *lease
+	if t := c.remote; t != nil && t.on() {
+		e, taken, err := t.serveOrLease(ctx, c, remoteName(c.hash, k), k)
+		if err != nil {
+			return nil, false, err
+		}
+		if e != nil {
+			if held != nil {
+				c.copyLocal(k, e, held)
+			}
+			return e, true, nil
+		}
+		l = taken
 	}
-	name := remoteName(c.hash, k)
-	// One lookup, one count: a hit whether the value was there or came
-	// while waiting, else a miss.
-	served := false
+	return c.buildAndStore(ctx, k, info, held != nil, l, build)
+}
+
+// serveOrLease looks name up and, on a miss, waits for another machine's
+// build of it: it returns the entry when one is stored in time, else the
+// build lease when this process took it, else neither (build without a
+// lease: the store failed, the lease was abandoned, the wait ran out, a
+// value no trusted key signed is in the way, or this member does not
+// write and so takes no lease). It counts one hit or one miss.
+func (t *remoteTier) serveOrLease(ctx context.Context, c *Cache, name string, k Key) (e *Entry, l *lease, err error) {
 	defer func() {
-		if served {
+		if e != nil {
 			t.hits.Add(1)
 		} else {
 			t.misses.Add(1)
 		}
 	}()
-	if e := t.get(ctx, name, k); e != nil {
-		served = true
-		if store {
-			c.copyLocal(k, e, held)
-		}
-		return e, true, nil
+	e, v := t.get(ctx, name, k)
+	if e != nil || v == refused || !t.writes() {
+		// A refused value is as good as none, and the lease script sees
+		// it as stored: build, and replace it with a trusted one.
+		return e, nil, nil
 	}
 	var tok [16]byte
 	_, _ = rand.Read(tok[:])
@@ -621,50 +406,44 @@ func (c *Cache) remoteOrBuild(ctx context.Context, k Key, info Info, held *lockH
 	deadline := time.Now().Add(t.o.Wait)
 	poll := 5 * time.Millisecond
 	for bad := 0; ; {
-		var v []byte
+		var val []byte
 		var st LeaseState
 		err := t.do(ctx, "lease", t.o.MaxEntrySize, func(ctx context.Context) (err error) {
-			v, st, err = t.r.Lease(ctx, name, token, t.o.LeaseTTL)
+			val, st, err = t.r.Lease(ctx, name, token, t.o.LeaseTTL)
 			return err
 		})
 		switch {
 		case err != nil:
-			if ctx.Err() != nil {
-				return nil, false, ctx.Err()
-			}
-			return c.buildAndStore(ctx, k, info, store, nil, build)
-		case v != nil:
+			return nil, nil, ctx.Err()
+		case val != nil:
 			// Stored by another machine since our lookup.
-			if e := t.accept(ctx, name, k, v); e != nil {
-				served = true
+			e, v := t.accept(ctx, name, k, val)
+			if e != nil {
 				t.waits.Add(1)
 				c.counts.waits.Add(1)
-				if store {
-					c.copyLocal(k, e, held)
-				}
-				return e, true, nil
+				return e, nil, nil
 			}
-			if bad++; bad > 2 {
-				return c.buildAndStore(ctx, k, info, store, nil, build)
+			if bad++; v == refused || bad > 2 {
+				return nil, nil, nil
 			}
 			continue // deleted: try for the lease
 		case st == LeaseAcquired:
 			c.trace("remote lease taken; building", "name", name[:16])
-			return c.buildAndStore(ctx, k, info, store, &lease{name: name, token: token}, build)
+			return nil, &lease{name: name, token: token}, nil
 		case st == LeaseAbandoned:
 			c.trace("remote lease abandoned by its holder; building", "name", name[:16])
-			return c.buildAndStore(ctx, k, info, store, nil, build)
+			return nil, nil, nil
 		}
 		if time.Now().After(deadline) {
 			c.trace("remote: waited too long for another machine's build; building", "name", name[:16], "waited", t.o.Wait)
-			return c.buildAndStore(ctx, k, info, store, nil, build)
+			return nil, nil, nil
 		}
 		if poll == 5*time.Millisecond {
 			c.trace("remote: another machine builds; waiting", "name", name[:16])
 		}
 		select {
 		case <-ctx.Done():
-			return nil, false, ctx.Err()
+			return nil, nil, ctx.Err()
 		case <-time.After(poll):
 		}
 		poll = min(2*poll, 100*time.Millisecond)
@@ -674,11 +453,11 @@ func (c *Cache) remoteOrBuild(ctx context.Context, k Key, info Info, held *lockH
 // lease is a build lease this process holds.
 type lease struct{ name, token string }
 
-// buildAndStore builds k, stores it to disk (when store is set) and to
-// the remote tier. With l, it renews the lease while the build runs and
-// releases it after — also when build fails or panics — marking it
-// abandoned when nothing was sent.
-func (c *Cache) buildAndStore(ctx context.Context, k Key, info Info, store bool, l *lease, build func() ([]byte, error)) (*Entry, bool, error) {
+// buildAndStore builds k, stores it to disk (toDisk) and to the remote
+// tier. With l, it renews the lease while the build runs and releases it
+// after — also when build fails or panics — abandoning it when nothing
+// was sent.
+func (c *Cache) buildAndStore(ctx context.Context, k Key, info Info, toDisk bool, l *lease, build func() ([]byte, error)) (*Entry, bool, error) {
 	t := c.remote
 	sent := false
 	if l != nil {
@@ -708,7 +487,11 @@ func (c *Cache) buildAndStore(ctx context.Context, k Key, info Info, store bool,
 			wg.Wait()
 			// Released even when the tier is off: the lease is ours.
 			rctx, cancel := context.WithTimeout(context.Background(), t.o.Timeout)
-			_ = t.r.Release(rctx, l.name, l.token, !sent, t.o.LeaseTTL)
+			if sent {
+				_ = t.r.Release(rctx, l.name, l.token)
+			} else {
+				_ = t.r.Abandon(rctx, l.name, l.token, t.o.LeaseTTL)
+			}
 			cancel()
 		}()
 	}
@@ -716,7 +499,7 @@ func (c *Cache) buildAndStore(ctx context.Context, k Key, info Info, store bool,
 	if err != nil {
 		return nil, false, err
 	}
-	if store {
+	if toDisk {
 		if ref, existed, err := c.put(k, e.Binary, info); err == nil && !existed {
 			e.ref = ref
 		}
@@ -731,7 +514,7 @@ func (c *Cache) buildAndStore(ctx context.Context, k Key, info Info, store bool,
 // the same binary.
 func (c *Cache) remoteReject(e *Entry) {
 	t := c.remote
-	if t == nil || !t.on() || e == nil {
+	if t == nil || !t.on() || !t.writes() || e == nil {
 		return
 	}
 	name := remoteName(c.hash, e.Key)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gour-dev/gour/cache/signing"
 	"github.com/gour-dev/gour/internal/testenv"
 )
 
@@ -113,17 +114,22 @@ func (f *fakeRemote) Renew(ctx context.Context, name, token string, ttl time.Dur
 	return f.leases[name] == token, nil
 }
 
-func (f *fakeRemote) Release(ctx context.Context, name, token string, abandoned bool, ttl time.Duration) error {
+func (f *fakeRemote) Release(ctx context.Context, name, token string) error {
 	f.count("release")
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.leases[name] != token {
-		return nil
-	}
-	if abandoned {
-		f.leases[name] = "abandoned"
-	} else {
+	if f.leases[name] == token {
 		delete(f.leases, name)
+	}
+	return nil
+}
+
+func (f *fakeRemote) Abandon(ctx context.Context, name, token string, ttl time.Duration) error {
+	f.count("release")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.leases[name] == token {
+		f.leases[name] = "abandoned"
 	}
 	return nil
 }
@@ -136,9 +142,21 @@ func (f *fakeRemote) Close() error {
 // set stores the value of an entry of k, binary binFor(k, size).
 func (f *fakeRemote) set(k Key, size int) {
 	f.mu.Lock()
-	f.vals[RemoteName(k)] = encodeRemote(k, binFor(k, size), testInfo, time.Now())
+	f.vals[RemoteName(k)] = encodeRemote(RemoteName(k), k, binFor(k, size), testInfo, time.Now(), testSigner)
 	f.mu.Unlock()
 }
+
+// testSigner signs the values of the tests' writers.
+var testSigner = func() *signing.PrivateKey {
+	k, err := signing.Generate("test-writer")
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
+// testKeys makes a member of the fleet that signs with testSigner.
+func testKeys() *RemoteKeys { return &RemoteKeys{Signing: testSigner} }
 
 // openRemoteTest opens a cache in dir with f as its remote tier; a zero
 // Timeout is 10 s, so that only tests of timeouts depend on the
@@ -151,6 +169,7 @@ func openRemoteTest(t testing.TB, dir string, f *fakeRemote, o RemoteOptions, mo
 	c, rec := openTest(t, dir, func(cfg *Config) {
 		cfg.Remote = f
 		cfg.RemoteOptions = o
+		cfg.RemoteKeys = testKeys()
 		if mod != nil {
 			mod(cfg)
 		}
@@ -317,7 +336,7 @@ func TestOpenClosesUnusedRemote(t *testing.T) {
 		t.Fatalf("Open failed: the store closed %d times, want 1", n)
 	}
 	f = newFakeRemote()
-	c, err = Open(Config{Dir: t.TempDir(), Remote: f, Getenv: env()})
+	c, err = Open(Config{Dir: t.TempDir(), Remote: f, RemoteKeys: testKeys(), Getenv: env()})
 	if err != nil || !c.HasRemote() {
 		t.Fatalf("Open: %v", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/gour-dev/gour/cache"
-	_ "github.com/gour-dev/gour/cache/rediscache" // GOUR_CACHE_REMOTE=redis://...
 	"github.com/gour-dev/gour/cache/urkey"
 	"github.com/gour-dev/gour/ur"
 )

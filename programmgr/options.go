@@ -32,7 +32,10 @@ const (
 	// EnvCacheRemote names the persistent cache's remote tier, shared by
 	// many machines: redis://[user:password@]host:port[/db], rediss://
 	// for TLS (gour's own; see package cache/rediscache for the URL's
-	// parameters). Unset, empty or "off": no remote tier.
+	// parameters, and link it into the program: `import _
+	// "github.com/gour-dev/gour/cache/rediscache"`). Unset, empty or
+	// "off": no remote tier. Values are accepted only when signed by a
+	// trusted key (cache.EnvTrustedKeys, cache.EnvSigningKey).
 	EnvCacheRemote = cache.EnvRemote
 )
 

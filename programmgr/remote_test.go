@@ -8,18 +8,40 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/cache"
+	_ "github.com/gour-dev/gour/cache/rediscache" // the tests' GOUR_CACHE_REMOTE=redis://...
+	"github.com/gour-dev/gour/cache/signing"
 	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/programmgr/internal/faultinject"
 	"github.com/gour-dev/gour/ur"
 )
 
+// fleetKey signs the values the tests' machines store: each machine
+// reads it from a key file, as GOUR_CACHE_SIGNING_KEY names it.
+var fleetKey = func() *signing.PrivateKey {
+	k, err := signing.Generate("test-fleet")
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
+// fleetEnv is the environment of a machine of the fleet whose cache
+// directory is dir: SYCL_CACHE_DIR, and GOUR_CACHE_SIGNING_KEY naming a
+// file of fleetKey.
+func fleetEnv(t testing.TB, dir string) func(string) string {
+	keyFile := filepath.Join(t.TempDir(), "fleet.key")
+	if err := signing.WriteKeyPair(keyFile, fleetKey); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"SYCL_CACHE_DIR": dir, cache.EnvSigningKey: keyFile}
+	return func(k string) string { return env[k] }
+}
+
 // openRemoteDiskAt opens a persistent cache in dir with the remote tier
 // at url, as a new process on another machine would.
 func openRemoteDiskAt(t testing.TB, dir, url string) *cache.Cache {
 	t.Helper()
-	c, err := openDisk(config{remote: url}, func(k string) string {
-		return map[string]string{"SYCL_CACHE_DIR": dir}[k]
-	})
+	c, err := openDisk(config{remote: url}, fleetEnv(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,9 +90,7 @@ func TestRemoteTierWithoutDisk(t *testing.T) {
 		if err := os.WriteFile(file, nil, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		c, err := openDisk(config{remote: srv.URL("")}, func(k string) string {
-			return map[string]string{"SYCL_CACHE_DIR": filepath.Join(file, "cache")}[k]
-		})
+		c, err := openDisk(config{remote: srv.URL("")}, fleetEnv(t, filepath.Join(file, "cache")))
 		if err != nil {
 			t.Fatal(err)
 		}

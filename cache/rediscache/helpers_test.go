@@ -5,12 +5,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"log/slog"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gour-dev/gour/cache"
 	_ "github.com/gour-dev/gour/cache/rediscache"
+	"github.com/gour-dev/gour/cache/signing"
 	"github.com/gour-dev/gour/internal/testenv"
 )
 
@@ -22,6 +24,28 @@ type machine struct {
 }
 
 func noEnv(string) string { return "" }
+
+// fleetKey signs the values of the tests' machines; child processes get
+// it through helperKeyEnv, so that the whole fleet trusts one key.
+var fleetKey = func() *signing.PrivateKey {
+	if text := os.Getenv(helperKeyEnv); text != "" {
+		k, err := signing.ParsePrivateKey(text)
+		if err != nil {
+			panic(err)
+		}
+		return k
+	}
+	k, err := signing.Generate("test-fleet")
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
+const helperKeyEnv = "GOUR_TEST_FLEET_KEY"
+
+// fleetKeys makes a member of the fleet that signs with fleetKey.
+func fleetKeys() *cache.RemoteKeys { return &cache.RemoteKeys{Signing: fleetKey} }
 
 // newMachine opens a cache in a new directory with the remote tier at url.
 // newMachine opens a cache in a directory of its own on the server at
@@ -38,7 +62,7 @@ func newMachine(t testing.TB, url string, o cache.RemoteOptions) *machine {
 func openMachine(t testing.TB, dir, url string, o cache.RemoteOptions) *machine {
 	t.Helper()
 	rec := &testenv.LogRecorder{}
-	c, err := cache.Open(cache.Config{Dir: dir, RemoteURL: url, RemoteOptions: o, Logger: slog.New(rec), Getenv: noEnv})
+	c, err := cache.Open(cache.Config{Dir: dir, RemoteURL: url, RemoteOptions: o, RemoteKeys: fleetKeys(), Logger: slog.New(rec), Getenv: noEnv})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 
 func helper(mode string, env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), append([]string{helperEnv + "=" + mode}, env...)...)
+	cmd.Env = append(os.Environ(), append([]string{helperEnv + "=" + mode, helperKeyEnv + "=" + fleetKey.String()}, env...)...)
 	cmd.Stderr = os.Stderr
 	return cmd
 }
@@ -40,7 +40,7 @@ func helper(mode string, env ...string) *exec.Cmd {
 func runHelper(mode string) int {
 	lease, _ := time.ParseDuration(os.Getenv("GOUR_TEST_LEASE"))
 	c, err := cache.Open(cache.Config{Dir: os.Getenv("GOUR_TEST_CACHE"), RemoteURL: os.Getenv("GOUR_TEST_REMOTE"),
-		RemoteOptions: cache.RemoteOptions{LeaseTTL: lease, Timeout: 10 * time.Second}, Getenv: noEnv, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
+		RemoteOptions: cache.RemoteOptions{LeaseTTL: lease, Timeout: 10 * time.Second}, RemoteKeys: fleetKeys(), Getenv: noEnv, Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	if err != nil || !c.Enabled() {
 		fmt.Fprintln(os.Stderr, "helper: open:", err)
 		return 2

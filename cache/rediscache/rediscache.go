@@ -77,9 +77,6 @@ func OpenURL(raw string) (*Store, error) {
 	if why := checkPrefix(prefix); why != "" {
 		return nil, &URLError{Value: shown, Why: why}
 	}
-	for _, p := range cache.RemoteParams {
-		q.Del(p) // read by package cache
-	}
 	u.RawQuery = q.Encode()
 	opt, err := redis.ParseURL(u.String())
 	if err != nil {
@@ -192,12 +189,13 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[
 return 0`)
 	releaseScript = redis.NewScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-if ARGV[2] == '1' then
-	local r = redis.pcall('SET', KEYS[1], 'abandoned:' .. ARGV[1], 'PX', ARGV[3])
-	if type(r) == 'table' and r.err then redis.call('DEL', KEYS[1]) end
-else
-	redis.call('DEL', KEYS[1])
-end
+return redis.call('DEL', KEYS[1])`)
+	// abandonScript falls back to deleting the lease when a full server
+	// refuses the mark: waiters then take the lease in turn.
+	abandonScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local r = redis.pcall('SET', KEYS[1], 'abandoned:' .. ARGV[1], 'PX', ARGV[2])
+if type(r) == 'table' and r.err then redis.call('DEL', KEYS[1]) end
 return 1`)
 )
 
@@ -276,14 +274,15 @@ func (s *Store) Renew(ctx context.Context, name, token string, ttl time.Duration
 	return n == 1, err
 }
 
-// Release gives the lease of name up if token holds it; abandoned
-// leaves a mark for ttl that says no value is coming.
-func (s *Store) Release(ctx context.Context, name, token string, abandoned bool, ttl time.Duration) error {
-	a := "0"
-	if abandoned {
-		a = "1"
-	}
-	return releaseScript.Run(ctx, s.c, []string{s.lease(name)}, token, a, px(ttl)).Err()
+// Release gives the lease of name up if token holds it.
+func (s *Store) Release(ctx context.Context, name, token string) error {
+	return releaseScript.Run(ctx, s.c, []string{s.lease(name)}, token).Err()
+}
+
+// Abandon replaces the lease of name, if token holds it, by a mark that
+// says no value is coming, for ttl.
+func (s *Store) Abandon(ctx context.Context, name, token string, ttl time.Duration) error {
+	return abandonScript.Run(ctx, s.c, []string{s.lease(name)}, token, px(ttl)).Err()
 }
 
 // px is ttl in whole milliseconds for SET PX and PEXPIRE, at least 1:

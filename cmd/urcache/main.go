@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -71,6 +73,8 @@ commands:
   prune [--max-size SIZE] [--older-than AGE] [--stale]
                      sweep, and remove entries by size, age or absent device
   clear              remove every entry
+  key new|show FILE  make a key pair for signing remote entries, or show a
+                     key file's public key (urcache key help)
   help               print this help
 
 flags, before or after the command:
@@ -130,6 +134,9 @@ func run(args []string, stdout, stderr io.Writer, present presentFunc) int {
 		return exitUsage
 	}
 	cmd, rest := fs.Arg(0), fs.Args()[1:]
+	if cmd == "key" {
+		return runKey(rest, stdout, stderr)
+	}
 	cfs := commonFlags("urcache "+cmd, &o, stderr)
 	switch cmd {
 	case "help":
@@ -317,6 +324,7 @@ type jsonEntry struct {
 	BinarySize     int64      `json:"binary_size"`
 	Created        time.Time  `json:"created"`
 	LastUse        time.Time  `json:"last_use"`
+	Signer         string     `json:"signer,omitempty"` // remote: a trusted key's name, an untrusted key's fingerprint, or "unsigned"
 }
 
 func (w *writer) ls(c *cache.Cache) int {
@@ -325,12 +333,22 @@ func (w *writer) ls(c *cache.Cache) int {
 		fmt.Fprintln(w.err, "urcache ls:", err)
 		return exitError
 	}
-	w.list(list)
+	entries := make([]listed, len(list))
+	for i, e := range list {
+		entries[i] = listed{EntryStat: e}
+	}
+	w.list(entries, false)
 	return exitOK
 }
 
-// list writes entries as ls does, local or remote.
-func (w *writer) list(list []cache.EntryStat) {
+// listed is an entry as ls lists it: a remote one has a signer.
+type listed struct {
+	cache.EntryStat
+	signer string
+}
+
+// list writes entries as ls does, local or remote (with their signers).
+func (w *writer) list(list []listed, remote bool) {
 	if w.json {
 		out := make([]jsonEntry, 0, len(list))
 		for _, e := range list {
@@ -340,7 +358,7 @@ func (w *writer) list(list []cache.EntryStat) {
 				Images: []string{}, Spec: hex.EncodeToString(e.Key.Spec),
 				CompileOptions: e.Key.CompileOptions, LinkOptions: e.Key.LinkOptions, Format: e.Info.Format,
 				Kernels: e.Info.Kernels, ImageSize: e.Info.ImageSize, Size: e.Size, BinarySize: e.BinarySize,
-				Created: e.Created, LastUse: e.LastUse,
+				Created: e.Created, LastUse: e.LastUse, Signer: e.signer,
 			}
 			if je.Kernels == nil {
 				je.Kernels = []string{}
@@ -354,6 +372,11 @@ func (w *writer) list(list []cache.EntryStat) {
 		return
 	}
 	tw := tabwriter.NewWriter(w.out, 0, 4, 2, ' ', 0)
+	signer := func(string) string { return "" }
+	if remote {
+		fmt.Fprint(tw, "SIGNER\t")
+		signer = func(s string) string { return s + "\t" }
+	}
 	fmt.Fprintln(tw, "LAST USE\tSIZE\tDEVICE\tIMAGE\tKERNELS\tOPTIONS")
 	for _, e := range list {
 		d := e.Key.Device
@@ -364,7 +387,7 @@ func (w *writer) list(list []cache.EntryStat) {
 				img += fmt.Sprintf("+%d", len(e.Key.Images)-1)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.LastUse.Local().Format("2006-01-02 15:04:05"), human(e.Size),
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%s\n", signer(e.signer), e.LastUse.Local().Format("2006-01-02 15:04:05"), human(e.Size),
 			fmt.Sprintf("%s: %s [%s]", d.Backend, d.Name, d.Driver), img, kernels(e.Info.Kernels), optionsColumn(e.Key))
 	}
 	tw.Flush()
@@ -488,12 +511,14 @@ func (w *writer) verify(c *cache.Cache, repair bool) int {
 		fmt.Fprintln(w.err, "urcache verify:", err)
 		return exitError
 	}
-	return w.verified(res, repair)
+	return w.verified(res, repair, nil)
 }
 
 // verified writes what verify found, local or remote; the exit status
 // says whether problems are left.
-func (w *writer) verified(res cache.VerifyResult, repair bool) int {
+// verified reports what verify found; signers, for the remote tier,
+// counts the values of each signer.
+func (w *writer) verified(res cache.VerifyResult, repair bool, signers map[string]int) int {
 	left := 0
 	for _, p := range res.Problems {
 		if !p.Removed {
@@ -507,11 +532,12 @@ func (w *writer) verified(res cache.VerifyResult, repair bool) int {
 			Removed bool   `json:"removed"`
 		}
 		out := struct {
-			Entries  int  `json:"entries"`
-			Good     int  `json:"good"`
-			Busy     int  `json:"busy"`
-			Problems []jp `json:"problems"`
-		}{res.Entries, res.Good, res.Busy, []jp{}}
+			Entries  int            `json:"entries"`
+			Good     int            `json:"good"`
+			Busy     int            `json:"busy"`
+			Problems []jp           `json:"problems"`
+			Signers  map[string]int `json:"signers,omitempty"`
+		}{res.Entries, res.Good, res.Busy, []jp{}, signers}
 		for _, p := range res.Problems {
 			out.Problems = append(out.Problems, jp{p.Path, p.Reason, p.Removed})
 		}
@@ -532,6 +558,10 @@ func (w *writer) verified(res cache.VerifyResult, repair bool) int {
 			fmt.Fprintf(w.out, ", %d directories busy (not checked)", res.Busy)
 		}
 		fmt.Fprintln(w.out)
+		names := slices.Sorted(maps.Keys(signers))
+		for _, name := range names {
+			fmt.Fprintf(w.out, "signed by %s: %d\n", name, signers[name])
+		}
 	}
 	if left > 0 {
 		return exitError

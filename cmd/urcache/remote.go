@@ -34,13 +34,17 @@ func runRemote(cmd string, o options, prune cache.PruneOptions, stdout, stderr i
 		return exitError
 	}
 	w := &writer{out: stdout, err: stderr, json: o.json, root: s.String()}
+	keys, problems := cache.RemoteKeysFromEnv(nil)
+	for _, p := range problems {
+		fmt.Fprintln(stderr, "urcache --remote:", p)
+	}
 	switch cmd {
 	case "stat":
 		return w.remoteStat(ctx, s)
 	case "ls":
-		return w.remoteLs(ctx, s)
+		return w.remoteLs(ctx, s, keys)
 	case "verify":
-		return w.remoteVerify(ctx, s, o.repair)
+		return w.remoteVerify(ctx, s, keys, o.repair)
 	case "prune":
 		po := rediscache.PruneOptions{MaxSize: prune.MaxSize, OlderThan: prune.OlderThan}
 		if o.stale {
@@ -109,8 +113,10 @@ func (w *writer) remoteStat(ctx context.Context, s *rediscache.Store) int {
 	return exitOK
 }
 
-func (w *writer) remoteLs(ctx context.Context, s *rediscache.Store) int {
-	var list []cache.EntryStat
+// remoteLs lists the entries as ls does, with the key each names as its
+// signer (as keys see it: a trusted key's name, else untrusted).
+func (w *writer) remoteLs(ctx context.Context, s *rediscache.Store, keys cache.RemoteKeys) int {
+	var list []listed
 	bad := 0
 	now := time.Now()
 	err := s.Scan(ctx, func(it rediscache.Item) error {
@@ -125,8 +131,8 @@ func (w *writer) remoteLs(ctx context.Context, s *rediscache.Store) int {
 		case err != nil:
 			return err
 		}
-		list = append(list, cache.EntryStat{Path: it.Name, Key: e.Key, Info: e.Info, Size: it.Size, BinarySize: e.Binary,
-			Created: e.Created, LastUse: now.Add(-it.Idle).Truncate(time.Second)})
+		list = append(list, listed{cache.EntryStat{Path: it.Name, Key: e.Key, Info: e.Info, Size: it.Size, BinarySize: e.Binary,
+			Created: e.Created, LastUse: now.Add(-it.Idle).Truncate(time.Second)}, keys.Describe(e.Signer)})
 		return nil
 	})
 	if err != nil {
@@ -134,16 +140,22 @@ func (w *writer) remoteLs(ctx context.Context, s *rediscache.Store) int {
 		return exitError
 	}
 	// Most recently used first, as the local listing.
-	slices.SortStableFunc(list, func(a, b cache.EntryStat) int { return b.LastUse.Compare(a.LastUse) })
-	w.list(list)
+	slices.SortStableFunc(list, func(a, b listed) int { return b.LastUse.Compare(a.LastUse) })
+	w.list(list, true)
 	if bad > 0 {
 		fmt.Fprintf(w.err, "urcache ls --remote: %d values are not valid entries (urcache --remote URL prune removes them)\n", bad)
 	}
 	return exitOK
 }
 
-func (w *writer) remoteVerify(ctx context.Context, s *rediscache.Store, repair bool) int {
+// remoteVerify checks every value in full, its signature included, and
+// counts the values of each signer. With trusted keys (or an explicit
+// TrustUnsigned) a value no trusted key signed is a problem too, which
+// --repair removes; without, signers are only counted.
+func (w *writer) remoteVerify(ctx context.Context, s *rediscache.Store, keys cache.RemoteKeys, repair bool) int {
 	var res cache.VerifyResult
+	judged := keys.Signing != nil || len(keys.Trusted) > 0 || keys.Unsigned
+	signers := map[string]int{}
 	err := s.Scan(ctx, func(it rediscache.Item) error {
 		v, err := s.Value(ctx, it.Name)
 		if err != nil {
@@ -153,10 +165,14 @@ func (w *writer) remoteVerify(ctx context.Context, s *rediscache.Store, repair b
 			return nil // removed since the scan
 		}
 		res.Entries++
-		verr := cache.VerifyRemote(it.Name, v)
+		signer, verr := cache.VerifyRemote(it.Name, v)
 		if verr == nil {
-			res.Good++
-			return nil
+			signers[keys.Describe(signer)]++
+			if !judged || keys.Trusts(signer) {
+				res.Good++
+				return nil
+			}
+			verr = fmt.Errorf("%s: no trusted key signed it", keys.Describe(signer))
 		}
 		p := cache.Problem{Path: it.Name, Reason: verr.Error()}
 		if repair {
@@ -172,7 +188,10 @@ func (w *writer) remoteVerify(ctx context.Context, s *rediscache.Store, repair b
 		fmt.Fprintln(w.err, "urcache verify --remote:", err)
 		return exitError
 	}
-	return w.verified(res, repair)
+	if !judged && res.Entries > 0 {
+		fmt.Fprintf(w.err, "urcache verify --remote: no trusted key (%s, %s): signatures checked, signers not judged\n", cache.EnvTrustedKeys, cache.EnvSigningKey)
+	}
+	return w.verified(res, repair, signers)
 }
 
 func (w *writer) remotePruned(res rediscache.PruneResult, err error) int {

@@ -5,21 +5,34 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/cache/rediscache"
+	"github.com/gour-dev/gour/cache/signing"
 	"github.com/gour-dev/gour/internal/redisserver"
 	"github.com/gour-dev/gour/internal/testenv"
 )
+
+// writerKey signs what fillRemote stores.
+var writerKey = func() *signing.PrivateKey {
+	k, err := signing.Generate("test-writer")
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
 
 // fillRemote stores an entry per device in the remote tier at url, then
 // looks each up from a second machine (4 hits) and misses one key.
 func fillRemote(t *testing.T, url string) {
 	t.Helper()
 	open := func() *cache.Cache {
-		c, err := cache.Open(cache.Config{Dir: t.TempDir(), RemoteURL: url, Getenv: func(string) string { return "" }})
+		c, err := cache.Open(cache.Config{Dir: t.TempDir(), RemoteURL: url, RemoteKeys: &cache.RemoteKeys{Signing: writerKey},
+			Getenv: func(string) string { return "" }})
 		if err != nil || !c.Enabled() {
 			t.Fatal(err)
 		}
@@ -150,6 +163,83 @@ func TestRemoteErrors(t *testing.T) {
 		_, errs, st := urcache(t, noDevices, tc.args...)
 		if st != tc.status || !strings.Contains(errs, tc.want) || strings.Contains(errs, "secret") {
 			t.Errorf("%q: status %d, %q; want %d and %q, no password", tc.args, st, errs, tc.status, tc.want)
+		}
+	}
+}
+
+// TestRemoteSigners: ls names each value's signer as the trusted keys
+// see it; verify counts signers and, with trusted keys, reports values
+// no trusted key signed, which --repair removes.
+func TestRemoteSigners(t *testing.T) {
+	srv := testenv.StartRedis(t)
+	url := srv.URL("")
+	fillRemote(t, url)
+	stranger, _ := signing.Generate("stranger")
+	planted := cache.Key{Device: devA, CompileOptions: "-planted"}
+	c, err := cache.Open(cache.Config{Dir: t.TempDir(), RemoteURL: url, RemoteKeys: &cache.RemoteKeys{Signing: stranger},
+		Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Put(planted, []byte("666"), cache.Info{Format: "native"}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+
+	t.Setenv(cache.EnvTrustedKeys, writerKey.Public().String())
+	t.Setenv(cache.EnvSigningKey, "")
+	out, errs, st := urcache(t, noDevices, "--remote", url, "ls")
+	if st != 0 || errs != "" || !strings.Contains(out, "SIGNER") || strings.Count(out, "test-writer") != 4 ||
+		!strings.Contains(out, signing.Fingerprint(stranger.Public().Key)+" (untrusted)") {
+		t.Fatalf("ls: %d %s\n%s", st, errs, out)
+	}
+	var entries []struct{ Signer string }
+	out, _, _ = urcache(t, noDevices, "--remote", url, "--json", "ls")
+	if json.Unmarshal([]byte(out), &entries) != nil || len(entries) != 5 {
+		t.Fatalf("ls --json: %s", out)
+	}
+	out, _, st = urcache(t, noDevices, "--remote", url, "verify")
+	if st != 1 || !strings.Contains(out, "5 entries, 4 good, 1 problems") || !strings.Contains(out, "no trusted key signed it") ||
+		!strings.Contains(out, "signed by test-writer: 4") {
+		t.Fatalf("verify: %d\n%s", st, out)
+	}
+	out, _, st = urcache(t, noDevices, "--remote", url, "verify", "--repair")
+	if st != 0 || !strings.Contains(out, "1 removed") {
+		t.Fatalf("verify --repair: %d\n%s", st, out)
+	}
+	if out, _, st = urcache(t, noDevices, "--remote", url, "verify"); st != 0 || !strings.Contains(out, "4 entries, 4 good, 0 problems") {
+		t.Fatalf("verify after --repair: %d\n%s", st, out)
+	}
+}
+
+func TestKeyCommands(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "fleet.key")
+	out, errs, st := urcache(t, noDevices, "key", "new", "--name", "fleet-1", file)
+	if st != 0 || !strings.HasPrefix(out, "fleet-1:") || !strings.Contains(errs, file+".pub") {
+		t.Fatalf("key new: %d %q %q", st, out, errs)
+	}
+	pub, err := signing.ParsePublicKey(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{file, file + ".pub"} {
+		show, errs, st := urcache(t, noDevices, "key", "show", f)
+		if st != 0 || strings.TrimSpace(show) != pub.String() {
+			t.Errorf("key show %s: %d %q %q, want %q", f, st, show, errs, pub)
+		}
+	}
+	if _, errs, st := urcache(t, noDevices, "key", "new", file); st != 1 || !strings.Contains(errs, "exists") {
+		t.Errorf("key new over a key: %d %q", st, errs)
+	}
+	if err := os.Chmod(file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, st := urcache(t, noDevices, "key", "show", file); st != 1 || !strings.Contains(errs, "want 0600") {
+		t.Errorf("key show of a readable private key: %d %q", st, errs)
+	}
+	for _, args := range [][]string{{"key"}, {"key", "rotate"}, {"key", "new"}, {"key", "new", "--name", "bad name", file + "2"}} {
+		if _, _, st := urcache(t, noDevices, args...); st != 2 {
+			t.Errorf("%q: status %d, want 2", args, st)
 		}
 	}
 }
