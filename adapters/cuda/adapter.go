@@ -61,8 +61,10 @@ type device struct {
 	// managed: the device has managed memory (USM shared allocations);
 	// prefetch: it can migrate managed memory while kernels run
 	// (CONCURRENT_MANAGED_ACCESS), without which a prefetch is a hint
-	// ignored; pools: it has the stream-ordered allocator's pools.
-	managed, prefetch, pools bool
+	// ignored; pools: it has the stream-ordered allocator's pools;
+	// concurrent: CONCURRENT_MANAGED_ACCESS itself, which a context of
+	// several devices needs for managed buffers.
+	managed, prefetch, pools, concurrent bool
 }
 
 // busyCount is the count of calls that suspend quick launches, shared by
@@ -173,7 +175,8 @@ func (a *adapter) openDevice(ordinal int32, driverVersion string) (*device, erro
 		Native:            uintptr(h),
 	}
 	d.managed = attr(cu.DeviceAttributeManagedMemory) != 0
-	d.prefetch = attr(cu.DeviceAttributeConcurrentManagedAccess) != 0 && l.HasMemPrefetch()
+	d.concurrent = attr(cu.DeviceAttributeConcurrentManagedAccess) != 0
+	d.prefetch = d.concurrent && l.HasMemPrefetch()
 	d.pools = attr(cu.DeviceAttributeMemoryPoolsSupported) != 0 && l.HasMemPools()
 	d.info.USM = driver.USMSupport{Device: true, Host: true, Shared: d.managed, Via: "cuda"}
 	if !d.managed {
@@ -240,10 +243,19 @@ func (a *adapter) compiler() (*nvrtc.Lib, error) {
 	return a.nvrtc, nil
 }
 
-// NewContext returns a context on one device's primary context.
+// NewContext returns a context on the primary context of each device:
+// one CUDA context per device, as the Unified Runtime's CUDA adapter has
+// (multidevice.go).
 func (a *adapter) NewContext(devs []driver.Device) (driver.Context, error) {
-	if len(devs) != 1 {
-		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "a CUDA context holds one device, not %d", len(devs))
+	c := &context{dev: devs[0].(*device)}
+	if len(devs) == 1 {
+		return c, nil
 	}
-	return &context{dev: devs[0].(*device)}, nil
+	c.managedBuffers = true
+	for _, dd := range devs {
+		d := dd.(*device)
+		c.devs = append(c.devs, d)
+		c.managedBuffers = c.managedBuffers && d.managed && d.concurrent
+	}
+	return c, nil
 }

@@ -47,8 +47,8 @@ type graphCommand struct{ node cu.GraphNode }
 // NewCommandBuffer creates an empty graph. Every executable graph can
 // have its kernel nodes' parameters set (cuGraphExecKernelNodeSetParams),
 // so Updatable needs nothing more.
-func (c *context) NewCommandBuffer(_ driver.Device, _ driver.CommandBufferProperties) (driver.CommandBuffer, error) {
-	d := c.dev
+func (c *context) NewCommandBuffer(dev driver.Device, _ driver.CommandBufferProperties) (driver.CommandBuffer, error) {
+	d := c.own(dev)
 	if !d.a.cu.HasGraphs() {
 		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "the CUDA driver lacks the graph calls the adapter uses (CUDA 12.0)")
 	}
@@ -118,7 +118,7 @@ func (gl *graphLaunch) set(d *device, r *driver.NDRange, args []driver.LaunchArg
 			return err
 		}
 		p := &gl.params
-		p.Func = k.fn
+		p.Func = k.fnOn(d)
 		p.GridDimX, p.GridDimY, p.GridDimZ = geo.grid[0], geo.grid[1], geo.grid[2]
 		p.BlockDimX, p.BlockDimY, p.BlockDimZ = geo.block[0], geo.block[1], geo.block[2]
 	}
@@ -128,7 +128,7 @@ func (gl *graphLaunch) set(d *device, r *driver.NDRange, args []driver.LaunchArg
 		if err != nil {
 			return err
 		}
-		if err := k.ensureShared(shared); err != nil {
+		if err := k.ensureShared(d, shared); err != nil {
 			return err
 		}
 		gl.args = t

@@ -14,6 +14,13 @@ import (
 // a view of the device bound to that context instead.
 type context struct {
 	dev *device
+	// devs is every device of a context of several, dev first; nil for
+	// a context of one device (multidevice.go).
+	devs []*device
+	// managedBuffers: a context of several devices allocates its buffers
+	// as managed memory, which each device's kernels reach and the
+	// driver migrates to the device that touches it.
+	managedBuffers bool
 	// ownedPrimary: the context wraps the primary context with a
 	// reference its maker handed over (ContextFromNative with owned set),
 	// released with the context.
@@ -46,9 +53,18 @@ func (c *context) NewBuffer(_ driver.MemFlags, size uint64, host []byte) (driver
 		return nil, err
 	}
 	defer d.unbindBusy()
-	ptr, r := d.a.cu.MemAlloc(uintptr(size))
-	if err := check("cuMemAlloc", r); err != nil {
-		return nil, err
+	var ptr cu.DevicePtr
+	var r cu.Result
+	if c.managedBuffers {
+		ptr, r = d.a.cu.MemAllocManaged(uintptr(size), cu.MemAttachGlobal)
+		if err := check("cuMemAllocManaged", r); err != nil {
+			return nil, err
+		}
+	} else {
+		ptr, r = d.a.cu.MemAlloc(uintptr(size))
+		if err := check("cuMemAlloc", r); err != nil {
+			return nil, err
+		}
 	}
 	if len(host) > 0 {
 		// From pageable memory cuMemcpyHtoD may return before the data
@@ -81,8 +97,8 @@ func (m *mem) Release() error {
 func (m *mem) Size() uint64    { return m.size }
 func (m *mem) Native() uintptr { return uintptr(m.ptr) }
 
-func (c *context) NewQueue(_ driver.Device, props driver.QueueProperties) (driver.Queue, error) {
-	d := c.dev
+func (c *context) NewQueue(dev driver.Device, props driver.QueueProperties) (driver.Queue, error) {
+	d := c.own(dev)
 	if err := d.bind(); err != nil {
 		return nil, err
 	}

@@ -5,7 +5,12 @@
 // Importing the package registers the adapter under the name "cuda".
 // How CUDA maps onto the handles of package ur:
 //
-//   - a Context is the device's primary context (one device per context);
+//   - a Context is the device's primary context; a context of several
+//     devices holds the primary context of each, and makes every object
+//     in the context of the device it is for: queues, pools, USM, and a
+//     module and a CUfunction per device for programs and kernels
+//     (multidevice.go). Its buffers are managed memory the driver
+//     migrates to the device that touches it;
 //   - a Queue is a non-blocking stream, so it never serialises with other
 //     streams; an Event is a CUDA event recorded after the command (and
 //     one before it on a profiling queue);

@@ -31,6 +31,9 @@ type kernel struct {
 	// shared is the dynamic shared memory limit set on the function
 	// (launchargs.go), shared with every kernel of the same CUfunction.
 	shared *funcShared
+	// on holds the kernel's function on each other device of the
+	// program (a context of several devices; multidevice.go).
+	on []kernelOn
 }
 
 // argSlot is what the kernel keeps of one argument besides its pointer.
@@ -83,6 +86,9 @@ func (p *program) NewKernel(name string) (driver.Kernel, error) {
 	threads, _ := l.FuncGetAttribute(cu.FuncAttributeMaxThreadsPerBlock, fn)
 	k.maxThreads = uint32(threads)
 	k.shared = p.sharedOf(fn)
+	if err := k.loadOthers(); err != nil {
+		return nil, err
+	}
 	p.refs.Add(1)
 	return k, nil
 }
@@ -224,10 +230,11 @@ func (k *kernel) setLocal(i int, size uint64) {
 	k.sharedMem = uint32(off)
 }
 
-func (k *kernel) Info(driver.Device) (driver.KernelInfo, error) {
+func (k *kernel) Info(dev driver.Device) (driver.KernelInfo, error) {
 	l := k.p.dev.a.cu
+	fn := k.fnOn(k.p.deviceOf(dev))
 	attr := func(a cu.FunctionAttribute) uint64 {
-		v, _ := l.FuncGetAttribute(a, k.fn)
+		v, _ := l.FuncGetAttribute(a, fn)
 		return uint64(v)
 	}
 	info := driver.KernelInfo{
@@ -259,15 +266,16 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 		return nil, err
 	}
 	if k.sharedMem != 0 {
-		if err := k.ensureShared(uint64(k.sharedMem)); err != nil {
+		if err := k.ensureShared(q.dev, uint64(k.sharedMem)); err != nil {
 			return nil, err
 		}
 	}
 	grid, block := geo.grid, geo.block
+	fn := k.fnOn(q.dev)
 	q.quick.Spend()
 	if len(wait) == 0 && !wantEvent && q.ooo == nil {
 		// The common launch: one cuLaunchKernel, no thread lock (cu.Lib.LaunchKernelIn).
-		res := q.cu.LaunchKernelIn(q.dev.ctx, k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, geo.params, nil)
+		res := q.cu.LaunchKernelIn(q.dev.ctx, fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.stream, geo.params, nil)
 		return nil, check("cuLaunchKernel", res)
 	}
 	if err := q.dev.bind(); err != nil {
@@ -279,7 +287,7 @@ func (q *queue) Launch(dk driver.Kernel, r driver.NDRange, wait []driver.Event, 
 	if err != nil {
 		return nil, err
 	}
-	res := q.cu.LaunchKernel(k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, s, geo.params, nil)
+	res := q.cu.LaunchKernel(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, s, geo.params, nil)
 	return q.finish(s, "cuLaunchKernel", e, res)
 }
 
@@ -299,11 +307,11 @@ func (q *queue) PrepareLaunch(dk driver.Kernel, r driver.NDRange) (driver.Prepar
 	if err != nil {
 		return nil, err
 	}
-	if err := k.ensureShared(uint64(k.sharedMem)); err != nil {
+	if err := k.ensureShared(q.dev, uint64(k.sharedMem)); err != nil {
 		return nil, err
 	}
 	grid, block := geo.grid, geo.block
-	fn, args := q.cu.LaunchKernelCall(k.fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.pick(), geo.params)
+	fn, args := q.cu.LaunchKernelCall(k.fnOn(q.dev), grid[0], grid[1], grid[2], block[0], block[1], block[2], k.sharedMem, q.pick(), geo.params)
 	if fn == 0 {
 		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "the driver has no cuLaunchKernel")
 	}

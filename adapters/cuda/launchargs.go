@@ -196,27 +196,26 @@ type funcShared struct {
 // shared memory: beyond the default (48 KiB less static shared memory) it
 // raises the function's limit, once per new size, under a lock so that
 // concurrent launches raise it once and never lower it.
-func (k *kernel) ensureShared(n uint64) error {
-	fs := k.shared
+func (k *kernel) ensureShared(d *device, n uint64) error {
+	fs := k.sharedOn(d)
 	if fs == nil || n <= fs.limit.Load() {
 		return nil
 	}
-	return k.raiseShared(n)
+	return k.raiseShared(d, fs, n)
 }
 
-func (k *kernel) raiseShared(n uint64) error {
-	fs := k.shared
+// raiseShared raises the limit fs of k's function on d to n bytes.
+func (k *kernel) raiseShared(d *device, fs *funcShared, n uint64) error {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if n <= fs.limit.Load() {
 		return nil
 	}
-	d := k.p.dev
 	if err := d.bind(); err != nil {
 		return err
 	}
 	defer unbind()
-	if r := d.a.cu.FuncSetAttribute(k.fn, cu.FuncAttributeMaxDynamicSharedSizeBytes, int32(min(n, 1<<31-1))); r != cu.Success {
+	if r := d.a.cu.FuncSetAttribute(k.fnOn(d), cu.FuncAttributeMaxDynamicSharedSizeBytes, int32(min(n, 1<<31-1))); r != cu.Success {
 		e := cuError("cuFuncSetAttribute", r)
 		e.Message += " (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) for kernel " + k.name
 		if r == cu.InvalidValue {
@@ -261,19 +260,20 @@ func (q *queue) LaunchWithArgs(dk driver.Kernel, r driver.NDRange, args []driver
 	if err != nil {
 		return nil, err
 	}
-	if err := k.ensureShared(shared); err != nil {
+	if err := k.ensureShared(q.dev, shared); err != nil {
 		return nil, err
 	}
+	fn := k.fnOn(q.dev)
 	s := q.pick()
 	if len(wait) == 0 && !wantEvent && !ex && q.ooo == nil {
 		// The usual launch: one cuLaunchKernel, quick where the gate
 		// allows, as a PreparedLaunch's, combined with those of other
 		// goroutines launching at once.
-		fn, cargs := q.cu.LaunchKernelCall(k.fn, geo.grid[0], geo.grid[1], geo.grid[2], geo.block[0], geo.block[1], geo.block[2], uint32(shared), s, t.params())
-		if fn == 0 {
+		call, cargs := q.cu.LaunchKernelCall(fn, geo.grid[0], geo.grid[1], geo.grid[2], geo.block[0], geo.block[1], geo.block[2], uint32(shared), s, t.params())
+		if call == 0 {
 			return nil, driver.Errorf(driver.ResultUnsupportedFeature, "the driver has no cuLaunchKernel")
 		}
-		t.call = driver.NativeCall{Fn: fn, Args: driver.NativeArgs(cargs), Quick: q.quick}
+		t.call = driver.NativeCall{Fn: call, Args: driver.NativeArgs(cargs), Quick: q.quick}
 		res := q.combine.launch(q, &t.call)
 		t.call = driver.NativeCall{}
 		return nil, launchCheck(false, res)
@@ -282,9 +282,9 @@ func (q *queue) LaunchWithArgs(dk driver.Kernel, r driver.NDRange, args []driver
 	if len(wait) == 0 && !wantEvent {
 		var res cu.Result
 		if ex {
-			res = q.cu.LaunchKernelExIn(q.dev.ctx, t.config(&geo, uint32(shared), s, &props), k.fn, t.params(), nil)
+			res = q.cu.LaunchKernelExIn(q.dev.ctx, t.config(&geo, uint32(shared), s, &props), fn, t.params(), nil)
 		} else {
-			res = q.cu.LaunchKernelIn(q.dev.ctx, k.fn, geo.grid[0], geo.grid[1], geo.grid[2], geo.block[0], geo.block[1], geo.block[2], uint32(shared), s, t.params(), nil)
+			res = q.cu.LaunchKernelIn(q.dev.ctx, fn, geo.grid[0], geo.grid[1], geo.grid[2], geo.block[0], geo.block[1], geo.block[2], uint32(shared), s, t.params(), nil)
 		}
 		return nil, launchCheck(ex, res)
 	}
@@ -298,9 +298,9 @@ func (q *queue) LaunchWithArgs(dk driver.Kernel, r driver.NDRange, args []driver
 	}
 	var res cu.Result
 	if ex {
-		res = q.cu.LaunchKernelEx(t.config(&geo, uint32(shared), s, &props), k.fn, t.params(), nil)
+		res = q.cu.LaunchKernelEx(t.config(&geo, uint32(shared), s, &props), fn, t.params(), nil)
 	} else {
-		res = q.cu.LaunchKernel(k.fn, geo.grid[0], geo.grid[1], geo.grid[2], geo.block[0], geo.block[1], geo.block[2], uint32(shared), s, t.params(), nil)
+		res = q.cu.LaunchKernel(fn, geo.grid[0], geo.grid[1], geo.grid[2], geo.block[0], geo.block[1], geo.block[2], uint32(shared), s, t.params(), nil)
 	}
 	if ex {
 		return q.finish(s, "cuLaunchKernelEx", e, res)
@@ -328,6 +328,7 @@ var _ driver.ArgLaunchPreparer = (*queue)(nil)
 type preparedArgs struct {
 	q      *queue
 	k      *kernel
+	fn     cu.Function // k's function on q's device
 	geo    geometry
 	shared uint32
 	stream cu.Stream
@@ -350,10 +351,10 @@ func (q *queue) PrepareArgLaunch(dk driver.Kernel, r driver.NDRange, args []driv
 	if err != nil {
 		return nil, err
 	}
-	if err := k.ensureShared(shared); err != nil {
+	if err := k.ensureShared(q.dev, shared); err != nil {
 		return nil, err
 	}
-	p.shared = uint32(shared)
+	p.shared, p.fn = uint32(shared), k.fnOn(q.dev)
 	for i := range args {
 		p.sizes[i], _ = k.argSize(i, &args[i]) // fill checked them
 		if args[i].Kind == driver.ArgLocal {
@@ -361,7 +362,7 @@ func (q *queue) PrepareArgLaunch(dk driver.Kernel, r driver.NDRange, args []driv
 		}
 	}
 	if !ex {
-		fn, cargs := q.cu.LaunchKernelCall(k.fn, geo.grid[0], geo.grid[1], geo.grid[2], geo.block[0], geo.block[1], geo.block[2], p.shared, p.stream, p.t.params())
+		fn, cargs := q.cu.LaunchKernelCall(p.fn, geo.grid[0], geo.grid[1], geo.grid[2], geo.block[0], geo.block[1], geo.block[2], p.shared, p.stream, p.t.params())
 		if fn != 0 {
 			// Keep: the arguments point into p's table.
 			p.call = &driver.NativeCall{Fn: fn, Args: driver.NativeArgs(cargs), Quick: q.quick, Keep: p}
@@ -388,9 +389,9 @@ func (p *preparedArgs) Launch() driver.LaunchStatus {
 	q.quick.Spend()
 	var res cu.Result
 	if extended(&p.props) {
-		res = q.cu.LaunchKernelExIn(q.dev.ctx, p.t.config(g, p.shared, p.stream, &p.props), p.k.fn, p.t.params(), nil)
+		res = q.cu.LaunchKernelExIn(q.dev.ctx, p.t.config(g, p.shared, p.stream, &p.props), p.fn, p.t.params(), nil)
 	} else {
-		res = q.cu.LaunchKernelIn(q.dev.ctx, p.k.fn, g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], p.shared, p.stream, p.t.params(), nil)
+		res = q.cu.LaunchKernelIn(q.dev.ctx, p.fn, g.grid[0], g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2], p.shared, p.stream, p.t.params(), nil)
 	}
 	if res != cu.Success {
 		return driver.LaunchFailed

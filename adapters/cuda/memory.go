@@ -41,8 +41,8 @@ var (
 // promised, so a request above it is refused rather than met by chance.
 const usmAlign = 256
 
-func (c *context) USMAlloc(kind driver.USMKind, _ driver.Device, size, alignment uint64) (uintptr, error) {
-	d := c.dev
+func (c *context) USMAlloc(kind driver.USMKind, dev driver.Device, size, alignment uint64) (uintptr, error) {
+	d := c.own(dev)
 	if alignment > usmAlign {
 		return 0, driver.Errorf(driver.ResultUnsupportedAlignment, "CUDA aligns allocations to %d bytes, not %d", usmAlign, alignment)
 	}
@@ -75,7 +75,7 @@ func (c *context) USMAlloc(kind driver.USMKind, _ driver.Device, size, alignment
 // than keeping a table of its own: host allocations go to cuMemFreeHost,
 // device and managed ones to cuMemFree. Both wait for the work using the memory, as cuMemFree does.
 func (c *context) USMFree(ptr uintptr) error {
-	d := c.dev
+	d := c.ownerOf(ptr)
 	if err := d.bindBusy(); err != nil {
 		return err
 	}

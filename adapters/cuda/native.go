@@ -64,7 +64,7 @@ func (d *device) view(ctx cu.Context) *device {
 	return &device{
 		ctx: ctx, maxBlock: d.maxBlock, maxGrid: d.maxGrid,
 		a: d.a, ordinal: d.ordinal, info: d.info, arch: d.arch,
-		base: d.busyBase(), managed: d.managed, prefetch: d.prefetch, pools: d.pools,
+		base: d.busyBase(), managed: d.managed, prefetch: d.prefetch, pools: d.pools, concurrent: d.concurrent,
 	}
 }
 
@@ -72,8 +72,8 @@ func (d *device) view(ctx cu.Context) *device {
 // Release destroys it. The stream may hold commands of other code, so a
 // wrapped queue never launches with quick calls, which need the adapter
 // to count everything in the stream (driver.QuickGate).
-func (c *context) QueueFromNative(native uintptr, _ driver.Device, owned bool) (driver.Queue, error) {
-	d := c.dev
+func (c *context) QueueFromNative(native uintptr, dev driver.Device, owned bool) (driver.Queue, error) {
+	d := c.own(dev)
 	s := cu.Stream(native)
 	if s == 0 || s == cu.StreamLegacy || s == cu.StreamPerThread {
 		// The NULL stream synchronizes with the blocking streams of the

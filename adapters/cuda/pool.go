@@ -16,8 +16,8 @@ type pool struct {
 // without export handles. MaxSize is CUmemPoolProps.maxSize, which drivers
 // older than CUDA 12.2 do not know: they refuse a non-zero one as a
 // reserved field set.
-func (c *context) NewPool(_ driver.Device, props driver.PoolProperties) (driver.Pool, error) {
-	d := c.dev
+func (c *context) NewPool(dev driver.Device, props driver.PoolProperties) (driver.Pool, error) {
+	d := c.own(dev)
 	if !d.pools {
 		return nil, driver.Errorf(driver.ResultUnsupportedFeature, "the device or its CUDA driver has no memory pools (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, CUDA 11.2)")
 	}

@@ -23,7 +23,8 @@ const (
 )
 
 type program struct {
-	dev  *device
+	ctx  *context
+	dev  *device // the first of the devices the program is built for
 	kind programKind
 	src  []byte // CUDA C, PTX, or the cubin/fatbin given
 
@@ -40,6 +41,9 @@ type program struct {
 	// shared holds, per function of the module, the dynamic shared memory
 	// limit the adapter set on it (launchargs.go); under mu.
 	shared map[cu.Function]*funcShared
+	// others are the program's other devices, in a context of several:
+	// each has its own binary and module (multidevice.go); under mu.
+	others []devModule
 }
 
 // sharedOf returns the dynamic shared memory limit of fn, a function of
@@ -63,7 +67,10 @@ func (p *program) sharedOf(fn cu.Function) *funcShared {
 }
 
 func (c *context) newProgram(kind programKind, src []byte) *program {
-	p := &program{dev: c.dev, kind: kind, src: src}
+	p := &program{ctx: c, dev: c.dev, kind: kind, src: src}
+	for _, d := range c.devs[min(1, len(c.devs)):] {
+		p.others = append(p.others, devModule{dev: d})
+	}
 	p.refs.Store(1)
 	return p
 }
@@ -91,13 +98,22 @@ var (
 	fatbinMagic = []byte{0x50, 0xed, 0x55, 0xba} // 0xba55ed50, little-endian
 )
 
-func (c *context) NewProgramFromBinaries(_ []driver.Device, binaries [][]byte) (driver.Program, error) {
-	bin := binaries[0]
-	if !bytes.HasPrefix(bin, elfMagic) && !bytes.HasPrefix(bin, fatbinMagic) {
-		return nil, driver.Errorf(driver.ResultInvalidBinary, "not a cubin or fatbin (%d bytes without the ELF or fatbin magic)", len(bin))
+func (c *context) NewProgramFromBinaries(devs []driver.Device, binaries [][]byte) (driver.Program, error) {
+	for i, bin := range binaries {
+		if !bytes.HasPrefix(bin, elfMagic) && !bytes.HasPrefix(bin, fatbinMagic) {
+			return nil, driver.Errorf(driver.ResultInvalidBinary, "binary %d is not a cubin or fatbin (%d bytes without the ELF or fatbin magic)", i, len(bin))
+		}
 	}
-	p := c.newProgram(fromBinary, bytes.Clone(bin))
+	p := c.newProgram(fromBinary, bytes.Clone(binaries[0]))
 	p.binary = p.src
+	if len(devs) > 0 {
+		p.target(c, devs)
+	}
+	for i := range p.others {
+		if i+1 < len(binaries) {
+			p.others[i].binary = bytes.Clone(binaries[i+1])
+		}
+	}
 	return p, nil
 }
 
@@ -111,30 +127,36 @@ func (p *program) unref() error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	err := p.unloadOthers()
 	if p.module == 0 {
-		return nil
+		return err
 	}
 	if err := p.dev.bindBusy(); err != nil {
 		return err
 	}
 	defer p.dev.unbindBusy()
-	err := check("cuModuleUnload", p.dev.a.cu.ModuleUnload(p.module))
+	if err2 := check("cuModuleUnload", p.dev.a.cu.ModuleUnload(p.module)); err == nil {
+		err = err2
+	}
 	p.module = 0
 	return err
 }
 
 // Build compiles CUDA C with NVRTC, JIT-links PTX into a cubin, and loads
 // the cubin as the program's module.
-func (p *program) Build(_ []driver.Device, options string) error {
+func (p *program) Build(devs []driver.Device, options string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.module != 0 {
 		return driver.Errorf(driver.ResultInvalidOperation, "the program is already built")
 	}
+	if len(devs) > 0 && p.kind != fromBinary {
+		p.target(p.ctx, devs)
+	}
 	p.log = ""
 	switch p.kind {
 	case fromCUDAC:
-		ptx, cubin, err := p.compile(options, false)
+		ptx, cubin, err := p.compile(p.dev, options, false)
 		if err != nil {
 			return err
 		}
@@ -149,7 +171,10 @@ func (p *program) Build(_ []driver.Device, options string) error {
 			return err
 		}
 	}
-	return p.load()
+	if err := p.load(); err != nil {
+		return err
+	}
+	return p.buildOthers(options)
 }
 
 // Compile runs NVRTC with relocatable device code, so that Link can
@@ -159,7 +184,7 @@ func (p *program) Compile(_ []driver.Device, options string) error {
 	defer p.mu.Unlock()
 	switch p.kind {
 	case fromCUDAC:
-		ptx, _, err := p.compile(options, true)
+		ptx, _, err := p.compile(p.dev, options, true)
 		if err != nil {
 			return err
 		}
@@ -173,16 +198,16 @@ func (p *program) Compile(_ []driver.Device, options string) error {
 // compile runs NVRTC. With a real sm_XX architecture (the default) NVRTC
 // gives the cubin directly; for relocatable code it gives PTX for the
 // virtual architecture.
-func (p *program) compile(options string, relocatable bool) (ptx, cubin []byte, err error) {
-	nv, err := p.dev.a.compiler()
+func (p *program) compile(d *device, options string, relocatable bool) (ptx, cubin []byte, err error) {
+	nv, err := d.a.compiler()
 	if err != nil {
 		return nil, nil, err
 	}
 	opts := strings.Fields(options)
 	if !hasArch(opts) {
-		arch := "-arch=" + p.dev.arch
+		arch := "-arch=" + d.arch
 		if relocatable {
-			arch = "-arch=compute_" + strings.TrimPrefix(p.dev.arch, "sm_")
+			arch = "-arch=compute_" + strings.TrimPrefix(d.arch, "sm_")
 		}
 		opts = append(opts, arch)
 	}
@@ -232,18 +257,29 @@ func jitOptions(options string) ([]cu.JitOptionValue, error) {
 
 // jit links p.ptx into a cubin with the driver's JIT, on the device.
 func (p *program) jit(options string) error {
+	cubin, err := p.jitOn(p.dev, options)
+	if err != nil {
+		return err
+	}
+	p.binary = cubin
+	return nil
+}
+
+// jitOn links p.ptx into a cubin for d with the driver's JIT, d's
+// context current.
+func (p *program) jitOn(d *device, options string) ([]byte, error) {
 	opts, err := jitOptions(options)
 	if err != nil {
 		if p.kind != fromCUDAC { // CUDA C options were NVRTC's
-			return err
+			return nil, err
 		}
 		opts = nil
 	}
-	if err := p.dev.bindBusy(); err != nil {
-		return err
+	if err := d.bindBusy(); err != nil {
+		return nil, err
 	}
-	defer p.dev.unbindBusy()
-	cubin, log, r := p.dev.a.cu.Link([]cu.LinkInput{{Type: cu.JitInputPTX, Data: p.ptx, Name: "gour.ptx"}}, opts...)
+	defer d.unbindBusy()
+	cubin, log, r := d.a.cu.Link([]cu.LinkInput{{Type: cu.JitInputPTX, Data: p.ptx, Name: "gour.ptx"}}, opts...)
 	if log != "" {
 		p.log = strings.TrimSpace(p.log + "\n" + log)
 	}
@@ -253,27 +289,35 @@ func (p *program) jit(options string) error {
 			e.Result = driver.ResultProgramBuildFailure
 		}
 		e.BuildLog = p.log
-		return e
+		return nil, e
 	}
-	p.binary = cubin
-	return nil
+	return cubin, nil
 }
 
 // load loads p.binary as the program's module.
 func (p *program) load() error {
-	if err := p.dev.bindBusy(); err != nil {
-		return err
-	}
-	defer p.dev.unbindBusy()
-	m, r := p.dev.a.cu.ModuleLoadData(p.binary)
-	if err := check("cuModuleLoadData", r); err != nil {
+	m, err := loadModule(p.dev, p.binary)
+	if err != nil {
 		return err
 	}
 	p.module = m
 	return nil
 }
 
-func (c *context) Link(_ []driver.Device, programs []driver.Program, options string) (driver.Program, error) {
+// loadModule loads binary as a module of d's context.
+func loadModule(d *device, binary []byte) (cu.Module, error) {
+	if err := d.bindBusy(); err != nil {
+		return 0, err
+	}
+	defer d.unbindBusy()
+	m, r := d.a.cu.ModuleLoadData(binary)
+	if err := check("cuModuleLoadData", r); err != nil {
+		return 0, err
+	}
+	return m, nil
+}
+
+func (c *context) Link(devs []driver.Device, programs []driver.Program, options string) (driver.Program, error) {
 	opts, err := jitOptions(options)
 	if err != nil {
 		return nil, err
@@ -295,20 +339,30 @@ func (c *context) Link(_ []driver.Device, programs []driver.Program, options str
 		}
 		in.mu.Unlock()
 	}
-	if err := c.dev.bindBusy(); err != nil {
+	p := c.newProgram(fromBinary, nil)
+	if len(devs) > 0 {
+		p.target(c, devs)
+	}
+	d := p.dev
+	if err := d.bindBusy(); err != nil {
 		return nil, err
 	}
-	cubin, log, r := c.dev.a.cu.Link(inputs, opts...)
-	c.dev.unbindBusy()
+	cubin, log, r := d.a.cu.Link(inputs, opts...)
+	d.unbindBusy()
 	if r != cu.Success {
 		e := cuError("cuLink", r)
 		e.Result = driver.ResultProgramLinkFailure
 		e.BuildLog = log
 		return nil, e
 	}
-	p := c.newProgram(fromBinary, cubin)
-	p.binary, p.log = cubin, log
+	p.src, p.binary, p.log = cubin, cubin, log
 	if err := p.load(); err != nil {
+		return nil, err
+	}
+	// The other devices load the same cubin: linked inputs of one
+	// architecture, the first device's.
+	if err := p.buildOthers(""); err != nil {
+		p.unref()
 		return nil, err
 	}
 	return p, nil
@@ -328,7 +382,11 @@ func (p *program) Binaries() ([][]byte, error) {
 	if p.binary == nil {
 		return nil, driver.Errorf(driver.ResultInvalidProgramExecutable, "the program is not built")
 	}
-	return [][]byte{bytes.Clone(p.binary)}, nil
+	out := [][]byte{bytes.Clone(p.binary)}
+	for _, o := range p.others {
+		out = append(out, bytes.Clone(o.binary))
+	}
+	return out, nil
 }
 
 func (p *program) BinarySizes() ([]uint64, error) {
@@ -337,10 +395,22 @@ func (p *program) BinarySizes() ([]uint64, error) {
 	if p.binary == nil {
 		return nil, driver.Errorf(driver.ResultInvalidProgramExecutable, "the program is not built")
 	}
-	return []uint64{uint64(len(p.binary))}, nil
+	out := []uint64{uint64(len(p.binary))}
+	for _, o := range p.others {
+		out = append(out, uint64(len(o.binary)))
+	}
+	return out, nil
 }
 
-func (p *program) Devices() ([]driver.Device, error) { return []driver.Device{p.dev}, nil }
+func (p *program) Devices() ([]driver.Device, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := []driver.Device{p.dev}
+	for _, o := range p.others {
+		out = append(out, o.dev)
+	}
+	return out, nil
+}
 
 var ptxEntry = regexp.MustCompile(`\.entry\s+([A-Za-z_$][\w$]*)`)
 

@@ -130,6 +130,13 @@ type Lib struct {
 	linkComplete uintptr
 	linkDestroy  uintptr
 
+	// Peer access between devices (peer.go).
+	deviceCanAccessPeer   uintptr // optional
+	deviceGetP2PAttribute uintptr // optional, 8.0
+	ctxEnablePeerAccess   uintptr // optional
+	ctxDisablePeerAccess  uintptr // optional
+	memcpyPeerAsync       uintptr // optional
+
 	// Events.
 	eventCreate      uintptr
 	eventDestroy     uintptr
@@ -290,6 +297,12 @@ func (l *Lib) symbols() []dl.Symbol {
 		{Name: "cuLinkAddData_v2", Addr: &l.linkAddData},
 		{Name: "cuLinkComplete", Addr: &l.linkComplete},
 		{Name: "cuLinkDestroy", Addr: &l.linkDestroy},
+
+		{Name: "cuDeviceCanAccessPeer", Addr: &l.deviceCanAccessPeer, Optional: true},
+		{Name: "cuDeviceGetP2PAttribute", Addr: &l.deviceGetP2PAttribute, Optional: true},
+		{Name: "cuCtxEnablePeerAccess", Addr: &l.ctxEnablePeerAccess, Optional: true},
+		{Name: "cuCtxDisablePeerAccess", Addr: &l.ctxDisablePeerAccess, Optional: true},
+		{Name: "cuMemcpyPeerAsync", Addr: &l.memcpyPeerAsync, Optional: true},
 
 		{Name: "cuEventCreate", Addr: &l.eventCreate},
 		{Name: "cuEventDestroy_v2", Addr: &l.eventDestroy},
