@@ -1,0 +1,233 @@
+package blas_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/gour-dev/gour/blas"
+)
+
+// refGemm is C = alpha*op(A)*op(B) + beta*C in float64 on the host,
+// row-major, and the scale of each element's terms for the tolerance.
+func refGemm(a blas.GemmArgs, A, B, C []float64) (out, scale []float64) {
+	out = append([]float64(nil), C...)
+	scale = make([]float64, len(C))
+	at := func(m []float64, tr blas.Transpose, ld, i, j int) float64 {
+		if tr == blas.Trans {
+			return m[j*ld+i]
+		}
+		return m[i*ld+j]
+	}
+	for i := range a.M {
+		for j := range a.N {
+			var s, abs float64
+			for k := range a.K {
+				p := at(A, a.TransA, a.LDA, i, k) * at(B, a.TransB, a.LDB, k, j)
+				s += p
+				abs += math.Abs(p)
+			}
+			c := 0.0
+			if a.Beta != 0 {
+				c = a.Beta * C[i*a.LDC+j]
+			}
+			out[i*a.LDC+j] = a.Alpha*s + c
+			scale[i*a.LDC+j] = math.Abs(a.Alpha)*abs + math.Abs(c) + 1
+		}
+	}
+	return out, scale
+}
+
+type gemmShape struct{ m, n, k, pad int }
+
+// gemmShapes cover one element, edges of every tiling (not multiples of
+// 4, 32, 64 or 128), K of 0, and leading dimensions above the columns.
+var gemmShapes = []gemmShape{
+	{1, 1, 1, 0}, {7, 5, 3, 2}, {33, 17, 70, 0}, {64, 64, 64, 0}, {130, 67, 9, 3}, {8, 12, 0, 1}, {132, 136, 20, 4},
+}
+
+// TestGemm compares every transpose combination, a few alpha and beta
+// pairs and shapes, on USM and buffers, with the host's product.
+func TestGemm(t *testing.T) {
+	for _, e := range envs(t) {
+		for _, ty := range types {
+			t.Run(e.name+"/"+ty.String(), func(t *testing.T) {
+				e.skipType(t, ty)
+				i := 0
+				for _, sh := range gemmShapes {
+					for _, ta := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+						for _, tb := range []blas.Transpose{blas.NoTrans, blas.Trans} {
+							ab := [][2]float64{{1, 0}, {1.5, -0.5}, {-2, 1}, {0, 0.25}}[i%4]
+							a := blas.GemmArgs{Type: ty, TransA: ta, TransB: tb, M: sh.m, N: sh.n, K: sh.k, Alpha: ab[0], Beta: ab[1]}
+							checkGemm(t, e, a, sh.pad, i%2 == 0, uint64(i))
+							i++
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// checkGemm runs one GEMM with leading dimensions pad above the stored
+// columns and compares it with refGemm.
+func checkGemm(t *testing.T, e *env, a blas.GemmArgs, pad int, usm bool, seed uint64) {
+	t.Helper()
+	ra, ca := a.M, a.K
+	if a.TransA == blas.Trans {
+		ra, ca = ca, ra
+	}
+	rb, cb := a.K, a.N
+	if a.TransB == blas.Trans {
+		rb, cb = cb, rb
+	}
+	a.LDA, a.LDB, a.LDC = max(1, ca+pad), max(1, cb+pad), a.N+pad
+	A, B, C := values(ra*a.LDA, seed), values(rb*a.LDB, seed+1), values(a.M*a.LDC, seed+2)
+	if a.Beta == 0 {
+		for i := range C {
+			C[i] = math.NaN() // not read with beta 0
+		}
+	}
+	// Operands at odd offsets, and every third call at 16-byte aligned
+	// ones (the float32 kernels' four-at-a-time path).
+	offA, offC := 1, 3
+	if seed%3 == 0 {
+		offA, offC = 4, 8
+	}
+	da, db, dc := e.upload(t, a.Type, A, offA, 0, usm), e.upload(t, a.Type, B, 0, 0, !usm), e.upload(t, a.Type, C, offC, 0, usm)
+	a.A, a.B, a.C = da.operand(), db.operand(), dc.operand()
+	if err := e.h.Gemm(a); err != nil {
+		t.Fatalf("%+v: %v", a, err)
+	}
+	got := dc.read(t)
+	want, scale := refGemm(a, A, B, C)
+	for i := range a.M {
+		for j := range a.N {
+			x := i*a.LDC + j
+			if w := round(a.Type, want[x]); !near(a.Type, got[x], w, scale[x]) {
+				t.Fatalf("%s %v%v M=%d N=%d K=%d lda=%d ldb=%d ldc=%d alpha=%v beta=%v usm=%v: C[%d,%d] = %v, want %v",
+					a.Type, a.TransA, a.TransB, a.M, a.N, a.K, a.LDA, a.LDB, a.LDC, a.Alpha, a.Beta, usm, i, j, got[x], w)
+			}
+		}
+		for j := a.N; j < a.LDC; j++ { // the padding between rows is untouched
+			if x := i*a.LDC + j; got[x] != round(a.Type, C[x]) && !math.IsNaN(C[x]) {
+				t.Fatalf("padding C[%d,%d] = %v, was %v", i, j, got[x], C[x])
+			}
+		}
+	}
+}
+
+// TestGemmStridedBatched runs batches of three with strides above the
+// matrices' extents, and with one B for the whole batch (stride 0).
+func TestGemmStridedBatched(t *testing.T) {
+	for _, e := range envs(t) {
+		for _, ty := range types {
+			t.Run(e.name+"/"+ty.String(), func(t *testing.T) {
+				e.skipType(t, ty)
+				for i, strideB := range []int{0, -1} {
+					const batch, m, n, k = 3, 19, 21, 13
+					a := blas.GemmArgs{Type: ty, TransA: blas.NoTrans, TransB: blas.Trans, M: m, N: n, K: k, Alpha: 1.5, Beta: -1,
+						LDA: k, LDB: k + 1, LDC: n, Batch: batch, StrideA: m*k + 5, StrideC: m*n + 2}
+					a.StrideB = strideB
+					if strideB < 0 {
+						a.StrideB = n*a.LDB + 1
+					}
+					A := values(a.StrideA*batch, 1)
+					B := values(max(1, a.StrideB*batch)+n*a.LDB, 2)
+					C := values(a.StrideC*batch, 3)
+					da, db, dc := e.upload(t, ty, A, 0, 0, i == 0), e.upload(t, ty, B, 0, 0, i == 0), e.upload(t, ty, C, 0, 0, i == 1)
+					a.A, a.B, a.C = da.operand(), db.operand(), dc.operand()
+					if err := e.h.Gemm(a); err != nil {
+						t.Fatal(err)
+					}
+					got := dc.read(t)
+					for b := range batch {
+						one := a
+						one.Batch = 1
+						want, scale := refGemm(one, A[b*a.StrideA:], B[b*a.StrideB:], C[b*a.StrideC:b*a.StrideC+m*n])
+						for x := range want {
+							if w := round(ty, want[x]); !near(ty, got[b*a.StrideC+x], w, scale[x]) {
+								t.Fatalf("strideB %d: matrix %d, C[%d] = %v, want %v", a.StrideB, b, x, got[b*a.StrideC+x], w)
+							}
+						}
+						for x := b*a.StrideC + m*n; x < (b+1)*a.StrideC; x++ {
+							if got[x] != round(ty, C[x]) {
+								t.Fatalf("the gap after matrix %d was written: C[%d] = %v, was %v", b, x, got[x], C[x])
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestGemmBatched runs a pointer-array batch whose matrices lie in
+// separate allocations, in one buffer at offsets, and mixed.
+func TestGemmBatched(t *testing.T) {
+	for _, e := range envs(t) {
+		for _, ty := range types {
+			t.Run(e.name+"/"+ty.String(), func(t *testing.T) {
+				e.skipType(t, ty)
+				const m, n, k = 9, 14, 11
+				a := blas.GemmArgs{Type: ty, TransA: blas.Trans, TransB: blas.NoTrans, M: m, N: n, K: k, Alpha: -0.5, Beta: 2, LDA: m, LDB: n, LDC: n}
+				for _, layout := range []string{"separate", "one buffer"} {
+					var as, bs, cs []blas.Operand
+					var A, B, C [][]float64
+					var dcs []*dmem
+					var shared *dmem
+					if layout == "one buffer" {
+						shared = e.upload(t, ty, values(4*(k*m+k*n+m*n), 7), 0, 0, false)
+					}
+					for b := range 4 {
+						A = append(A, values(k*m, uint64(10*b)))
+						B = append(B, values(k*n, uint64(10*b+1)))
+						C = append(C, values(m*n, uint64(10*b+2)))
+						if shared == nil {
+							da, db, dc := e.upload(t, ty, A[b], 0, 0, b%2 == 0), e.upload(t, ty, B[b], 0, 0, b%2 == 1), e.upload(t, ty, C[b], 0, 0, b%2 == 0)
+							as, bs, cs, dcs = append(as, da.operand()), append(bs, db.operand()), append(cs, dc.operand()), append(dcs, dc)
+							continue
+						}
+					}
+					if shared != nil {
+						// A, B and C of each matrix at offsets in one buffer.
+						all := []float64{}
+						for b := range 4 {
+							all = append(append(append(all, A[b]...), B[b]...), C[b]...)
+						}
+						shared = e.upload(t, ty, all, 0, 0, false)
+						size := uint64(ty.Size())
+						for b := range 4 {
+							base := uint64(b*(k*m+k*n+m*n)) * size
+							o := shared.operand()
+							as = append(as, o.Add(base))
+							bs = append(bs, o.Add(base+uint64(k*m)*size))
+							cs = append(cs, o.Add(base+uint64(k*m+k*n)*size))
+						}
+					}
+					if err := e.h.GemmBatched(a, as, bs, cs); err != nil {
+						t.Fatal(err)
+					}
+					for b := range 4 {
+						var got []float64
+						if shared != nil {
+							all := shared.read(t)
+							base := b*(k*m+k*n+m*n) + k*m + k*n
+							got = all[base : base+m*n]
+						} else {
+							got = dcs[b].read(t)
+						}
+						want, scale := refGemm(a, A[b], B[b], C[b])
+						for x := range want {
+							if w := round(ty, want[x]); !near(ty, got[x], w, scale[x]) {
+								t.Fatalf("%s: matrix %d, C[%d] = %v, want %v", layout, b, x, got[x], w)
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func (s gemmShape) String() string { return fmt.Sprintf("%dx%dx%d+%d", s.m, s.n, s.k, s.pad) }

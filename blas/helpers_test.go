@@ -1,0 +1,315 @@
+package blas_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"testing"
+
+	_ "github.com/gour-dev/gour/adapters/all"
+	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/ur"
+)
+
+// envRequireCLBlast set to 1 makes a device whose vendor library is
+// CLBlast fail the tests where CLBlast does not load, instead of
+// testing the own kernels alone.
+const envRequireCLBlast = "GOUR_REQUIRE_CLBLAST"
+
+// env is one Handle under test: a device, its context and queue, and a
+// backend.
+type env struct {
+	name string
+	dev  *ur.Device
+	ctx  *ur.Context
+	q    *ur.Queue
+	h    *blas.Handle
+}
+
+// envs returns a Handle per OpenCL or CUDA device and backend: the own
+// kernels forced, and the device's vendor library where it loads. All
+// are released when the test ends.
+func envs(t *testing.T) []*env {
+	t.Helper()
+	testenv.CheckRequired(t)
+	var out []*env
+	for _, dev := range testenv.Devices(t) {
+		if dev.Backend() != "opencl" && dev.Backend() != "cuda" {
+			continue
+		}
+		ctx, err := ur.NewContext(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := ctx.NewQueue(dev, ur.QueueProperties{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := errors.Join(q.Release(), ctx.Release()); err != nil {
+				t.Errorf("release: %v", err)
+			}
+		})
+		vendor := blas.BackendCLBlast
+		if dev.Backend() == "cuda" {
+			vendor = blas.BackendCUBLAS
+		}
+		for _, b := range []blas.Backend{blas.BackendGour, vendor} {
+			h, err := blas.New(q, blas.Options{Backend: b})
+			if errors.Is(err, blas.ErrLibraryUnavailable) {
+				if b == blas.BackendCLBlast && os.Getenv(envRequireCLBlast) == "1" {
+					t.Fatalf("%s=1: %v", envRequireCLBlast, err)
+				}
+				t.Logf("%s: %v", dev.Name(), err)
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				if err := h.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			})
+			out = append(out, &env{name: dev.Name() + "/" + string(b), dev: dev, ctx: ctx, q: q, h: h})
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("no OpenCL or CUDA device")
+	}
+	return out
+}
+
+// skipType skips a type the device lacks, saying which aspect.
+func (e *env) skipType(t *testing.T, ty blas.Type) {
+	t.Helper()
+	info := e.dev.Info()
+	switch {
+	case ty == blas.Float64 && !info.FP64:
+		t.Skipf("%s has no fp64", e.dev.Name())
+	case ty == blas.Float16 && !info.FP16:
+		t.Skipf("%s has no fp16", e.dev.Name())
+	}
+}
+
+var types = []blas.Type{blas.Float32, blas.Float64, blas.Float16, blas.BFloat16}
+
+// dmem is device memory holding elements of a type: a USM allocation or
+// a buffer, the operand starting off elements into it.
+type dmem struct {
+	e   *env
+	ty  blas.Type
+	usm *ur.USM
+	buf *ur.Mem
+	off int // elements before the operand
+	n   int // elements in all
+}
+
+// upload makes device memory holding xs after off elements of padding
+// (filled with pad), on USM or in a buffer.
+func (e *env) upload(t *testing.T, ty blas.Type, xs []float64, off int, pad float64, usm bool) *dmem {
+	t.Helper()
+	all := make([]float64, off+len(xs))
+	for i := range off {
+		all[i] = pad
+	}
+	copy(all[off:], xs)
+	b := encode(ty, all)
+	if len(b) == 0 {
+		b = make([]byte, ty.Size())
+	}
+	m := &dmem{e: e, ty: ty, off: off, n: len(all)}
+	var err error
+	if usm && e.dev.Info().USM.Device {
+		if m.usm, err = e.ctx.AllocDevice(e.dev, uint64(len(b))); err == nil {
+			err = e.q.CopyToPtr(m.usm.Ptr(), b)
+		}
+	} else {
+		m.buf, err = e.ctx.NewBufferFrom(ur.MemReadWrite, b)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.free)
+	return m
+}
+
+func (m *dmem) free() {
+	if m.usm != nil {
+		m.usm.Free()
+	}
+	if m.buf != nil {
+		m.buf.Release()
+	}
+}
+
+func (m *dmem) operand() blas.Operand {
+	off := uint64(m.off * m.ty.Size())
+	if m.usm != nil {
+		return blas.OnPtr(m.usm.Ptr().Add(off))
+	}
+	return blas.OnBuffer(m.buf, off)
+}
+
+// read waits for the queue and returns the memory's elements after the
+// padding.
+func (m *dmem) read(t *testing.T) []float64 {
+	t.Helper()
+	return decode(m.ty, m.bytes(t))[m.off:]
+}
+
+// bytes waits for the queue and returns all the memory's bytes.
+func (m *dmem) bytes(t *testing.T) []byte {
+	t.Helper()
+	b := make([]byte, m.n*m.ty.Size())
+	var err error
+	if m.usm != nil {
+		err = m.e.q.CopyFromPtr(b, m.usm.Ptr())
+	} else {
+		err = m.e.q.ReadBuffer(m.buf, 0, b)
+	}
+	if err == nil {
+		err = m.e.q.Finish()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// encode stores xs as ty, rounding to nearest even.
+func encode(ty blas.Type, xs []float64) []byte {
+	b := make([]byte, len(xs)*ty.Size())
+	for i, x := range xs {
+		switch ty {
+		case blas.Float32:
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(x)))
+		case blas.Float64:
+			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
+		case blas.Float16:
+			binary.LittleEndian.PutUint16(b[2*i:], f32ToF16(float32(x)))
+		case blas.BFloat16:
+			binary.LittleEndian.PutUint16(b[2*i:], f32ToBF16(float32(x)))
+		}
+	}
+	return b
+}
+
+func decode(ty blas.Type, b []byte) []float64 {
+	xs := make([]float64, len(b)/ty.Size())
+	for i := range xs {
+		switch ty {
+		case blas.Float32:
+			xs[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+		case blas.Float64:
+			xs[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+		case blas.Float16:
+			xs[i] = float64(f16ToF32(binary.LittleEndian.Uint16(b[2*i:])))
+		case blas.BFloat16:
+			xs[i] = float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(b[2*i:])) << 16))
+		}
+	}
+	return xs
+}
+
+// round is x as ty holds it.
+func round(ty blas.Type, x float64) float64 { return decode(ty, encode(ty, []float64{x}))[0] }
+
+func f32ToBF16(f float32) uint16 {
+	u := math.Float32bits(f)
+	if u&0x7fffffff > 0x7f800000 {
+		return uint16(u>>16) | 0x40
+	}
+	u += 0x7fff + (u>>16)&1
+	return uint16(u >> 16)
+}
+
+// f32ToF16 converts to IEEE binary16, rounding to nearest even.
+func f32ToF16(f float32) uint16 {
+	u := math.Float32bits(f)
+	sign := uint16(u>>16) & 0x8000
+	exp := int(u>>23&0xff) - 127 + 15
+	mant := u & 0x7fffff
+	switch {
+	case u&0x7fffffff > 0x7f800000:
+		return sign | 0x7e00
+	case exp >= 31:
+		return sign | 0x7c00
+	case exp <= 0:
+		if exp < -10 {
+			return sign
+		}
+		mant |= 0x800000
+		shift := uint(14 - exp)
+		h := mant >> shift
+		rem := mant & (1<<shift - 1)
+		half := uint32(1) << (shift - 1)
+		if rem > half || rem == half && h&1 == 1 {
+			h++
+		}
+		return sign | uint16(h)
+	}
+	h := uint32(exp)<<10 | mant>>13
+	rem := mant & 0x1fff
+	if rem > 0x1000 || rem == 0x1000 && h&1 == 1 {
+		h++ // may carry into the exponent, up to infinity: correct
+	}
+	return sign | uint16(h)
+}
+
+func f16ToF32(h uint16) float32 {
+	sign := uint32(h&0x8000) << 16
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h & 0x3ff)
+	switch {
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
+	case exp == 0: // subnormal: mant * 2^-24
+		v := float32(mant) / (1 << 24)
+		if sign != 0 {
+			v = -v
+		}
+		return v
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
+}
+
+// tolerance is the error allowed relative to the sum of the magnitudes
+// of the terms: float32 accumulation for the storage types (CLBlast's
+// half-precision GEMM accumulates in half), rounding of the output.
+func tolerance(ty blas.Type) float64 {
+	switch ty {
+	case blas.Float64:
+		return 1e-13
+	case blas.Float32:
+		return 1e-6
+	case blas.Float16:
+		return 4e-3
+	}
+	return 1e-2
+}
+
+// values are n numbers in [-2, 2) that every type holds exactly, from a
+// simple generator seeded by seed.
+func values(n int, seed uint64) []float64 {
+	xs := make([]float64, n)
+	s := seed*0x9e3779b97f4a7c15 + 1
+	for i := range xs {
+		s ^= s << 13
+		s ^= s >> 7
+		s ^= s << 17
+		xs[i] = float64(int(s%16)-8) / 4
+	}
+	return xs
+}
+
+// near reports whether got is within tolerance of want, relative to
+// scale, the sum of the magnitudes of want's terms.
+func near(ty blas.Type, got, want, scale float64) bool {
+	if math.IsNaN(want) {
+		return math.IsNaN(got)
+	}
+	return math.Abs(got-want) <= tolerance(ty)*scale+1e-30
+}
