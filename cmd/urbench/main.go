@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	_ "github.com/gour-dev/gour/adapters/all"
+	_ "github.com/gour-dev/gour/all" // every adapter, and the remote tier's Redis store
 	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/ur"

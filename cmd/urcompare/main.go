@@ -14,7 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	_ "github.com/gour-dev/gour/adapters/all"
+	_ "github.com/gour-dev/gour/all" // every adapter, and the remote tier's Redis store
 	"github.com/gour-dev/gour/compare"
 	"github.com/gour-dev/gour/compare/diff"
 	"github.com/gour-dev/gour/compare/record"
