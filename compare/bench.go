@@ -2,12 +2,15 @@ package compare
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -891,6 +894,52 @@ func (b *bench) buildBinary(m *record.Metric) error {
 		}
 		return p, p.Build("")
 	})
+}
+
+// cacheWarm runs warm-start children: one to fill a fresh cache, then
+// cfg.Rounds timed (or as b.more allows), each of which must load the kernel from that cache.
+func (b *bench) cacheWarm(m *record.Metric) error {
+	dir, err := os.MkdirTemp("", "urcompare-cache-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	cfg := b.cfg
+	cfg.CacheDir = dir
+	for r := -1; b.more(r); r++ {
+		ws, err := runWarmStart(cfg)
+		if err != nil {
+			return err
+		}
+		if r < 0 {
+			if ws.Builds != 1 {
+				return wrongf("the first process built %d programs, want 1", ws.Builds)
+			}
+			continue
+		}
+		if ws.Builds != 0 || ws.DiskHits != 1 {
+			return wrongf("a process with a warm cache built %d programs and loaded %d from disk, want 0 and 1", ws.Builds, ws.DiskHits)
+		}
+		m.Rounds = append(m.Rounds, float64(ws.NS)/1e6)
+	}
+	return nil
+}
+
+func runWarmStart(cfg childConfig) (warmStart, error) {
+	env := []string{"SYCL_CACHE_PERSISTENT=1", "SYCL_CACHE_DIR=" + cfg.CacheDir}
+	out, err := childCommand(context.Background(), childWarmStart, cfg, env).Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return warmStart{}, fmt.Errorf("warm-start process: %v: %s", err, lastLines(string(exit.Stderr), 3))
+		}
+		return warmStart{}, fmt.Errorf("warm-start process: %w", err)
+	}
+	var ws warmStart
+	if err := json.Unmarshal(out, &ws); err != nil {
+		return warmStart{}, fmt.Errorf("warm-start process printed %q: %w", out, err)
+	}
+	return ws, nil
 }
 
 // firstDiff is the index of the first byte where a and b differ, -1 if

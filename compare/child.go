@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -22,7 +21,8 @@ import (
 // A run's work on a device happens in child processes of the running
 // program, so that a driver that hangs or crashes takes down a child, which
 // the parent kills or sees die, records, and replaces for the rest of the
-// device's work. The child finds what to do in the environment.
+// device's work. The child finds what to do in the environment. This
+// file is the child's side; supervise.go is the parent's.
 const (
 	envChild  = "GOUR_COMPARE_CHILD"  // childMetrics, childConformance or childWarmStart
 	envConfig = "GOUR_COMPARE_CONFIG" // a childConfig, as JSON
@@ -233,86 +233,4 @@ func warmStartChild(w io.Writer, cfg childConfig) error {
 	}
 	s := m.Stats()
 	return json.NewEncoder(w).Encode(warmStart{NS: elapsed.Nanoseconds(), Builds: s.Builds, DiskHits: s.DiskHits})
-}
-
-// cacheWarm runs warm-start children: one to fill a fresh cache, then
-// cfg.Rounds timed (or as b.more allows), each of which must load the kernel from that cache.
-func (b *bench) cacheWarm(m *record.Metric) error {
-	dir, err := os.MkdirTemp("", "urcompare-cache-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	cfg := b.cfg
-	cfg.CacheDir = dir
-	for r := -1; b.more(r); r++ {
-		ws, err := runWarmStart(cfg)
-		if err != nil {
-			return err
-		}
-		if r < 0 {
-			if ws.Builds != 1 {
-				return wrongf("the first process built %d programs, want 1", ws.Builds)
-			}
-			continue
-		}
-		if ws.Builds != 0 || ws.DiskHits != 1 {
-			return wrongf("a process with a warm cache built %d programs and loaded %d from disk, want 0 and 1", ws.Builds, ws.DiskHits)
-		}
-		m.Rounds = append(m.Rounds, float64(ws.NS)/1e6)
-	}
-	return nil
-}
-
-func runWarmStart(cfg childConfig) (warmStart, error) {
-	env := []string{"SYCL_CACHE_PERSISTENT=1", "SYCL_CACHE_DIR=" + cfg.CacheDir}
-	out, err := childCommand(context.Background(), childWarmStart, cfg, env).Output()
-	if err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return warmStart{}, fmt.Errorf("warm-start process: %v: %s", err, lastLines(string(exit.Stderr), 3))
-		}
-		return warmStart{}, fmt.Errorf("warm-start process: %w", err)
-	}
-	var ws warmStart
-	if err := json.Unmarshal(out, &ws); err != nil {
-		return warmStart{}, fmt.Errorf("warm-start process printed %q: %w", out, err)
-	}
-	return ws, nil
-}
-
-// childWaitDelay is how long a killed child's output is read after it died.
-const childWaitDelay = 5 * time.Second
-
-// childExecutable is the program children run: this one.
-var childExecutable = os.Executable
-
-// childCommand returns the command that runs a child of mode with cfg,
-// env added to this process's environment.
-func childCommand(ctx context.Context, mode string, cfg childConfig, env []string) *exec.Cmd {
-	exe, err := childExecutable()
-	if err != nil {
-		exe = os.Args[0]
-	}
-	data, _ := json.Marshal(cfg)
-	cmd := exec.CommandContext(ctx, exe)
-	cmd.Env = append(os.Environ(), envChild+"="+mode, envConfig+"="+string(data))
-	cmd.Env = append(cmd.Env, env...)
-	killGroupOnCancel(cmd)
-	// Once the child is killed, its output may still be held open by a
-	// process it started that outlived it; stop waiting for that after a
-	// while rather than for as long as that process lives.
-	cmd.WaitDelay = childWaitDelay
-	return cmd
-}
-
-// lastLines returns the last n non-empty lines of s, joined by " | ".
-func lastLines(s string, n int) string {
-	var lines []string
-	for l := range strings.SplitSeq(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	return strings.Join(lines[max(0, len(lines)-n):], " | ")
 }

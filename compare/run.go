@@ -1,16 +1,11 @@
 package compare
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gour-dev/gour/compare/record"
@@ -215,7 +210,7 @@ func Run(ctx context.Context, opts Options) (*record.Record, error) {
 			c := cfg
 			c.Device = d.ID
 			start := time.Now()
-			d.Conformance = runCases(ctx, c, opts.Cases, opts.CaseTimeout, env, func(name string) { p.Step(PhaseConformance, d.ID, name) })
+			d.Conformance = supervise(ctx, casesProtocol, c, opts.Cases, opts.CaseTimeout, env, func(name string) { p.Step(PhaseConformance, d.ID, name) })
 			d.ConformanceSeconds = time.Since(start).Seconds()
 		}
 	}
@@ -238,7 +233,7 @@ func Run(ctx context.Context, opts Options) (*record.Record, error) {
 			for k := range parts {
 				c.Rounds = opts.Rounds/opts.Processes + btoi(k < opts.Rounds%opts.Processes)
 				c.MetricBudget = opts.MetricBudget / time.Duration(opts.Processes)
-				parts[k] = runMetrics(ctx, c, opts.Metrics, opts.MetricTimeout, env, func(name string) { p.Step(PhaseMetrics, d.ID, name) })
+				parts[k] = supervise(ctx, metricsProtocol, c, opts.Metrics, opts.MetricTimeout, env, func(name string) { p.Step(PhaseMetrics, d.ID, name) })
 			}
 			d.Metrics = mergeMetrics(parts)
 			d.MetricsSeconds = time.Since(start).Seconds()
@@ -278,275 +273,6 @@ func describe(d *ur.Device) record.Device {
 		rd.Platform, rd.PlatformVersion = p.Info().Name, p.Info().Version
 	}
 	return rd
-}
-
-// child is one child process whose stdout is read line by line, with a
-// timeout on each item it works on.
-type child struct {
-	lines  chan string
-	done   chan error
-	stderr *tailBuffer
-	cancel context.CancelFunc
-}
-
-func startChild(ctx context.Context, mode string, cfg childConfig, env []string) (*child, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	cmd := childCommand(ctx, mode, cfg, env)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	c := &child{lines: make(chan string, 64), done: make(chan error, 1), stderr: &tailBuffer{max: 8 << 10}, cancel: cancel}
-	cmd.Stderr = c.stderr
-	if err := cmd.Start(); err != nil {
-		cancel()
-		return nil, err
-	}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
-		for sc.Scan() {
-			c.lines <- sc.Text()
-		}
-		close(c.lines)
-		c.done <- cmd.Wait()
-	}()
-	return c, nil
-}
-
-// errTimeout is what next returns when an item ran past its timeout: the
-// child has been killed.
-var errTimeout = errors.New("timed out")
-
-// next returns the child's next line; at the end, io.EOF or how the child
-// failed. With a deadline (not zero) it kills the child's process group
-// and returns errTimeout when no line comes before the deadline. The
-// deadline is the item's, not the line's: a case that keeps printing its
-// sub-tests is bounded all the same.
-func (c *child) next(deadline time.Time) (string, error) {
-	var expire <-chan time.Time
-	if !deadline.IsZero() {
-		t := time.NewTimer(time.Until(deadline))
-		defer t.Stop()
-		expire = t.C
-	}
-	select {
-	case line, ok := <-c.lines:
-		if ok {
-			return line, nil
-		}
-		if err := <-c.done; err != nil {
-			c.cancel()
-			if tail := lastLines(c.stderr.String(), 4); tail != "" {
-				return "", fmt.Errorf("the child process ended: %v: %s", err, tail)
-			}
-			return "", fmt.Errorf("the child process ended: %v", err)
-		}
-		c.cancel()
-		return "", io.EOF
-	case <-expire:
-		c.cancel()
-		for range c.lines { // until the killed group's output closes, or WaitDelay
-		}
-		<-c.done
-		return "", errTimeout
-	}
-}
-
-// runMetrics measures names on cfg.Device in children, a new one after
-// each that hangs or dies, and returns a metric for every name.
-//
-// A child starting up (finding its device, making its context, building
-// its kernels) or between two items is allowed startAllowance, or the
-// item timeout where that is longer: a short item timeout must not kill a
-// child before it has begun (a driver's context takes seconds on some).
-const startAllowance = time.Minute
-
-func runMetrics(ctx context.Context, cfg childConfig, names []string, timeout time.Duration, env []string, step func(string)) []record.Metric {
-	results := map[string]record.Metric{}
-	remaining := slices.Clone(names)
-	fail := func(name string, check record.Check, detail string) {
-		def, _ := lookupMetric(name)
-		results[name] = record.Metric{Name: name, Unit: def.Unit, Better: def.Better, Check: check, Detail: detail}
-		step(name)
-	}
-	for len(remaining) > 0 && ctx.Err() == nil {
-		cfg.Items = remaining
-		c, err := startChild(ctx, childMetrics, cfg, env)
-		if err != nil {
-			for _, n := range remaining {
-				fail(n, record.CheckError, err.Error())
-			}
-			break
-		}
-		current, progressed := "", false
-		// The current metric's deadline; between metrics (the child
-		// starting, building its kernels) startAllowance is, so a child
-		// stuck in a driver is killed there too.
-		deadline := time.Now().Add(max(timeout, startAllowance))
-		for {
-			line, err := c.next(deadline)
-			if err == io.EOF {
-				break
-			}
-			if err == errTimeout && current == "" {
-				err = fmt.Errorf("the child process printed nothing for %v and was killed", max(timeout, startAllowance))
-			}
-			if err != nil {
-				switch {
-				case err == errTimeout:
-					fail(current, record.CheckTimeout, fmt.Sprintf("no result within %v: the process measuring it was killed", timeout))
-					timedOut := results[current]
-					timedOut.Seconds = timeout.Seconds()
-					results[current] = timedOut
-					progressed = true
-				case current != "":
-					fail(current, record.CheckError, err.Error())
-					progressed = true
-				case !progressed:
-					for _, n := range remaining { // it fails before any metric: so would the next
-						if _, done := results[n]; !done {
-							fail(n, record.CheckError, err.Error())
-						}
-					}
-				}
-				break
-			}
-			var ml metricLine
-			if json.Unmarshal([]byte(line), &ml) != nil {
-				continue // not the protocol: a driver writing to stdout
-			}
-			switch {
-			case ml.Start != "":
-				current, deadline = ml.Start, time.Now().Add(timeout)
-			case ml.Metric != nil:
-				results[ml.Metric.Name] = *ml.Metric
-				current, progressed = "", true
-				deadline = time.Now().Add(max(timeout, startAllowance))
-				step(ml.Metric.Name)
-			}
-		}
-		remaining = slices.DeleteFunc(remaining, func(n string) bool { _, done := results[n]; return done })
-		if !progressed {
-			break
-		}
-	}
-	var out []record.Metric
-	for _, n := range names {
-		if m, ok := results[n]; ok {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// runCases runs the conformance cases names on cfg.Device in children, a
-// new one after each that hangs or dies, and returns a result for every
-// name.
-func runCases(ctx context.Context, cfg childConfig, names []string, timeout time.Duration, env []string, step func(string)) []record.Case {
-	results := map[string]record.Case{}
-	remaining := slices.Clone(names)
-	for len(remaining) > 0 && ctx.Err() == nil {
-		cfg.Items = remaining
-		c, err := startChild(ctx, childConformance, cfg, env)
-		if err != nil {
-			for _, n := range remaining {
-				results[n] = record.Case{Name: n, Status: record.Fail, Reason: err.Error()}
-				step(n)
-			}
-			break
-		}
-		p := newVerboseParser()
-		// started is when the current case started or, between cases,
-		// when the last line came: a case has timeout from its start, and
-		// a child silent between cases (stuck starting up) is killed too.
-		started, progressed := time.Now(), false
-		for {
-			limit := timeout
-			if p.current == "" {
-				limit = max(timeout, startAllowance) // starting up, or between cases
-			}
-			line, err := c.next(started.Add(limit))
-			if err == errTimeout && p.current == "" {
-				err = fmt.Errorf("the child process printed nothing for %v and was killed", limit)
-			}
-			if err != nil { // the output ended: the last case's results are in
-				if done, ok := p.flush(); ok {
-					results[done.Name] = done
-					progressed = true
-					step(done.Name)
-				}
-			}
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				switch {
-				case err == errTimeout:
-					results[p.current] = record.Case{Name: p.current, Status: record.Timeout, Duration: time.Since(started).Seconds(),
-						Reason: fmt.Sprintf("no result within %v: the process running it was killed", timeout)}
-					step(p.current)
-					progressed = true
-				case p.current != "":
-					results[p.current] = record.Case{Name: p.current, Status: record.Fail, Duration: time.Since(started).Seconds(), Reason: err.Error()}
-					step(p.current)
-					progressed = true
-				case !progressed:
-					for _, n := range remaining {
-						if _, done := results[n]; !done {
-							results[n] = record.Case{Name: n, Status: record.Fail, Reason: err.Error()}
-							step(n)
-						}
-					}
-				}
-				break
-			}
-			before := p.current
-			if done, ok := p.line(line); ok {
-				results[done.Name] = done
-				progressed = true
-				step(done.Name)
-			}
-			if p.current == "" || p.current != before {
-				started = time.Now()
-			}
-		}
-		remaining = slices.DeleteFunc(remaining, func(n string) bool { _, done := results[n]; return done })
-		if !progressed {
-			break
-		}
-	}
-	var out []record.Case
-	for _, n := range names {
-		if c, ok := results[n]; ok {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = t.buf[over:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
 
 // mergeMetrics joins the metrics that several processes measured, each a

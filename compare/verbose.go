@@ -35,6 +35,8 @@ func newVerboseParser() *verboseParser {
 	return &verboseParser{logs: map[string][]string{}, status: map[string]record.Status{}}
 }
 
+func (p *verboseParser) running() string { return p.current }
+
 var (
 	headerLine = regexp.MustCompile(`^=== (RUN|CONT|NAME|PAUSE)\s+(\S.*)$`)
 	resultLine = regexp.MustCompile(`^\s*--- (PASS|FAIL|SKIP): (\S+) \(([0-9.]+)s\)$`)
