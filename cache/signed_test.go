@@ -315,4 +315,3 @@ func BenchmarkRemoteAccept(b *testing.B) {
 		})
 	}
 }
-
