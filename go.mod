@@ -7,6 +7,7 @@ require (
 	github.com/gofrs/flock v0.13.1
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/vbauerster/mpb/v8 v8.15.0
+	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
 )
 
