@@ -66,11 +66,11 @@ func openCUBLAS(h *Handle) (engine, error) {
 	libErr := func(what string, err error) error {
 		return &LibraryError{Backend: BackendCUBLAS, Library: l.LibraryName(), Reason: what + ": " + err.Error()}
 	}
+	// The queue's stream orders the handle's work with the queue's other
+	// commands (a queue on the NULL stream gives 0, which is that stream).
 	ctx, stream := h.ctx.Native(), h.q.Native()
-	if ctx == 0 || stream == 0 {
-		// The NULL stream would order the handle's work after every
-		// stream's, not in the queue's order.
-		return nil, &LibraryError{Backend: BackendCUBLAS, Library: l.LibraryName(), Reason: "the queue has no CUDA stream of its own"}
+	if ctx == 0 {
+		return nil, &LibraryError{Backend: BackendCUBLAS, Library: l.LibraryName(), Reason: "the queue's context has no CUDA context"}
 	}
 	b, err := l.Create(ctx)
 	if err != nil {
