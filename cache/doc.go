@@ -110,6 +110,8 @@
 //	SYCL_CACHE_TRACE                  bit mask; value&1 logs every hit, miss, store, eviction, rejection and removal (slog, level Info)
 //	SYCL_CACHE_ALLOW_SHARED           1: accept a root owned by another user or writable by group/others; new files 0660, directories 0770
 //	GOUR_CACHE_REMOTE                 the remote tier's URL (see The remote tier); unset, empty or "off": none
+//	GOUR_CACHE_SIGNING_KEY            the private key file this machine signs remote values with
+//	GOUR_CACHE_TRUSTED_KEYS           the public keys (or key files) whose remote values are accepted; "unsigned": any
 //
 // Booleans are 1/0 (or true/false), days decimal integers, sizes a number
 // of bytes or a number with a unit K, M, G or T, powers of 1024 (10G;
@@ -144,18 +146,34 @@
 //
 // or given as Config.Remote; Config.RemoteOptions win over the URL's
 // parameters (RemoteOptions documents them). The scheme must be
-// registered (RegisterRemote; cache/rediscache registers redis and
-// rediss when imported, and programmgr imports it). A malformed URL, a
+// registered by a package the program links (RegisterRemote;
+// cache/rediscache registers redis and rediss when imported — the main
+// package imports it, or package all); a URL of a known store that is not
+// linked is no tier and one warning naming the import. A malformed URL, a
 // bad parameter or an unknown scheme makes Open fail with a
 // *SettingError naming GOUR_CACHE_REMOTE, its password hidden. Close
 // waits for the local copies of remote hits (Flush) and closes the
 // store.
 //
+// The store is written by every machine of a fleet, and by whoever
+// obtains its password, so it is not trusted: a machine that stores
+// signs each value with its ed25519 key (RemoteKeys.Signing,
+// GOUR_CACHE_SIGNING_KEY), and a value is accepted only when a trusted
+// key signed it (RemoteKeys.Trusted, GOUR_CACHE_TRUSTED_KEYS; package
+// cache/signing has the keys). A value no trusted key signed is a miss,
+// counted in RemoteCounters.Untrusted, warned about once, never written
+// to disk. Without a signing key a machine is a read-only member: it
+// takes no lease and stores, marks and deletes nothing. With no key to
+// trust at all the tier is not used (one warning), unless
+// GOUR_CACHE_TRUSTED_KEYS=unsigned (RemoteKeys.Unsigned) accepts every
+// value, for a server only its user can write.
+//
 // An entry's name in the store is RemoteName(key), the same on every
-// machine, and its value is its .src file followed by its .bin file, as
-// on disk. Everything read is checked as the files are — headers,
-// checksums, the .bin tied to the .src, the full key — and a value that
-// fails is a miss, deleted (if it is still the value read) and rebuilt.
+// machine, and its value is a signature envelope then its .src file and
+// its .bin file, as on disk. Everything read is checked as the files are
+// — the signature, headers, checksums, the .bin tied to the .src, the
+// full key — and a value that fails is a miss, deleted (if it is still
+// the value read) and rebuilt.
 // A remote hit is written to disk (Entry.FromRemote reports it), on a
 // goroutine while the caller loads the binary, without fsync: the store
 // keeps the durable copy, and a file a crash tears fails its checks; a

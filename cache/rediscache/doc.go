@@ -2,7 +2,9 @@
 // cache's remote tier (package cache, type Remote), through go-redis. It
 // registers the URL schemes redis and rediss (TLS) with package cache
 // when it is imported, so that GOUR_CACHE_REMOTE (or Config.RemoteURL)
-// can name a server; package programmgr imports it. The design is in
+// can name a server: a program that wants the remote tier imports it from
+// its main package (`import _ "github.com/gour-dev/gour/cache/rediscache"`),
+// or package all, which gour's commands import. The design is in
 // docs/design.md, section "The persistent device code cache", The remote
 // tier.
 //

@@ -24,6 +24,11 @@
 //	                   for longer than AGE (--older-than), those whose device
 //	                   or driver is no longer present (--stale)
 //	clear              remove every entry
+//	key new [--name NAME] FILE
+//	                   make a key pair for the remote tier's signed
+//	                   entries: the private key in FILE (mode 0600), the
+//	                   public key in FILE.pub, printed too
+//	key show FILE      print the public key of a key file
 //	help               print the usage
 //
 // The flags, accepted before or after the command:
@@ -37,6 +42,13 @@
 //	            "gour:v1:" (package cache/rediscache)
 //	--json      print one JSON document instead of text; ls gives each
 //	            entry's "compile_options" and "link_options"
+//
+// With --remote, ls names each value's signer (the SIGNER column, "signer"
+// in JSON) as GOUR_CACHE_TRUSTED_KEYS and GOUR_CACHE_SIGNING_KEY see it: a
+// trusted key's name, an untrusted key's fingerprint, or "unsigned".
+// verify checks every signature and counts the values of each signer;
+// with trusted keys set, a value no trusted key signed is a problem,
+// which --repair removes.
 //	-h, --help  print the usage
 //
 // SIZE is a number of bytes, or a number with a unit K, M, G or T (powers
