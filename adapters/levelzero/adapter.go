@@ -3,6 +3,7 @@ package levelzero
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/gour-dev/gour/internal/dl"
 
@@ -60,6 +61,13 @@ type device struct {
 	timerNS         uint64 // nanoseconds per timestamp tick, rounded
 	timerHz         uint64 // ticks per second where the driver says (API 1.2+), else 0
 	kernelTSBits    uint32 // valid bits of kernel timestamps
+
+	// Sub-devices (subdevice.go): parent is set for one; subs are a root
+	// device's, listed once, as the driver keeps them for its life.
+	parent  *device
+	subOnce sync.Once
+	subs    []driver.Device
+	subErr  error
 }
 
 // Open loads the Level Zero loader, initialises its drivers and lists their

@@ -90,6 +90,11 @@ func (c *context) USMPointerInfo(ptr uintptr) (driver.USMPointerInfo, error) {
 				info.Device = d
 			}
 		}
+		for _, d := range c.devices { // sub-devices, which the platform does not list
+			if d.handle == dev {
+				info.Device = d
+			}
+		}
 	}
 	base, size, r := c.ze.MemGetAddressRange(c.handle, ptr)
 	if err := check("zeMemGetAddressRange", r); err != nil {

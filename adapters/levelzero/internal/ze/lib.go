@@ -31,6 +31,8 @@ type Lib struct {
 	deviceGetMemoryProperties       uintptr
 	deviceGetMemoryAccessProps      uintptr
 	deviceGetGlobalTimestamps       uintptr // optional: spec 1.1
+	deviceGetSubDevices             uintptr // optional: the loader always has it; tests' loaders may not
+	deviceCanAccessPeer             uintptr // optional, as deviceGetSubDevices
 
 	// Context.
 	contextCreateEx uintptr
@@ -143,6 +145,8 @@ func (l *Lib) symbols() []dl.Symbol {
 		{Name: "zeDeviceGetMemoryProperties", Addr: &l.deviceGetMemoryProperties},
 		{Name: "zeDeviceGetMemoryAccessProperties", Addr: &l.deviceGetMemoryAccessProps},
 		{Name: "zeDeviceGetGlobalTimestamps", Addr: &l.deviceGetGlobalTimestamps, Optional: true},
+		{Name: "zeDeviceGetSubDevices", Addr: &l.deviceGetSubDevices, Optional: true},
+		{Name: "zeDeviceCanAccessPeer", Addr: &l.deviceCanAccessPeer, Optional: true},
 
 		{Name: "zeContextCreateEx", Addr: &l.contextCreateEx},
 		{Name: "zeContextDestroy", Addr: &l.contextDestroy},

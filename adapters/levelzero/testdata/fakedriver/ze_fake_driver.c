@@ -13,7 +13,8 @@
 // Anything it does not expect is an error with a message on stderr, never
 // a silent success.
 //
-// It reports API 1.4, a compute queue group whose fill patterns are at
+// It reports API 1.4, one device of two sub-devices (tiles of half its
+// slices, zeDeviceGetSubDevices), a compute queue group whose fill patterns are at
 // most 16 bytes, 80 ns timestamp ticks, 32-bit kernel timestamps, device,
 // host and single-device shared allocations (no cross-device or system
 // ones), a compute group with cooperative kernels and no
@@ -57,6 +58,16 @@ enum { M_DRIVER = 0x6f7a4401, M_DEVICE, M_CONTEXT, M_LIST, M_POOL, M_EVENT, M_MO
 
 typedef struct { unsigned magic; } object;
 static object the_driver = {M_DRIVER}, the_device = {M_DEVICE};
+// The device's two tiles (zeDeviceGetSubDevices): devices like it, of half
+// its slices, taken wherever a device is.
+#define NUM_SUBDEVICES 2
+static object the_subdevices[NUM_SUBDEVICES] = {{M_DEVICE}, {M_DEVICE}};
+
+static int subdevice_index(const void *h) {
+	for (int i = 0; i < NUM_SUBDEVICES; i++)
+		if (h == &the_subdevices[i]) return i;
+	return -1;
+}
 
 static int is(const void *h, unsigned magic) { return h && ((const object *)h)->magic == magic; }
 #define CHECK(h, m)                                                                     \
@@ -302,6 +313,20 @@ static ze_result_t DeviceGet(ze_driver_handle_t h, uint32_t *pCount, ze_device_h
 	return ZE_RESULT_SUCCESS;
 }
 
+static ze_result_t DeviceGetSubDevices(ze_device_handle_t h, uint32_t *pCount, ze_device_handle_t *ph) {
+	CHECK(h, M_DEVICE);
+	if (!pCount) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeDeviceGetSubDevices: null pCount");
+	uint32_t n = h == (ze_device_handle_t)&the_device ? NUM_SUBDEVICES : 0;
+	if (*pCount == 0 || !ph) {
+		*pCount = n;
+		return ZE_RESULT_SUCCESS;
+	}
+	if (*pCount < n) n = *pCount;
+	for (uint32_t i = 0; i < n; i++) ph[i] = (ze_device_handle_t)&the_subdevices[i];
+	*pCount = n;
+	return ZE_RESULT_SUCCESS;
+}
+
 static ze_result_t DeviceGetProperties(ze_device_handle_t h, ze_device_properties_t *p) {
 	CHECK(h, M_DEVICE);
 	if (!p || (p->stype != ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES && p->stype != ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2))
@@ -325,6 +350,13 @@ static ze_result_t DeviceGetProperties(ze_device_handle_t h, ze_device_propertie
 	p->kernelTimestampValidBits = 32;
 	for (int i = 0; i < ZE_MAX_DEVICE_UUID_SIZE; i++) p->uuid.id[i] = (uint8_t)i;
 	snprintf(p->name, sizeof p->name, "gour fake Level Zero GPU");
+	int sub = subdevice_index(h);
+	if (sub >= 0) {
+		p->flags = ZE_DEVICE_PROPERTY_FLAG_SUBDEVICE;
+		p->subdeviceId = (uint32_t)sub;
+		p->numSlices = 1;
+		p->uuid.id[ZE_MAX_DEVICE_UUID_SIZE - 1] = (uint8_t)(0x80 + sub);
+	}
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -1500,6 +1532,7 @@ EXPORT zeGetDeviceProcAddrTable(ze_api_version_t v, ze_device_dditable_t *t) {
 	t->pfnGetMemoryProperties = DeviceGetMemoryProperties;
 	t->pfnGetMemoryAccessProperties = DeviceGetMemoryAccessProperties;
 	t->pfnGetGlobalTimestamps = DeviceGetGlobalTimestamps;
+	t->pfnGetSubDevices = DeviceGetSubDevices;
 	return ZE_RESULT_SUCCESS;
 }
 
