@@ -37,16 +37,7 @@ func Fill[T Number](ctx Context, a *Array[T], v T) error {
 	et := a.c.et
 	op := &ewOp{
 		n: a.c.n, kernelSrc: kernelSrc{builtinKey(et), builtinSource(et), et.fp64}, name: "fill_" + et.suffix,
-		out: &a.c, params: []ur.Arg{ur.ArgOf(v)},
-		cpu: func() func(lo, hi int) {
-			out := viewOf[T](a.c.host, a.c.n)
-			return func(lo, hi int) {
-				s := out[lo:hi]
-				for i := range s {
-					s[i] = v
-				}
-			}
-		},
+		out: &a.c, params: []ur.Arg{ur.ArgOf(v)}, cpu: fillBody[T]{v},
 	}
 	return run(ctx, op, []use{{&a.c, Out}})
 }
@@ -71,35 +62,43 @@ func Copy[T Number](ctx Context, dst, src *Array[T]) error {
 	et := dst.c.et
 	op := &ewOp{
 		n: dst.c.n, kernelSrc: kernelSrc{builtinKey(et), builtinSource(et), et.fp64}, name: "copy_" + et.suffix,
-		out: &dst.c, ins: []*core{&src.c},
-		cpu: func() func(lo, hi int) {
-			out, in := viewOf[T](dst.c.host, dst.c.n), viewOf[T](src.c.host, src.c.n)
-			return func(lo, hi int) { copy(out[lo:hi], in[lo:hi]) }
-		},
+		out: &dst.c, ins: []*core{&src.c}, cpu: copyBody[T]{},
 	}
 	return run(ctx, op, []use{{&src.c, In}, {&dst.c, Out}})
 }
 
-// run checks op's arrays, readies op on ctx, stages the arrays for their
-// uses, launches op and only then marks its Out arrays written, so that
-// an operation that fails (a bad array, a kernel that does not build or
-// launch) leaves its arrays' data as it was.
-func run(ctx Context, op *ewOp, uses []use) error {
-	if err := checkUses(ctx, uses); err != nil {
-		return err
+// The CPU sides of the element-wise algorithms, over the host copies of
+// the operation's arrays.
+type (
+	fillBody[T Number]      struct{ v T }
+	copyBody[T Number]      struct{}
+	transformBody[T Number] struct{}
+)
+
+func (b fillBody[T]) body(op *ewOp) func(lo, hi int) {
+	out := viewOf[T](op.out.host, op.n)
+	return func(lo, hi int) {
+		s := out[lo:hi]
+		for i := range s {
+			s[i] = b.v
+		}
 	}
-	e := ctx.eng()
-	if err := e.ready(op); err != nil {
-		return err
+}
+
+func (copyBody[T]) body(op *ewOp) func(lo, hi int) {
+	out, in := viewOf[T](op.out.host, op.n), viewOf[T](op.ins[0].host, op.n)
+	return func(lo, hi int) { copy(out[lo:hi], in[lo:hi]) }
+}
+
+func (transformBody[T]) body(op *ewOp) func(lo, hi int) {
+	fn := op.fn.(Func[T])
+	out := viewOf[T](op.out.host, op.n)
+	ins := make([][]T, len(op.ins))
+	for i, c := range op.ins {
+		ins[i] = viewOf[T](c.host, op.n)
 	}
-	if err := stage(e, uses); err != nil {
-		return err
-	}
-	if err := e.elementwise(op); err != nil {
-		return err
-	}
-	commit(e, uses)
-	return nil
+	params := fn.Params()
+	return func(lo, hi int) { fn.CPU(out, ins, params, lo, hi) }
 }
 
 // Transform computes out[i] = fn(ins[0][i], ..., fn.Params()...) for
@@ -121,6 +120,7 @@ func Transform[T Number](ctx Context, fn Func[T], out *Array[T], ins ...*Array[T
 	op := ewOps.Get().(*ewOp)
 	defer putEwOp(op)
 	op.n, op.key, op.name, op.source, op.fp64, op.out = out.c.n, fn.Key(), fn.Kernel(), fn, out.c.et.fp64, &out.c
+	op.cpu, op.fn = transformBody[T]{}, fn
 	uses, cores := op.useBuf[:0], op.coreBuf[:0]
 	for i, in := range ins {
 		if err := checkArray("Transform input", in); err != nil {
@@ -133,23 +133,11 @@ func Transform[T Number](ctx Context, fn Func[T], out *Array[T], ins ...*Array[T
 		cores = append(cores, &in.c)
 	}
 	uses = append(uses, use{&out.c, Out})
-	params := fn.Params()
 	args := op.paramBuf[:0]
-	for _, p := range params {
+	for _, p := range fn.Params() {
 		args = append(args, ur.ArgOf(p))
 	}
 	op.ins, op.params = cores, args
-	e := ctx.eng()
-	if !e.hasDevice() {
-		op.cpu = func() func(lo, hi int) {
-			o := viewOf[T](out.c.host, out.c.n)
-			in := make([][]T, len(ins))
-			for i, a := range ins {
-				in[i] = viewOf[T](a.c.host, a.c.n)
-			}
-			return func(lo, hi int) { fn.CPU(o, in, params, lo, hi) }
-		}
-	}
 	return run(ctx, op, uses)
 }
 
@@ -167,8 +155,8 @@ func isNilFunc[T Number](fn Func[T]) bool {
 	return false
 }
 
-// ewOps recycles Transform's operations: nothing keeps one after the
-// context's elementwise returns.
+// ewOps recycles Transform's operations: nothing keeps one after run
+// returns.
 var ewOps = sync.Pool{New: func() any { return new(ewOp) }}
 
 func putEwOp(op *ewOp) {
@@ -212,9 +200,6 @@ func reduce[T Number](ctx Context, a, b *Array[T], op ReduceOp[T]) (T, error) {
 			return 0, err
 		}
 		uses = append(uses, use{&b.c, In})
-	}
-	if err := checkUses(ctx, uses); err != nil {
-		return 0, err
 	}
 	et := a.c.et
 	key, source := builtinKey(et), builtinSource(et)
@@ -269,24 +254,8 @@ func reduce[T Number](ctx Context, a, b *Array[T], op ReduceOp[T]) (T, error) {
 	if b != nil {
 		r.b = &b.c
 	}
-	// The kernels first: a reduction that cannot run uploads nothing.
-	e := ctx.eng()
-	if err := e.readyReduce(r); err != nil {
+	if err := run(ctx, r, uses); err != nil {
 		return 0, err
 	}
-	if err := stage(e, uses); err != nil {
-		return 0, err
-	}
-	res, err := e.reduce(r)
-	if err != nil {
-		return 0, err
-	}
-	return viewOf[T](res, 1)[0], nil
-}
-
-func checkCtx(ctx Context) error {
-	if ctx == nil {
-		return fmt.Errorf("%w: nil Context", ErrInvalid)
-	}
-	return nil
+	return viewOf[T](r.res, 1)[0], nil
 }

@@ -276,7 +276,7 @@ func (a *Array[T]) Release() error {
 	if c.dev != nil {
 		d := c.dev
 		c.dev = nil
-		return c.ctx.eng().freeDev(d)
+		return d.free()
 	}
 	return nil
 }
@@ -303,7 +303,7 @@ func (c *core) syncHostLocked() error {
 	if !c.devValid {
 		return fmt.Errorf("%w: array has no valid copy", ErrInvalid)
 	}
-	if err := c.ctx.eng().download(c); err != nil {
+	if err := c.dev.read(c.host); err != nil {
 		return err
 	}
 	c.downloads.Add(1)
@@ -319,9 +319,10 @@ type use struct {
 
 // An operation changes its arrays' state in three steps, so that one that
 // fails leaves every array with a valid copy of its old data:
-// checkUses checks all of them before anything changes, stage allocates
-// and uploads (which keeps the host copy valid), and commit, after the
-// launch was enqueued, marks the Out arrays written.
+// checkUses checks all of them before anything changes, stage has the
+// context make its copies ready (a device allocates and uploads, which
+// keeps the host copy valid), and commit, after the launch was enqueued,
+// marks the Out arrays written.
 
 // checkUses checks an operation's arrays on ctx: the context is open and
 // every array is live and of ctx.
@@ -377,54 +378,19 @@ func stageOne(e engine, c *core, mode Access) error {
 	if c.released {
 		return fmt.Errorf("%w: array", ErrReleased)
 	}
-	if !e.hasDevice() {
-		// Host-only context: the host copy is the only one.
-		if c.host == nil {
-			h, err := alignedBytes(int(c.bytes()))
-			if err != nil {
-				return err
-			}
-			c.host, c.hostValid = h, true
-		}
-		return nil
-	}
-	if c.n == 0 {
-		c.devValid = true // nothing to copy
-		return nil
-	}
-	if c.dev == nil {
-		d, err := e.allocDev(c.bytes())
-		if err != nil {
-			return err
-		}
-		c.dev = d
-	}
-	if mode&In != 0 && !c.devValid {
-		if !c.hostValid {
-			return fmt.Errorf("%w: array has no valid copy", ErrInvalid)
-		}
-		if err := e.upload(c); err != nil {
-			return err
-		}
-		c.uploads.Add(1)
-		c.devValid = true
-	}
-	return nil
+	return e.stage(c, mode)
 }
 
-// commit marks the Out arrays of an operation enqueued on a device as
-// written: only the device copy is valid now.
+// commit marks the Out arrays of an operation run on a context as
+// written.
 func commit(e engine, uses []use) {
-	if !e.hasDevice() {
-		return
-	}
 	for _, u := range uses {
 		if u.mode&Out == 0 {
 			continue
 		}
 		u.c.mu.Lock()
 		if !u.c.released {
-			u.c.devValid, u.c.hostValid = true, false
+			e.written(u.c)
 		}
 		u.c.mu.Unlock()
 	}

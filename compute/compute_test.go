@@ -254,7 +254,7 @@ func TestNilContexts(t *testing.T) {
 	if _, err := s.Get(context.Background()); !errors.Is(err, ErrInvalid) {
 		t.Errorf("Get on a nil *TaskSequence: %v", err)
 	}
-	if s.Release() != nil || s.Capacity() != 0 || s.Outstanding() != 0 {
+	if s.Release(context.Background()) != nil || s.Capacity() != 0 || s.Outstanding() != 0 {
 		t.Error("Release, Capacity or Outstanding of a nil *TaskSequence")
 	}
 }
@@ -336,8 +336,8 @@ func TestHugeShapes(t *testing.T) {
 // chunk.
 func TestCPUPanicsOutsideChunks(t *testing.T) {
 	c := NewCPU(1)
-	op := &ewOp{n: 10, cpu: func() func(lo, hi int) { panic("setup") }}
-	if err := c.elementwise(op); err == nil || !strings.Contains(err.Error(), "setup") {
+	op := &ewOp{n: 10, cpu: setupPanics{}}
+	if err := run(c, op, nil); err == nil || !strings.Contains(err.Error(), "setup") {
 		t.Errorf("a panic in an operation's setup: %v", err)
 	}
 	a := must[*Array[int32]](t)(FromSlice(c, []int32{1, 2, 3}))
@@ -352,6 +352,11 @@ func TestCPUPanicsOutsideChunks(t *testing.T) {
 		t.Errorf("a panic combining partials: %v", err)
 	}
 }
+
+// setupPanics is a CPU body that panics making the body.
+type setupPanics struct{}
+
+func (setupPanics) body(*ewOp) func(lo, hi int) { panic("setup") }
 
 // A nil pointer of the package's Funcs is a nil Func: ErrInvalid, not a
 // panic in its methods.

@@ -2,9 +2,6 @@ package compute
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/gour-dev/gour/ur"
 )
@@ -29,60 +26,70 @@ type Context interface {
 	eng() engine
 }
 
-// engine is what a context does for the algorithms: storage and
-// transfers, one element-wise kernel, one reduction, and a fence.
+// engine is what a context does for run: keep the copy of an array it
+// computes on, and run work there. The host copy and its transfers are
+// the array's (core, devMem), not the engine's.
 type engine interface {
 	checkOpen() error
-	hasDevice() bool
+	// zeros gives c zeroed storage.
 	zeros(c *core) error
-	allocDev(size uint64) (*devMem, error)
-	freeDev(d *devMem) error
-	upload(c *core) error
-	download(c *core) error
-	// ready makes op runnable before its arrays change state: a device
-	// finds or builds its kernel.
-	ready(op *ewOp) error
-	// readyReduce is ready for a reduction.
-	readyReduce(op *redOp) error
-	elementwise(op *ewOp) error
-	reduce(op *redOp) ([]byte, error)
+	// stage makes c's copy on the context ready for an operation using
+	// it as mode, c.mu held: on a device, allocated and, for In,
+	// uploaded if stale.
+	stage(c *core, mode Access) error
+	// written marks c written by an operation run on the context, c.mu
+	// held.
+	written(c *core)
+	// ready readies w before its arrays change: a device finds or builds
+	// its kernels.
+	ready(w work) error
+	// exec runs w, readied, on its staged arrays: a device enqueues it.
+	exec(w work) error
 	// fence returns an event completing after everything enqueued so
 	// far, for the caller to wait on and release; nil when everything is
 	// done already.
 	fence() (*ur.Event, error)
 }
 
-// ewOp is one element-wise operation: out[i] = f(ins[i]..., params) for
-// every i < n.
-type ewOp struct {
-	n int
-	kernelSrc
-	name   string // the kernel's name
-	out    *core
-	ins    []*core
-	params []ur.Arg
-	// cpu returns the chunk body for the CPU context, made only there
-	// so that a device operation does not touch host storage.
-	cpu func() func(lo, hi int)
-	// kernel is the device kernel, found by Device.ready.
-	kernel *kernelEntry
+// work is one operation an algorithm hands to run, of one kind:
+// element-wise (ewOp, elementwise.go) or a reduction (redOp, reduce.go).
+// A kind knows how it runs on each context; a new kind (a reduction
+// along an axis, a matrix product) is a new type with these methods, and
+// neither run nor the contexts change.
+type work interface {
+	// kernels finds or builds the work's kernels on d.
+	kernels(d *Device) error
+	// onDevice enqueues the work on d's queue.
+	onDevice(d *Device) error
+	// onCPU runs the work on c.
+	onCPU(c *CPU) error
+}
 
-	// Room for the slices of a small operation: a Transform on a device
-	// then allocates nothing but its caller's variadic slice of inputs,
-	// which escapes into the CPU closure (BenchmarkDispatch: one
-	// allocation, with a NewFunc or an Expr). Its dispatch cost is the
-	// package's overhead on a launch. The CPU context allocates its
-	// chunk closures too, and an ExprFunc the evaluator's operands
-	// (BenchmarkDispatchCPU, 1024 elements in one chunk: 8 allocations
-	// with a NewFunc, 12 with an Expr).
-	useBuf   [4]use
-	coreBuf  [4]*core
-	paramBuf [4]ur.Arg
-	argBuf   [8]ur.Arg
+// run does w on ctx: it checks the arrays of uses, readies w, stages the
+// arrays for their uses, runs w and only then marks its Out arrays
+// written, so that an operation that fails (a bad array, a kernel that
+// does not build or launch) leaves its arrays' data as it was; readying
+// first, a kernel that does not build uploads nothing.
+func run(ctx Context, w work, uses []use) error {
+	if err := checkUses(ctx, uses); err != nil {
+		return err
+	}
+	e := ctx.eng()
+	if err := e.ready(w); err != nil {
+		return err
+	}
+	if err := stage(e, uses); err != nil {
+		return err
+	}
+	if err := e.exec(w); err != nil {
+		return err
+	}
+	commit(e, uses)
+	return nil
 }
 
 // kernelSrc is where an operation's device kernels come from, for
-// Device.ready and Device.readyReduce.
+// Device.kernel.
 type kernelSrc struct {
 	key    string // identifies source, for the kernel cache
 	source sourcer
@@ -101,159 +108,6 @@ type sourceFunc func(backend string) (string, error)
 
 func (f sourceFunc) Source(backend string) (string, error) { return f(backend) }
 
-// redOp is one reduction of a (or of a[i]*b[i] when b is set, a dot
-// product) with an associative operator.
-type redOp struct {
-	n int
-	kernelSrc
-	name   string // the first pass's kernel; the second pass is reduce over its partials
-	name2  string
-	a, b   *core
-	ident  ur.Arg
-	identB []byte // the identity's bytes: the result of an empty reduction
-	// k1 and k2 are the passes' device kernels, found by
-	// Device.readyReduce.
-	k1, k2 *kernelEntry
-	// cpu returns, for chunks chunks, the chunk body (storing the chunk's
-	// partial result) and the combination of the partials in order.
-	cpu func(chunks int) (body func(chunk, lo, hi int), finish func() []byte)
-}
-
-// CPU is the context of the host: operations run on goroutines, each
-// over a contiguous chunk of the elements; there are no transfers. It
-// needs no cgo and no driver.
-type CPU struct {
-	workers  int
-	minChunk int
-	released atomic.Bool
-}
-
-// NewCPU returns a CPU context running operations on up to workers
-// goroutines (0: GOMAXPROCS).
-func NewCPU(workers int) *CPU {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	// Below 16Ki elements a chunk costs more to hand to a goroutine than
-	// to compute.
-	return &CPU{workers: workers, minChunk: 1 << 14}
-}
-
-// Workers returns the most goroutines an operation uses.
-func (c *CPU) Workers() int {
-	if c == nil {
-		return 0
-	}
-	return c.workers
-}
-
-func (c *CPU) String() string {
-	if c == nil {
-		return "cpu(nil)"
-	}
-	return fmt.Sprintf("cpu(%d workers)", c.workers)
-}
-
-func (c *CPU) Backend() string { return "cpu" }
-
-// Release marks the context released: later operations give ErrReleased.
-func (c *CPU) Release() error {
-	if c != nil {
-		c.released.Store(true)
-	}
-	return nil
-}
-
-func (c *CPU) eng() engine { return c }
-
-func (c *CPU) checkOpen() error {
-	if c == nil {
-		return fmt.Errorf("%w: nil *CPU", ErrInvalid)
-	}
-	if c.released.Load() {
-		return fmt.Errorf("%w: %v", ErrReleased, c)
-	}
-	return nil
-}
-
-func (c *CPU) hasDevice() bool { return false }
-
-func (c *CPU) zeros(a *core) error {
-	h, err := alignedBytes(int(a.bytes()))
-	if err != nil {
-		return err
-	}
-	a.host, a.hostValid = h, true
-	return nil
-}
-
-func (c *CPU) allocDev(uint64) (*devMem, error) {
-	return nil, fmt.Errorf("%w: the CPU context has no device", ErrInvalid)
-}
-func (c *CPU) freeDev(*devMem) error { return nil }
-func (c *CPU) upload(*core) error {
-	return fmt.Errorf("%w: the CPU context has no device", ErrInvalid)
-}
-func (c *CPU) download(*core) error {
-	return fmt.Errorf("%w: the CPU context has no device", ErrInvalid)
-}
-
-func (c *CPU) fence() (*ur.Event, error) { return nil, nil }
-
-// chunks returns how many chunks n elements are cut into.
-func (c *CPU) chunks(n int) int {
-	k := (n + c.minChunk - 1) / c.minChunk
-	return max(1, min(k, c.workers))
-}
-
-// parallel runs body over [0, n) in k chunks, one goroutine per chunk
-// but the last, which runs on the caller's. Chunk i is
-// [i*n/k, (i+1)*n/k). A panic in body (a user's CPU function indexing
-// past a slice) is recovered and returned as an error, so that it cannot
-// take the process down from another goroutine.
-func (c *CPU) parallel(n, k int, body func(chunk, lo, hi int)) error {
-	var (
-		mu    sync.Mutex
-		first error
-	)
-	run := func(i int) {
-		if err := runChunk(body, i, n, k); err != nil {
-			mu.Lock()
-			if first == nil {
-				first = err
-			}
-			mu.Unlock()
-		}
-	}
-	if k <= 1 {
-		k = 1
-		run(0)
-		return first
-	}
-	var wg sync.WaitGroup
-	wg.Add(k - 1)
-	for i := range k - 1 {
-		go func() {
-			defer wg.Done()
-			run(i)
-		}()
-	}
-	run(k - 1)
-	wg.Wait()
-	return first
-}
-
-func (c *CPU) ready(*ewOp) error        { return nil }
-func (c *CPU) readyReduce(*redOp) error { return nil }
-
-// runChunk runs chunk i of k of body over [0, n), returning a panic in
-// it as an error.
-func runChunk(body func(chunk, lo, hi int), i, n, k int) (err error) {
-	defer recovered("CPU function", &err)
-	body(i, i*n/k, (i+1)*n/k)
-	return nil
-}
-
 // recovered, deferred, returns a panic in what (a CPU function, a
 // TaskSequence's task) as an error in *err; one that panicked with an
 // error wraps it.
@@ -267,28 +121,9 @@ func recovered(what string, err *error) {
 	}
 }
 
-// elementwise and reduce recover a panic in their setup (a body's setup
-// views the arrays' storage) and in combining a reduction's partials,
-// which run on the caller's goroutine, as parallel does one in a chunk.
-
-func (c *CPU) elementwise(op *ewOp) (err error) {
-	if op.n == 0 {
-		return nil
+func checkCtx(ctx Context) error {
+	if ctx == nil {
+		return fmt.Errorf("%w: nil Context", ErrInvalid)
 	}
-	defer recovered("CPU function", &err)
-	f := op.cpu()
-	return c.parallel(op.n, c.chunks(op.n), func(_, lo, hi int) { f(lo, hi) })
-}
-
-func (c *CPU) reduce(op *redOp) (res []byte, err error) {
-	if op.n == 0 {
-		return op.identB, nil
-	}
-	defer recovered("CPU function", &err)
-	k := c.chunks(op.n)
-	body, finish := op.cpu(k)
-	if err := c.parallel(op.n, k, body); err != nil {
-		return nil, err
-	}
-	return finish(), nil
+	return nil
 }

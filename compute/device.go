@@ -241,12 +241,11 @@ func (d *Device) checkOpen() error {
 	return nil
 }
 
-func (d *Device) hasDevice() bool { return true }
-
 // devMem is an array's device storage: a USM device allocation where
-// the device has device USM, else a buffer. Only this type and the
-// Device's storage methods know which.
+// the device has device USM, else a buffer. Only this type and
+// Device.allocDev know which.
 type devMem struct {
+	d      *Device
 	usm    *ur.USM
 	mem    *ur.Mem
 	pooled bool // usm came from the Device's pool, on its queue
@@ -265,50 +264,90 @@ func (d *Device) allocDev(size uint64) (*devMem, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &devMem{mem: m}, nil
+		return &devMem{d: d, mem: m}, nil
 	}
 	if d.pool != nil {
 		u, err := d.q.AllocAsync(d.pool, size)
 		if err != nil {
 			return nil, err
 		}
-		return &devMem{usm: u, pooled: true}, nil
+		return &devMem{d: d, usm: u, pooled: true}, nil
 	}
 	u, err := d.ctx.AllocDevice(d.dev, size)
 	if err != nil {
 		return nil, err
 	}
-	return &devMem{usm: u}, nil
+	return &devMem{d: d, usm: u}, nil
 }
 
-// freeDev frees m after the work enqueued so far: a pooled allocation is
+// free frees m after the work enqueued so far: a pooled allocation is
 // freed in the queue's order, a buffer's release is deferred by the
 // driver until its commands are done, and a plain USM allocation, which
 // Free would free at once, after the queue has finished.
-func (d *Device) freeDev(m *devMem) error {
+func (m *devMem) free() error {
 	switch {
 	case m.mem != nil:
 		return m.mem.Release()
 	case m.pooled:
-		return d.q.FreeAsync(m.usm)
+		return m.d.q.FreeAsync(m.usm)
 	default:
-		return errors.Join(d.q.Finish(), m.usm.Free())
+		return errors.Join(m.d.q.Finish(), m.usm.Free())
 	}
 }
 
-func (d *Device) upload(c *core) error {
-	if c.dev.usm != nil {
-		return d.q.CopyToPtr(c.dev.usm.Ptr(), c.host)
+// write copies src, the storage's size, to the device, in the queue's
+// order.
+func (m *devMem) write(src []byte) error {
+	if m.usm != nil {
+		return m.d.q.CopyToPtr(m.usm.Ptr(), src)
 	}
-	return d.q.WriteBuffer(c.dev.mem, 0, c.host)
+	return m.d.q.WriteBuffer(m.mem, 0, src)
 }
 
-func (d *Device) download(c *core) error {
-	if c.dev.usm != nil {
-		return d.q.CopyFromPtr(c.host, c.dev.usm.Ptr())
+// read copies the storage into dst, its size, after the work enqueued so
+// far.
+func (m *devMem) read(dst []byte) error {
+	if m.usm != nil {
+		return m.d.q.CopyFromPtr(dst, m.usm.Ptr())
 	}
-	return d.q.ReadBuffer(c.dev.mem, 0, c.host)
+	return m.d.q.ReadBuffer(m.mem, 0, dst)
 }
+
+// stage gives c device storage and, for In, uploads a stale device copy.
+func (d *Device) stage(c *core, mode Access) error {
+	if c.n == 0 {
+		c.devValid = true // nothing to copy
+		return nil
+	}
+	if c.dev == nil {
+		m, err := d.allocDev(c.bytes())
+		if err != nil {
+			return err
+		}
+		c.dev = m
+	}
+	if mode&In != 0 && !c.devValid {
+		if !c.hostValid {
+			return fmt.Errorf("%w: array has no valid copy", ErrInvalid)
+		}
+		if err := c.dev.write(c.host); err != nil {
+			return err
+		}
+		c.uploads.Add(1)
+		c.devValid = true
+	}
+	return nil
+}
+
+// written leaves the device copy, which the operation wrote, the only
+// valid one.
+func (d *Device) written(c *core) { c.devValid, c.hostValid = true, false }
+
+// ready finds or builds w's kernels; run checked the Device open.
+func (d *Device) ready(w work) error { return w.kernels(d) }
+
+// exec enqueues w.
+func (d *Device) exec(w work) error { return w.onDevice(d) }
 
 // zeros gives c zeroed device storage with a fill command: no transfer.
 func (d *Device) zeros(c *core) error {
@@ -328,7 +367,7 @@ func (d *Device) zeros(c *core) error {
 		ev, err = d.q.EnqueueFill(m.mem, zero, 0, c.bytes())
 	}
 	if err != nil {
-		d.freeDev(m)
+		m.free()
 		return err
 	}
 	if ev != nil {
@@ -401,89 +440,6 @@ func (d *Device) launch(e *kernelEntry, global, local uint64, args []ur.Arg) err
 }
 
 func roundUp(n, m uint64) uint64 { return (n + m - 1) / m * m }
-
-// ready and readyReduce find or build an operation's kernels; the
-// operation's checkUses checked the Device open.
-func (d *Device) ready(op *ewOp) (err error) {
-	if op.n > 0 {
-		op.kernel, err = d.kernel(&op.kernelSrc, op.name)
-	}
-	return err
-}
-
-func (d *Device) readyReduce(op *redOp) (err error) {
-	if op.n > 0 {
-		if op.k1, err = d.kernel(&op.kernelSrc, op.name); err == nil {
-			op.k2, err = d.kernel(&op.kernelSrc, op.name2)
-		}
-	}
-	return err
-}
-
-// elementwise launches op, which ready readied.
-func (d *Device) elementwise(op *ewOp) error {
-	if op.n == 0 {
-		return nil
-	}
-	e := op.kernel
-	args := op.argBuf[:0]
-	args = append(args, op.out.dev.arg())
-	for _, in := range op.ins {
-		args = append(args, in.dev.arg())
-	}
-	args = append(args, op.params...)
-	args = append(args, ur.ArgOf(uint64(op.n)))
-	return d.launch(e, roundUp(uint64(op.n), e.local), e.local, args)
-}
-
-// reduce is a two-pass tree reduction: the first pass has up to
-// d.groups work-groups, each reducing a grid-strided share of the input
-// in registers and then in local memory to one partial; the second pass
-// is one work-group reducing the partials in place. No atomics, so the
-// result is the same on every run.
-func (d *Device) reduce(op *redOp) ([]byte, error) {
-	if op.n == 0 {
-		return op.identB, nil
-	}
-	k1, k2 := op.k1, op.k2
-	n, size := uint64(op.n), uint64(op.a.et.size)
-	l1 := k1.local
-	g := min(d.groups, (n+l1-1)/l1)
-	part, err := d.allocDev(g * size)
-	if err != nil {
-		return nil, err
-	}
-	defer d.freeDev(part)
-	args := make([]ur.Arg, 0, 6)
-	args = append(args, op.a.dev.arg())
-	if op.b != nil {
-		args = append(args, op.b.dev.arg())
-	}
-	args = append(args, part.arg(), ur.ArgLocalMem(l1*size), op.ident, ur.ArgOf(n))
-	if err := d.launch(k1, g*l1, l1, args); err != nil {
-		return nil, err
-	}
-	if g > 1 {
-		l2 := k2.local
-		args = append(args[:0], part.arg(), part.arg(), ur.ArgLocalMem(l2*size), op.ident, ur.ArgOf(g))
-		if err := d.launch(k2, l2, l2, args); err != nil {
-			return nil, err
-		}
-	}
-	out, err := alignedBytes(int(size))
-	if err != nil {
-		return nil, err
-	}
-	if part.usm != nil {
-		err = d.q.CopyFromPtr(out, part.usm.Ptr())
-	} else {
-		err = d.q.ReadBuffer(part.mem, 0, out)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
 
 // deviceSource returns the kernel source for a backend: OpenCL C for
 // "opencl", CUDA C for "cuda", and OpenCL C for "level_zero", which the

@@ -82,7 +82,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer seq.Release()
+	defer seq.Release(context.Background())
 	bg := context.Background()
 	for k := range 3 {
 		if err := seq.Async(bg, float32(k+1)); err != nil {

@@ -3,6 +3,8 @@ package compute
 import (
 	"fmt"
 	"math"
+
+	"github.com/gour-dev/gour/ur"
 )
 
 // ReduceOp is an associative and commutative operator with its
@@ -95,5 +97,95 @@ func (op *ReduceOp[T]) check() error {
 	if op.Combine == nil {
 		return fmt.Errorf("%w: reduce operator %s has no Combine", ErrInvalid, op.Name)
 	}
+	return nil
+}
+
+// redOp is one reduction of a (or of a[i]*b[i] when b is set, a dot
+// product) with an associative operator; running it sets res.
+type redOp struct {
+	n int
+	kernelSrc
+	name   string // the first pass's kernel; the second pass is reduce over its partials
+	name2  string
+	a, b   *core
+	ident  ur.Arg
+	identB []byte // the identity's bytes: the result of an empty reduction
+	// k1 and k2 are the passes' device kernels, found by kernels.
+	k1, k2 *kernelEntry
+	// cpu returns, for chunks chunks, the chunk body (storing the chunk's
+	// partial result) and the combination of the partials in order.
+	cpu func(chunks int) (body func(chunk, lo, hi int), finish func() []byte)
+	res []byte // the result's bytes
+}
+
+func (op *redOp) kernels(d *Device) (err error) {
+	if op.n > 0 {
+		if op.k1, err = d.kernel(&op.kernelSrc, op.name); err == nil {
+			op.k2, err = d.kernel(&op.kernelSrc, op.name2)
+		}
+	}
+	return err
+}
+
+// onDevice is a two-pass tree reduction: the first pass has up to
+// d.groups work-groups, each reducing a grid-strided share of the input
+// in registers and then in local memory to one partial; the second pass
+// is one work-group reducing the partials in place. No atomics, so the
+// result is the same on every run.
+func (op *redOp) onDevice(d *Device) error {
+	if op.n == 0 {
+		op.res = op.identB
+		return nil
+	}
+	k1, k2 := op.k1, op.k2
+	n, size := uint64(op.n), uint64(op.a.et.size)
+	l1 := k1.local
+	g := min(d.groups, (n+l1-1)/l1)
+	part, err := d.allocDev(g * size)
+	if err != nil {
+		return err
+	}
+	defer part.free()
+	args := make([]ur.Arg, 0, 6)
+	args = append(args, op.a.dev.arg())
+	if op.b != nil {
+		args = append(args, op.b.dev.arg())
+	}
+	args = append(args, part.arg(), ur.ArgLocalMem(l1*size), op.ident, ur.ArgOf(n))
+	if err := d.launch(k1, g*l1, l1, args); err != nil {
+		return err
+	}
+	if g > 1 {
+		l2 := k2.local
+		args = append(args[:0], part.arg(), part.arg(), ur.ArgLocalMem(l2*size), op.ident, ur.ArgOf(g))
+		if err := d.launch(k2, l2, l2, args); err != nil {
+			return err
+		}
+	}
+	out, err := alignedBytes(int(size))
+	if err != nil {
+		return err
+	}
+	if err := part.read(out); err != nil {
+		return err
+	}
+	op.res = out
+	return nil
+}
+
+// onCPU recovers a panic in making the body and in combining the
+// partials, on the caller's goroutine, as parallel does one in a chunk.
+func (op *redOp) onCPU(c *CPU) (err error) {
+	if op.n == 0 {
+		op.res = op.identB
+		return nil
+	}
+	defer recovered("CPU function", &err)
+	k := c.chunks(op.n)
+	body, finish := op.cpu(k)
+	if err := c.parallel(op.n, k, body); err != nil {
+		return err
+	}
+	op.res = finish()
 	return nil
 }

@@ -1,20 +1,17 @@
 package compute
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"runtime"
-	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/gour-dev/gour/ur"
 )
 
 // TaskFunc is the work of one invocation of a task sequence: it runs the
 // package's operations on ctx with arg. goctx is cancelled when the
-// sequence is released.
+// sequence is released; it also marks the calls made with it as the
+// invocation's own, for Release.
 type TaskFunc[A, R any] func(goctx context.Context, ctx Context, arg A) (R, error)
 
 // TaskSequence runs invocations of one function asynchronously, one after
@@ -48,7 +45,7 @@ type TaskFunc[A, R any] func(goctx context.Context, ctx Context, arg A) (R, erro
 // waits for it to return; later calls give ErrReleased. A Get waiting at
 // that moment returns ErrReleased, unless it had already taken its
 // invocation, whose result it then returns. Called by the running
-// invocation's function (on the sequence's goroutine, which runs it),
+// invocation's function with its goctx (or a context made from it),
 // Release cancels the same way but cannot wait for its own caller: it
 // returns at once, and the sequence finishes when the function returns.
 // A function must not wait for a Release on another goroutine, which
@@ -57,22 +54,25 @@ type TaskSequence[A, R any] struct {
 	ctx Context
 	fn  TaskFunc[A, R]
 
+	// life is done once the sequence is released: the one record of it.
+	// The invocations' goctx is taskCtx, life marked with the sequence.
+	life    context.Context
+	release context.CancelFunc
+	taskCtx context.Context
+
 	slots   chan struct{} // one token per outstanding invocation
 	pending chan *task[A, R]
 	results chan *task[A, R]
-	quit    chan struct{}
 	done    chan struct{} // closed when the worker has returned
-	worker  atomic.Uint64 // the worker's goroutine id; 0 until it runs
-	runCtx  context.Context
-	cancel  context.CancelFunc
 
-	asyncMu  sync.Mutex // serialises Async: start order
-	getMu    sync.Mutex // serialises Get: result order
-	mu       sync.Mutex // guards released and the channels' closing
-	released bool
-	once     sync.Once
-	head     *task[A, R] // the next result, taken by a Get that gave up; getMu
+	asyncMu sync.Mutex  // serialises Async: start order; the worker's drain waits for it
+	getMu   sync.Mutex  // serialises Get: result order
+	head    *task[A, R] // the next result, taken by a Get that gave up; getMu
 }
+
+// taskKey is the key of the value that marks an invocation's goctx: the
+// sequence running it.
+type taskKey struct{}
 
 type task[A, R any] struct {
 	arg  A
@@ -102,10 +102,10 @@ func NewTaskSequence[A, R any](ctx Context, fn TaskFunc[A, R], capacity int) (*T
 		slots:   make(chan struct{}, capacity),
 		pending: make(chan *task[A, R], capacity),
 		results: make(chan *task[A, R], capacity),
-		quit:    make(chan struct{}),
 		done:    make(chan struct{}),
 	}
-	s.runCtx, s.cancel = context.WithCancel(context.Background())
+	s.life, s.release = context.WithCancel(context.Background())
+	s.taskCtx = context.WithValue(s.life, taskKey{}, s)
 	go s.work()
 	return s, nil
 }
@@ -126,45 +126,59 @@ func (s *TaskSequence[A, R]) Outstanding() int {
 	return len(s.slots)
 }
 
-// work runs the invocations until Release closes pending, then drops the
-// results no Get collected: here rather than in Release, which does not
-// wait for the worker when the running invocation calls it.
+// work runs the invocations until the sequence is released, then ends
+// the ones never run and drops the results no Get collected: here rather
+// than in Release, which does not wait for the worker when the running
+// invocation calls it.
 func (s *TaskSequence[A, R]) work() {
 	defer close(s.done)
-	s.worker.Store(goroutineID())
-	for t := range s.pending {
-		if s.runCtx.Err() != nil {
-			t.err = fmt.Errorf("%w: task sequence released before the invocation ran", ErrReleased)
-		} else {
+run:
+	for {
+		select {
+		case t := <-s.pending:
 			s.run(t)
+			close(t.done)
+		case <-s.life.Done():
+			break run
 		}
+	}
+	// An Async sends under asyncMu after seeing the sequence live: once
+	// it is free, pending holds every invocation that will ever start.
+	s.asyncMu.Lock()
+	for len(s.pending) > 0 {
+		t := <-s.pending
+		t.err = errNotRun
 		close(t.done)
 	}
+	s.asyncMu.Unlock()
 	// Wait for a Get in progress, which may still hold its invocation.
 	s.getMu.Lock()
 	defer s.getMu.Unlock()
-	drop := func(t *task[A, R]) {
-		if t.ev != nil {
-			t.ev.Release()
-		}
-	}
 	if s.head != nil {
-		drop(s.head)
+		s.head.dropEvent()
 		s.head = nil
 	}
-	for {
-		select {
-		case t := <-s.results:
-			drop(t)
-		default:
-			return
-		}
+	for len(s.results) > 0 {
+		(<-s.results).dropEvent()
+	}
+}
+
+var errNotRun = fmt.Errorf("%w: task sequence released before the invocation ran", ErrReleased)
+
+func (t *task[A, R]) dropEvent() {
+	if t.ev != nil {
+		t.ev.Release()
+		t.ev = nil
 	}
 }
 
 func (s *TaskSequence[A, R]) run(t *task[A, R]) {
+	if s.life.Err() != nil { // released while t waited in pending
+		t.err = errNotRun
+		return
+	}
 	defer recovered("task", &t.err)
-	t.res, t.err = s.fn(s.runCtx, s.ctx, t.arg)
+	t.res, t.err = s.fn(s.taskCtx, s.ctx, t.arg)
 	if t.err == nil {
 		t.ev, t.err = s.ctx.eng().fence()
 	}
@@ -179,27 +193,23 @@ func (s *TaskSequence[A, R]) Async(goctx context.Context, arg A) error {
 	}
 	s.asyncMu.Lock()
 	defer s.asyncMu.Unlock()
-	select {
-	case <-s.quit:
-		return fmt.Errorf("%w: task sequence", ErrReleased)
-	default:
+	if s.life.Err() != nil {
+		return errReleasedSequence
 	}
 	select {
 	case s.slots <- struct{}{}:
 	case <-goctx.Done():
 		return goctx.Err()
-	case <-s.quit:
-		return fmt.Errorf("%w: task sequence", ErrReleased)
+	case <-s.life.Done():
+		return errReleasedSequence
 	}
-	t := &task[A, R]{arg: arg, done: make(chan struct{})}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.released {
+	if s.life.Err() != nil { // both were ready
 		<-s.slots
-		return fmt.Errorf("%w: task sequence", ErrReleased)
+		return errReleasedSequence
 	}
 	// Neither send blocks: each channel holds at most capacity tasks,
 	// and a token is held for each.
+	t := &task[A, R]{arg: arg, done: make(chan struct{})}
 	s.results <- t
 	s.pending <- t
 	return nil
@@ -218,8 +228,8 @@ func (s *TaskSequence[A, R]) Get(goctx context.Context) (R, error) {
 	}
 	s.getMu.Lock()
 	defer s.getMu.Unlock()
-	if s.isReleased() {
-		return zero, fmt.Errorf("%w: task sequence", ErrReleased)
+	if s.life.Err() != nil {
+		return zero, errReleasedSequence
 	}
 	t := s.head
 	if t == nil {
@@ -244,61 +254,38 @@ func (s *TaskSequence[A, R]) Get(goctx context.Context) (R, error) {
 			}
 			t.err = err // the device work failed
 		}
-		t.ev.Release()
-		t.ev = nil
+		t.dropEvent()
 	}
 	s.head = nil
 	<-s.slots
 	return t.res, t.err
 }
 
-var errNilSequence = fmt.Errorf("%w: nil *TaskSequence", ErrInvalid)
-
-func (s *TaskSequence[A, R]) isReleased() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.released
-}
+var (
+	errNilSequence      = fmt.Errorf("%w: nil *TaskSequence", ErrInvalid)
+	errReleasedSequence = fmt.Errorf("%w: task sequence", ErrReleased)
+)
 
 // Release cancels the invocations not yet running, waits for the running
-// one (and for a Get in progress) and drops the results not collected;
-// called by the running invocation's function, it does not wait (see
-// TaskSequence). A second Release is a no-op.
-func (s *TaskSequence[A, R]) Release() error {
+// one (and for a Get in progress) and drops the results not collected.
+// It gives up waiting with ctx's error when ctx ends first: the sequence
+// is released all the same, and finishes when the running invocation
+// returns. Called by the running invocation's function with its goctx,
+// it does not wait (see TaskSequence); with another context it would wait
+// for its own caller until that context ends. A second Release only
+// waits.
+func (s *TaskSequence[A, R]) Release(ctx context.Context) error {
 	if s == nil {
 		return nil
 	}
-	s.once.Do(func() {
-		close(s.quit)
-		s.mu.Lock()
-		s.released = true
-		s.cancel()
-		close(s.pending)
-		s.mu.Unlock()
-	})
-	select {
-	case <-s.done: // the worker has returned: no stack to parse
-		return nil
-	default:
-	}
-	if id := goroutineID(); id != 0 && s.worker.Load() == id {
+	s.release()
+	if ctx.Value(taskKey{}) == s {
 		return nil // the caller is the invocation Release would wait for
 	}
-	<-s.done
-	return nil
-}
-
-// goroutineID returns the calling goroutine's id, which Go exposes only
-// in a stack trace's header, "goroutine 42 [running]:"; 0 should that
-// format change (a TaskFunc's Release would then wait for itself, and
-// TestTaskSequenceReleaseFromTask fails).
-func goroutineID() uint64 {
-	var buf [64]byte
-	b := bytes.TrimPrefix(buf[:runtime.Stack(buf[:], false)], []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		if id, err := strconv.ParseUint(string(b[:i]), 10, 64); err == nil {
-			return id
-		}
+	select {
+	case <-s.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	return 0
 }

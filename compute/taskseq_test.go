@@ -57,7 +57,7 @@ func TestTaskSequenceOrder(t *testing.T) {
 			if err := err; err != nil {
 				t.Fatal(err)
 			}
-			defer seq.Release()
+			defer seq.Release(context.Background())
 			bg := context.Background()
 			var want int32
 			got := 0
@@ -102,7 +102,7 @@ func TestTaskSequenceResultsInStartOrder(t *testing.T) {
 	seq := must[*TaskSequence[int, string]](t)(NewTaskSequence(ctx, func(_ context.Context, _ Context, k int) (string, error) {
 		return fmt.Sprint(k), nil
 	}, 8))
-	defer seq.Release()
+	defer seq.Release(context.Background())
 	bg := context.Background()
 	for k := range 8 {
 		if err := seq.Async(bg, k); err != nil {
@@ -125,7 +125,7 @@ func TestTaskSequenceCapacity(t *testing.T) {
 		<-gate
 		return k, nil
 	}, 3))
-	defer seq.Release()
+	defer seq.Release(context.Background())
 	bg := context.Background()
 	for k := range 3 {
 		if err := seq.Async(bg, k); err != nil {
@@ -187,7 +187,7 @@ func TestTaskSequenceErrors(t *testing.T) {
 				}
 				return k, Fill(c, a, float32(k))
 			}, 2))
-			defer seq.Release()
+			defer seq.Release(context.Background())
 			bg := context.Background()
 			for k := range 8 {
 				if seq.Outstanding() == seq.Capacity() {
@@ -251,7 +251,7 @@ func TestTaskSequenceReleaseOutstanding(t *testing.T) {
 			<-running
 			getErr := make(chan error)
 			go func() { _, err := seq.Get(bg); getErr <- err }()
-			if err := seq.Release(); err != nil {
+			if err := seq.Release(bg); err != nil {
 				t.Fatal(err)
 			}
 			if n := ran.Load(); n != 1 {
@@ -266,7 +266,7 @@ func TestTaskSequenceReleaseOutstanding(t *testing.T) {
 			if _, err := seq.Get(bg); !errors.Is(err, ErrReleased) {
 				t.Errorf("Get after Release: %v", err)
 			}
-			if err := seq.Release(); err != nil {
+			if err := seq.Release(bg); err != nil {
 				t.Errorf("second Release: %v", err)
 			}
 			// The context still works.
@@ -301,7 +301,7 @@ func TestManyTaskSequences(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer seq.Release()
+				defer seq.Release(context.Background())
 				wg.Add(2)
 				go func() {
 					defer wg.Done()
@@ -356,7 +356,7 @@ func TestTaskSequenceReleaseFromTask(t *testing.T) {
 			seq = must[*TaskSequence[int, int]](t)(NewTaskSequence(ctx, func(goctx context.Context, _ Context, k int) (int, error) {
 				ran.Add(1)
 				if k == 1 {
-					err := seq.Release()
+					err := seq.Release(goctx)
 					if err == nil && goctx.Err() == nil {
 						err = errors.New("goctx not cancelled by Release")
 					}
@@ -383,7 +383,7 @@ func TestTaskSequenceReleaseFromTask(t *testing.T) {
 			}
 			// A Release on another goroutine waits for the worker to finish.
 			outside := make(chan error, 1)
-			go func() { outside <- seq.Release() }()
+			go func() { outside <- seq.Release(bg) }()
 			select {
 			case err := <-outside:
 				if err != nil {
@@ -404,5 +404,88 @@ func TestTaskSequenceReleaseFromTask(t *testing.T) {
 				t.Errorf("Get after Release: %v", err)
 			}
 		})
+	}
+}
+
+// The mark on an invocation's goctx is its own sequence's: released by
+// an invocation of another sequence, a sequence waits for its running
+// invocation; released by its own invocation, with a context made from
+// the invocation's goctx, it does not wait for it.
+func TestTaskSequenceReleaseMarker(t *testing.T) {
+	ctx, bg := NewCPU(1), context.Background()
+	running := make(chan struct{})
+	other := must[*TaskSequence[int, int]](t)(NewTaskSequence(ctx, func(goctx context.Context, _ Context, _ int) (int, error) {
+		close(running)
+		<-goctx.Done()
+		time.Sleep(50 * time.Millisecond) // a Release not waiting returns meanwhile
+		return 0, nil
+	}, 1))
+	if err := other.Async(bg, 0); err != nil {
+		t.Fatal(err)
+	}
+	<-running
+	var seq *TaskSequence[int, int]
+	inside := make(chan error, 1)
+	seq = must[*TaskSequence[int, int]](t)(NewTaskSequence(ctx, func(goctx context.Context, _ Context, _ int) (int, error) {
+		err := other.Release(goctx)
+		select {
+		case <-other.done:
+		default:
+			err = errors.New("Release of another sequence returned before its invocation")
+		}
+		own, cancel := context.WithTimeout(goctx, time.Minute)
+		defer cancel()
+		if err == nil {
+			err = seq.Release(own)
+		}
+		inside <- err
+		return 0, nil
+	}, 1))
+	if err := seq.Async(bg, 0); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-inside:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("an invocation releasing its own sequence waited for itself")
+	}
+	if err := seq.Release(bg); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Release gives up waiting when its context ends, leaving the sequence
+// released; it finishes when its invocation returns.
+func TestTaskSequenceReleaseGivesUp(t *testing.T) {
+	gate, running := make(chan struct{}), make(chan struct{})
+	seq := must[*TaskSequence[int, int]](t)(NewTaskSequence(NewCPU(1), func(context.Context, Context, int) (int, error) {
+		close(running)
+		<-gate // deaf to the cancellation
+		return 0, nil
+	}, 2))
+	bg := context.Background()
+	for k := range 2 {
+		if err := seq.Async(bg, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-running
+	short, cancel := context.WithTimeout(bg, 20*time.Millisecond)
+	defer cancel()
+	if err := seq.Release(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Release of a sequence whose invocation does not return: %v, want DeadlineExceeded", err)
+	}
+	if err := seq.Async(bg, 2); !errors.Is(err, ErrReleased) {
+		t.Errorf("Async after a Release that gave up: %v, want ErrReleased", err)
+	}
+	close(gate)
+	if err := seq.Release(bg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seq.Get(bg); !errors.Is(err, ErrReleased) {
+		t.Errorf("Get after Release: %v, want ErrReleased", err)
 	}
 }

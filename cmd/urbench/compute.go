@@ -772,7 +772,7 @@ func (b *computeBench) taskseq() error {
 	if err != nil {
 		return err
 	}
-	defer seq.Release()
+	defer seq.Release(context.Background())
 	goctx := context.Background()
 	check := func(what string, k int, v float32) error {
 		if want := 1 + float32(computeA*7*k); v != want {
