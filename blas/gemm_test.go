@@ -53,25 +53,26 @@ func TestGemm(t *testing.T) {
 		for _, ty := range types {
 			t.Run(e.name+"/"+ty.String(), func(t *testing.T) {
 				e.skipType(t, ty)
-				i := 0
+				i, before := 0, e.h.Fallbacks()
 				for _, sh := range gemmShapes {
 					for _, ta := range []blas.Transpose{blas.NoTrans, blas.Trans} {
 						for _, tb := range []blas.Transpose{blas.NoTrans, blas.Trans} {
 							ab := [][2]float64{{1, 0}, {1.5, -0.5}, {-2, 1}, {0, 0.25}}[i%4]
 							a := blas.GemmArgs{Type: ty, TransA: ta, TransB: tb, M: sh.m, N: sh.n, K: sh.k, Alpha: ab[0], Beta: ab[1]}
-							checkGemm(t, e, a, sh.pad, i%2 == 0, uint64(i))
+							checkGemm(t, e, a, sh.pad, kinds[i%len(kinds)], uint64(i))
 							i++
 						}
 					}
 				}
+				e.checkServed(t, ty, i, before)
 			})
 		}
 	}
 }
 
 // checkGemm runs one GEMM with leading dimensions pad above the stored
-// columns and compares it with refGemm.
-func checkGemm(t *testing.T, e *env, a blas.GemmArgs, pad int, usm bool, seed uint64) {
+// columns, its operands of the kinds in k, and compares it with refGemm.
+func checkGemm(t *testing.T, e *env, a blas.GemmArgs, pad int, k operandKinds, seed uint64) {
 	t.Helper()
 	ra, ca := a.M, a.K
 	if a.TransA == blas.Trans {
@@ -94,7 +95,7 @@ func checkGemm(t *testing.T, e *env, a blas.GemmArgs, pad int, usm bool, seed ui
 	if seed%3 == 0 {
 		offA, offC = 4, 8
 	}
-	da, db, dc := e.upload(t, a.Type, A, offA, 0, usm), e.upload(t, a.Type, B, 0, 0, !usm), e.upload(t, a.Type, C, offC, 0, usm)
+	da, db, dc := e.upload(t, a.Type, A, offA, 0, k[0]), e.upload(t, a.Type, B, 0, 0, k[1]), e.upload(t, a.Type, C, offC, 0, k[2])
 	a.A, a.B, a.C = da.operand(), db.operand(), dc.operand()
 	if err := e.h.Gemm(a); err != nil {
 		t.Fatalf("%+v: %v", a, err)
@@ -105,8 +106,8 @@ func checkGemm(t *testing.T, e *env, a blas.GemmArgs, pad int, usm bool, seed ui
 		for j := range a.N {
 			x := i*a.LDC + j
 			if w := round(a.Type, want[x]); !near(a.Type, got[x], w, scale[x]) {
-				t.Fatalf("%s %v%v M=%d N=%d K=%d lda=%d ldb=%d ldc=%d alpha=%v beta=%v usm=%v: C[%d,%d] = %v, want %v",
-					a.Type, a.TransA, a.TransB, a.M, a.N, a.K, a.LDA, a.LDB, a.LDC, a.Alpha, a.Beta, usm, i, j, got[x], w)
+				t.Fatalf("%s %v%v M=%d N=%d K=%d lda=%d ldb=%d ldc=%d alpha=%v beta=%v on USM %v: C[%d,%d] = %v, want %v",
+					a.Type, a.TransA, a.TransB, a.M, a.N, a.K, a.LDA, a.LDB, a.LDC, a.Alpha, a.Beta, k, i, j, got[x], w)
 			}
 		}
 		for j := a.N; j < a.LDC; j++ { // the padding between rows is untouched

@@ -52,7 +52,8 @@ type Handle struct {
 	mgr    *programmgr.Manager
 	ownMgr bool
 
-	closed atomic.Bool
+	fallbacks atomic.Int64
+	closed    atomic.Bool
 }
 
 // New returns a Handle on q; q stays the caller's and must outlive it.
@@ -123,6 +124,15 @@ func (h *Handle) Backend() Backend {
 		return ""
 	}
 	return h.backend
+}
+
+// Fallbacks is how many calls the vendor library left to the own
+// kernels (see the backends in the package documentation).
+func (h *Handle) Fallbacks() int64 {
+	if h == nil {
+		return 0
+	}
+	return h.fallbacks.Load()
 }
 
 // Queue is the queue the Handle enqueues on.
@@ -196,6 +206,7 @@ func (h *Handle) run(call func(engine) error) error {
 		if err := call(h.eng); !errors.Is(err, errFallback) {
 			return err
 		}
+		h.fallbacks.Add(1)
 	}
 	own, err := h.ownEngine()
 	if err != nil {

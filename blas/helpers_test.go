@@ -94,6 +94,28 @@ func (e *env) skipType(t *testing.T, ty blas.Type) {
 	}
 }
 
+// operandKinds says which of a call's operands are USM (true) rather
+// than buffers.
+type operandKinds [3]bool
+
+// kinds are the mixes the tests rotate through: all buffers (what a
+// vendor library that takes buffers serves), all USM, mixed.
+var kinds = []operandKinds{{false, false, false}, {true, true, true}, {true, false, true}}
+
+// checkServed fails when a vendor backend left every one of a test's
+// calls of a type it has to the own kernels: the tests would then not
+// test the library. calls is how many calls were made, before the
+// Handle's Fallbacks when they started.
+func (e *env) checkServed(t *testing.T, ty blas.Type, calls int, before int64) {
+	t.Helper()
+	if e.h.Backend() == blas.BackendGour || ty == blas.BFloat16 {
+		return
+	}
+	if fell := e.h.Fallbacks() - before; fell >= int64(calls) {
+		t.Errorf("%s left all %d calls of %s to the own kernels", e.h.Backend(), calls, ty)
+	}
+}
+
 var types = []blas.Type{blas.Float32, blas.Float64, blas.Float16, blas.BFloat16}
 
 // dmem is device memory holding elements of a type: a USM allocation or
@@ -189,9 +211,9 @@ func encode(ty blas.Type, xs []float64) []byte {
 		case blas.Float64:
 			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
 		case blas.Float16:
-			binary.LittleEndian.PutUint16(b[2*i:], f32ToF16(float32(x)))
+			binary.LittleEndian.PutUint16(b[2*i:], blas.Float16Bits(float32(x)))
 		case blas.BFloat16:
-			binary.LittleEndian.PutUint16(b[2*i:], f32ToBF16(float32(x)))
+			binary.LittleEndian.PutUint16(b[2*i:], blas.BFloat16Bits(float32(x)))
 		}
 	}
 	return b
@@ -206,9 +228,9 @@ func decode(ty blas.Type, b []byte) []float64 {
 		case blas.Float64:
 			xs[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
 		case blas.Float16:
-			xs[i] = float64(f16ToF32(binary.LittleEndian.Uint16(b[2*i:])))
+			xs[i] = float64(blas.Float16From(binary.LittleEndian.Uint16(b[2*i:])))
 		case blas.BFloat16:
-			xs[i] = float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(b[2*i:])) << 16))
+			xs[i] = float64(blas.BFloat16From(binary.LittleEndian.Uint16(b[2*i:])))
 		}
 	}
 	return xs
@@ -216,65 +238,6 @@ func decode(ty blas.Type, b []byte) []float64 {
 
 // round is x as ty holds it.
 func round(ty blas.Type, x float64) float64 { return decode(ty, encode(ty, []float64{x}))[0] }
-
-func f32ToBF16(f float32) uint16 {
-	u := math.Float32bits(f)
-	if u&0x7fffffff > 0x7f800000 {
-		return uint16(u>>16) | 0x40
-	}
-	u += 0x7fff + (u>>16)&1
-	return uint16(u >> 16)
-}
-
-// f32ToF16 converts to IEEE binary16, rounding to nearest even.
-func f32ToF16(f float32) uint16 {
-	u := math.Float32bits(f)
-	sign := uint16(u>>16) & 0x8000
-	exp := int(u>>23&0xff) - 127 + 15
-	mant := u & 0x7fffff
-	switch {
-	case u&0x7fffffff > 0x7f800000:
-		return sign | 0x7e00
-	case exp >= 31:
-		return sign | 0x7c00
-	case exp <= 0:
-		if exp < -10 {
-			return sign
-		}
-		mant |= 0x800000
-		shift := uint(14 - exp)
-		h := mant >> shift
-		rem := mant & (1<<shift - 1)
-		half := uint32(1) << (shift - 1)
-		if rem > half || rem == half && h&1 == 1 {
-			h++
-		}
-		return sign | uint16(h)
-	}
-	h := uint32(exp)<<10 | mant>>13
-	rem := mant & 0x1fff
-	if rem > 0x1000 || rem == 0x1000 && h&1 == 1 {
-		h++ // may carry into the exponent, up to infinity: correct
-	}
-	return sign | uint16(h)
-}
-
-func f16ToF32(h uint16) float32 {
-	sign := uint32(h&0x8000) << 16
-	exp := uint32(h>>10) & 0x1f
-	mant := uint32(h & 0x3ff)
-	switch {
-	case exp == 0x1f:
-		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
-	case exp == 0: // subnormal: mant * 2^-24
-		v := float32(mant) / (1 << 24)
-		if sign != 0 {
-			v = -v
-		}
-		return v
-	}
-	return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
-}
 
 // tolerance is the error allowed relative to the sum of the magnitudes
 // of the terms: float32 accumulation for the storage types (CLBlast's
