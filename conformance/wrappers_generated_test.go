@@ -138,6 +138,12 @@ func TestMultiDeviceBufferAcrossQueues(t *testing.T) {
 func TestMultiDeviceEventChain(t *testing.T)       { conformance.TestMultiDeviceEventChain(t) }
 func TestMultiDeviceCopy(t *testing.T)             { conformance.TestMultiDeviceCopy(t) }
 func TestMultiDeviceUSM(t *testing.T)              { conformance.TestMultiDeviceUSM(t) }
+func TestPeerAccessQuery(t *testing.T)             { conformance.TestPeerAccessQuery(t) }
+func TestPeerKernelUsesPeerMemory(t *testing.T)    { conformance.TestPeerKernelUsesPeerMemory(t) }
+func TestPeerCopyUSMAcrossContexts(t *testing.T)   { conformance.TestPeerCopyUSMAcrossContexts(t) }
+func TestPeerCopyUSMBetweenDevices(t *testing.T)   { conformance.TestPeerCopyUSMBetweenDevices(t) }
+func TestPeerCopyBuffer(t *testing.T)              { conformance.TestPeerCopyBuffer(t) }
+func TestPeerCopyInOneContext(t *testing.T)        { conformance.TestPeerCopyInOneContext(t) }
 func TestPlatformInfo(t *testing.T)                { conformance.TestPlatformInfo(t) }
 func TestPlatformListsDevice(t *testing.T)         { conformance.TestPlatformListsDevice(t) }
 func TestPlatformAdapter(t *testing.T)             { conformance.TestPlatformAdapter(t) }

@@ -2,6 +2,7 @@ package ur
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/gour-dev/gour/ur/driver"
 )
@@ -31,6 +32,9 @@ type Adapter struct {
 	platforms []*Platform
 	// allocs records every live USM allocation of the adapter's contexts.
 	allocs allocTable
+	// peers records the ordered pairs of devices whose peer access was
+	// enabled (Device.EnablePeerAccess), for Queue.PeerCopyPath.
+	peers sync.Map
 }
 
 // Platform is one driver installation of an adapter.

@@ -259,10 +259,15 @@ func (d *Device) setPeerAccess(op string, peer *Device, enable bool) error {
 	if !pa.Supported {
 		return newError(ErrUnsupportedFeature, op, d.adapter.name, "%q cannot reach the memory of %q directly; copies between them are staged through host memory", d.info.Name, peer.info.Name)
 	}
+	key := peerKey{d.drv, peer.drv}
 	if enable {
-		err = pd.EnablePeerAccess(peer.drv)
+		if err = pd.EnablePeerAccess(peer.drv); err == nil {
+			d.adapter.peers.Store(key, struct{}{})
+		}
 	} else {
-		err = pd.DisablePeerAccess(peer.drv)
+		if err = pd.DisablePeerAccess(peer.drv); err == nil {
+			d.adapter.peers.Delete(key)
+		}
 	}
 	return wrapError(err, op, d.adapter.name)
 }

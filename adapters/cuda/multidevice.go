@@ -297,3 +297,10 @@ func (q *queue) CopyPeer(dst uintptr, dstCtx driver.Context, dstDev driver.Devic
 		return q.cu.MemcpyPeerAsync(cu.DevicePtr(dst), dd.ctx, cu.DevicePtr(src), sd.ctx, uintptr(size), s)
 	})
 }
+
+// CopyPeerBuffer is CopyPeer for two buffers, each on the first device of
+// its context.
+func (q *queue) CopyPeerBuffer(dst driver.Mem, dstOffset uint64, dstCtx driver.Context, src driver.Mem, srcOffset uint64, srcCtx driver.Context, size uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	dm, sm := dst.(*mem), src.(*mem)
+	return q.CopyPeer(uintptr(dm.ptr)+uintptr(dstOffset), dstCtx, dm.dev, uintptr(sm.ptr)+uintptr(srcOffset), srcCtx, sm.dev, size, wait, wantEvent)
+}

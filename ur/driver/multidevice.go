@@ -184,19 +184,24 @@ type PeerAccess struct {
 	// NeedsEnable: the access must be enabled (EnablePeerAccess) before
 	// kernels use it; copies work without (through the driver).
 	NeedsEnable bool
-	// Via names the path: "nvlink", "pcie", "same-device" (sub-devices
-	// of one device), "host" (no direct path: copies are staged through
-	// host memory), or the driver's own word.
+	// Via names the path: "p2p" (peer-to-peer over NVLink or PCIe; CUDA
+	// and Level Zero do not say which), "same-device" (sub-devices of one
+	// device), "host" (no direct path: copies go through host memory).
 	Via string
 }
 
 // PeerCopyQueue is implemented by queues that copy between memory of
 // devices of different contexts of their adapter in one command
-// (cuMemcpyPeerAsync). The front end stages the copy through pinned host
-// memory for queues without it.
+// (cuMemcpyPeerAsync). The front end stages the copy through host memory
+// for queues without it, and calls these only with memory of two
+// contexts, one of them the queue's.
 type PeerCopyQueue interface {
-	// CopyPeer copies size bytes from src, memory of srcCtx's device
-	// srcDev, to dst, memory of dstCtx's device dstDev, ordered on this
-	// queue, which is one of those two devices'.
+	// CopyPeer copies size bytes from src, USM memory of srcCtx (of its
+	// device srcDev; nil for host memory), to dst, USM memory of dstCtx
+	// (dstDev), ordered on this queue.
 	CopyPeer(dst uintptr, dstCtx Context, dstDev Device, src uintptr, srcCtx Context, srcDev Device, size uint64, wait []Event, wantEvent bool) (Event, error)
+	// CopyPeerBuffer copies size bytes from src at srcOffset, a buffer of
+	// srcCtx, to dst at dstOffset, a buffer of dstCtx, ordered on this
+	// queue.
+	CopyPeerBuffer(dst Mem, dstOffset uint64, dstCtx Context, src Mem, srcOffset uint64, srcCtx Context, size uint64, wait []Event, wantEvent bool) (Event, error)
 }
