@@ -15,7 +15,8 @@ func init() {
 // on buffers, so every call on a USM operand goes to the own kernels, as
 // do bfloat16 (which CLBlast lacks), negative increments (its increments
 // are unsigned), K = 0 and other empty products (its routines refuse zero
-// dimensions), Iamax (its index type differs), pointer batches whose
+// dimensions), Iamax (its index type differs), Nrm2 (it squares without
+// scaling, so large and tiny elements overflow or underflow), pointer batches whose
 // matrices are not in one buffer each, and beta = 0 on a C whose rows
 // have gaps (see gemm).
 type clblastEngine struct {
@@ -208,10 +209,10 @@ func (e *clblastEngine) gemv(a *GemvArgs) error {
 	return e.call("Gemv", st)
 }
 
-// vector serves the Level 1 routines but Iamax on buffers with positive
-// increments and at least one element.
+// vector serves the Level 1 routines but Iamax and Nrm2 on buffers with
+// positive increments and at least one element.
 func (e *clblastEngine) vector(a *vecArgs) error {
-	if a.Type == BFloat16 || a.Op == opIamax || a.N == 0 || a.IncX < 0 || a.IncY < 0 {
+	if a.Type == BFloat16 || a.Op == opIamax || a.Op == opNrm2 || a.N == 0 || a.IncX < 0 || a.IncY < 0 {
 		return errFallback
 	}
 	if !buffers(a.X) || a.Op.hasY() && !buffers(a.Y) || a.Op.hasResult() && !buffers(a.Result) {
@@ -241,8 +242,6 @@ func level1[F float32 | float64 | uint16](r *clblast.Routines[F], a *vecArgs, al
 		return r.Axpy(n, alpha, cx, offX, incX, cy, offY, incY, &q, nil)
 	case opDot:
 		return r.Dot(n, cr, offR, cx, offX, incX, cy, offY, incY, &q, nil)
-	case opNrm2:
-		return r.Nrm2(n, cr, offR, cx, offX, incX, &q, nil)
 	case opAsum:
 		return r.Asum(n, cr, offR, cx, offX, incX, &q, nil)
 	case opScal:
@@ -252,5 +251,5 @@ func level1[F float32 | float64 | uint16](r *clblast.Routines[F], a *vecArgs, al
 	case opSwap:
 		return r.Swap(n, cx, offX, incX, cy, offY, incY, &q, nil)
 	}
-	return clblast.Status(-1024) // not reached: Iamax is left to the own kernels
+	return clblast.Status(-1024) // not reached: Iamax and Nrm2 are left to the own kernels
 }

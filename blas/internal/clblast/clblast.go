@@ -65,7 +65,6 @@ type Routines[F float32 | float64 | uint16] struct {
 		beta F, y uintptr, yOff, yInc uint64, queue, event *uintptr) Status
 	Axpy func(n uint64, alpha F, x uintptr, xOff, xInc uint64, y uintptr, yOff, yInc uint64, queue, event *uintptr) Status
 	Dot  func(n uint64, r uintptr, rOff uint64, x uintptr, xOff, xInc uint64, y uintptr, yOff, yInc uint64, queue, event *uintptr) Status
-	Nrm2 func(n uint64, r uintptr, rOff uint64, x uintptr, xOff, xInc uint64, queue, event *uintptr) Status
 	Asum func(n uint64, r uintptr, rOff uint64, x uintptr, xOff, xInc uint64, queue, event *uintptr) Status
 	Scal func(n uint64, alpha F, x uintptr, xOff, xInc uint64, queue, event *uintptr) Status
 	Copy func(n uint64, x uintptr, xOff, xInc uint64, y uintptr, yOff, yInc uint64, queue, event *uintptr) Status
@@ -121,7 +120,7 @@ func resolve[F float32 | float64 | uint16](so *dl.Library, prefix string, r *Rou
 		fn   any
 	}{
 		{"gemm", &r.Gemm}, {"gemmStridedBatched", &r.GemmStridedBatched}, {"gemmBatched", &r.GemmBatched},
-		{"gemv", &r.Gemv}, {"axpy", &r.Axpy}, {"dot", &r.Dot}, {"nrm2", &r.Nrm2}, {"asum", &r.Asum},
+		{"gemv", &r.Gemv}, {"axpy", &r.Axpy}, {"dot", &r.Dot}, {"asum", &r.Asum},
 		{"scal", &r.Scal}, {"copy", &r.Copy}, {"swap", &r.Swap},
 	} {
 		sym, err := so.Lookup("CLBlast" + prefix + f.name)
