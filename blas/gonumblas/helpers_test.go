@@ -33,12 +33,10 @@ var (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	for _, d := range devicesList {
-		if err := d.impl.Close(); err != nil {
+		if err := d.close(); err != nil {
 			fmt.Fprintf(os.Stderr, "%s: Close: %v\n", d.name, err)
 			code = 1
 		}
-		_ = d.q.Release()
-		_ = d.ctx.Release()
 	}
 	os.Exit(code)
 }
@@ -73,12 +71,43 @@ func devices(t testing.TB) []*testDevice {
 				}
 				opts.BLAS.Backend = gourblas.BackendGour
 			}
+			// Where the Implementation copies from the caller's slices
+			// directly (a device sharing the host's memory), the own
+			// kernels again, with every operand staged through
+			// page-locked memory as on a discrete GPU.
+			if !devicesList[len(devicesList)-1].staged() {
+				d, err := openDevice(dev, opts)
+				if err != nil {
+					devicesErr = fmt.Errorf("%v (staged): %w", dev, err)
+					return
+				}
+				if gonumblas.StageAll(d.impl) {
+					d.name += "-staged"
+					devicesList = append(devicesList, d)
+				} else {
+					d.close()
+				}
+			}
 		}
 	})
 	if devicesErr != nil {
 		t.Fatal(devicesErr)
 	}
 	return devicesList
+}
+
+func (d *testDevice) close() error {
+	err := d.impl.Close()
+	_ = d.q.Release()
+	_ = d.ctx.Release()
+	return err
+}
+
+// staged reports whether the Implementation stages its operands through
+// page-locked memory by itself.
+func (d *testDevice) staged() bool {
+	info := d.q.Device().Info()
+	return info.USM.Host && !info.HostUnifiedMemory
 }
 
 func openDevice(dev *ur.Device, opts gonumblas.Options) (*testDevice, error) {
@@ -125,6 +154,9 @@ func onDevices(t *testing.T, want offload, f func(t *testing.T, impl *gonumblas.
 			}
 			if offloads && after.Device == before.Device {
 				t.Errorf("no call reached the device (stats before %+v, after %+v)", before, after)
+			}
+			if strings.HasSuffix(d.name, "-staged") && !gonumblas.Pinned(d.impl) {
+				t.Errorf("page-locked staging memory failed to allocate: the calls copied from Go memory")
 			}
 			if !offloads && after.Device != before.Device {
 				t.Errorf("%d calls reached the device: want none", after.Device-before.Device)

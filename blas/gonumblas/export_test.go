@@ -1,0 +1,21 @@
+package gonumblas
+
+// StageAll makes impl copy every operand through its host staging
+// memory, page-locked where the device has host USM, as it does on a
+// discrete GPU: the tests take that path on devices sharing the host's
+// memory too, where the Implementation copies straight from the caller's
+// slices. It reports whether the device has host USM.
+func StageAll(impl *Implementation) bool {
+	impl.mu.Lock()
+	defer impl.mu.Unlock()
+	impl.pinned = impl.q.Device().Info().USM.Host
+	return impl.pinned
+}
+
+// Pinned reports whether impl still stages through page-locked memory:
+// an allocation of it that failed turns that off.
+func Pinned(impl *Implementation) bool {
+	impl.mu.Lock()
+	defer impl.mu.Unlock()
+	return impl.pinned
+}
