@@ -28,8 +28,8 @@
 //     into a full matrix while it is copied.
 //   - Dsyrk, Ssyrk, Dsyr2k, Ssyr2k: one (two for syr2k) general products
 //     computing all of C, of which only the requested triangle is copied
-//     back. The device does twice the arithmetic of a rank-k update, in
-//     less time than the transfers a triangle-only update would save.
+//     back: twice the arithmetic of a rank-k update, which costs little
+//     where the copies take most of the call's time.
 //   - Dtrmm, Strmm: a general product into the output; A's triangle is
 //     copied with zeros in the other one (ones on a unit diagonal). The
 //     zeros meet B's infinities and NaNs, so where B has those the

@@ -16,9 +16,12 @@ import (
 )
 
 // DefaultLevel3Threshold is DefaultOptions' Level3Threshold: a Level 3
-// call goes to the device from about 256×256×256 multiply-adds on. Below
-// that, copying the operands in and out costs more than gonum's own
-// blocked, multi-core code takes for the whole product.
+// call goes to the device from 256×256×256 multiply-adds on. Below about
+// that, a device call's fixed cost (its copies and kernel launches, some
+// tens of microseconds on a GPU) and its transfers take longer than
+// gonum's blocked, multi-core code takes for the whole product;
+// BenchmarkDgemm's sizes show where a given machine's device overtakes
+// its host.
 const DefaultLevel3Threshold = 256 * 256 * 256
 
 // Options configure an Implementation.

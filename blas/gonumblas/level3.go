@@ -134,8 +134,8 @@ func symm[T float](impl *Implementation, routine string, native symmFunc[T], s b
 // Dsyrk computes the ul triangle of C = alpha * A * Aᵀ + beta * C (or
 // alpha * Aᵀ * A + beta * C), as gonum's. On the device it is a general
 // product computing all of C, of which only the ul triangle is copied
-// back: twice the arithmetic of a symmetric rank-k update, which a GPU
-// does faster than the transfers it saves.
+// back: twice the arithmetic of a rank-k update, which costs little
+// where the copies take most of the call's time.
 func (impl *Implementation) Dsyrk(ul blas.Uplo, tA blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
 	syrk(impl, "Dsyrk", impl.Implementation.Dsyrk, ul, tA, n, k, alpha, a, lda, beta, c, ldc)
 }
