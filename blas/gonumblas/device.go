@@ -153,14 +153,18 @@ func (impl *Implementation) freeScratch() error {
 	return errors.Join(errs...)
 }
 
-// upload starts copying src into slot s, at its start.
-func (impl *Implementation) upload(s *devSlot, src []byte) error {
+// chunk is the size in bytes of the pieces an operand is staged and
+// copied to the device in (Implementation.chunk).
+const chunk = 8 << 20
+
+// upload starts copying src into slot s, off bytes from its start.
+func (impl *Implementation) upload(s *devSlot, off uint64, src []byte) error {
 	var ev *ur.Event
 	var err error
 	if s.usm != nil {
-		ev, err = impl.q.EnqueueCopyToPtr(s.usm.Ptr(), src)
+		ev, err = impl.q.EnqueueCopyToPtr(s.usm.Ptr().Add(off), src)
 	} else {
-		ev, err = impl.q.EnqueueWrite(s.mem, 0, src)
+		ev, err = impl.q.EnqueueWrite(s.mem, off, src)
 	}
 	if err != nil || ev == nil {
 		return err
@@ -214,7 +218,7 @@ func execute[T float](impl *Implementation, j *job[T]) error {
 		}
 		if src, ok := op.contiguous(); ok && !impl.pinned {
 			// Staging in Go memory would only add a copy.
-			if err := impl.upload(s, ur.AsBytes(src)); err != nil {
+			if err := impl.upload(s, 0, ur.AsBytes(src)); err != nil {
 				return err
 			}
 			continue
@@ -223,9 +227,15 @@ func execute[T float](impl *Implementation, j *job[T]) error {
 		if err != nil {
 			return err
 		}
-		op.pack(view[T](buf, n))
-		if err := impl.upload(s, buf); err != nil {
-			return err
+		// In chunks of rows, so that each chunk's copy to the device
+		// runs while the next is packed.
+		dst, step := view[T](buf, n), max(1, impl.chunk/(esize*op.cols))
+		for r := 0; r < op.rows; r += step {
+			hi := min(op.rows, r+step)
+			op.pack(dst, r, hi)
+			if err := impl.upload(s, uint64(r*op.cols*esize), buf[r*op.cols*esize:hi*op.cols*esize]); err != nil {
+				return err
+			}
 		}
 	}
 	outN := j.out.rows * j.out.cols

@@ -2,13 +2,15 @@ package gonumblas
 
 // StageAll makes impl copy every operand through its host staging
 // memory, page-locked where the device has host USM, as it does on a
-// discrete GPU: the tests take that path on devices sharing the host's
-// memory too, where the Implementation copies straight from the caller's
-// slices. It reports whether the device has host USM.
+// discrete GPU, in chunks of a few rows: the tests take that path on
+// devices sharing the host's memory too, where the Implementation copies
+// straight from the caller's slices. It reports whether the device has
+// host USM.
 func StageAll(impl *Implementation) bool {
 	impl.mu.Lock()
 	defer impl.mu.Unlock()
 	impl.pinned = impl.q.Device().Info().USM.Host
+	impl.chunk = 200
 	return impl.pinned
 }
 

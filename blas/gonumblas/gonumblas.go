@@ -83,6 +83,7 @@ type Implementation struct {
 	fp64   bool // the device computes in float64
 	usm    bool // device scratch is device USM, else buffers
 	pinned bool // host staging is page-locked host USM, else Go memory
+	chunk  int  // bytes staged and copied at a time
 
 	mu      sync.Mutex // serialises device calls, and guards the scratch
 	dev     [slots]devSlot
@@ -127,6 +128,7 @@ func New(q *ur.Queue, opts Options) (*Implementation, error) {
 		fp64:   info.FP64,
 		usm:    info.USM.Device,
 		pinned: info.USM.Host && !info.HostUnifiedMemory,
+		chunk:  chunk,
 	}
 	if impl.log == nil {
 		impl.log = slog.Default()

@@ -50,13 +50,16 @@ func (o *operand[T]) contiguous() ([]T, bool) {
 	return nil, false
 }
 
-// pack writes the operand's device copy, rows×cols row-major without
-// gaps, into dst.
-func (o *operand[T]) pack(dst []T) {
+// pack writes rows [r0, r1) of the operand's device copy, rows×cols
+// row-major without gaps, into dst, which holds the whole copy.
+func (o *operand[T]) pack(dst []T, r0, r1 int) {
 	a, lda, n := o.data, o.ld, o.cols
+	rows := func(cols int, f func(lo, hi int)) {
+		parallel(r1-r0, cols, func(lo, hi int) { f(r0+lo, r0+hi) })
+	}
 	switch o.form {
 	case plain:
-		rows(o.rows, n, func(lo, hi int) {
+		rows(n, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				copy(dst[i*n:i*n+n], a[i*lda:i*lda+n])
 			}
@@ -66,12 +69,12 @@ func (o *operand[T]) pack(dst []T) {
 		if inc < 0 {
 			start = (1 - o.rows) * inc
 		}
-		for i := range o.rows {
+		for i := r0; i < r1; i++ {
 			dst[i] = a[start+i*inc]
 		}
 	case symUpper, symLower:
 		upper := o.form == symUpper
-		rows(o.rows, n, func(lo, hi int) {
+		rows(n, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				d := dst[i*n : i*n+n]
 				for j := range n {
@@ -86,7 +89,7 @@ func (o *operand[T]) pack(dst []T) {
 	default: // triangular
 		upper := o.form == triUpper || o.form == triUpperUnit
 		unit := o.form == triUpperUnit || o.form == triLowerUnit
-		rows(o.rows, n, func(lo, hi int) {
+		rows(n, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				d := dst[i*n : i*n+n]
 				if upper {
@@ -129,19 +132,19 @@ func (o *output[T]) unpack(src []T) {
 			c[start+i*inc] = src[i]
 		}
 	case triUpper:
-		rows(o.rows, n/2, func(lo, hi int) {
+		parallel(o.rows, n/2, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				copy(c[i*ldc+i:i*ldc+n], src[i*n+i:i*n+n])
 			}
 		})
 	case triLower:
-		rows(o.rows, n/2, func(lo, hi int) {
+		parallel(o.rows, n/2, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				copy(c[i*ldc:i*ldc+i+1], src[i*n:i*n+i+1])
 			}
 		})
 	default:
-		rows(o.rows, n, func(lo, hi int) {
+		parallel(o.rows, n, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				copy(c[i*ldc:i*ldc+n], src[i*n:i*n+n])
 			}
@@ -149,11 +152,11 @@ func (o *output[T]) unpack(src []T) {
 	}
 }
 
-// rows runs f over [0, m) in row ranges, on several goroutines when the
+// parallel runs f over [0, m) in row ranges, on several goroutines when the
 // work (m rows of about cols elements) is large enough to gain from it:
 // the copies between the caller's slices and the staging memory run at
 // the memory's speed rather than one core's.
-func rows(m, cols int, f func(lo, hi int)) {
+func parallel(m, cols int, f func(lo, hi int)) {
 	const grain = 1 << 16 // elements per goroutine, at least
 	p := min(runtime.GOMAXPROCS(0), m*max(cols, 1)/grain, m)
 	if p <= 1 {
