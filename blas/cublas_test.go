@@ -15,7 +15,7 @@ import (
 // cublasEnv is a Handle on cuBLAS on the first CUDA device. It skips
 // without a CUDA device and, unless UR_REQUIRE_ADAPTERS names cuda,
 // without cuBLAS, saying why; it fails where cuda is required.
-func cublasEnv(t *testing.T) *env {
+func cublasEnv(t testing.TB) *env {
 	t.Helper()
 	dev := testenv.MustHaveDevice(t, "cuda")[0]
 	ctx, err := ur.NewContext(dev)
