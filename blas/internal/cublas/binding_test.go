@@ -13,7 +13,7 @@ import (
 
 // standIn builds testdata/fake_cublas.c, which plays both libcuda and
 // libcublas, and loads it as Load would.
-func standIn(t *testing.T) (*Lib, uintptr) {
+func standIn(t testing.TB) (*Lib, uintptr) {
 	t.Helper()
 	cc, err := exec.LookPath("cc")
 	if err != nil {
@@ -235,5 +235,23 @@ func TestCallAllocatesNothing(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("%v allocations per Gemm", n)
+	}
+}
+
+// BenchmarkGemmStandIn is the binding's own cost of a cublasSgemm call:
+// making the context current and calling a C function that only records
+// its arguments.
+func BenchmarkGemmStandIn(b *testing.B) {
+	l, _ := standIn(b)
+	h, err := l.Create(0x77)
+	if err != nil {
+		b.Fatal(err)
+	}
+	A := Matrix{Ptr: 0xa000, Type: R32F, LD: 64}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := h.Gemm(OpN, OpN, 64, 64, 64, 1, A, A, 0, A, Compute32F); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
