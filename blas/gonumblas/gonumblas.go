@@ -24,7 +24,9 @@ import (
 // its host.
 const DefaultLevel3Threshold = 256 * 256 * 256
 
-// Options configure an Implementation.
+// Options configure an Implementation. The zero Options send every call
+// with work to the device, as the tests do; DefaultOptions are for
+// ordinary use.
 type Options struct {
 	// Level3Threshold: a Level 3 routine runs on the device when its
 	// size — m·n·k for Dgemm, the number of multiply-adds of the
