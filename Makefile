@@ -14,8 +14,10 @@ GO ?= go
 # load too (there is no Level Zero driver or device: the tests check that
 # the adapter says so). redis-server must start too: the remote cache
 # tier's tests start their own and would otherwise skip. So must clang-15
-# and llvm-spirv-15, which compile OpenCL C to SPIR-V for Level Zero.
-TEST_ENV := CGO_ENABLED=1 UR_REQUIRE_ADAPTERS=opencl POCL_KERNEL_CACHE=0 GOUR_REQUIRE_ZE_LOADER=1 GOUR_REQUIRE_REDIS=1 GOUR_REQUIRE_SPIRV_COMPILER=1
+# and llvm-spirv-15, which compile OpenCL C to SPIR-V for Level Zero, and
+# CLBlast (libclblast1), whose backend of package blas would otherwise go
+# untested.
+TEST_ENV := CGO_ENABLED=1 UR_REQUIRE_ADAPTERS=opencl POCL_KERNEL_CACHE=0 GOUR_REQUIRE_ZE_LOADER=1 GOUR_REQUIRE_REDIS=1 GOUR_REQUIRE_SPIRV_COMPILER=1 GOUR_REQUIRE_CLBLAST=1
 
 # An adapter written outside gour's module, against its public driver API,
 # in a Go module of its own: `make test` vets, builds and tests it too.
@@ -62,7 +64,7 @@ test: deps
 	@echo "== the conformance suite, and compute and programmgr's OpenCL C through SPIR-V, on Level Zero, through the loader, over the test driver (not hardware: docs/conformance.md)"
 	fake=$$(mktemp -d)/libze_gour_fake.so && cc -shared -fPIC -O1 -o $$fake adapters/levelzero/testdata/fakedriver/ze_fake_driver.c && \
 	ZE_ENABLE_ALT_DRIVERS=$$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero $(GO) test -race -count=1 ./conformance/ && \
-	ZE_ENABLE_ALT_DRIVERS=$$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero GOUR_REQUIRE_SPIRV_COMPILER=1 $(GO) test -race -count=1 -run LevelZero ./compute/ ./programmgr/
+	ZE_ENABLE_ALT_DRIVERS=$$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero GOUR_REQUIRE_SPIRV_COMPILER=1 $(GO) test -race -count=1 -run LevelZero ./compute/ ./programmgr/ ./blas/
 	@echo "== examples/adapter, an adapter in a module of its own (go test ./... above does not enter it)"
 	cd $(EXAMPLE_ADAPTER) && $(GO) vet ./...
 	cd $(EXAMPLE_ADAPTER) && CGO_ENABLED=0 $(GO) build ./...
@@ -77,13 +79,13 @@ spirv:
 bench: deps
 	scripts/bench/launch.sh
 
-# Test binaries of every package under conformance/ and adapters/ that has
-# tests, named after the package path (bin/adapters-opencl.test), the
+# Test binaries of every package under conformance/, adapters/ and blas/
+# that has tests, named after the package path (bin/adapters-opencl.test), the
 # example adapter's (bin/cltrace.test: the conformance suite through a
 # proxy of OpenCL), and the commands. Built without cgo, so they run on any
 # Linux of the same architecture, from any directory (the conformance
 # suite's device code is embedded).
-DEVICE_TEST_PKGS = $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./conformance/... ./adapters/... ./examples/...)
+DEVICE_TEST_PKGS = $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./conformance/... ./adapters/... ./examples/... ./blas/...)
 # Without symbol tables: bin/ must stay under what travels to a GPU machine.
 DEVICE_LDFLAGS := -ldflags='-s -w'
 MODULE = $(shell $(GO) list -m)

@@ -131,6 +131,13 @@ type gemmTiling struct {
 
 func (g gemmTiling) threads() int { return (g.BM / g.TM) * (g.BN / g.TN) }
 
+// vec reports whether the tiling has a four-at-a-time variant: each
+// work-item loads whole groups of four of A's and B's slices.
+func (g gemmTiling) vec() bool {
+	la, lb := g.BM*g.BK/g.threads(), g.BN*g.BK/g.threads()
+	return la >= 4 && la%4 == 0 && lb >= 4 && lb%4 == 0
+}
+
 // The tilings. big is for GPUs with float accumulators (8×8 per
 // work-item, 256 work-items, 16 KiB of local memory); mid for other
 // devices and float64 on GPUs (32 KiB at most); small for devices whose
@@ -174,7 +181,9 @@ KERNEL NAME(const GLOBAL ST* RESTRICT A, ulong offA, const GLOBAL ST* RESTRICT B
 	A += offA + z * strideA;
 	B += offB + z * strideB;
 	C += offC + z * strideC;
-	const int t = LID();
+	// Unsigned: divisions by the tiling's powers of two are then shifts
+	// (and LLVM 15 emits no freeze, which llvm-spirv cannot translate).
+	const uint t = LID();
 	const int m0 = (int)GROUP(1) * BM, n0 = (int)GROUP(0) * BN;
 	const int tx = t % (BN / TN), ty = t / (BN / TN);
 	ACC acc[TM][TN];
@@ -188,19 +197,19 @@ KERNEL NAME(const GLOBAL ST* RESTRICT A, ulong offA, const GLOBAL ST* RESTRICT B
 #if VEC
 #define LOAD_TILES(k0) do { \
 	_Pragma("unroll") for (int c = 0; c < LA / 4; c++) { \
-		const int l = t + c * NT; \
-		int m, k; \
+		const uint l = t + c * NT; \
+		uint m, k; \
 		if (TA) { k = l / (BM / 4); m = (l % (BM / 4)) * 4; } else { m = l / (BK / 4); k = (l % (BK / 4)) * 4; } \
-		const int gm = m0 + m, gk = (k0) + k; \
+		const int gm = m0 + (int)m, gk = (k0) + (int)k; \
 		float4 v = F4(0, 0, 0, 0); \
 		if (gm < M && gk < K) v = LDG4(A + (TA ? (long)gk * lda + gm : (long)gm * lda + gk)); \
 		ra[4 * c] = v.x; ra[4 * c + 1] = v.y; ra[4 * c + 2] = v.z; ra[4 * c + 3] = v.w; \
 	} \
 	_Pragma("unroll") for (int c = 0; c < LB / 4; c++) { \
-		const int l = t + c * NT; \
-		int n, k; \
+		const uint l = t + c * NT; \
+		uint n, k; \
 		if (TB) { n = l / (BK / 4); k = (l % (BK / 4)) * 4; } else { k = l / (BN / 4); n = (l % (BN / 4)) * 4; } \
-		const int gn = n0 + n, gk = (k0) + k; \
+		const int gn = n0 + (int)n, gk = (k0) + (int)k; \
 		float4 v = F4(0, 0, 0, 0); \
 		if (gn < N && gk < K) v = LDG4(B + (TB ? (long)gn * ldb + gk : (long)gk * ldb + gn)); \
 		rb[4 * c] = v.x; rb[4 * c + 1] = v.y; rb[4 * c + 2] = v.z; rb[4 * c + 3] = v.w; \
@@ -208,14 +217,14 @@ KERNEL NAME(const GLOBAL ST* RESTRICT A, ulong offA, const GLOBAL ST* RESTRICT B
 } while (0)
 #define STORE_TILES(buf) do { \
 	_Pragma("unroll") for (int c = 0; c < LA / 4; c++) { \
-		const int l = t + c * NT; \
+		const uint l = t + c * NT; \
 		_Pragma("unroll") for (int e = 0; e < 4; e++) { \
 			if (TA) As[buf][l / (BM / 4)][(l % (BM / 4)) * 4 + e] = ra[4 * c + e]; \
 			else As[buf][(l % (BK / 4)) * 4 + e][l / (BK / 4)] = ra[4 * c + e]; \
 		} \
 	} \
 	_Pragma("unroll") for (int c = 0; c < LB / 4; c++) { \
-		const int l = t + c * NT; \
+		const uint l = t + c * NT; \
 		_Pragma("unroll") for (int e = 0; e < 4; e++) { \
 			if (TB) Bs[buf][(l % (BK / 4)) * 4 + e][l / (BK / 4)] = rb[4 * c + e]; \
 			else Bs[buf][l / (BN / 4)][(l % (BN / 4)) * 4 + e] = rb[4 * c + e]; \
@@ -225,25 +234,25 @@ KERNEL NAME(const GLOBAL ST* RESTRICT A, ulong offA, const GLOBAL ST* RESTRICT B
 #else
 #define LOAD_TILES(k0) do { \
 	_Pragma("unroll") for (int c = 0; c < LA; c++) { \
-		const int l = t + c * NT; \
-		const int m = TA ? l % BM : l / BK, k = TA ? l / BM : l % BK; \
-		const int gm = m0 + m, gk = (k0) + k; \
+		const uint l = t + c * NT; \
+		const uint m = TA ? l % BM : l / BK, k = TA ? l / BM : l % BK; \
+		const int gm = m0 + (int)m, gk = (k0) + (int)k; \
 		ra[c] = (gm < M && gk < K) ? LD(A, TA ? (long)gk * lda + gm : (long)gm * lda + gk) : (ACC)0; \
 	} \
 	_Pragma("unroll") for (int c = 0; c < LB; c++) { \
-		const int l = t + c * NT; \
-		const int n = TB ? l / BK : l % BN, k = TB ? l % BK : l / BN; \
-		const int gn = n0 + n, gk = (k0) + k; \
+		const uint l = t + c * NT; \
+		const uint n = TB ? l / BK : l % BN, k = TB ? l % BK : l / BN; \
+		const int gn = n0 + (int)n, gk = (k0) + (int)k; \
 		rb[c] = (gn < N && gk < K) ? LD(B, TB ? (long)gn * ldb + gk : (long)gk * ldb + gn) : (ACC)0; \
 	} \
 } while (0)
 #define STORE_TILES(buf) do { \
 	_Pragma("unroll") for (int c = 0; c < LA; c++) { \
-		const int l = t + c * NT; \
+		const uint l = t + c * NT; \
 		As[buf][TA ? l / BM : l % BK][TA ? l % BM : l / BK] = ra[c]; \
 	} \
 	_Pragma("unroll") for (int c = 0; c < LB; c++) { \
-		const int l = t + c * NT; \
+		const uint l = t + c * NT; \
 		Bs[buf][TB ? l % BK : l / BN][TB ? l / BK : l % BN] = rb[c]; \
 	} \
 } while (0)
@@ -625,7 +634,7 @@ func programSource(lang string, t Type, g gemmTiling) string {
 	for _, ta := range []Transpose{NoTrans, Trans} {
 		for _, tb := range []Transpose{NoTrans, Trans} {
 			for _, vec := range []bool{false, true} {
-				if vec && t != Float32 {
+				if vec && (t != Float32 || !g.vec()) {
 					continue
 				}
 				fmt.Fprintf(&b, "#define NAME %s\n#define TA %d\n#define TB %d\n#define VEC %d\n", gemmKernelName(ta, tb, vec), ta, tb, b2i(vec))

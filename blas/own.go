@@ -83,7 +83,9 @@ func (e *ownEngine) tilingFor(t Type) gemmTiling {
 		return tilingSmall
 	case t == Float64:
 		return tilingF64
-	case e.info.Type == ur.DeviceTypeGPU:
+	case e.info.Type == ur.DeviceTypeGPU && e.h.adapter != "level_zero":
+		// Not through SPIR-V: LLVM vectorizes the 8×8 micro-tile into
+		// 64-element vectors, which SPIR-V (and so llvm-spirv) refuses.
 		return tilingBig
 	}
 	return tilingMid
@@ -128,7 +130,7 @@ func (e *ownEngine) image(t Type, g gemmTiling) (*programmgr.Image, []string, er
 	for _, ta := range []Transpose{NoTrans, Trans} {
 		for _, tb := range []Transpose{NoTrans, Trans} {
 			names = append(names, gemmKernelName(ta, tb, false))
-			if t == Float32 {
+			if t == Float32 && g.vec() {
 				names = append(names, gemmKernelName(ta, tb, true))
 			}
 		}
@@ -239,7 +241,7 @@ func (e *ownEngine) gemm(a *GemmArgs) error {
 		return err
 	}
 	g := p.tiling
-	name := gemmKernelName(a.TransA, a.TransB, e.vectorizable(a))
+	name := gemmKernelName(a.TransA, a.TransB, g.vec() && e.vectorizable(a))
 	size := a.Type.Size()
 	A, B := unread(a.A, a.K == 0, a.C), unread(a.B, a.K == 0, a.C)
 	argA, offA := arg(A, size)
@@ -318,7 +320,7 @@ func (e *ownEngine) gemmBatched(a *GemmArgs, as, bs, cs []Operand) error {
 		argA, offA := arg(unread(as[i], a.K == 0, cs[i]), size)
 		argB, offB := arg(unread(bs[i], a.K == 0, cs[i]), size)
 		argC, offC := arg(cs[i], size)
-		k := p.kernels[gemmKernelName(a.TransA, a.TransB, e.vectorizable(&one))].UR()
+		k := p.kernels[gemmKernelName(a.TransA, a.TransB, g.vec() && e.vectorizable(&one))].UR()
 		l, err := e.h.q.PrepareLaunchArgs(k, r, ur.LaunchProperties{}, argA, ur.ArgOf(offA), argB, ur.ArgOf(offB), argC, ur.ArgOf(offC),
 			i32(a.M), i32(a.N), i32(a.K), i32(a.LDA), i32(a.LDB), i32(a.LDC),
 			scalar(a.Type, a.Alpha), scalar(a.Type, a.Beta),

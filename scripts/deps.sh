@@ -24,6 +24,9 @@
 #                       compile OpenCL C to SPIR-V for Level Zero
 #                       (programmgr/internal/clspirv, also scripts/spirv.sh);
 #                       make test requires them (GOUR_REQUIRE_SPIRV_COMPILER=1)
+#   libclblast1         CLBlast, libclblast.so.1, the OpenCL BLAS that package
+#                       blas dlopens; make test requires it
+#                       (GOUR_REQUIRE_CLBLAST=1)
 #   clinfo              optional: lists OpenCL platforms; a failure to
 #                       install it is only a warning
 #
@@ -38,7 +41,7 @@
 # runs once, only when something is missing.
 set -euo pipefail
 
-required=(ocl-icd-libopencl1 pocl-opencl-icd gcc libc6-dev ocl-icd-opencl-dev libze1 libze-dev redis-server clang-15 llvm-spirv-15)
+required=(ocl-icd-libopencl1 pocl-opencl-icd gcc libc6-dev ocl-icd-opencl-dev libze1 libze-dev redis-server clang-15 llvm-spirv-15 libclblast1)
 optional=(clinfo)
 
 if ! command -v dpkg >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then

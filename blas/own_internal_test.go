@@ -1,0 +1,185 @@
+package blas
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	_ "github.com/gour-dev/gour/adapters/all"
+	"github.com/gour-dev/gour/cache"
+	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/programmgr"
+	"github.com/gour-dev/gour/ur"
+)
+
+// ownHandle is a Handle on the own kernels over dev, with a program
+// manager without a persistent cache, released when the test ends.
+func ownHandle(t *testing.T, dev *ur.Device) *Handle {
+	t.Helper()
+	ctx, err := ur.NewContext(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := false
+	disk, err := cache.Open(cache.Config{Persistent: &off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := programmgr.New(ctx, programmgr.Options{DiskCache: disk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(q, Options{Backend: BackendGour, Programs: mgr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := errors.Join(h.Close(), mgr.Close(), q.Release(), ctx.Release()); err != nil {
+			t.Errorf("release: %v", err)
+		}
+	})
+	return h
+}
+
+// TestTilings runs a float32 GEMM with every tiling, each transpose and
+// both load paths, on each OpenCL device: the device picks one tiling,
+// and the others (the GPUs' 128×128 among them) are checked here.
+func TestTilings(t *testing.T) {
+	testenv.CheckRequired(t)
+	for _, dev := range testenv.Devices(t) {
+		if dev.Backend() != "opencl" {
+			continue
+		}
+		h := ownHandle(t, dev)
+		e, err := h.ownEngine()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range []gemmTiling{tilingBig, tilingMid, tilingF64, tilingSmall} {
+			p, err := e.buildProgram(Float32, g)
+			if err != nil {
+				t.Fatalf("tiling %+v: %v", g, err)
+			}
+			if old := e.progs[Float32].Swap(p); old != nil {
+				old.release()
+			}
+			for _, sh := range [][3]int{{130, 67, 70}, {132, 260, 36}} {
+				for _, ta := range []Transpose{NoTrans, Trans} {
+					for _, tb := range []Transpose{NoTrans, Trans} {
+						checkTiling(t, h, g, ta, tb, sh[0], sh[1], sh[2])
+					}
+				}
+			}
+		}
+	}
+}
+
+func checkTiling(t *testing.T, h *Handle, g gemmTiling, ta, tb Transpose, m, n, k int) {
+	t.Helper()
+	ra, ca := rowsCols(ta, m, k)
+	rb, cb := rowsCols(tb, k, n)
+	A, B, C := make([]float32, ra*ca), make([]float32, rb*cb), make([]float32, m*n)
+	for i := range A {
+		A[i] = float32(i%7) - 3
+	}
+	for i := range B {
+		B[i] = float32(i%5) - 2
+	}
+	bufs := make([]*ur.Mem, 3)
+	for i, xs := range [][]float32{A, B, C} {
+		m, err := h.ctx.NewBufferFrom(ur.MemReadWrite, ur.AsBytes(xs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Release()
+		bufs[i] = m
+	}
+	a := GemmArgs{Type: Float32, TransA: ta, TransB: tb, M: m, N: n, K: k, Alpha: 1, A: OnBuffer(bufs[0], 0), B: OnBuffer(bufs[1], 0), C: OnBuffer(bufs[2], 0), LDA: ca, LDB: cb, LDC: n}
+	if err := h.Gemm(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.q.ReadBuffer(bufs[2], 0, ur.AsBytes(C)); err != nil {
+		t.Fatal(err)
+	}
+	at := func(xs []float32, tr Transpose, ld, i, j int) float32 {
+		if tr == Trans {
+			return xs[j*ld+i]
+		}
+		return xs[i*ld+j]
+	}
+	for i := range m {
+		for j := range n {
+			var want float32
+			for l := range k {
+				want += at(A, ta, ca, i, l) * at(B, tb, cb, l, j)
+			}
+			if got := C[i*n+j]; math.Abs(float64(got-want)) > 1e-3 {
+				t.Fatalf("tiling %+v %v%v %dx%dx%d (four at a time: %v): C[%d,%d] = %v, want %v",
+					g, ta, tb, m, n, k, m%4 == 0 && n%4 == 0 && k%4 == 0, i, j, got, want)
+			}
+		}
+	}
+}
+
+// TestLevelZeroPrograms builds every type's program through SPIR-V on
+// each Level Zero device: the test driver builds modules but runs none
+// of these kernels. Run as compute's Level Zero tests are:
+//
+//	fake=$(mktemp -d)/libze_gour_fake.so
+//	cc -shared -fPIC -O1 -o $fake adapters/levelzero/testdata/fakedriver/ze_fake_driver.c
+//	ZE_ENABLE_ALT_DRIVERS=$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero \
+//	    go test -run LevelZero ./blas/
+//
+// It skips without a Level Zero device (failing where UR_REQUIRE_ADAPTERS
+// names level_zero) and without clang and llvm-spirv (failing under
+// GOUR_REQUIRE_SPIRV_COMPILER=1).
+func TestLevelZeroPrograms(t *testing.T) {
+	testenv.CheckRequired(t)
+	sys := testenv.System(t)
+	found := false
+	for _, dev := range sys.Devices {
+		if dev.Backend() != "level_zero" {
+			continue
+		}
+		found = true
+		h := ownHandle(t, dev)
+		e, err := h.ownEngine()
+		if err != nil {
+			t.Fatal(err)
+		}
+		mgr, err := h.programs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ty := range []Type{Float32, Float64, Float16, BFloat16} {
+			if ty == Float64 && !h.fp64 {
+				continue
+			}
+			img, _, err := e.image(ty, e.tilingFor(ty))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := mgr.GetProgram(context.Background(), img, nil, programmgr.SpecValues{}, "")
+			if errors.Is(err, ur.ErrUnsupportedFeature) && strings.Contains(err.Error(), "not installed") {
+				if os.Getenv("GOUR_REQUIRE_SPIRV_COMPILER") == "1" {
+					t.Fatalf("GOUR_REQUIRE_SPIRV_COMPILER=1: %v", err)
+				}
+				t.Skipf("no OpenCL C to SPIR-V toolchain: %v", err)
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", ty, err)
+			}
+			p.Release()
+		}
+	}
+	if !found {
+		t.Skipf("no Level Zero device: %s", testenv.Reasons(sys))
+	}
+}
