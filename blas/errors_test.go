@@ -58,7 +58,7 @@ func TestBadInput(t *testing.T) {
 				{"C of another context", gemm(func(a *blas.GemmArgs) { a.C = blas.OnBuffer(other, 0) }), "C", ur.ErrInvalidContext},
 				{"negative batch", gemm(func(a *blas.GemmArgs) { a.Batch = -2 }), "Batch", ur.ErrInvalidValue},
 				{"overlapping batch outputs", gemm(func(a *blas.GemmArgs) { a.Batch, a.M, a.StrideC = 2, n/2, n }), "StrideC", ur.ErrInvalidValue},
-				{"batch past C's end", gemm(func(a *blas.GemmArgs) { a.Batch, a.StrideC = 2, n * n }), "C", ur.ErrInvalidSize},
+				{"batch past C's end", gemm(func(a *blas.GemmArgs) { a.Batch, a.StrideC = 2, n*n }), "C", ur.ErrInvalidSize},
 				{"pointer batch of unequal lengths", func() error {
 					return e.h.GemmBatched(blas.GemmArgs{Type: f, M: n, N: n, K: n, LDA: n, LDB: n, LDC: n, Alpha: 1},
 						[]blas.Operand{A.operand()}, []blas.Operand{B.operand()}, nil)
