@@ -20,9 +20,13 @@
 //	                   syntax of ONEAPI_DEVICE_SELECTOR ("opencl:cpu",
 //	                   "!cuda:*"), which it overrides
 //	--verbose          print every property of each device and its platform
-//	                   as "key: value" lines, then every adapter's status
-//	--json             print the devices (backend, index, platform, info)
-//	                   and the status of every adapter as one JSON document
+//	                   as "key: value" lines, whether each vendor BLAS
+//	                   library of package blas serves it (CLBlast on
+//	                   OpenCL, cuBLAS on CUDA) and if not why, then every
+//	                   adapter's status
+//	--json             print the devices (backend, index, platform, info,
+//	                   BLAS libraries) and the status of every adapter as
+//	                   one JSON document
 //	-h, --help         print the usage on standard output
 //
 // With --verbose or --json the adapters that did not load are in the

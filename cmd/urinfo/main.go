@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	_ "github.com/gour-dev/gour/adapters/all"
+	"github.com/gour-dev/gour/blas"
 	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/ur"
 )
@@ -83,6 +84,17 @@ type deviceReport struct {
 	Info     fields `json:"info"`
 	// Memory is the device's memory now, where the driver reports it.
 	Memory *memoryReport `json:"memory,omitempty"`
+	// BLAS is the status of each vendor BLAS library of package blas for
+	// the device's backend (CLBlast on OpenCL, cuBLAS on CUDA).
+	BLAS []blasReport `json:"blas,omitempty"`
+}
+
+type blasReport struct {
+	Backend   string `json:"backend"`
+	Library   string `json:"library"`
+	Available bool   `json:"available"`
+	Version   string `json:"version,omitempty"`
+	Reason    string `json:"reason,omitempty"`
 }
 
 type memoryReport struct {
@@ -106,6 +118,7 @@ func newReport(sys *ur.System) report {
 			Platform: structFields(d.Platform().Info()),
 			Info:     structFields(d.Info()),
 			Memory:   memoryOf(d),
+			BLAS:     blasOf(d),
 		})
 	}
 	for _, s := range sys.Statuses {
@@ -125,6 +138,15 @@ func memoryOf(d *ur.Device) *memoryReport {
 	return &memoryReport{Free: free, Total: total}
 }
 
+// blasOf is the status of the vendor BLAS libraries for d.
+func blasOf(d *ur.Device) []blasReport {
+	var out []blasReport
+	for _, s := range blas.Available(d) {
+		out = append(out, blasReport{Backend: string(s.Backend), Library: s.Library, Available: s.Loaded, Version: s.Version, Reason: s.Reason})
+	}
+	return out
+}
+
 func writeVerbose(w io.Writer, rep report) {
 	for i, d := range rep.Devices {
 		if i > 0 {
@@ -142,6 +164,19 @@ func writeVerbose(w io.Writer, rep report) {
 		}
 		if m := d.Memory; m != nil {
 			fmt.Fprintf(w, "  memory: %s free of %s\n", humanBytes(m.Free), humanBytes(m.Total))
+		}
+		if len(d.BLAS) > 0 {
+			fmt.Fprintln(w, "  blas:")
+		}
+		for _, b := range d.BLAS {
+			switch {
+			case b.Available && b.Version != "":
+				fmt.Fprintf(w, "    %s: loaded (%s %s)\n", b.Backend, b.Library, b.Version)
+			case b.Available:
+				fmt.Fprintf(w, "    %s: loaded (%s)\n", b.Backend, b.Library)
+			default:
+				fmt.Fprintf(w, "    %s: not available: %s\n", b.Backend, b.Reason)
+			}
 		}
 	}
 	if len(rep.Adapters) > 0 {

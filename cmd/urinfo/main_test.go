@@ -413,4 +413,13 @@ func TestRealDevices(t *testing.T) {
 			t.Errorf("device %d = %q %q, want opencl %q", i, d.Backend, d.String, devs[i].String())
 		}
 	}
+
+	// Each OpenCL device reports CLBlast, loaded or not and why.
+	code, out, errOut = runUrinfo(t, "--verbose")
+	if code != 0 {
+		t.Fatalf("--verbose: exit %d, stderr:\n%s", code, errOut)
+	}
+	if n := strings.Count(out, "  blas:\n    clblast: "); n != len(devs) {
+		t.Errorf("--verbose reports CLBlast for %d devices, want %d:\n%s", n, len(devs), out)
+	}
 }
