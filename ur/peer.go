@@ -152,7 +152,7 @@ func (q *Queue) EnqueuePeerCopy(dst, src Ptr, size uint64, wait ...*Event) (*Eve
 	}
 	return q.staged(op, dst.u.ctx, dst.u.dev, src.u.ctx, src.u.dev, size, wait,
 		func(sq *Queue, host []byte) error { return sq.CopyFromPtr(host, src) },
-		func(dq *Queue, host []byte) error { return dq.CopyToPtr(dst, host) })
+		func(dq *Queue, host []byte) (*Event, error) { return dq.EnqueueCopyToPtr(dst, host) })
 }
 
 // EnqueuePeerCopyBuffer copies size bytes from src at srcOffset to dst at
@@ -178,7 +178,7 @@ func (q *Queue) EnqueuePeerCopyBuffer(dst *Mem, dstOffset uint64, src *Mem, srcO
 	}
 	return q.staged(op, dst.ctx, nil, src.ctx, nil, size, wait,
 		func(sq *Queue, host []byte) error { return sq.ReadBuffer(src, srcOffset, host) },
-		func(dq *Queue, host []byte) error { return dq.WriteBuffer(dst, dstOffset, host) })
+		func(dq *Queue, host []byte) (*Event, error) { return dq.EnqueueWrite(dst, dstOffset, host) })
 }
 
 // checkPeerMems checks two buffers and their ranges for
@@ -270,9 +270,12 @@ func (q *Queue) peerBufferCommand(op string, dst, src *Mem, size uint64, wait []
 // staged copies size bytes through host memory: read on a queue of
 // srcCtx (q where it is q's context), then write on a queue of dstCtx.
 // It waits for the wait list on the host first: events of q's context
-// cannot order the other context's queue.
+// cannot order the other context's queue. When the write is q's, its
+// event is the copy's, and the staging memory is freed once it
+// completes; otherwise the write is waited for and the event is a marker
+// of q.
 func (q *Queue) staged(op string, dstCtx *Context, dstDev *Device, srcCtx *Context, srcDev *Device, size uint64, wait []*Event,
-	read func(sq *Queue, host []byte) error, write func(dq *Queue, host []byte) error) (*Event, error) {
+	read func(sq *Queue, host []byte) error, write func(dq *Queue, host []byte) (*Event, error)) (*Event, error) {
 	for i, e := range wait {
 		if err := e.Wait(context.Background()); err != nil {
 			return nil, newError(ErrInvalidEventWaitList, op, q.adapter.name, "wait list entry %d: %v", i, err)
@@ -289,12 +292,27 @@ func (q *Queue) staged(op string, dstCtx *Context, dstDev *Device, srcCtx *Conte
 	}
 	defer releaseDst()
 	host, freeHost := stagingMemory(srcCtx, size)
-	defer freeHost()
 	if err := read(sq, host); err != nil {
+		freeHost()
 		return nil, err
 	}
-	if err := write(dq, host); err != nil {
+	ev, err := write(dq, host)
+	if err != nil {
+		freeHost()
 		return nil, err
+	}
+	if dq == q {
+		if ev.OnComplete(func(EventStatus, error) { freeHost() }) != nil {
+			ev.Wait(context.Background())
+			freeHost()
+		}
+		return ev, nil
+	}
+	err = ev.Wait(context.Background())
+	ev.Release()
+	freeHost()
+	if err != nil {
+		return nil, wrapError(err, op, q.adapter.name)
 	}
 	return q.marker(op, nil, false)
 }
