@@ -79,9 +79,11 @@ func (m *Manager) buildOrLoad(ctx context.Context, img *Image, devs []*ur.Device
 	keys := make([]cache.Key, len(devs))
 	entries := make([]*cache.Entry, len(devs))
 	bins := make([][]byte, len(devs))
-	hit := true
-	for i, d := range devs {
+	for i, d := range devs { // every key, for the stores after a miss
 		keys[i] = diskKey(img, d, spec, opts)
+	}
+	hit := true
+	for i := range devs {
 		e, ok := m.disk.Get(keys[i])
 		if !ok {
 			hit = false
