@@ -74,6 +74,9 @@ func (m *Manager) buildProgram(ctx context.Context, img *Image, devs []*ur.Devic
 // Then it builds, or, when there are link options, compiles and links.
 func (m *Manager) buildOnce(ctx context.Context, img *Image, devs []*ur.Device, spec SpecValues, opts buildOptions) (*Program, error) {
 	const op = "programmgr.build"
+	if p, ok, err := m.sharedBuild(ctx, img, devs, spec, opts); ok {
+		return p, err
+	}
 	m.waitHook()
 	m.stats.builds.Add(1)
 	var (

@@ -25,6 +25,7 @@ type Manager struct {
 	traceOn  bool
 	devices  []*ur.Device
 	devIndex map[*ur.Device]int
+	share    sharing // the classes of identical devices (shared.go)
 
 	// clock ticks for LRU ordering (see Program.touch).
 	clock atomic.Uint64
@@ -172,6 +173,7 @@ func newManager(ctx *ur.Context, opts Options, getenv func(string) string) (*Man
 	for i, d := range m.devices {
 		m.devIndex[d] = i
 	}
+	m.share = m.newSharing(m.devices)
 	if cfg.inMem {
 		m.fast.Store(&fastMap{})
 	}
@@ -288,6 +290,7 @@ func (m *Manager) getProgram(ctx context.Context, r *request) (*Program, *progra
 	if err := m.checkImage(op, img, devList); err != nil {
 		return nil, nil, err
 	}
+	devList, devKey = m.widen(devList, devKey)
 	norm, err := r.spec.normalize(op, img)
 	if err != nil {
 		return nil, nil, err
@@ -375,6 +378,7 @@ func (m *Manager) getKernel(ctx context.Context, r *request) (*Kernel, error) {
 		return k, nil
 	}
 	var kc *cell[*Kernel]
+	slot := m.kernelSlot(name, dev)
 	ops := &buildOps[*Kernel]{
 		lookup: func() (*cell[*Kernel], error) {
 			if m.closed {
@@ -386,17 +390,17 @@ func (m *Manager) getKernel(ctx context.Context, r *request) (*Kernel, error) {
 				kc = &cell[*Kernel]{}
 				return kc, nil
 			}
-			if kc = pe.kernels[name]; kc == nil {
+			if kc = pe.kernels[slot]; kc == nil {
 				if pe.kernels == nil {
 					pe.kernels = map[string]*cell[*Kernel]{}
 				}
 				kc = &cell[*Kernel]{}
-				pe.kernels[name] = kc
+				pe.kernels[slot] = kc
 			}
 			return kc, nil
 		},
 		build:  build,
-		accept: func() bool { return pe.cached && !m.closed && pe.kernels[name] == kc },
+		accept: func() bool { return pe.cached && !m.closed && pe.kernels[slot] == kc },
 		insert: func(k *Kernel) {
 			m.nKernels++
 			k.tracked = true
