@@ -1,0 +1,73 @@
+package cudrv
+
+import "github.com/gour-dev/gour/internal/dl"
+
+// Lib is the resolved table; read-only after Load.
+type Lib struct {
+	lib *dl.Library
+	// CtxSetCurrent is cuCtxSetCurrent's address, for dl.CallAfter.
+	CtxSetCurrent uintptr
+
+	ctxGetDevice   uintptr
+	streamGetCtx   uintptr
+	primaryRetain  uintptr
+	primaryRelease uintptr
+}
+
+// Load opens the CUDA driver and resolves the entry points. It does not
+// call cuInit: the CUDA adapter has, for any queue of gour's.
+func Load() (*Lib, error) {
+	lib, err := dl.Open("libcuda.so.1", "libcuda.so")
+	if err != nil {
+		return nil, err
+	}
+	l := &Lib{lib: lib}
+	err = lib.Resolve([]dl.Symbol{
+		{Name: "cuCtxSetCurrent", Addr: &l.CtxSetCurrent},
+		{Name: "cuCtxGetDevice", Addr: &l.ctxGetDevice},
+		{Name: "cuStreamGetCtx", Addr: &l.streamGetCtx},
+		{Name: "cuDevicePrimaryCtxRetain", Addr: &l.primaryRetain},
+		{Name: "cuDevicePrimaryCtxRelease", Alternates: []string{"cuDevicePrimaryCtxRelease_v2"}, Addr: &l.primaryRelease},
+	})
+	if err != nil {
+		lib.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// StreamCtx is cuStreamGetCtx: the context stream belongs to.
+func (l *Lib) StreamCtx(stream uintptr) (ctx uintptr, r int) {
+	f := dl.NewFrame()
+	f.Args[0], f.Args[1] = stream, f.Out(0)
+	res, out, _ := f.Call(l.streamGetCtx)
+	return uintptr(out[0]), int(int32(res))
+}
+
+// CtxDevice makes ctx current on this thread and returns its device
+// (cuCtxGetDevice), in one C call.
+func (l *Lib) CtxDevice(ctx uintptr) (dev int32, r int) {
+	f := dl.NewFrame()
+	f.Args[0] = f.Out(0)
+	res, ok := dl.CallAfter(l.CtxSetCurrent, ctx, l.ctxGetDevice, &f.Args)
+	dev = *(*int32)(f.Slot(0))
+	f.Release()
+	if !ok {
+		return 0, int(int32(res))
+	}
+	return dev, int(int32(res))
+}
+
+// PrimaryCtx is cuDevicePrimaryCtxRetain; release it with
+// PrimaryCtxRelease.
+func (l *Lib) PrimaryCtx(dev int32) (ctx uintptr, r int) {
+	f := dl.NewFrame()
+	f.Args[0], f.Args[1] = f.Out(0), uintptr(dev)
+	res, out, _ := f.Call(l.primaryRetain)
+	return uintptr(out[0]), int(int32(res))
+}
+
+// PrimaryCtxRelease is cuDevicePrimaryCtxRelease.
+func (l *Lib) PrimaryCtxRelease(dev int32) int {
+	return int(int32(dl.Call(l.primaryRelease, &dl.Args{uintptr(dev)})))
+}
