@@ -14,6 +14,8 @@
 //	urbench bundle [-device SELECTOR] [-kernels 200] [-ops 120] [-cuda-arch sm_80,sm_90] [-ptx-arch compute_80] [-runs 5]
 //	urbench compute [-device SELECTOR] [-backend cuda|opencl] [-n 2^26] [-reduce-n 2^28] [-cpu-n 2^24] [-calls 10000]
 //	        [-rounds 10] [-first-runs 5] [-quick]
+//	urbench blas [-device SELECTOR] [-backend gour|clblast|cublas] [-types float32,float64,float16,bfloat16] [-n 8192]
+//	        [-vs-n 4096] [-small 64] [-calls 2000] [-rounds 5] [-mem usm|buffer] [-quick]
 //	urbench help [BENCHMARK]
 //
 // urbench -h, urbench help and urbench help BENCHMARK (or urbench
@@ -102,6 +104,13 @@
 // a child, once cold into a new cache directory, then -first-runs times);
 // and a TaskSequence's Async + Get round trips against the same work in a
 // loop. -quick makes the sizes small, for PoCL; see compute.go.
+//
+// blas times package blas's GEMM (n×n×n, alpha 1, beta 0) on the backend
+// asked for (-backend; empty: the device's vendor library where it loads)
+// for each type, in TFLOP/s; float32 at -vs-n on the own kernels against
+// the device's vendor library, and their ratio; and the cost of a call of
+// a -small float32 GEMM. Each figure is one line of key=value pairs, for
+// scripts; every product is checked. See blas.go.
 //
 // Exit status:
 //

@@ -32,6 +32,7 @@ var benchmarks = []benchmark{
 	{"memory", "pool allocations, pinned copies, copy/kernel overlap and pointer launches, against C", memoryCommand},
 	{"graph", "launches with their arguments, command-buffer replay and 64 goroutines on one kernel, against C", graphCommand},
 	{"compute", "package compute against hand-written baselines: transform, reduce, dispatch, CPU, first use, task sequences", computeCommand},
+	{"blas", "package blas's GEMM: TFLOP/s per type, own kernels against the vendor library, the cost of a small call", blasCommand},
 	{"gonum", "gonum's Dgemm through gonumblas on the device, host slices in and out, against gonum's native implementation", gonumCommand},
 }
 
