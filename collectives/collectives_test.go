@@ -1,7 +1,6 @@
 package collectives_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -548,5 +547,3 @@ func TestErrorText(t *testing.T) {
 		t.Errorf("LibraryError = %v", le)
 	}
 }
-
-var _ = context.Background

@@ -83,7 +83,7 @@ func ncclUsable(multiProcess bool) error {
 	}
 	if multiProcess && !l.CanInitRank() {
 		v, _ := l.Version()
-		return &LibraryError{Library: l.Name(), Reason: fmt.Sprintf("NCCL %d lacks ncclCommInitRankScalable (NCCL 2.23), which communicators of several processes need: "+
+		return &LibraryError{Library: l.Name(), Reason: fmt.Sprintf("NCCL %d lacks ncclCommInitRankScalable (NCCL 2.23) or ncclCommSplit, which communicators of several processes need: "+
 			"ncclCommInitRank takes its id by value, which gour's calls without cgo cannot pass", v)}
 	}
 	return nil
@@ -134,6 +134,9 @@ type ncclBackend struct {
 	stream  uintptr
 	rank    int
 	timeout time.Duration
+	// parent is the non-blocking communicator Join made and split comm
+	// from; released with it.
+	parent nccl.Comm
 }
 
 func (b *ncclBackend) name() string { return "nccl" }
@@ -204,6 +207,10 @@ func (b *ncclBackend) wait(op string, ctx context.Context) error {
 }
 
 func (b *ncclBackend) abort() error {
+	if b.parent != 0 {
+		b.lib.CommAbort(b.ctx, b.parent)
+		b.parent = 0
+	}
 	if b.comm == 0 {
 		return nil
 	}
@@ -221,6 +228,11 @@ func (b *ncclBackend) close() error {
 	}
 	r := b.lib.CommDestroy(b.ctx, b.comm)
 	b.comm = 0
+	if b.parent != 0 {
+		// Kept until now: the child's setup went through its bootstrap.
+		b.lib.CommDestroy(b.ctx, b.parent)
+		b.parent = 0
+	}
 	if r != nccl.Success {
 		return ncclError("Close", b.rank, b.lib, 0, r)
 	}
@@ -355,7 +367,27 @@ func joinNCCL(ctx context.Context, id UniqueID, rank, nranks int, q *ur.Queue, t
 		}
 		return nil, err
 	}
-	b.timeout = timeout
+	// A non-blocking communicator runs every group, one operation
+	// included, on a thread NCCL starts for it: the operations would pay
+	// for a thread each. Its blocking copy, split from it now that every
+	// rank is here, runs them on the caller's thread, as torch's do.
+	child, r := lib.CommSplit(c, b.comm, 0, rank, true)
+	if r == nccl.InProgress {
+		cb := &ncclBackend{lib: lib, comm: child, ctx: c, rank: rank, timeout: b.timeout}
+		if err := cb.wait(op, ctx); err != nil {
+			lib.CommAbort(c, b.comm)
+			return nil, err
+		}
+		r = nccl.Success
+	}
+	if r != nccl.Success || child == 0 {
+		lib.CommAbort(c, b.comm)
+		if child != 0 {
+			lib.CommAbort(c, child)
+		}
+		return nil, ncclError(op, rank, lib, 0, r)
+	}
+	b.parent, b.comm, b.timeout = b.comm, child, timeout
 	return &Communicator{rank: rank, size: nranks, q: q, b: b}, nil
 }
 

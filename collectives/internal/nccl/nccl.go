@@ -91,6 +91,7 @@ type Lib struct {
 	getUniqueID      uintptr
 	commInitAll      uintptr
 	commInitScalable uintptr // optional, 2.23
+	commSplit        uintptr // optional, 2.18
 	commDestroy      uintptr
 	commAbort        uintptr
 	commGetAsyncErr  uintptr
@@ -124,6 +125,7 @@ func Load(names ...string) (*Lib, error) {
 		{Name: "ncclGetUniqueId", Addr: &l.getUniqueID},
 		{Name: "ncclCommInitAll", Addr: &l.commInitAll},
 		{Name: "ncclCommInitRankScalable", Addr: &l.commInitScalable, Optional: true},
+		{Name: "ncclCommSplit", Addr: &l.commSplit, Optional: true},
 		{Name: "ncclCommDestroy", Addr: &l.commDestroy},
 		{Name: "ncclCommAbort", Addr: &l.commAbort},
 		{Name: "ncclCommGetAsyncError", Addr: &l.commGetAsyncErr},
@@ -152,9 +154,9 @@ func (l *Lib) Name() string { return l.lib.Name }
 // Close releases the library.
 func (l *Lib) Close() error { return l.lib.Close() }
 
-// CanInitRank reports whether the library has ncclCommInitRankScalable,
-// which communicators of several processes need.
-func (l *Lib) CanInitRank() bool { return l.commInitScalable != 0 }
+// CanInitRank reports whether the library has ncclCommInitRankScalable
+// and ncclCommSplit, which communicators of several processes need.
+func (l *Lib) CanInitRank() bool { return l.commInitScalable != 0 && l.commSplit != 0 }
 
 func (l *Lib) call(c Ctx, fn uintptr, args *dl.Args) Result {
 	if c.SetCurrent == 0 {
@@ -254,6 +256,26 @@ func (l *Lib) CommInitRank(c Ctx, id UniqueID, nranks, rank int, blocking bool) 
 	f.Args = dl.Args{f.Ptr(0, unsafe.Pointer(&b.comm)), uintptr(nranks), uintptr(rank), 1,
 		f.Ptr(1, unsafe.Pointer(&b.id)), f.Ptr(2, unsafe.Pointer(&b.cfg))}
 	r := l.frameCall(c, l.commInitScalable, f, nil)
+	return b.comm, r
+}
+
+// CommSplit is ncclCommSplit: the ranks of comm that pass the same color
+// make a new communicator, ordered by key, blocking or not.
+func (l *Lib) CommSplit(c Ctx, comm Comm, color, key int, blocking bool) (Comm, Result) {
+	if l.commSplit == 0 {
+		return 0, InvalidUsage
+	}
+	type block struct {
+		comm Comm
+		cfg  config
+	}
+	b := &block{cfg: config{size: uint64(unsafe.Sizeof(config{})), magic: configMagic, version: configVersion}}
+	if blocking {
+		b.cfg.blocking = 1
+	}
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(comm), uintptr(color), uintptr(key), f.Ptr(0, unsafe.Pointer(&b.comm)), f.Ptr(1, unsafe.Pointer(&b.cfg))}
+	r := l.frameCall(c, l.commSplit, f, nil)
 	return b.comm, r
 }
 
