@@ -18,7 +18,7 @@ import (
 
 // blasCommand is `urbench blas`.
 func blasCommand() (*cli.Command, func(io.Writer) error) {
-	c := cli.New("urbench blas", "[-device SELECTOR] [-backend gour|clblast|cublas] [-types LIST] [-n N] [-vs-n N] [-small N] [-calls N] [-rounds N] [-mem usm|buffer] [-quick]", `
+	c := cli.New("urbench blas", "[-device SELECTOR] [-backend gour|clblast|cublas] [-types LIST] [-n N] [-vs-n N] [-small N] [-calls N] [-rounds N] [-mem usm|buffer] [-quick] [-c-small LIB]", `
 Time package blas's GEMM on the first device the selector lets through
 that the backend serves (-backend "": the device's vendor library where it
 loads, else the own kernels). Each figure is one line of key=value pairs,
@@ -32,6 +32,11 @@ the median of the rounds with their minimum and maximum:
                    the other), and the ratio of their TFLOP/s, own/vendor
   blas.gemm.small  µs a call of a -small square float32 GEMM, -calls
                    calls back to back, then a wait
+  blas.gemm.small.vs  with -c-small (cuBLAS): the same calls through gour
+                   and through cuBLAS called from C, rounds alternating
+                   in this process, ns a call until the last call returns
+                   (enqueue) and until the queue is drained (total), and
+                   the ratios gour/C
 
 Every product is read back and one element checked.`)
 	backend := c.Flags.String("backend", "", "the BLAS backend: gour, clblast or cublas; empty for the device's vendor library where it loads")
@@ -42,6 +47,7 @@ Every product is read back and one element checked.`)
 	calls := c.Flags.Int("calls", 2000, "calls per round of blas.gemm.small")
 	rounds := c.Flags.Int("rounds", 5, "rounds of each measurement")
 	memKind := c.Flags.String("mem", "", "operands in usm or buffer memory; empty: buffers for clblast, USM elsewhere where the device has it")
+	cSmall := c.Flags.String("c-small", "", "with -backend cublas: also alternate rounds of -calls -small SGEMMs through gour with rounds through cuBLAS called from C in this process, from the library `LIB` built from scripts/bench/cublas_small.c (blas.gemm.small.vs)")
 	quick := c.Flags.Bool("quick", false, "small sizes for a quick check (PoCL, tests): -n 256, -vs-n 128, -calls 20, -rounds 2, unless given")
 	c.DeviceFlag()
 	return c, func(w io.Writer) error {
@@ -58,7 +64,7 @@ Every product is read back and one element checked.`)
 				}
 			}
 		}
-		b := &blasBench{w: w, c: c, backend: blas.Backend(*backend), n: *n, vsN: *vsN, small: *small, calls: *calls, rounds: *rounds}
+		b := &blasBench{w: w, c: c, backend: blas.Backend(*backend), n: *n, vsN: *vsN, small: *small, calls: *calls, rounds: *rounds, cSmall: *cSmall}
 		if err := b.parse(*types, *memKind); err != nil {
 			return err
 		}
@@ -76,6 +82,7 @@ type blasBench struct {
 	small   int
 	calls   int
 	rounds  int
+	cSmall  string // -c-small: the C library of blas.gemm.small.vs
 
 	dev *ur.Device
 	ctx *ur.Context
@@ -173,6 +180,9 @@ func (b *blasBench) run() error {
 	if b.small > 0 {
 		if err := b.smallCalls(h); err != nil {
 			return err
+		}
+		if b.cSmall != "" {
+			return blasSmallVsC(b.w, h, b.cSmall, b.small, b.calls, b.rounds)
 		}
 	}
 	return nil
