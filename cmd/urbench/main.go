@@ -34,6 +34,7 @@ var benchmarks = []benchmark{
 	{"compute", "package compute against hand-written baselines: transform, reduce, dispatch, CPU, first use, task sequences", computeCommand},
 	{"blas", "package blas's GEMM: TFLOP/s per type, own kernels against the vendor library, the cost of a small call", blasCommand},
 	{"gonum", "gonum's Dgemm through gonumblas on the device, host slices in and out, against gonum's native implementation", gonumCommand},
+	{"collectives", "all-reduce bus bandwidth and latency over several devices (NCCL on CUDA) and the two-process Redis rendezvous", collectivesCommand},
 }
 
 func main() {
