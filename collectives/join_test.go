@@ -293,3 +293,31 @@ func TestRedisRendezvous(t *testing.T) {
 		t.Errorf("a job name with a glob character = %v", err)
 	}
 }
+
+// TestNCCLNeverJoins: with NCCL, a rank whose peer never joins gets
+// ErrTimeout at the deadline and its communicator is aborted, not left
+// waiting (Join's non-blocking NCCL set-up).
+func TestNCCLNeverJoins(t *testing.T) {
+	qs, _ := rankQueues(t)
+	if qs[0].Device().Backend() != "cuda" {
+		t.Skipf("NCCL runs on CUDA queues, not %s", qs[0].Device().Backend())
+	}
+	if err := collectives.NCCLAvailable(true); err != nil {
+		t.Skipf("%v", err)
+	}
+	id, err := collectives.NewUniqueID(collectives.WithBackend(collectives.BackendNCCL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := runtime.NumGoroutine()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err = collectives.Join(ctx, id, 0, 2, qs[0])
+	if d := time.Since(start); !errors.Is(err, collectives.ErrTimeout) || d > 5*time.Second {
+		t.Fatalf("Join alone = %v after %v; want ErrTimeout at the 2s deadline", err, d)
+	}
+	if n := settle(base); n > base {
+		t.Errorf("%d goroutines after the timeout, %d before", n, base)
+	}
+}

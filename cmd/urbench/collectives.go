@@ -180,16 +180,14 @@ func newCollRank(d *ur.Device, bytes int64) (*collRank, error) {
 	return r, r.q.Finish()
 }
 
-// collTimes are one run's measurements of one rank.
-type collTimes struct {
-	big, small time.Duration // per operation
-}
-
 // timeAllReduce times the in-place all-reduces of every rank of ranks
 // (one of each process's), issued together.
 func timeAllReduce(ranks []*collRank, bytes int64, iters, warmup int) (time.Duration, error) {
 	count := int(bytes / 4)
 	step := func() error {
+		if len(ranks) == 1 { // a rank per process: no group, as torch.distributed calls NCCL
+			return ranks[0].comm.AllReduce(ranks[0].big.Ptr(), ranks[0].big.Ptr(), count, collectives.Float32, collectives.Sum)
+		}
 		return collectives.Group(func() error {
 			for _, r := range ranks {
 				if err := r.comm.AllReduce(r.big.Ptr(), r.big.Ptr(), count, collectives.Float32, collectives.Sum); err != nil {
@@ -374,7 +372,13 @@ func collBench(w io.Writer, c *cli.Command, f collFlags) error {
 	if f.procs == 2 {
 		procs = "a process each"
 	}
-	fmt.Fprintf(w, "collectives: %s backend, %d ranks (%s) on %s\n", backend, n, procs, what)
+	lib := ""
+	if backend == "nccl" {
+		if v, err := collectives.NCCLVersion(); err == nil {
+			lib = fmt.Sprintf(" (NCCL %d.%d.%d)", v/10000, v/100%100, v%100)
+		}
+	}
+	fmt.Fprintf(w, "collectives: %s backend%s, %d ranks (%s) on %s\n", backend, lib, n, procs, what)
 	fmt.Fprintf(w, "  all-reduce %s float32: %.3f ms, algbw %.1f GB/s, busbw %.1f GB/s (median of %d runs of %d)\n",
 		sizeText(f.bytes), float64(mb.Microseconds())/1000, alg, bus, f.runs, f.iters)
 	fmt.Fprintf(w, "  all-reduce %s float32: %.1f µs per operation\n", sizeText(f.small), float64(ms.Nanoseconds())/1e3)
