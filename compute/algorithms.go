@@ -12,14 +12,14 @@ import (
 // describes its work to the context as one element-wise operation or one
 // reduction. Nothing here knows which context runs it.
 
-func checkArray[T Number](what string, a *Array[T]) error {
+func checkArray[T Element](what string, a *Array[T]) error {
 	if a == nil {
 		return fmt.Errorf("%w: nil %s array", ErrInvalid, what)
 	}
 	return nil
 }
 
-func sameShape[T Number](a, b *Array[T]) error {
+func sameShape[T Element](a, b *Array[T]) error {
 	if !slices.Equal(a.c.shape, b.c.shape) {
 		return fmt.Errorf("%w: %v and %v", ErrShape, a.c.shape, b.c.shape)
 	}
@@ -27,7 +27,7 @@ func sameShape[T Number](a, b *Array[T]) error {
 }
 
 // Fill sets every element of a to v (a is Out: nothing is uploaded).
-func Fill[T Number](ctx Context, a *Array[T], v T) error {
+func Fill[T Element](ctx Context, a *Array[T], v T) error {
 	if err := checkArray("Fill", a); err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func Fill[T Number](ctx Context, a *Array[T], v T) error {
 }
 
 // Copy copies src into dst, of the same shape (src In, dst Out).
-func Copy[T Number](ctx Context, dst, src *Array[T]) error {
+func Copy[T Element](ctx Context, dst, src *Array[T]) error {
 	if err := checkArray("Copy destination", dst); err != nil {
 		return err
 	}
@@ -70,8 +70,8 @@ func Copy[T Number](ctx Context, dst, src *Array[T]) error {
 // The CPU sides of the element-wise algorithms, over the host copies of
 // the operation's arrays.
 type (
-	fillBody[T Number]      struct{ v T }
-	copyBody[T Number]      struct{}
+	fillBody[T Element]     struct{ v T }
+	copyBody[T Element]     struct{}
 	transformBody[T Number] struct{}
 )
 
@@ -103,7 +103,18 @@ func (transformBody[T]) body(op *ewOp) func(lo, hi int) {
 
 // Transform computes out[i] = fn(ins[0][i], ..., fn.Params()...) for
 // every element: ins are In, out is Out (InOut where it is also an
-// input, as in y = a*x + y). Every array has out's shape.
+// input, as in y = a*x + y).
+//
+// An input has out's shape or broadcasts to it by NumPy's rules: its
+// shape, aligned with out's on the right, has each extent equal to
+// out's or 1, and it may have fewer dimensions; it is read as if
+// repeated along those. A bias row of shape [H] (or [1, H]) is added to
+// every row of an [N, H] array, a column [N, 1] scales every row. An
+// Expr's kernel indexes such inputs by strides; a Func of hand-written
+// kernels gets them expanded to out's shape first (a temporary, and a
+// copy, per broadcast input), as does every Func's CPU function. out
+// itself is never broadcast: an input of a shape that does not broadcast
+// to out's is an ErrShape naming both.
 func Transform[T Number](ctx Context, fn Func[T], out *Array[T], ins ...*Array[T]) error {
 	if isNilFunc(fn) {
 		return fmt.Errorf("%w: nil Func", ErrInvalid)
@@ -117,18 +128,27 @@ func Transform[T Number](ctx Context, fn Func[T], out *Array[T], ins ...*Array[T
 	if len(ins) != fn.Inputs() {
 		return fmt.Errorf("%w: function %s takes %d inputs, got %d", ErrInvalid, fn.Kernel(), fn.Inputs(), len(ins))
 	}
+	bcast := false
+	for i, in := range ins {
+		if err := checkArray("Transform input", in); err != nil {
+			return err
+		}
+		if !sameShapes(out.c.shape, in.c.shape) {
+			if !broadcastable(out.c.shape, in.c.shape) {
+				return fmt.Errorf("input %d: %w: %v does not broadcast to the output's %v", i, ErrShape, in.c.shape, out.c.shape)
+			}
+			bcast = true
+		}
+	}
+	if bcast {
+		return transformBroadcast(ctx, fn, out, ins)
+	}
 	op := ewOps.Get().(*ewOp)
 	defer putEwOp(op)
 	op.n, op.key, op.name, op.source, op.fp64, op.out = out.c.n, fn.Key(), fn.Kernel(), fn, out.c.et.fp64, &out.c
 	op.cpu, op.fn = transformBody[T]{}, fn
 	uses, cores := op.useBuf[:0], op.coreBuf[:0]
-	for i, in := range ins {
-		if err := checkArray("Transform input", in); err != nil {
-			return err
-		}
-		if err := sameShape(out, in); err != nil {
-			return fmt.Errorf("input %d: %w", i, err)
-		}
+	for _, in := range ins {
 		uses = append(uses, use{&in.c, In})
 		cores = append(cores, &in.c)
 	}

@@ -78,7 +78,7 @@ func (c *core) bytes() uint64 { return uint64(c.n * c.et.size) }
 // An Array may be used by several goroutines, but two operations writing
 // it at once, or one writing it while another reads it, race on its
 // elements as they would on a slice.
-type Array[T Number] struct {
+type Array[T Element] struct {
 	c core
 }
 
@@ -103,7 +103,7 @@ func shapeLen(shape []int, size int) (int, error) {
 	return n, nil
 }
 
-func newArray[T Number](ctx Context, shape []int) (*Array[T], error) {
+func newArray[T Element](ctx Context, shape []int) (*Array[T], error) {
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: nil Context", ErrInvalid)
 	}
@@ -124,7 +124,7 @@ func newArray[T Number](ctx Context, shape []int) (*Array[T], error) {
 // shape; with no shape it is one-dimensional, of len(data) elements. The
 // copy is on the host: a device context uploads it when an operation
 // first reads it.
-func FromSlice[T Number](ctx Context, data []T, shape ...int) (*Array[T], error) {
+func FromSlice[T Element](ctx Context, data []T, shape ...int) (*Array[T], error) {
 	if len(shape) == 0 {
 		shape = []int{len(data)}
 	}
@@ -147,7 +147,7 @@ func FromSlice[T Number](ctx Context, data []T, shape ...int) (*Array[T], error)
 // (with no shape, a scalar: one element). On a device context the zeros
 // are written on the device, with no transfer, and the host has no copy
 // until it asks.
-func Zeros[T Number](ctx Context, shape ...int) (*Array[T], error) {
+func Zeros[T Element](ctx Context, shape ...int) (*Array[T], error) {
 	a, err := newArray[T](ctx, shape)
 	if err != nil {
 		return nil, err

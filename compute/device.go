@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gour-dev/gour/blas"
 	"github.com/gour-dev/gour/programmgr"
 	"github.com/gour-dev/gour/ur"
 )
@@ -25,6 +26,12 @@ type DeviceOptions struct {
 	// Buffers makes arrays use ur.Mem buffers even where the device has
 	// device USM.
 	Buffers bool
+	// BLAS is the backend of MatMul's package blas handle: "" takes the
+	// device's vendor library where it loads (cuBLAS, CLBlast) and
+	// blas's own kernels elsewhere; blas.BackendGour forces the own
+	// kernels. A backend that cannot serve the device fails MatMul with
+	// an error wrapping blas.ErrLibraryUnavailable.
+	BLAS blas.Backend
 }
 
 // Device is the context of one gour device: arrays live in its memory and
@@ -55,6 +62,13 @@ type Device struct {
 
 	mu      sync.Mutex
 	kernels map[kernelID]*kernelEntry
+
+	// blas is MatMul's BLAS handle on q, made on first use.
+	blasOnce    sync.Once
+	blas        *blas.Handle
+	blasErr     error
+	blasBackend blas.Backend
+	fp16, fp64  bool
 
 	released atomic.Bool
 	launches atomic.Int64
@@ -109,7 +123,8 @@ func newDevice(q *ur.Queue, opts DeviceOptions) (*Device, error) {
 		return nil, fmt.Errorf("%w: queue without device or context (released?)", ErrInvalid)
 	}
 	info := dev.Info()
-	d := &Device{dev: dev, ctx: ctx, q: q, backend: dev.Backend(), kernels: map[kernelID]*kernelEntry{}}
+	d := &Device{dev: dev, ctx: ctx, q: q, backend: dev.Backend(), kernels: map[kernelID]*kernelEntry{},
+		blasBackend: opts.BLAS, fp16: info.FP16, fp64: info.FP64}
 	if opts.LocalSize < 0 || opts.LocalSize&(opts.LocalSize-1) != 0 {
 		return nil, fmt.Errorf("%w: LocalSize %d is not a power of two", ErrInvalid, opts.LocalSize)
 	}
@@ -210,7 +225,7 @@ func (d *Device) Release() error {
 	if d == nil || d.released.Swap(true) {
 		return nil
 	}
-	errs := []error{d.q.Finish()}
+	errs := []error{d.q.Finish(), d.closeBLAS()}
 	d.mu.Lock()
 	for _, e := range d.kernels {
 		errs = append(errs, e.k.Release())

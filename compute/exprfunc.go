@@ -182,3 +182,21 @@ func underlyingValue[T Number](v T) any {
 	}
 	return *(*uint64)(p)
 }
+
+// The broadcast kernel (stridedFunc): the expression with each array
+// read at its broadcast index.
+
+const exprStridedKernel = "compute_expr_bcast"
+
+func (f *ExprFunc[T]) stridedKey() string    { return f.key + "/bcast" }
+func (f *ExprFunc[T]) stridedKernel() string { return exprStridedKernel }
+
+func (f *ExprFunc[T]) stridedSource(backend string) (string, error) {
+	switch backend {
+	case "opencl", "level_zero":
+		return f.c.OpenCLStrided(exprStridedKernel), nil
+	case "cuda":
+		return f.c.CUDAStrided(exprStridedKernel), nil
+	}
+	return "", errUnsupportedBackend(backend)
+}

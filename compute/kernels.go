@@ -117,15 +117,21 @@ var builtinOps = []struct{ name, expr string }{
 }
 
 // builtinKey identifies the built-in program of et.
-func builtinKey(et *elemType) string { return "compute/builtin/v1/" + et.suffix }
+func builtinKey(et *elemType) string { return "compute/builtin/v2/" + et.suffix }
 
-// builtinSource is the built-in program of et: fill, copy and the
-// reductions of builtinOps, one program so that a type costs one build.
+// builtinSource is the built-in program of et: fill, copy, expand (a
+// broadcast input made whole) and, but for the half-precision storage
+// types, the reductions of builtinOps, one program so that a type costs
+// one build.
 func builtinSource(et *elemType) sourceFunc {
 	return func(backend string) (string, error) {
 		var b strings.Builder
 		b.WriteString(kernelPrelude(backend, et))
 		b.WriteString(fillCopySource(backend, et))
+		b.WriteString(expandSource(backend, et))
+		if et.half {
+			return b.String(), nil // storage: no arithmetic
+		}
 		for _, op := range builtinOps {
 			b.WriteString(reduceSource(backend, et, op.name, op.expr))
 		}

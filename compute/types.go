@@ -3,6 +3,8 @@ package compute
 import (
 	"fmt"
 	"unsafe"
+
+	"github.com/gour-dev/gour/blas"
 )
 
 // Number is an element type of an Array: the types every backend has a C
@@ -10,6 +12,47 @@ import (
 type Number interface {
 	~float32 | ~float64 | ~int32 | ~uint32 | ~int64 | ~uint64
 }
+
+// Element is an element type an Array can hold: a Number, or one of the
+// half-precision storage types Float16 and BFloat16. Arrays of every
+// Element are made, filled, copied, transferred and multiplied
+// (MatMul); the arithmetic algorithms (Transform, Reduce, Dot, ...)
+// take Numbers.
+type Element interface {
+	Number | Float16 | BFloat16
+}
+
+// Float is an element type MatMul takes: float32, float64 (or a type
+// of one of them) and the half-precision storage types, which it
+// computes with in float32, as the vendor libraries do.
+type Float interface {
+	~float32 | ~float64 | Float16 | BFloat16
+}
+
+// Float16 is an IEEE 754 binary16 number, as its bits: a storage type,
+// which MatMul computes with in float32. On a device MatMul of Float16
+// needs half precision (the device's fp16 aspect); storage needs none.
+type Float16 uint16
+
+// BFloat16 is a bfloat16 number (the upper half of a float32), as its
+// bits: a storage type, which MatMul computes with in float32, on any
+// device.
+type BFloat16 uint16
+
+// F16 is f rounded to the nearest Float16 (ties to even).
+func F16(f float32) Float16 { return Float16(blas.Float16Bits(f)) }
+
+// BF16 is f rounded to the nearest BFloat16 (ties to even).
+func BF16(f float32) BFloat16 { return BFloat16(blas.BFloat16Bits(f)) }
+
+// Float32 is h's value.
+func (h Float16) Float32() float32 { return blas.Float16From(uint16(h)) }
+
+// Float32 is h's value.
+func (h BFloat16) Float32() float32 { return blas.BFloat16From(uint16(h)) }
+
+func (h Float16) String() string  { return fmt.Sprint(h.Float32()) }
+func (h BFloat16) String() string { return fmt.Sprint(h.Float32()) }
 
 // elemType describes an element type to the untyped parts of the package:
 // its size, its name in OpenCL C and CUDA C, and the suffix of the
@@ -19,22 +62,32 @@ type elemType struct {
 	cl, cu string
 	suffix string
 	fp64   bool // needs double precision on the device
+	// half is a half-precision storage type: kernels move its bits
+	// (ushort) and compute with it in float32 only where they convert.
+	half bool
+	blas blas.Type // the type in package blas; 0 for integers
 }
 
 var (
-	typeF32 = &elemType{4, "float", "float", "f32", false}
-	typeF64 = &elemType{8, "double", "double", "f64", true}
-	typeI32 = &elemType{4, "int", "int", "i32", false}
-	typeU32 = &elemType{4, "uint", "unsigned int", "u32", false}
-	typeI64 = &elemType{8, "long", "long long", "i64", false}
-	typeU64 = &elemType{8, "ulong", "unsigned long long", "u64", false}
+	typeF32  = &elemType{size: 4, cl: "float", cu: "float", suffix: "f32", blas: blas.Float32}
+	typeF64  = &elemType{size: 8, cl: "double", cu: "double", suffix: "f64", fp64: true, blas: blas.Float64}
+	typeI32  = &elemType{size: 4, cl: "int", cu: "int", suffix: "i32"}
+	typeU32  = &elemType{size: 4, cl: "uint", cu: "unsigned int", suffix: "u32"}
+	typeI64  = &elemType{size: 8, cl: "long", cu: "long long", suffix: "i64"}
+	typeU64  = &elemType{size: 8, cl: "ulong", cu: "unsigned long long", suffix: "u64"}
+	typeF16  = &elemType{size: 2, cl: "ushort", cu: "unsigned short", suffix: "f16", half: true, blas: blas.Float16}
+	typeBF16 = &elemType{size: 2, cl: "ushort", cu: "unsigned short", suffix: "bf16", half: true, blas: blas.BFloat16}
 )
 
 // typeOf returns the elemType of T. The switch is on the underlying type:
 // a named type (type Meters float64) is its underlying type on a device.
-func typeOf[T Number]() *elemType {
+func typeOf[T Element]() *elemType {
 	var z T
 	switch any(z).(type) {
+	case Float16:
+		return typeF16
+	case BFloat16:
+		return typeBF16
 	case float32:
 		return typeF32
 	case float64:
@@ -48,7 +101,8 @@ func typeOf[T Number]() *elemType {
 	case uint64:
 		return typeU64
 	}
-	// A named type: decide by kind through a conversion probe.
+	// A named type of a Number (Float16 and BFloat16 are exact types):
+	// decide by kind through a conversion probe.
 	half := 0.5
 	switch unsafe.Sizeof(z) {
 	case 4:
@@ -86,7 +140,7 @@ func CType[T Number](backend string) (string, error) {
 }
 
 // bytesOf views s as bytes.
-func bytesOf[T Number](s []T) []byte {
+func bytesOf[T Element](s []T) []byte {
 	if len(s) == 0 {
 		return nil
 	}
@@ -94,14 +148,14 @@ func bytesOf[T Number](s []T) []byte {
 }
 
 // viewOf views b, aligned for T, as a []T of n elements.
-func viewOf[T Number](b []byte, n int) []T {
+func viewOf[T Element](b []byte, n int) []T {
 	if n == 0 {
 		return nil
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
 }
 
-// alignedBytes returns n zero bytes aligned for any Number (the backing
+// alignedBytes returns n zero bytes aligned for any Element (the backing
 // array is []uint64; a []byte could come from the tiny allocator, aligned
 // to less than 8). A size Go cannot allocate (make panics beyond its
 // address space, 2^48 bytes on amd64) is an error wrapping ErrShape.

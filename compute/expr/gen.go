@@ -30,24 +30,42 @@ var intSuffix = [...]string{Int32: "i32", Uint32: "u32", Int64: "i64", Uint64: "
 //
 // arrays and parameters in the order of Arrays and Params. Work-item i <
 // gx_n computes gx_out[i]. Programs using float64 enable cl_khr_fp64.
-func (c *Compiled) OpenCL(kernelName string) string { return c.generate(openCL, kernelName) }
+func (c *Compiled) OpenCL(kernelName string) string { return c.generate(openCL, kernelName, false) }
 
 // CUDA returns a CUDA C program of one kernel named kernelName:
 //
 //	extern "C" __global__ void NAME(OUT* gx_out, const A* u_ARRAY..., P u_PARAM..., unsigned long long gx_n)
 //
 // with the arguments of OpenCL, for a 1D grid of any block size.
-func (c *Compiled) CUDA(kernelName string) string { return c.generate(cudaC, kernelName) }
+func (c *Compiled) CUDA(kernelName string) string { return c.generate(cudaC, kernelName, false) }
+
+// OpenCLStrided returns the kernel of OpenCL, but for arrays read at an
+// index of their own, for broadcasting: element i of the output has
+// coordinates (c0, c1, c2, c3) over extents (n/(d1*d2*d3), d1, d2, d3),
+// and array A is read at c0*s0 + c1*s1 + c2*s2 + c3*s3 with its own
+// strides, which follow gx_n:
+//
+//	..., ulong gx_n, ulong gx_d1, ulong gx_d2, ulong gx_d3, ulong A's s0, s1, s2, s3, ...
+//
+// for each array in the order of Arrays.
+func (c *Compiled) OpenCLStrided(kernelName string) string {
+	return c.generate(openCL, kernelName, true)
+}
+
+// CUDAStrided is OpenCLStrided in CUDA C, the extents and strides
+// unsigned long long.
+func (c *Compiled) CUDAStrided(kernelName string) string { return c.generate(cudaC, kernelName, true) }
 
 type emitter struct {
 	l       *lang
 	c       *Compiled
+	strided bool // arrays are read at gx_x_NAME
 	helpers map[string]string // name -> definition
 	order   []string
 }
 
-func (c *Compiled) generate(l *lang, name string) string {
-	e := &emitter{l: l, c: c, helpers: map[string]string{}}
+func (c *Compiled) generate(l *lang, name string, strided bool) string {
+	e := &emitter{l: l, c: c, strided: strided, helpers: map[string]string{}}
 	lets := make([]string, len(c.lets))
 	for i, n := range c.lets {
 		lets[i] = e.expr(n)
@@ -77,10 +95,27 @@ func (c *Compiled) generate(l *lang, name string) string {
 	for i, p := range c.params {
 		fmt.Fprintf(&b, ", %s u_%s", l.names[c.paramTypes[i]], p)
 	}
+	u := "ulong"
 	if l.cuda {
-		b.WriteString(", unsigned long long gx_n) {\n\tsize_t gx_i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;\n")
+		u = "unsigned long long"
+	}
+	fmt.Fprintf(&b, ", %s gx_n", u)
+	if strided {
+		fmt.Fprintf(&b, ", %[1]s gx_d1, %[1]s gx_d2, %[1]s gx_d3", u)
+		for _, a := range c.arrays {
+			fmt.Fprintf(&b, ", %[1]s gx_s0_%[2]s, %[1]s gx_s1_%[2]s, %[1]s gx_s2_%[2]s, %[1]s gx_s3_%[2]s", u, a)
+		}
+	}
+	if l.cuda {
+		b.WriteString(") {\n\tsize_t gx_i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;\n")
 	} else {
-		b.WriteString(", ulong gx_n) {\n\tsize_t gx_i = get_global_id(0);\n")
+		b.WriteString(") {\n\tsize_t gx_i = get_global_id(0);\n")
+	}
+	if strided {
+		fmt.Fprintf(&b, "\tif (gx_i >= gx_n) return;\n\t%[1]s gx_c3 = gx_i %% gx_d3, gx_r = gx_i / gx_d3;\n\t%[1]s gx_c2 = gx_r %% gx_d2;\n\tgx_r /= gx_d2;\n\t%[1]s gx_c1 = gx_r %% gx_d1, gx_c0 = gx_r / gx_d1;\n", u)
+		for _, a := range c.arrays {
+			fmt.Fprintf(&b, "\tconst %[1]s gx_x_%[2]s = gx_c0 * gx_s0_%[2]s + gx_c1 * gx_s1_%[2]s + gx_c2 * gx_s2_%[2]s + gx_c3 * gx_s3_%[2]s;\n", u, a)
+		}
 	}
 	if len(lets) == 0 {
 		fmt.Fprintf(&b, "\tif (gx_i < gx_n) gx_out[gx_i] = %s;\n}\n", body)
@@ -147,6 +182,9 @@ func (e *emitter) expr(n *node) string {
 	case opConst:
 		return e.constant(n)
 	case opArray:
+		if e.strided {
+			return "u_" + n.name + "[gx_x_" + n.name + "]"
+		}
 		return "u_" + n.name + "[gx_i]"
 	case opParam:
 		return "u_" + n.name

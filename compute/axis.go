@@ -1,0 +1,189 @@
+package compute
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gour-dev/gour/ur"
+)
+
+// ReduceAxis combines the elements of in along one axis with op and
+// writes the results to out (in is In, out is Out): row sums and row
+// maxima of a matrix are axis 1, column sums axis 0. A negative axis
+// counts from the end (-1 is the last). out has in's shape without the
+// axis, or with the axis's extent 1 (NumPy's keepdims, so that the
+// result broadcasts back against in in a Transform); anything else is
+// an ErrShape naming both shapes. Reducing an axis of extent 0 gives
+// op.Identity.
+//
+// Each result is combined in order along the axis, on the CPU and on a
+// device alike, so the results are the same on every run and, for
+// integers and the built-in Min and Max, on every context.
+func ReduceAxis[T Number](ctx Context, out, in *Array[T], axis int, op ReduceOp[T]) error {
+	if err := op.check(); err != nil {
+		return err
+	}
+	if err := checkArray("ReduceAxis output", out); err != nil {
+		return err
+	}
+	if err := checkArray("ReduceAxis input", in); err != nil {
+		return err
+	}
+	if err := checkCtx(ctx); err != nil {
+		return err
+	}
+	shape := in.c.shape
+	r := len(shape)
+	if axis < -r || axis >= r {
+		return fmt.Errorf("%w: axis %d of a %d-dimensional array %v", ErrShape, axis, r, shape)
+	}
+	if axis < 0 {
+		axis += r
+	}
+	if !axisShape(out.c.shape, shape, axis) {
+		return fmt.Errorf("%w: reducing %v along axis %d gives %v or %v, not %v", ErrShape, shape, axis,
+			dropAxis(shape, axis), keepAxis(shape, axis), out.c.shape)
+	}
+	if out == in {
+		return fmt.Errorf("%w: ReduceAxis's output is its input", ErrInvalid)
+	}
+	outer, inner := 1, 1
+	for _, d := range shape[:axis] {
+		outer *= d
+	}
+	for _, d := range shape[axis+1:] {
+		inner *= d
+	}
+	et := in.c.et
+	w := &axisOp{
+		outer: outer, length: shape[axis], inner: inner,
+		kernelSrc: kernelSrc{
+			key: fmt.Sprintf("compute/axis/v1/%s/%s/%s", et.suffix, op.Name, op.Expr),
+			source: sourceFunc(func(backend string) (string, error) {
+				if op.Expr == "" {
+					return "", fmt.Errorf("compute: reduce operator %s has no device Expr: %w", op.Name, ur.ErrUnsupportedFeature)
+				}
+				return kernelPrelude(backend, et) + axisSource(backend, et, op.Name, op.Expr), nil
+			}),
+			fp64: et.fp64,
+		},
+		name: "reduce_axis_" + op.Name + "_" + et.suffix,
+		out:  &out.c, in: &in.c, ident: ur.ArgOf(op.Identity),
+		cpu: func(lo, hi int) {
+			x, y := viewOf[T](in.c.host, in.c.n), viewOf[T](out.c.host, out.c.n)
+			length := shape[axis]
+			for g := lo; g < hi; g++ {
+				o, j := g/inner, g%inner
+				p := o*length*inner + j
+				acc := op.Identity
+				for t := 0; t < length; t++ {
+					acc = op.Combine(acc, x[p+t*inner])
+				}
+				y[g] = acc
+			}
+		},
+	}
+	return run(ctx, w, []use{{&in.c, In}, {&out.c, Out}})
+}
+
+// axisShape reports whether out is in without axis, or with it of
+// extent 1.
+func axisShape(out, in []int, axis int) bool {
+	return sameShapes(out, dropAxis(in, axis)) || sameShapes(out, keepAxis(in, axis))
+}
+
+func dropAxis(s []int, axis int) []int {
+	return append(append([]int{}, s[:axis]...), s[axis+1:]...)
+}
+
+func keepAxis(s []int, axis int) []int {
+	k := append([]int{}, s...)
+	k[axis] = 1
+	return k
+}
+
+// axisOp is a reduction along an axis: in seen as [outer, length,
+// inner], out[o*inner+j] combines in[o, 0.., j] in order. On a device
+// one work-item computes one result: deterministic, and coalesced where
+// inner is large (column sums); a long axis with few results (a row sum
+// of one huge row) is better served by Reduce.
+type axisOp struct {
+	outer, length, inner int
+	kernelSrc
+	name    string
+	out, in *core
+	ident   ur.Arg
+	kernel  *kernelEntry
+	cpu     func(lo, hi int)
+}
+
+func (w *axisOp) results() int { return w.outer * w.inner }
+
+func (w *axisOp) kernels(d *Device) (err error) {
+	if w.results() > 0 {
+		w.kernel, err = d.kernel(&w.kernelSrc, w.name)
+	}
+	return err
+}
+
+func (w *axisOp) onDevice(d *Device) error {
+	m := uint64(w.results())
+	if m == 0 {
+		return nil
+	}
+	var in ur.Arg
+	if w.in.n > 0 {
+		in = w.in.dev.arg()
+	} else {
+		in = w.out.dev.arg() // not read: the axis is empty
+	}
+	e := w.kernel
+	return d.launch(e, roundUp(m, e.local), e.local, []ur.Arg{
+		w.out.dev.arg(), in, w.ident, ur.ArgOf(uint64(w.inner)), ur.ArgOf(uint64(w.length)), ur.ArgOf(m),
+	})
+}
+
+// onCPU splits the results into chunks of about the CPU context's chunk
+// size in elements read.
+func (w *axisOp) onCPU(c *CPU) (err error) {
+	m := w.results()
+	if m == 0 {
+		return nil
+	}
+	defer recovered("CPU function", &err)
+	k := min(m, c.chunks(m*max(1, w.length)))
+	return c.parallel(m, k, func(_, lo, hi int) { w.cpu(lo, hi) })
+}
+
+// axisSource is the kernel reducing an axis with one operator on et:
+// reduce_axis_NAME_S(out, in, ident, inner, length, m).
+func axisSource(backend string, et *elemType, name, expr string) string {
+	var b strings.Builder
+	s := et.suffix
+	if backend == "cuda" {
+		t, u := et.cu, "unsigned long long"
+		fmt.Fprintf(&b, "__device__ __forceinline__ %s op_%s_%s(%s a, %s b) { return (%s); }\n", t, name, s, t, t, expr)
+		fmt.Fprintf(&b, `extern "C" __global__ void reduce_axis_%[1]s_%[2]s(%[3]s* out, const %[3]s* in, %[3]s ident, %[4]s inner, %[4]s length, %[4]s m) {
+	%[5]s
+	if (i >= m) return;
+	const %[3]s* p = in + (i / inner) * length * inner + i %% inner;
+	%[3]s acc = ident;
+	for (%[4]s t = 0; t < length; t++) acc = op_%[1]s_%[2]s(acc, p[t * inner]);
+	out[i] = acc;
+}
+`, name, s, t, u, cuIndex)
+		return b.String()
+	}
+	t := et.cl
+	fmt.Fprintf(&b, "%s op_%s_%s(%s a, %s b) { return (%s); }\n", t, name, s, t, t, expr)
+	fmt.Fprintf(&b, `__kernel void reduce_axis_%[1]s_%[2]s(__global %[3]s* out, __global const %[3]s* in, %[3]s ident, ulong inner, ulong length, ulong m) {
+	%[4]s
+	if (i >= m) return;
+	__global const %[3]s* p = in + (i / inner) * length * inner + i %% inner;
+	%[3]s acc = ident;
+	for (ulong t = 0; t < length; t++) acc = op_%[1]s_%[2]s(acc, p[t * inner]);
+	out[i] = acc;
+}
+`, name, s, t, clIndex)
+	return b.String()
+}
