@@ -59,7 +59,7 @@ func (c *Compiled) CUDAStrided(kernelName string) string { return c.generate(cud
 type emitter struct {
 	l       *lang
 	c       *Compiled
-	strided bool // arrays are read at gx_x_NAME
+	strided bool              // arrays are read at gx_x_NAME
 	helpers map[string]string // name -> definition
 	order   []string
 }
