@@ -27,7 +27,7 @@ func Load() (*Lib, error) {
 		{Name: "cuCtxGetDevice", Addr: &l.ctxGetDevice},
 		{Name: "cuStreamGetCtx", Addr: &l.streamGetCtx},
 		{Name: "cuDevicePrimaryCtxRetain", Addr: &l.primaryRetain},
-		{Name: "cuDevicePrimaryCtxRelease", Alternates: []string{"cuDevicePrimaryCtxRelease_v2"}, Addr: &l.primaryRelease},
+		{Name: "cuDevicePrimaryCtxRelease_v2", Alternates: []string{"cuDevicePrimaryCtxRelease"}, Addr: &l.primaryRelease},
 	})
 	if err != nil {
 		lib.Close()
