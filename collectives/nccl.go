@@ -142,6 +142,9 @@ type ncclBackend struct {
 func (b *ncclBackend) name() string { return "nccl" }
 
 func (b *ncclBackend) run(c *Communicator, o *call) error {
+	if b.comm == 0 {
+		return &Error{Op: o.kind.String(), Rank: b.rank, Backend: "nccl", Kind: ErrAborted, Message: "the communicator was aborted"}
+	}
 	l, dt, n := b.lib, dataTypes[o.dt].nccl, uint64(o.count)
 	var redop nccl.RedOp
 	if o.op.valid() {
