@@ -31,6 +31,22 @@
 // serve the device is an error wrapping ErrLibraryUnavailable.
 // Available says which libraries load for a device, and why not.
 //
+// # The own kernels
+//
+// Each element type's kernels are one program. GEMM is tiled: a
+// work-group computes a 128×128 block of C on GPUs (64×64 elsewhere, and
+// through SPIR-V, whose vectors LLVM's 8×8 micro-tiles would exceed; 32×32
+// where work-groups are smaller than 256), each work-item an 8×8 (4×4)
+// micro-tile in registers, stepping through K with A's and B's slices in
+// local memory, the next slice loaded into registers while the current
+// one is multiplied. Loads outside the matrices read zeros, so edges take
+// the same path; float32 moves four elements at a time where every
+// dimension, leading dimension and offset is a multiple of four. The
+// transposes are four kernels, the batch the grid's third dimension.
+// Reductions (Dot, Nrm2, Asum, Iamax) are two passes of a tree in local
+// memory without atomics, so a result is the same on every run; Nrm2
+// scales as LAPACK's lassq does, so no square overflows.
+//
 // # Errors
 //
 // Arguments are checked before anything is enqueued: a refused call has
@@ -39,4 +55,7 @@
 // arguments describe, and a type the device lacks are each an *ArgError
 // naming the argument, matching a ur result code with errors.Is
 // (ur.ErrInvalidValue, ur.ErrInvalidSize, ur.ErrUnsupportedFeature, ...).
+// A pointer into freed USM is found by ur when the own kernels launch,
+// before the first launch of the call, and is a *ur.Error with
+// ur.ErrInvalidMemObject.
 package blas
