@@ -27,6 +27,7 @@ const (
 	nranksEnv = "GOUR_TEST_NRANKS"
 	redisEnv  = "GOUR_TEST_REDIS"
 	jobEnv    = "GOUR_TEST_JOB"
+	modeEnv   = "GOUR_TEST_MODE"
 )
 
 // helperQueue is the queue of a rank process: CUDA device rank where
@@ -77,6 +78,10 @@ func runHelper() int {
 		return fail("Connect: %v", err)
 	}
 	defer comm.Close()
+	if os.Getenv(modeEnv) == "die" {
+		fmt.Println("JOINED")
+		os.Exit(3) // a rank that crashes mid-run: no Close, no goodbye
+	}
 	const count = 1001
 	b := encode(collectives.Float32, inputs(rank, count))
 	u, err := q.Context().AllocDevice(q.Device(), uint64(len(b)))
@@ -320,4 +325,40 @@ func TestNCCLNeverJoins(t *testing.T) {
 	if n := settle(base); n > base {
 		t.Errorf("%d goroutines after the timeout, %d before", n, base)
 	}
+}
+
+// TestPeerDies: a rank process that dies after joining the ring makes
+// the survivor's next operation fail at once with ErrAborted, not wait
+// for the timeout.
+func TestPeerDies(t *testing.T) {
+	qs, _ := rankQueues(t)
+	srv := testenv.StartRedis(t)
+	job := fmt.Sprintf("die-%d-%d", os.Getpid(), time.Now().UnixNano())
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"=1", rankEnv+"=1", nranksEnv+"=2", redisEnv+"="+srv.URL(""), jobEnv+"="+job,
+		modeEnv+"=die", collectives.EnvBackend+"=ring")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	rv, err := redisrendezvous.Open(srv.URL(""), job, redisrendezvous.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	comm, err := collectives.Connect(ctx, rv, 0, 2, qs[0], collectives.WithBackend(collectives.BackendRing), collectives.WithTimeout(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer comm.Close()
+	buf := alloc(t, qs[0], 4096)
+	start := time.Now()
+	err = comm.AllReduce(buf.Ptr(), buf.Ptr(), 1024, collectives.Float32, collectives.Sum)
+	if d := time.Since(start); !errors.Is(err, collectives.ErrAborted) || d > 10*time.Second {
+		t.Fatalf("AllReduce with a dead peer = %v after %v; want ErrAborted at once", err, d)
+	}
+	t.Logf("%v", err)
 }
