@@ -233,7 +233,8 @@ func (b *ncclBackend) close() error {
 	b.comm = 0
 	if b.parent != 0 {
 		// Kept until now: the child's setup went through its bootstrap.
-		b.lib.CommDestroy(b.ctx, b.parent)
+		// Never used since, it is aborted, which waits for no peer.
+		b.lib.CommAbort(b.ctx, b.parent)
 		b.parent = 0
 	}
 	if r != nccl.Success {
