@@ -1,12 +1,19 @@
 package blas
 
 import (
+	_ "embed"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
+
+// cudaShim declares what NVRTC provides, embedded so that the test binary
+// runs from any directory.
+//
+//go:embed testdata/cuda_shim.h
+var cudaShim []byte
 
 // TestCUDASource compiles every type's CUDA C program, with the tiling a
 // CUDA GPU gives it (and float32's with the small one), to PTX with clang's CUDA front end, which needs no CUDA toolkit
@@ -28,11 +35,11 @@ func TestCUDASource(t *testing.T) {
 		}
 		t.Skip("no clang on PATH")
 	}
-	shim, err := filepath.Abs("testdata/cuda_shim.h")
-	if err != nil {
+	dir := t.TempDir()
+	shim := filepath.Join(dir, "cuda_shim.h")
+	if err := os.WriteFile(shim, cudaShim, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
 	for _, ty := range []Type{Float32, Float64, Float16, BFloat16} {
 		tilings := []gemmTiling{tilingBig}
 		switch ty {
