@@ -116,9 +116,11 @@ func TestBadInput(t *testing.T) {
 
 // TestFreedPointer: an operand in freed USM is refused before anything
 // is enqueued, also in a pointer batch whose other matrices are fine.
+// The own kernels' launches find it (CLBlast leaves USM to them); cuBLAS
+// takes addresses, which ur cannot check, and would fault the context.
 func TestFreedPointer(t *testing.T) {
 	for _, e := range envs(t) {
-		if !e.dev.Info().USM.Device {
+		if !e.dev.Info().USM.Device || e.h.Backend() == blas.BackendCUBLAS {
 			continue
 		}
 		t.Run(e.name, func(t *testing.T) {
