@@ -74,7 +74,12 @@ fi
 
 nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm --format=csv,noheader || true
 echo "cuBLAS: $cublas"
-python3 -c 'import torch; print("torch", torch.__version__, "CUDA", torch.version.cuda, "cuBLAS", torch.backends.cuda.preferred_blas_library())' || true
+python3 - <<'PY' || true
+import torch
+torch.matmul(torch.ones(8, 8, device="cuda"), torch.ones(8, 8, device="cuda"))
+libs = sorted({l.split()[-1] for l in open("/proc/self/maps") if "libcublas" in l})
+print("torch", torch.__version__, "CUDA", torch.version.cuda, "with", ", ".join(libs))
+PY
 echo
 
 # torch_gemm N ROUNDS RANDOM TYPE...: torch.matmul's figures for each

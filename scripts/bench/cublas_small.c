@@ -20,6 +20,7 @@ typedef struct CUstream_st *CUstream;
 extern int cuCtxSetCurrent(CUcontext ctx);
 extern int cublasCreate_v2(cublasHandle_t *handle);
 extern int cublasSetStream_v2(cublasHandle_t handle, CUstream stream);
+extern int cublasSetWorkspace_v2(cublasHandle_t handle, void *workspace, unsigned long size);
 extern int cublasSgemm_v2(cublasHandle_t handle, int transa, int transb, int m, int n, int k, const float *alpha,
 			  const float *A, int lda, const float *B, int ldb, const float *beta, float *C, int ldc);
 
@@ -48,5 +49,39 @@ int gour_bench_cublas_sgemm_loop(CUcontext ctx, CUstream stream, const float *A,
 	for (int i = 0; i < iters; i++)
 		if ((r = cublasSgemm_v2(handle, 0, 0, n, n, n, &alpha, A, n, B, n, &beta, C, n)) != 0)
 			return r;
+	return 0;
+}
+
+static cublasHandle_t handles[2];
+static CUstream bounds[2];
+
+// gour_bench_cublas_sgemm_loop_with is gour_bench_cublas_sgemm_loop with
+// the differences from gour's calls made one at a time, for a breakdown:
+// with setctx non-zero it makes ctx current before every call, as gour
+// does; with ws non-NULL its handle (one per setting of ws, made on first
+// use) computes with the workspace of ws_size bytes at ws, as gour's
+// handle does, instead of cuBLAS's own.
+int gour_bench_cublas_sgemm_loop_with(CUcontext ctx, CUstream stream, const float *A, const float *B, float *C, int n,
+				      int iters, int setctx, void *ws, unsigned long ws_size) {
+	int r = cuCtxSetCurrent(ctx);
+	if (r != 0)
+		return -r;
+	int k = ws != 0;
+	if (handles[k] == 0 && (r = cublasCreate_v2(&handles[k])) != 0)
+		return r;
+	if (bounds[k] != stream) {
+		if ((r = cublasSetStream_v2(handles[k], stream)) != 0)
+			return r;
+		if (ws != 0 && (r = cublasSetWorkspace_v2(handles[k], ws, ws_size)) != 0)
+			return r;
+		bounds[k] = stream;
+	}
+	const float alpha = 1, beta = 0;
+	for (int i = 0; i < iters; i++) {
+		if (setctx && (r = cuCtxSetCurrent(ctx)) != 0)
+			return -r;
+		if ((r = cublasSgemm_v2(handles[k], 0, 0, n, n, n, &alpha, A, n, B, n, &beta, C, n)) != 0)
+			return r;
+	}
 	return 0;
 }
