@@ -57,8 +57,9 @@ func ReduceAxis[T Number](ctx Context, out, in *Array[T], axis int, op ReduceOp[
 	et := in.c.et
 	w := &axisOp{
 		outer: outer, length: shape[axis], inner: inner,
+		// the key's v2: the kernel's index without a remainder
 		kernelSrc: kernelSrc{
-			key: fmt.Sprintf("compute/axis/v1/%s/%s/%s", et.suffix, op.Name, op.Expr),
+			key: fmt.Sprintf("compute/axis/v2/%s/%s/%s", et.suffix, op.Name, op.Expr),
 			source: sourceFunc(func(backend string) (string, error) {
 				if op.Expr == "" {
 					return "", fmt.Errorf("compute: reduce operator %s has no device Expr: %w", op.Name, ur.ErrUnsupportedFeature)
@@ -156,7 +157,10 @@ func (w *axisOp) onCPU(c *CPU) (err error) {
 }
 
 // axisSource is the kernel reducing an axis with one operator on et:
-// reduce_axis_NAME_S(out, in, ident, inner, length, m).
+// reduce_axis_NAME_S(out, in, ident, inner, length, m). Result i =
+// o*inner + j starts at o*length*inner + j = i + o*(length-1)*inner: one
+// division, no remainder (clang -O2 pairs a division with a remainder
+// through a freeze instruction, which llvm-spirv-15 cannot translate).
 func axisSource(backend string, et *elemType, name, expr string) string {
 	var b strings.Builder
 	s := et.suffix
@@ -166,7 +170,7 @@ func axisSource(backend string, et *elemType, name, expr string) string {
 		fmt.Fprintf(&b, `extern "C" __global__ void reduce_axis_%[1]s_%[2]s(%[3]s* out, const %[3]s* in, %[3]s ident, %[4]s inner, %[4]s length, %[4]s m) {
 	%[5]s
 	if (i >= m) return;
-	const %[3]s* p = in + (i / inner) * length * inner + i %% inner;
+	const %[3]s* p = in + i + (i / inner) * (length - 1) * inner;
 	%[3]s acc = ident;
 	for (%[4]s t = 0; t < length; t++) acc = op_%[1]s_%[2]s(acc, p[t * inner]);
 	out[i] = acc;
@@ -179,7 +183,7 @@ func axisSource(backend string, et *elemType, name, expr string) string {
 	fmt.Fprintf(&b, `__kernel void reduce_axis_%[1]s_%[2]s(__global %[3]s* out, __global const %[3]s* in, %[3]s ident, ulong inner, ulong length, ulong m) {
 	%[4]s
 	if (i >= m) return;
-	__global const %[3]s* p = in + (i / inner) * length * inner + i %% inner;
+	__global const %[3]s* p = in + i + (i / inner) * (length - 1) * inner;
 	%[3]s acc = ident;
 	for (ulong t = 0; t < length; t++) acc = op_%[1]s_%[2]s(acc, p[t * inner]);
 	out[i] = acc;

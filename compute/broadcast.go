@@ -148,25 +148,30 @@ func expandSource(backend string, et *elemType) string {
 		t, u := et.cu, "unsigned long long"
 		fmt.Fprintf(&b, `extern "C" __global__ void expand_%s(%s* out, const %s* in, %s n, %s d1, %s d2, %s d3, %s s0, %s s1, %s s2, %s s3) {
 	%s
-	if (i < n) out[i] = in[%s];
+	if (i >= n) return;
+	%s q3 = i / d3, q2 = q3 / d2, c0 = q2 / d1;
+	out[i] = in[%s];
 }
-`, s, t, t, u, u, u, u, u, u, u, u, cuIndex, broadcastIndex(u, "i", "s"))
+`, s, t, t, u, u, u, u, u, u, u, u, cuIndex, u, broadcastIndex)
 		return b.String()
 	}
 	t := et.cl
 	fmt.Fprintf(&b, `__kernel void expand_%s(__global %s* out, __global const %s* in, ulong n, ulong d1, ulong d2, ulong d3, ulong s0, ulong s1, ulong s2, ulong s3) {
 	%s
-	if (i < n) out[i] = in[%s];
+	if (i >= n) return;
+	ulong q3 = i / d3, q2 = q3 / d2, c0 = q2 / d1;
+	out[i] = in[%s];
 }
-`, s, t, t, clIndex, broadcastIndex("ulong", "i", "s"))
+`, s, t, t, clIndex, broadcastIndex)
 	return b.String()
 }
 
-// broadcastIndex is a C expression of the broadcast index of element i
-// over extents (_, d1, d2, d3) with strides p0..p3.
-func broadcastIndex(u, i, p string) string {
-	return fmt.Sprintf("(%[2]s %% d3) * %[3]s3 + ((%[2]s / d3) %% d2) * %[3]s2 + ((%[2]s / d3 / d2) %% d1) * %[3]s1 + (%[2]s / d3 / d2 / d1) * %[3]s0", u, i, p)
-}
+// broadcastIndex is the C expression of the broadcast index of element
+// i over extents (_, d1, d2, d3) with strides s0..s3, from the quotients
+// q3 = i/d3, q2 = q3/d2, c0 = q2/d1: each coordinate a difference, not a
+// remainder (clang -O2 pairs a division with a remainder through a
+// freeze instruction, which llvm-spirv-15 cannot translate).
+const broadcastIndex = "(i - q3 * d3) * s3 + (q3 - q2 * d2) * s2 + (q2 - c0 * d1) * s1 + c0 * s0"
 
 // stridedFunc is a Func with a kernel of its own indexing its inputs by
 // broadcast strides (an ExprFunc):

@@ -3,6 +3,7 @@ package compute
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -275,4 +276,88 @@ func levelZeroFill[T Number](t *testing.T, d *Device, check func(string, error, 
 		sum, err := Reduce(d, a, Sum[T]())
 		return err == nil && sum == 3000
 	})
+}
+
+// TestLevelZeroMatMul multiplies through package blas's own kernels on
+// Level Zero, built from OpenCL C to SPIR-V by the Device's program
+// manager. The test driver builds the module but runs none of blas's
+// kernels: there the kernel's creation fails (ur.ErrInvalidKernelName)
+// after the build, and c keeps its data; on a real device the product is
+// checked.
+func TestLevelZeroMatMul(t *testing.T) {
+	for _, dev := range levelZeroDevices(t) {
+		t.Run(dev.Name(), func(t *testing.T) {
+			d := levelZeroDevice(t, dev, nil)
+			fake := dev.Name() == "gour fake Level Zero GPU"
+			a := must[*Array[float32]](t)(FromSlice(d, []float32{1, 2, 3, 4, 5, 6}, 2, 3))
+			defer a.Release()
+			b := must[*Array[float32]](t)(FromSlice(d, []float32{1, 0, 0, 1, 1, 1}, 3, 2))
+			defer b.Release()
+			c := must[*Array[float32]](t)(FromSlice(d, []float32{9, 9, 9, 9}, 2, 2))
+			defer c.Release()
+			err := MatMul(d, c, a, b)
+			skipWithoutCompiler(t, err)
+			got := must[[]float32](t)(c.ToSlice())
+			switch {
+			case fake && errors.Is(err, ur.ErrInvalidKernelName):
+				if got[0] != 9 || got[3] != 9 {
+					t.Errorf("c after the failed MatMul: %v", got)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case fake:
+				t.Errorf("MatMul ran on the test driver: %v", got)
+			case got[0] != 4 || got[1] != 5 || got[2] != 10 || got[3] != 11:
+				t.Errorf("MatMul: %v, want [4 5 10 11]", got)
+			}
+			if s := d.Manager().Stats(); s.Builds != 1 {
+				t.Errorf("%d builds, want 1 (blas's float32 program, through the Device's manager)", s.Builds)
+			}
+		})
+	}
+}
+
+// TestLevelZeroBroadcastAndAxis builds an Expr's broadcast kernel and a
+// reduction along an axis through SPIR-V (the test driver runs neither:
+// the kernels' creation fails there after the build).
+func TestLevelZeroBroadcastAndAxis(t *testing.T) {
+	for _, dev := range levelZeroDevices(t) {
+		t.Run(dev.Name(), func(t *testing.T) {
+			d := levelZeroDevice(t, dev, nil)
+			fake := dev.Name() == "gour fake Level Zero GPU"
+			x := must[*Array[float32]](t)(FromSlice(d, []float32{1, 2, 3, 4, 5, 6}, 2, 3))
+			defer x.Release()
+			b := must[*Array[float32]](t)(FromSlice(d, []float32{10, 20, 30}, 3))
+			defer b.Release()
+			out := must[*Array[float32]](t)(Zeros[float32](d, 2, 3))
+			defer out.Release()
+			rows := must[*Array[float32]](t)(Zeros[float32](d, 2, 1))
+			defer rows.Release()
+			add := must[*ExprFunc[float32]](t)(Expr[float32]("o = b + x", nil))
+			for _, c := range []struct {
+				what string
+				err  func() error
+				want []float32
+				arr  *Array[float32]
+			}{
+				{"x + a bias row", func() error { return Transform(d, add, out, b, x) }, []float32{11, 22, 33, 14, 25, 36}, out},
+				{"row sums", func() error { return ReduceAxis(d, rows, x, 1, Sum[float32]()) }, []float32{6, 15}, rows},
+			} {
+				err := c.err()
+				skipWithoutCompiler(t, err)
+				switch {
+				case fake && errors.Is(err, ur.ErrInvalidKernelName):
+				case err != nil:
+					t.Errorf("%s: %v", c.what, err)
+				case !fake:
+					if got := must[[]float32](t)(c.arr.ToSlice()); !slices.Equal(got, c.want) {
+						t.Errorf("%s: %v, want %v", c.what, got, c.want)
+					}
+				}
+			}
+			if s := d.Manager().Stats(); s.Builds != 2 {
+				t.Errorf("%d builds, want 2", s.Builds)
+			}
+		})
+	}
 }

@@ -112,7 +112,11 @@ func (c *Compiled) generate(l *lang, name string, strided bool) string {
 		b.WriteString(") {\n\tsize_t gx_i = get_global_id(0);\n")
 	}
 	if strided {
-		fmt.Fprintf(&b, "\tif (gx_i >= gx_n) return;\n\t%[1]s gx_c3 = gx_i %% gx_d3, gx_r = gx_i / gx_d3;\n\t%[1]s gx_c2 = gx_r %% gx_d2;\n\tgx_r /= gx_d2;\n\t%[1]s gx_c1 = gx_r %% gx_d1, gx_c0 = gx_r / gx_d1;\n", u)
+		// Each coordinate a difference, not a remainder: clang -O2
+		// pairs a division with a remainder through a freeze
+		// instruction, which llvm-spirv-15 cannot translate.
+		fmt.Fprintf(&b, "\tif (gx_i >= gx_n) return;\n\tconst %[1]s gx_q3 = gx_i / gx_d3, gx_q2 = gx_q3 / gx_d2, gx_c0 = gx_q2 / gx_d1;\n"+
+			"\tconst %[1]s gx_c3 = gx_i - gx_q3 * gx_d3, gx_c2 = gx_q3 - gx_q2 * gx_d2, gx_c1 = gx_q2 - gx_c0 * gx_d1;\n", u)
 		for _, a := range c.arrays {
 			fmt.Fprintf(&b, "\tconst %[1]s gx_x_%[2]s = gx_c0 * gx_s0_%[2]s + gx_c1 * gx_s1_%[2]s + gx_c2 * gx_s2_%[2]s + gx_c3 * gx_s3_%[2]s;\n", u, a)
 		}
