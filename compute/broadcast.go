@@ -317,7 +317,9 @@ func (bcTransformBody[T]) bodyOf(op *bcOp, hosts [][]byte) func(lo, hi int) {
 }
 
 // transformBroadcast is Transform with inputs of other shapes than out's,
-// each broadcastable to it (checked by Transform).
+// each broadcastable to it (checked by Transform). ins must not escape:
+// Transform's variadic slice would then be allocated on every call, the
+// fast path's included.
 func transformBroadcast[T Number](ctx Context, fn Func[T], out *Array[T], ins []*Array[T]) error {
 	shapes := make([][]int, len(ins))
 	for k, in := range ins {
@@ -350,7 +352,8 @@ func transformBroadcast[T Number](ctx Context, fn Func[T], out *Array[T], ins []
 		if err != nil {
 			return nil, err
 		}
-		dst, src := viewOf[T](b, op.n), viewOf[T](ins[k].c.host, ins[k].c.n)
+		in := op.ins[k]
+		dst, src := viewOf[T](b, op.n), viewOf[T](in.host, in.n)
 		err = c.parallel(op.n, c.chunks(op.n), func(_, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				dst[i] = src[op.l.index(k, uint64(i))]

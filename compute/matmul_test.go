@@ -558,3 +558,26 @@ func testHalfArray[T Float16 | BFloat16](t *testing.T, ctx Context, conv func(fl
 		t.Errorf("Fill: %v", got[n-1])
 	}
 }
+
+// TestTransformAllocatesNothing: the same-shape fast path of a device
+// Transform allocates nothing, broadcasting in the package or not.
+func TestTransformAllocatesNothing(t *testing.T) {
+	for _, d := range deviceContexts(t) {
+		x := must[*Array[float32]](t)(FromSlice(d, make([]float32, 1024)))
+		defer x.Release()
+		y := must[*Array[float32]](t)(FromSlice(d, make([]float32, 1024)))
+		defer y.Release()
+		f := must[*ExprFunc[float32]](t)(Expr[float32]("y = a*x + y", map[string]float32{"a": 2}))
+		if err := Transform(d, f, y, x, y); err != nil {
+			t.Fatal(err)
+		}
+		if n := testing.AllocsPerRun(100, func() {
+			if err := Transform(d, f, y, x, y); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%v: %v allocations per Transform, want 0", d, n)
+		}
+		d.Wait()
+	}
+}

@@ -56,7 +56,7 @@ func (p *phases) String() string {
 
 // computeCommand is `urbench compute`.
 func computeCommand() (*cli.Command, func(io.Writer) error) {
-	c := cli.New("urbench compute", "[-device SELECTOR] [-backend cuda|opencl] [-n N] [-reduce-n N] [-cpu-n N] [-calls N] [-rounds N] [-first-runs N] [-quick]", `
+	c := cli.New("urbench compute", "[-device SELECTOR] [-backend cuda|opencl] [-n N] [-reduce-n N] [-cpu-n N] [-calls N] [-rounds N] [-first-runs N] [-mm-n N] [-mm-cpu-n N] [-quick]", `
 Time package compute on the first device of the backend that the selector
 lets through, each figure the median of the rounds (min–max), against a
 baseline measured in the same run. The function is the expression
@@ -88,6 +88,11 @@ y = a*x + y (float32, a = 2), compute.Expr:
                   Transform on 1024 elements and reads one element back:
                   Async + Get round trips a second, against
                   taskseq.plain, the same work called in a loop
+  matmul.sgemm    compute.MatMul of -mm-n × -mm-n float32 matrices on the
+                  device (package blas: cuBLAS on CUDA), TFLOP/s, against
+                  blas.sgemm: the same product through a blas.Handle
+                  called directly; cpu.matmul: the CPU context's MatMul
+                  (gonum's Sgemm) at -mm-cpu-n, GFLOP/s
 
 Every result is read back and checked.`)
 	backend := c.Flags.String("backend", "cuda", "the device's backend: cuda or opencl")
@@ -97,7 +102,9 @@ Every result is read back and checked.`)
 	calls := c.Flags.Int("calls", 10000, "calls per round of transform.dispatch and taskseq")
 	rounds := c.Flags.Int("rounds", 10, "rounds of each measurement")
 	firstRuns := c.Flags.Int("first-runs", 5, "warm child processes of transform.first")
-	quick := c.Flags.Bool("quick", false, "small sizes for a quick check (PoCL, tests): -n, -reduce-n and -cpu-n 65536, -calls 100, unless given")
+	mmN := c.Flags.Int("mm-n", 4096, "rows and columns of matmul.sgemm and blas.sgemm")
+	mmCPUN := c.Flags.Int("mm-cpu-n", 1024, "rows and columns of cpu.matmul")
+	quick := c.Flags.Bool("quick", false, "small sizes for a quick check (PoCL, tests): -n, -reduce-n and -cpu-n 65536, -calls 100, -mm-n and -mm-cpu-n 128, unless given")
 	c.DeviceFlag()
 	return c, func(w io.Writer) error {
 		if err := checkBackend(c, *backend); err != nil {
@@ -110,7 +117,7 @@ Every result is read back and checked.`)
 				name string
 				v    *int
 				to   int
-			}{{"n", n, 1 << 16}, {"reduce-n", reduceN, 1 << 16}, {"cpu-n", cpuN, 1 << 16}, {"calls", calls, 100}} {
+			}{{"n", n, 1 << 16}, {"reduce-n", reduceN, 1 << 16}, {"cpu-n", cpuN, 1 << 16}, {"calls", calls, 100}, {"mm-n", mmN, 128}, {"mm-cpu-n", mmCPUN, 128}} {
 				if !given[s.name] {
 					*s.v = s.to
 				}
@@ -118,6 +125,9 @@ Every result is read back and checked.`)
 		}
 		if *n < computeSmall || *reduceN < computeSmall || *cpuN < computeSmall {
 			return cli.Usagef(c.Name, "-n, -reduce-n and -cpu-n must be at least %d", computeSmall)
+		}
+		if *mmN < 1 || *mmCPUN < 1 || *mmN > 1<<14 || *mmCPUN > 1<<14 {
+			return cli.Usagef(c.Name, "-mm-n and -mm-cpu-n must be in [1, 16384]")
 		}
 		if *rounds < 1 || *calls < 1 || *firstRuns < 1 {
 			return cli.Usagef(c.Name, "-rounds, -calls and -first-runs must be at least 1")
@@ -134,7 +144,7 @@ Every result is read back and checked.`)
 			return err
 		}
 		defer d.Release()
-		b := &computeBench{w: w, c: c, dev: dev, d: d, n: *n, reduceN: *reduceN, cpuN: *cpuN, calls: *calls, rounds: *rounds, firstRuns: *firstRuns}
+		b := &computeBench{w: w, c: c, dev: dev, d: d, n: *n, reduceN: *reduceN, cpuN: *cpuN, calls: *calls, rounds: *rounds, firstRuns: *firstRuns, mmN: *mmN, mmCPUN: *mmCPUN}
 		return b.run()
 	}
 }
@@ -165,6 +175,7 @@ type computeBench struct {
 	n, reduceN, cpuN int
 	calls, rounds    int
 	firstRuns        int
+	mmN, mmCPUN      int // matmul's sizes
 }
 
 // computeSources hold the hand-written baselines: axpy with the signature
@@ -270,7 +281,7 @@ func (b *computeBench) run() error {
 	}
 	fmt.Fprintf(b.w, "%s\n%d rounds; %s (a = %d); -n %d, -reduce-n %d, -cpu-n %d, %d calls per round\n",
 		b.dev, b.rounds, computeAxpy, computeA, b.n, b.reduceN, b.cpuN, b.calls)
-	for _, step := range []func() error{b.axpy, b.reduce, b.dispatch, b.cpu, b.first, b.taskseq} {
+	for _, step := range []func() error{b.axpy, b.reduce, b.dispatch, b.cpu, b.first, b.taskseq, b.matmul} {
 		if err := step(); err != nil {
 			return err
 		}

@@ -26,14 +26,14 @@ func TestCompute(t *testing.T) {
 	}
 	for _, want := range []string{"2 rounds; y = a*x + y (a = 2); -n 65536, -reduce-n 65536, -cpu-n 65536, 20 calls per round\n",
 		"\ntransform.axpy ", "\ncopy.d2d ", "\nreduce.sum ", "\nreduce.read ", "\ntransform.dispatch ", "\ndispatch.prepared ", "\ndispatch.arglaunch ",
-		"\ncpu.axpy ", "\ncpu.goroutines ", "\ntransform.first ", "\ntransform.first.alone ", "\ntaskseq ", "\ntaskseq.plain "} {
+		"\ncpu.axpy ", "\ncpu.goroutines ", "\ntransform.first ", "\ntransform.first.alone ", "\ntaskseq ", "\ntaskseq.plain ", "\nmatmul.sgemm ", "\nblas.sgemm ", "\ncpu.matmul "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
 	t.Log("\n" + out)
 	for _, args := range [][]string{{"compute", "-n", "100"}, {"compute", "-rounds", "0"}, {"compute", "-first-runs", "0"},
-		{"compute", "-reduce-n", "x"}, {"compute", "-backend", "vulkan"}, {"compute", "extra"}} {
+		{"compute", "-reduce-n", "x"}, {"compute", "-backend", "vulkan"}, {"compute", "extra"}, {"compute", "-mm-n", "0"}} {
 		if code, _, _ := runUrbench(t, args...); code != 2 {
 			t.Errorf("urbench %q exited %d, want 2", args, code)
 		}

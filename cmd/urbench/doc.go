@@ -13,7 +13,7 @@
 //	urbench graph [-device SELECTOR] [-backend cuda|opencl] [-c-lib bin/libcudagraph.so] [-kernels 1000] [-rounds 10] [-iters 20000]
 //	urbench bundle [-device SELECTOR] [-kernels 200] [-ops 120] [-cuda-arch sm_80,sm_90] [-ptx-arch compute_80] [-runs 5]
 //	urbench compute [-device SELECTOR] [-backend cuda|opencl] [-n 2^26] [-reduce-n 2^28] [-cpu-n 2^24] [-calls 10000]
-//	        [-rounds 10] [-first-runs 5] [-quick]
+//	        [-rounds 10] [-first-runs 5] [-mm-n 4096] [-mm-cpu-n 1024] [-quick]
 //	urbench blas [-device SELECTOR] [-backend gour|clblast|cublas] [-types float32,float64,float16,bfloat16] [-n 8192]
 //	        [-vs-n 4096] [-small 64] [-calls 2000] [-rounds 5] [-mem usm|buffer] [-quick]
 //	urbench help [BENCHMARK]
