@@ -164,60 +164,51 @@ func TestGemmStridedBatched(t *testing.T) {
 }
 
 // TestGemmBatched runs a pointer-array batch whose matrices lie in
-// separate allocations, in one buffer at offsets, and mixed.
+// allocations of their own (USM and buffers mixed), and one whose
+// matrices lie at offsets in one buffer (what CLBlast's batched GEMM
+// takes).
 func TestGemmBatched(t *testing.T) {
 	for _, e := range envs(t) {
 		for _, ty := range types {
 			t.Run(e.name+"/"+ty.String(), func(t *testing.T) {
 				e.skipType(t, ty)
-				const m, n, k = 9, 14, 11
+				const batch, m, n, k = 4, 9, 14, 11
 				a := blas.GemmArgs{Type: ty, TransA: blas.Trans, TransB: blas.NoTrans, M: m, N: n, K: k, Alpha: -0.5, Beta: 2, LDA: m, LDB: n, LDC: n}
+				var A, B, C [][]float64
+				before := e.h.Fallbacks()
+				for b := range batch {
+					A, B, C = append(A, values(k*m, uint64(10*b))), append(B, values(k*n, uint64(10*b+1))), append(C, values(m*n, uint64(10*b+2)))
+				}
 				for _, layout := range []string{"separate", "one buffer"} {
 					var as, bs, cs []blas.Operand
-					var A, B, C [][]float64
-					var dcs []*dmem
-					var shared *dmem
-					if layout == "one buffer" {
-						shared = e.upload(t, ty, values(4*(k*m+k*n+m*n), 7), 0, 0, false)
-					}
-					for b := range 4 {
-						A = append(A, values(k*m, uint64(10*b)))
-						B = append(B, values(k*n, uint64(10*b+1)))
-						C = append(C, values(m*n, uint64(10*b+2)))
-						if shared == nil {
+					var results func(b int) []float64 // matrix b's C, after the call
+					if layout == "separate" {
+						var dcs []*dmem
+						for b := range batch {
 							da, db, dc := e.upload(t, ty, A[b], 0, 0, b%2 == 0), e.upload(t, ty, B[b], 0, 0, b%2 == 1), e.upload(t, ty, C[b], 0, 0, b%2 == 0)
 							as, bs, cs, dcs = append(as, da.operand()), append(bs, db.operand()), append(cs, dc.operand()), append(dcs, dc)
-							continue
 						}
-					}
-					if shared != nil {
-						// A, B and C of each matrix at offsets in one buffer.
-						all := []float64{}
-						for b := range 4 {
+						results = func(b int) []float64 { return dcs[b].read(t) }
+					} else {
+						// Matrix b's A, B and C one after the other, from
+						// element b*per of the buffer.
+						const per = k*m + k*n + m*n
+						var all []float64
+						for b := range batch {
 							all = append(append(append(all, A[b]...), B[b]...), C[b]...)
 						}
-						shared = e.upload(t, ty, all, 0, 0, false)
-						size := uint64(ty.Size())
-						for b := range 4 {
-							base := uint64(b*(k*m+k*n+m*n)) * size
-							o := shared.operand()
-							as = append(as, o.Add(base))
-							bs = append(bs, o.Add(base+uint64(k*m)*size))
-							cs = append(cs, o.Add(base+uint64(k*m+k*n)*size))
+						d := e.upload(t, ty, all, 0, 0, false)
+						at := func(elem int) blas.Operand { return d.operand().Add(uint64(elem * ty.Size())) }
+						for b := range batch {
+							as, bs, cs = append(as, at(b*per)), append(bs, at(b*per+k*m)), append(cs, at(b*per+k*m+k*n))
 						}
+						results = func(b int) []float64 { return d.read(t)[b*per+k*m+k*n : (b+1)*per] }
 					}
 					if err := e.h.GemmBatched(a, as, bs, cs); err != nil {
 						t.Fatal(err)
 					}
-					for b := range 4 {
-						var got []float64
-						if shared != nil {
-							all := shared.read(t)
-							base := b*(k*m+k*n+m*n) + k*m + k*n
-							got = all[base : base+m*n]
-						} else {
-							got = dcs[b].read(t)
-						}
+					for b := range batch {
+						got := results(b)
 						want, scale := refGemm(a, A[b], B[b], C[b])
 						for x := range want {
 							if w := round(ty, want[x]); !near(ty, got[x], w, scale[x]) {
@@ -226,6 +217,7 @@ func TestGemmBatched(t *testing.T) {
 						}
 					}
 				}
+				e.checkServed(t, ty, 2, before)
 			})
 		}
 	}
