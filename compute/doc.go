@@ -5,8 +5,10 @@
 // # Arrays
 //
 // An Array[T] is an n-dimensional, row-major array of float32, float64,
-// int32, uint32, int64 or uint64 (Number), made by one Context with
-// FromSlice or Zeros and used only with it. Its data lives on the host, on
+// int32, uint32, int64 or uint64 (Number), or of the half-precision
+// storage types Float16 and BFloat16 (Element: made, filled, copied,
+// transferred and multiplied, computed with in float32), made by one
+// Context with FromSlice or Zeros and used only with it. Its data lives on the host, on
 // the context's device, or both: the array keeps a valid flag per copy, so
 // a chain of device operations makes no transfer, and the host gets the
 // data back only when it asks (ToSlice, Host). Device storage is a USM
@@ -30,10 +32,28 @@
 // # Algorithms
 //
 // Fill, Copy, Transform and ForEach (element-wise), Reduce (Sum, Prod,
-// Min, Max or a user's ReduceOp) and Dot are written once, against the
-// Context interface: each describes its work as one element-wise kernel
-// or one reduction, which the CPU context runs in Go and a Device context
-// launches. Device kernels are OpenCL C on OpenCL devices and CUDA C on
+// Min, Max or a user's ReduceOp), ReduceAxis (the same along one axis:
+// row sums, row maxima), Dot and MatMul are written once, against the
+// Context interface: each describes its work as one kind of work
+// (element-wise, a reduction, a reduction along an axis, a matrix
+// product), which the CPU context runs in Go and a Device context
+// launches.
+//
+// Transform broadcasts its inputs by NumPy's rules: an input of shape
+// [H] or [1, H] is added to every row of an [N, H] output, one of [N, 1]
+// scales every row. An Expr's generated kernel reads such an input by
+// strides; a Func of hand-written kernels gets it expanded to the
+// output's shape first. Inputs of the output's shape take the
+// element-wise path as before, which allocates nothing on a device.
+//
+// MatMul (and MatMulWith: transposes, alpha, beta) multiplies 2-D
+// arrays, or batches of them along a leading axis, a 2-D operand
+// multiplying every matrix of a 3-D one. On a device it is package
+// blas's GEMM on the Device's queue (a blas.Handle per Device, made at
+// the first MatMul: cuBLAS on CUDA, CLBlast on OpenCL for buffers where
+// it loads, blas's own kernels elsewhere, Level Zero included;
+// DeviceOptions.BLAS picks); on the CPU context it is gonum's native
+// Sgemm and Dgemm, float16 and bfloat16 through float32. Device kernels are OpenCL C on OpenCL devices and CUDA C on
 // CUDA devices, built through the program manager (package programmgr):
 // once per process, then from gour's persistent cache on disk.
 //
@@ -74,8 +94,12 @@
 // Bad input gives an error wrapping ErrShape, ErrReleased,
 // ErrWrongContext or ErrInvalid, never a panic: nil, released or foreign
 // arrays and contexts (a nil *Device or *CPU included), a nil Func,
-// shapes that do not match or whose size in bytes overflows an int or
-// the host's reach, invalid arguments. Methods of a nil *Array, *CPU,
+// shapes that do not match (the error names both) or whose size in bytes
+// overflows an int or the host's reach, invalid arguments. MatMul of
+// float16 on a device without half precision, or of float64 without
+// double precision, is an error wrapping ur.ErrUnsupportedFeature that
+// names the aspect (fp16, fp64); storing, filling and copying float16
+// need neither. Methods of a nil *Array, *CPU,
 // *Device or *TaskSequence return zero values or such errors. A panic in
 // a user's function that the package runs (a Func's CPU function or a
 // ReduceOp's Combine on the CPU context, a TaskFunc) is recovered and
@@ -88,5 +112,8 @@
 // worst case and about √n·ε in practice (the tests use 1e-6·√n for
 // float32, 1e-14·√n for float64); element-wise results agree to an ulp
 // or two, a device compiler being free to contract a*x+y into one fused
-// multiply-add.
+// multiply-add. ReduceAxis combines each result in order along the axis
+// on every context, so its results are the same on every run. A matrix
+// product's sums are in the order of the library computing it (gonum,
+// cuBLAS, CLBlast, blas's kernels), agreeing within about √K·ε.
 package compute
