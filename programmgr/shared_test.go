@@ -12,11 +12,31 @@ import (
 	"github.com/gour-dev/gour/ur"
 )
 
-// identicalDevices returns two devices a binary cannot tell apart: two
-// sub-devices of an OpenCL device that splits equally (PoCL's CPU
-// device), released at cleanup.
-func identicalDevices(t *testing.T) []*ur.Device {
+// identicalDevices returns two devices a binary cannot tell apart, and
+// the format of the image to build for them: two devices of one class
+// where discovery finds them (two identical GPUs: CUDA C on CUDA, OpenCL
+// C on OpenCL), else two sub-devices of an OpenCL device that splits
+// equally (PoCL's CPU device), released at cleanup.
+func identicalDevices(t *testing.T) ([]*ur.Device, Format) {
 	t.Helper()
+	sys := testenv.System(t)
+	for _, backend := range []string{"cuda", "opencl"} {
+		var seen []*ur.Device
+		for _, d := range sys.Devices {
+			if d.Backend() != backend {
+				continue
+			}
+			for _, s := range seen {
+				if s.Platform() == d.Platform() && classOf(s) == classOf(d) {
+					if backend == "cuda" {
+						return []*ur.Device{s, d}, FormatCUDAC
+					}
+					return []*ur.Device{s, d}, FormatOpenCLC
+				}
+			}
+			seen = append(seen, d)
+		}
+	}
 	for _, d := range testenv.MustHaveDevice(t, "opencl") {
 		units := d.Info().ComputeUnits
 		if units < 2 || !slices.Contains(d.PartitionInfo().Kinds, ur.PartitionEqually) {
@@ -30,18 +50,37 @@ func identicalDevices(t *testing.T) []*ur.Device {
 			t.Cleanup(func() { s.Release() })
 		}
 		if len(subs) >= 2 {
-			return subs[:2]
+			return subs[:2], FormatOpenCLC
 		}
 	}
-	t.Skip("no OpenCL device splits into two equal sub-devices")
-	return nil
+	t.Skip("no two identical devices, and no OpenCL device that splits into two equal sub-devices")
+	return nil, 0
+}
+
+// sharedImage is image(t, def, "k") in format: OpenCL C, or the same
+// kernel in CUDA C.
+func sharedImage(t *testing.T, format Format, def int32) *Image {
+	t.Helper()
+	if format == FormatOpenCLC {
+		return image(t, def, "k")
+	}
+	img, err := NewImage(ImageDesc{
+		Format:        FormatCUDAC,
+		Bytes:         []byte(`extern "C" __global__ void k(int* out) { out[0] = VALUE; }`),
+		KernelNames:   []string{"k"},
+		SpecConstants: []SpecConstant{{ID: 1, Name: "VALUE", Default: SpecInt32(def)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
 }
 
 // Two identical devices of one context: a kernel asked for on each is
 // one program built by one compile, with a kernel of its own per device,
 // and the trace says so.
 func TestSharedBuildIdenticalDevices(t *testing.T) {
-	devs := identicalDevices(t)
+	devs, format := identicalDevices(t)
 	ctx, err := ur.NewContext(devs...)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +92,7 @@ func TestSharedBuildIdenticalDevices(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	img := image(t, 9, "k")
+	img := sharedImage(t, format, 9)
 	var kernels []*Kernel
 	for round := range 2 {
 		for _, d := range devs {
@@ -100,6 +139,7 @@ func TestSharedBuildIdenticalDevices(t *testing.T) {
 	}
 	p.Release()
 	msgs := strings.Join(rec.Messages(slog.LevelInfo), "\n")
+	t.Logf("%s devices %s, trace:\n%s", devs[0].Backend(), deviceList(devs), msgs)
 	for _, want := range []string{"programmgr: shared build", "programmgr: one compile for identical devices"} {
 		if !strings.Contains(msgs, want) {
 			t.Errorf("the trace has no %q:\n%s", want, msgs)
@@ -111,7 +151,7 @@ func TestSharedBuildIdenticalDevices(t *testing.T) {
 // With the persistent cache on, the identical devices' binaries are one
 // entry; a new manager (a new process) loads it without compiling.
 func TestSharedBuildOneDiskEntry(t *testing.T) {
-	devs := identicalDevices(t)
+	devs, format := identicalDevices(t)
 	ctx, err := ur.NewContext(devs...)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +165,7 @@ func TestSharedBuildOneDiskEntry(t *testing.T) {
 		}
 		return c
 	}
-	img := image(t, 4, "k")
+	img := sharedImage(t, format, 4)
 	for run, wantBuilds := range []int64{1, 0} {
 		m, err := newManager(ctx, Options{InMemCache: ptr(true), DiskCache: open()}, noEnv)
 		if err != nil {
