@@ -226,6 +226,7 @@ func train(w io.Writer, ctx compute.Context, cfg config) (res result, err error)
 		if err := compute.Transform(ctx, logSoft, logp, logits, mx, sum); err != nil {
 			return 0, err
 		}
+		// README: end mlp
 		// The cross-entropy: −Σ y·log p / N, the one value read back.
 		dot, err := compute.Dot(ctx, y, logp)
 		if err != nil {
@@ -255,7 +256,6 @@ func train(w io.Writer, ctx compute.Context, cfg config) (res result, err error)
 				up = grads[i]
 			}
 		}
-		// README: end mlp
 		for _, l := range layers {
 			for _, p := range [][3]*compute.Array[float32]{{l.w, l.dw, l.vw}, {l.b, l.db, l.vb}} {
 				if err := compute.Transform(ctx, mom, p[2], p[1], p[2]); err != nil { // v = m·v − r·g
