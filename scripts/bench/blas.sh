@@ -19,9 +19,9 @@
 #      cuBLAS called from C (scripts/bench/cublas_small.c, built here) in
 #      one process, rounds of 200 calls alternating (blas.gemm.small.vs).
 #
-# cuBLAS is taken where the loader finds it, else from the CUDA toolkit,
-# else from PyTorch's NVIDIA wheels; gour, the C library and PyTorch then
-# load the same libcublas.so.
+# gour and the C library take cuBLAS where the loader finds it, else from
+# the CUDA toolkit, else from PyTorch's NVIDIA wheels; PyTorch loads its
+# own (its wheels'): the output names both.
 #
 # Usage: scripts/bench/blas.sh [RUNS]   (default 3)
 set -euo pipefail
