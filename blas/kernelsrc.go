@@ -17,6 +17,7 @@ const clPrelude = `#define KERNEL __kernel void
 #define GLOBAL __global
 #define LOCAL __local
 #define LOCAL_PTR __local
+#define GEMM_BOUNDS
 #define FN
 #define RESTRICT restrict
 #define BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
@@ -42,6 +43,9 @@ typedef unsigned short ushort;
 #define GLOBAL
 #define LOCAL __shared__ __align__(16)
 #define LOCAL_PTR
+// Two GEMM work-groups an SM: at most 128 registers a thread, so that
+// the compiler does not trade the second for registers.
+#define GEMM_BOUNDS __launch_bounds__(NT, 2)
 #define FN static __device__ __forceinline__
 #define RESTRICT __restrict__
 #define BARRIER() __syncthreads()
@@ -171,7 +175,7 @@ const gemmBody = `
 #define NT ((BM / TM) * (BN / TN))
 #define LA (BM * BK / NT)
 #define LB (BN * BK / NT)
-KERNEL NAME(const GLOBAL ST* RESTRICT A, ulong offA, const GLOBAL ST* RESTRICT B, ulong offB,
+KERNEL GEMM_BOUNDS NAME(const GLOBAL ST* RESTRICT A, ulong offA, const GLOBAL ST* RESTRICT B, ulong offB,
 		GLOBAL ST* RESTRICT C, ulong offC, int M, int N, int K, int lda, int ldb, int ldc,
 		ACC alpha, ACC beta, ulong strideA, ulong strideB, ulong strideC, ulong batch0)
 {

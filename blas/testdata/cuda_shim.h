@@ -7,6 +7,7 @@
 #define __shared__ __attribute__((shared))
 #define __forceinline__ __attribute__((always_inline))
 #define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 struct __attribute__((aligned(16))) float4 {
 	float x, y, z, w;
 };
