@@ -40,4 +40,13 @@
 // current arguments and, on CUDA and OpenCL, is the driver's launch call
 // and little more. Queue.Launch does the same by itself for a launch it
 // sees repeated (the same kernel, queue and range twice in a row).
+//
+// A context may hold several devices of one platform, on every adapter:
+// buffers and USM are the context's, a program is built for all of its
+// devices, and an event of one device's queue may stand in another
+// device's wait list. Device.Partition splits a device into sub-devices
+// (OpenCL, Level Zero), Device.PeerAccess and EnablePeerAccess let one
+// device's kernels use another's memory, and Queue.EnqueuePeerCopy copies
+// between the memory of two devices or two contexts, directly or staged
+// through host memory (Queue.PeerCopyPath says which).
 package ur
