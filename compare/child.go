@@ -36,15 +36,16 @@ const (
 
 // childConfig is what a child is asked to do.
 type childConfig struct {
-	Device       string        // "opencl:0"
-	Items        []string      // the metrics or conformance cases, in order
-	Rounds       int           // rounds per metric
-	MetricBudget time.Duration // past it a metric takes no more rounds than minBudgetRounds
-	Launches     int           // launches per round of the launch metrics
-	BufferBytes  uint64        // 0: bench.bufferBytes chooses
-	KernelTime   time.Duration // what one launch of a compute kernel is calibrated to take
-	LaunchDelay  time.Duration // the slow-driver test hook: see Options.LaunchDelay
-	CacheDir     string        // the warm-start child's persistent cache
+	Device       string             // "opencl:0"
+	Items        []string           // the metrics or conformance cases, in order
+	Rounds       int                // rounds per metric
+	MetricBudget time.Duration      // past it a metric takes no more rounds than minBudgetRounds
+	Launches     int                // launches per round of the launch metrics
+	BufferBytes  uint64             // 0: bench.bufferBytes chooses
+	KernelTime   time.Duration      // what one launch of a compute kernel is calibrated to take
+	LaunchDelay  time.Duration      // the slow-driver test hook: see Options.LaunchDelay
+	Slowdown     map[string]float64 `json:",omitempty"` // the slowed-metric test hook: see Options.Slowdown
+	CacheDir     string             // the warm-start child's persistent cache
 }
 
 // RunChild runs this process as a child of Run when Run started it so,
@@ -138,6 +139,15 @@ func metricsChild(w io.Writer, cfg childConfig) error {
 				m.Check = record.CheckWrong
 			case errors.Is(err, ur.ErrUnsupportedFeature): // the device lacks what the metric needs
 				m.Check = record.CheckSkipped
+			}
+		}
+		if f, ok := cfg.Slowdown[name]; ok && m.Check == record.CheckOK {
+			for i := range m.Rounds {
+				if m.Better == record.Lower {
+					m.Rounds[i] *= f
+				} else {
+					m.Rounds[i] /= f
+				}
 			}
 		}
 		m.Summarize()

@@ -46,4 +46,27 @@
 // (POCL_KERNEL_CACHE=0, CUDA_CACHE_DISABLE=1) unless the environment sets
 // them, so that a cold build is cold and the warm start measures gour's
 // persistent cache alone.
+//
+// # Processes and noise
+//
+// A metric's rounds are shared by Options.Processes child processes
+// (DefaultProcesses, 5), one after the other, each measuring its share
+// after its own warm-up; the record keeps which rounds each measured and
+// each one's median (record.Metric.ProcessRounds, ProcessMedians). What
+// changes from one process to the next (where the driver puts the
+// buffers, which cores its threads run on, the state of its caches and of
+// the clocks) is on some drivers far more than what changes within one:
+// on the H100 machine, CUDA's launches differ by 25% between two
+// processes and by 2% within one, and PoCL's device-to-device copy sits
+// at one of two levels 47% apart. A diff of two runs of an unchanged
+// build therefore takes its noise from the spread of the process medians,
+// not of the rounds (package compare/diff says how), and a metric that is
+// not ok in one process is left out of the processes after it: it is not
+// ok in the record whatever they give, and a metric that hangs costs its
+// timeout once.
+//
+// Options.Slowdown, a test hook, makes named metrics worse by a known
+// factor, each round multiplied (a time) or divided (a rate) by it, so
+// that a diff can be shown to flag a change of known size on a real
+// machine's noise.
 package compare

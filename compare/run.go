@@ -50,19 +50,34 @@ type Options struct {
 	// cache.warm, NVRTC builds for build.cold) well within MetricTimeout.
 	MetricBudget time.Duration
 	// Processes is how many child processes share a metric's rounds on a
-	// device (default 2, at most Rounds): the spread of the rounds then
-	// holds what changes from one process to the next (where the driver
-	// puts the buffers, the state of its caches and clocks), which on some
-	// drivers is far more than within one, and which a diff of two runs,
-	// two processes apart, must count as noise.
+	// device (default DefaultProcesses, at most Rounds). The record keeps
+	// each process's median (record.Metric.ProcessMedians), and a diff
+	// takes its noise from their spread: what changes from one process to
+	// the next (where the driver puts the buffers, the state of its caches
+	// and clocks) is on some drivers far more than within one, and a diff
+	// of two runs, two sets of processes apart, must count it as noise.
+	// The more processes, the smaller a change a diff can resolve.
 	Processes int
 	// LaunchDelay is a test hook that makes a deliberately slow driver: the
 	// launch metrics spin this long after every launch, in the harness's
 	// loop, never in gour's launch path. Zero in real runs.
 	LaunchDelay time.Duration
+	// Slowdown is a test hook that makes a metric look that many times
+	// worse: every round of a metric it names is multiplied (a time) or
+	// divided (a rate) by its factor, as it would be after a real
+	// slowdown of the same noise. It tests that a diff flags a change of a
+	// known size on a real machine's noise. Empty in real runs.
+	Slowdown map[string]float64
 	// Progress, when not nil, hears of each case and metric as it ends.
 	Progress Progress
 }
+
+// DefaultProcesses is how many child processes share a metric's rounds
+// unless Options say otherwise: five per run give a diff of two runs
+// eight degrees of freedom for the spread between processes, enough to
+// resolve a 20% change where the processes agree within a few percent,
+// for about three more process starts per device than two would cost.
+const DefaultProcesses = 5
 
 // Progress follows a run: Start announces a phase ("conformance",
 // "metrics") and how many steps it has, Step ends one of them.
@@ -84,7 +99,8 @@ var driverCacheEnv = []string{"POCL_KERNEL_CACHE=0", "CUDA_CACHE_DISABLE=1"}
 
 // recordedEnv are the variables that change what a run measures, kept in
 // the record's settings.
-var recordedEnv = []string{"GOUR_CUDA_QUICK_LAUNCH", "POCL_KERNEL_CACHE", "CUDA_CACHE_DISABLE", "UR_ADAPTERS_FORCE_LOAD", "ONEAPI_DEVICE_SELECTOR"}
+var recordedEnv = []string{"GOUR_CUDA_QUICK_LAUNCH", "POCL_KERNEL_CACHE", "CUDA_CACHE_DISABLE", "UR_ADAPTERS_FORCE_LOAD", "ONEAPI_DEVICE_SELECTOR",
+	"GOUR_URCOMPARE_TEST_LAUNCH_DELAY", "GOUR_URCOMPARE_TEST_SLOWDOWN"}
 
 func (o *Options) setDefaults() error {
 	if len(o.Devices) == 0 {
@@ -106,7 +122,7 @@ func (o *Options) setDefaults() error {
 		o.MetricTimeout = 2 * time.Minute
 	}
 	if o.Processes == 0 {
-		o.Processes = 2
+		o.Processes = DefaultProcesses
 	}
 	o.Processes = min(o.Processes, o.Rounds)
 	if o.MetricBudget == 0 {
@@ -114,6 +130,14 @@ func (o *Options) setDefaults() error {
 	}
 	if o.Rounds < 1 || o.Launches < 1 || o.Processes < 1 || o.KernelTime < 0 || o.CaseTimeout < 0 || o.MetricTimeout < 0 || o.LaunchDelay < 0 {
 		return &ur.Error{Result: ur.ErrInvalidValue, Op: "compare.Run", Message: "Rounds, Launches and Processes must be at least 1, durations not negative"}
+	}
+	for name, f := range o.Slowdown {
+		if _, ok := lookupMetric(name); !ok {
+			return &UnknownError{What: "metric", Name: name, Known: metricNames()}
+		}
+		if !(f > 0) {
+			return &ur.Error{Result: ur.ErrInvalidValue, Op: "compare.Run", Message: fmt.Sprintf("Slowdown of %s: factor %g, want a positive number", name, f)}
+		}
 	}
 	if o.Metrics == nil {
 		for _, m := range metrics {
@@ -202,7 +226,7 @@ func Run(ctx context.Context, opts Options) (*record.Record, error) {
 	if p == nil {
 		p = noProgress{}
 	}
-	cfg := childConfig{Rounds: opts.Rounds, Launches: opts.Launches, BufferBytes: opts.BufferBytes, KernelTime: opts.KernelTime, LaunchDelay: opts.LaunchDelay, MetricBudget: opts.MetricBudget}
+	cfg := childConfig{Rounds: opts.Rounds, Launches: opts.Launches, BufferBytes: opts.BufferBytes, KernelTime: opts.KernelTime, LaunchDelay: opts.LaunchDelay, Slowdown: opts.Slowdown, MetricBudget: opts.MetricBudget}
 	if len(opts.Cases) > 0 {
 		p.Start(PhaseConformance, len(opts.Cases)*len(rec.Devices))
 		for i := range rec.Devices {
@@ -230,10 +254,30 @@ func Run(ctx context.Context, opts Options) (*record.Record, error) {
 			}
 			start := time.Now()
 			parts := make([][]record.Metric, opts.Processes)
+			names := opts.Metrics
 			for k := range parts {
 				c.Rounds = opts.Rounds/opts.Processes + btoi(k < opts.Rounds%opts.Processes)
 				c.MetricBudget = opts.MetricBudget / time.Duration(opts.Processes)
-				parts[k] = supervise(ctx, metricsProtocol, c, opts.Metrics, opts.MetricTimeout, env, func(name string) { p.Step(PhaseMetrics, d.ID, name) })
+				parts[k] = supervise(ctx, metricsProtocol, c, names, opts.MetricTimeout, env, func(name string) { p.Step(PhaseMetrics, d.ID, name) })
+				// A metric that was not ok in one process is not ok in the
+				// record whatever the others give: the next processes leave
+				// it out, so that a metric that hangs costs its timeout once,
+				// not once a process.
+				ok := map[string]bool{}
+				for _, m := range parts[k] {
+					ok[m.Name] = m.Check == record.CheckOK
+				}
+				var next []string
+				for _, n := range names {
+					if ok[n] {
+						next = append(next, n)
+					} else {
+						for range opts.Processes - 1 - k { // the steps it will not take
+							p.Step(PhaseMetrics, d.ID, n)
+						}
+					}
+				}
+				names = next
 			}
 			d.Metrics = mergeMetrics(parts)
 			d.MetricsSeconds = time.Since(start).Seconds()
@@ -276,9 +320,11 @@ func describe(d *ur.Device) record.Device {
 }
 
 // mergeMetrics joins the metrics that several processes measured, each a
-// share of the rounds, into one per name: the rounds together, the times
-// added. A metric that is not ok in one process is not ok: its first
-// failure is kept.
+// share of the rounds, into one per name (those of the first process; the
+// later ones may lack a metric that failed before them): the rounds
+// together, in the order of the processes, with how many each measured
+// (ProcessRounds) and each one's median, the times added. A metric that
+// is not ok in one process is not ok: its first failure is kept.
 func mergeMetrics(parts [][]record.Metric) []record.Metric {
 	if len(parts) == 0 {
 		return nil
@@ -286,11 +332,13 @@ func mergeMetrics(parts [][]record.Metric) []record.Metric {
 	out := slices.Clone(parts[0])
 	for i := range out {
 		out[i].Rounds = slices.Clone(out[i].Rounds)
+		out[i].ProcessRounds = []int{len(out[i].Rounds)}
 		for _, part := range parts[1:] {
-			if i >= len(part) || part[i].Name != out[i].Name {
+			j := slices.IndexFunc(part, func(m record.Metric) bool { return m.Name == out[i].Name })
+			if j < 0 { // left out after failing in an earlier process
 				continue
 			}
-			m := part[i]
+			m := part[j]
 			switch {
 			case out[i].Check != record.CheckOK:
 			case m.Check != record.CheckOK:
@@ -298,14 +346,17 @@ func mergeMetrics(parts [][]record.Metric) []record.Metric {
 				out[i] = m
 				out[i].Seconds += secs
 				continue
-			default:
+			case len(m.Rounds) > 0:
 				out[i].Rounds = append(out[i].Rounds, m.Rounds...)
+				out[i].ProcessRounds = append(out[i].ProcessRounds, len(m.Rounds))
 			}
 			out[i].Seconds += m.Seconds
 		}
-		if out[i].Check == record.CheckOK {
-			out[i].Summarize()
+		out[i].ProcessRounds = slices.DeleteFunc(out[i].ProcessRounds, func(n int) bool { return n == 0 })
+		if out[i].Check != record.CheckOK || len(out[i].ProcessRounds) == 0 {
+			out[i].ProcessRounds = nil
 		}
+		out[i].Summarize()
 	}
 	return out
 }

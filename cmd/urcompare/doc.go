@@ -5,10 +5,12 @@
 //
 // Usage:
 //
-//	urcompare run [-device SELECTOR] [-o DIR] [-rounds N] [-launches N]
+//	urcompare run [-device SELECTOR] [-o DIR] [-rounds N] [-processes N] [-launches N]
 //	              [-metrics LIST] [-cases LIST] [-case-timeout D] [-metric-timeout D]
 //	              [-metric-budget D] [-buffer-bytes N] [-kernel-time D] [-quiet]
-//	urcompare diff [-threshold F] [-metrics LIST] [-devices LIST] [-fail-on-regression] [-json] BASE.json NEW.json
+//	urcompare diff [-min-effect F] [-confidence F] [-metrics LIST] [-devices LIST]
+//	               [-fail-on-regression] [-json] BASE.json NEW.json
+//	urcompare report -o DIR [-charts-only] RECORD.json
 //	urcompare metrics
 //
 // # run
@@ -30,6 +32,10 @@
 // reported wrong, not fast. The kernels are in OpenCL C and CUDA C,
 // chosen by backend.
 //
+// A metric's -rounds are shared by -processes child processes (5), one
+// after the other, and the record keeps each process's median: diff takes
+// its noise from their spread.
+//
 // Each device's work runs in child processes of urcompare. A case or a
 // metric that runs past its timeout gets its child killed and is recorded
 // as timed out; a child that crashes has the case or metric it was on
@@ -39,7 +45,10 @@
 // them.
 //
 // run writes, into -o DIR: record.json (package compare/record), report.md,
-// charts/<metric>.svg and .png (gonum/plot), and report.html, one page
+// charts/<metric>.svg and .png (gonum/plot: a horizontal bar per device,
+// named by its name, id and platform, its median written on it, whiskers
+// from its lowest to its highest round, and a logarithmic axis where the
+// medians span more than a factor of 20), and report.html, one page
 // holding all of them. It draws a progress bar per phase on standard error
 // when that is a terminal and -quiet is not given.
 //
@@ -60,17 +69,38 @@
 // each device's time per phase and each metric's, and report.md has them
 // under "Time", to show where a long run went. -rounds, -launches,
 // -buffer-bytes, -kernel-time and -metric-budget trade precision for time.
+// -processes trades the resolution of a later diff for time: each process
+// starts the device's context, builds the kernels and warms every metric
+// up, and a process's share of the rounds is not cut by the budget below
+// its 3 rounds, so five processes cost a device's metrics about 1.5–2×
+// what two did (15–35 s a device on the H100 machine with two; a metric
+// that hangs still costs its timeout once, the processes after it leaving
+// it out).
 //
 // # diff
 //
 // diff compares two records, matching devices by id ("cuda:0") and
-// metrics by name, and prints per metric the ratio of the medians with a
-// noise estimate from the rounds: the sum of both runs' relative
-// half-ranges, (max − min) / (2·median), floored at -threshold (5 %). A
-// change beyond the noise is a regression or an improvement; a check
-// that stopped being ok and a case that started failing are regressions.
-// A record diffed with itself flags nothing. -fail-on-regression makes
-// regressions exit 1, for CI.
+// metrics by name. Each run is a sample of its processes, each giving the
+// median of its rounds; diff prints per metric the geometric mean of the
+// process medians of each run, their ratio, and the noise: the half-width
+// of the ratio's confidence interval (-confidence, 99.9%) from the spread
+// of the process medians of both runs (package compare/diff has the
+// model). A change beyond the noise and beyond -min-effect (10%; its
+// former name -threshold still works) is a regression or an improvement;
+// a check that stopped being ok and a case that started failing are
+// regressions. The "from" column says what the noise came from; records
+// older than process medians are split back by process where their
+// settings allow, else fall back on the spread of their rounds, and a
+// note says so. A record diffed with itself flags nothing.
+// -fail-on-regression makes regressions exit 1, for CI.
+//
+// # report
+//
+// report writes the report of a record again (report.md, report.html and
+// the charts into -o DIR, not the record), e.g. after the charts changed;
+// -charts-only writes only the SVG charts, the form docs/drivers keeps:
+//
+//	urcompare report -charts-only -o docs/drivers docs/drivers/record.json
 //
 // # Exit status
 //
@@ -86,4 +116,15 @@
 // GOUR_URCOMPARE_TEST_LAUNCH_DELAY=50us makes a deliberately slow driver
 // for tests: the launch metrics spin that long after every launch, in
 // urcompare's own loop, never in gour's launch path.
+// GOUR_URCOMPARE_TEST_SLOWDOWN=axpy=1.2 makes the named metrics (a
+// comma-separated list of METRIC=FACTOR) that many times worse, each
+// round multiplied (a time) or divided (a rate) by the factor, to show
+// that diff flags a change of a known size on a real machine's noise:
+//
+//	urcompare run -o base; urcompare run -o same
+//	GOUR_URCOMPARE_TEST_SLOWDOWN=axpy=1.2 urcompare run -o slow
+//	urcompare diff base/record.json same/record.json   # 0 regressions
+//	urcompare diff base/record.json slow/record.json   # axpy: REGRESSION
+//
+// Both variables are kept in the record's settings.
 package main

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -32,17 +34,19 @@ func main() {
 // run is urcompare without the process: it runs the subcommand args name
 // and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	top := cli.New("urcompare", "run [flags] | diff [flags] BASE.json NEW.json | metrics", `
+	top := cli.New("urcompare", "run [flags] | diff [flags] BASE.json NEW.json | report -o DIR RECORD.json | metrics", `
 Compare vendor drivers: the conformance cases and checked measurements
 through every adapter × device of the machine (run), and two runs, e.g.
-before and after a driver update (diff).
+before and after a driver update (diff); the report of a record again,
+e.g. after the charts changed (report).
 
-'urcompare run -h' and 'urcompare diff -h' list their flags.
+'urcompare run -h', 'urcompare diff -h' and 'urcompare report -h' list
+their flags.
 Exit status: 0 done, 1 a failure (a device that could not run, a regression
 with -fail-on-regression), 2 misuse (bad flags, unknown metrics or devices,
 records that are malformed or cannot be compared).`)
 	if len(args) == 0 {
-		return cli.Exit(stderr, top.Name, cli.Usagef(top.Name, "no subcommand: want run, diff or metrics"))
+		return cli.Exit(stderr, top.Name, cli.Usagef(top.Name, "no subcommand: want run, diff, report or metrics"))
 	}
 	var err error
 	name := top.Name
@@ -56,11 +60,14 @@ records that are malformed or cannot be compared).`)
 	case "diff":
 		name = "urcompare diff"
 		err = diffCommand(args[1:], stdout)
+	case "report":
+		name = "urcompare report"
+		err = reportCommand(args[1:], stdout)
 	case "metrics":
 		name = "urcompare metrics"
 		err = metricsCommand(args[1:], stdout)
 	default:
-		err = cli.Usagef(top.Name, "unknown subcommand %q: want run, diff or metrics", args[0])
+		err = cli.Usagef(top.Name, "unknown subcommand %q: want run, diff, report or metrics", args[0])
 	}
 	return cli.Exit(stderr, name, err)
 }
@@ -98,7 +105,7 @@ and *.png, and DIR/report.html (self-contained).`)
 	caseTimeout := c.Flags.Duration("case-timeout", 2*time.Minute, "limit for one conformance case on one device")
 	metricTimeout := c.Flags.Duration("metric-timeout", 2*time.Minute, "limit for one metric on one device")
 	metricBudget := c.Flags.Duration("metric-budget", 15*time.Second, "past this, a metric stops after 3 rounds; negative: always -rounds")
-	processes := c.Flags.Int("processes", 2, "child processes that share each metric's rounds, so that their spread counts what varies between processes")
+	processes := c.Flags.Int("processes", compare.DefaultProcesses, "child processes that share each metric's rounds (at most -rounds); diff takes its noise from the spread of their medians")
 	metricList := c.Flags.String("metrics", "", "comma-separated metrics to measure; empty: all, none: none")
 	caseList := c.Flags.String("cases", "", "comma-separated conformance cases (TestMemoryFill,...); empty: all, none: none")
 	quiet := c.Flags.Bool("quiet", false, "no progress bars (they are off anyway when standard error is not a terminal)")
@@ -131,6 +138,11 @@ and *.png, and DIR/report.html (self-contained).`)
 	if d := os.Getenv(envTestLaunchDelay); d != "" {
 		if opts.LaunchDelay, err = time.ParseDuration(d); err != nil {
 			return &cli.UsageError{Err: fmt.Errorf("%s: %w", envTestLaunchDelay, err)}
+		}
+	}
+	if s := os.Getenv(envTestSlowdown); s != "" {
+		if opts.Slowdown, err = parseSlowdown(s); err != nil {
+			return &cli.UsageError{Err: fmt.Errorf("%s: %w", envTestSlowdown, err)}
 		}
 	}
 	var bars *progressBars
@@ -175,6 +187,25 @@ and *.png, and DIR/report.html (self-contained).`)
 // comparison harness's loop (compare.Options.LaunchDelay).
 const envTestLaunchDelay = "GOUR_URCOMPARE_TEST_LAUNCH_DELAY"
 
+// envTestSlowdown is the test hook of a metric made worse by a known
+// factor: METRIC=FACTOR[,METRIC=FACTOR...] (compare.Options.Slowdown),
+// e.g. axpy=1.2 for a 20% slower axpy.
+const envTestSlowdown = "GOUR_URCOMPARE_TEST_SLOWDOWN"
+
+// parseSlowdown reads envTestSlowdown's value.
+func parseSlowdown(v string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for _, item := range list(v) {
+		name, f, ok := strings.Cut(item, "=")
+		factor, err := strconv.ParseFloat(f, 64)
+		if !ok || err != nil || !(factor > 0) {
+			return nil, fmt.Errorf("%q: want METRIC=FACTOR, a positive factor (axpy=1.2)", item)
+		}
+		out[name] = factor
+	}
+	return out, nil
+}
+
 // summarize prints a line per device and metric.
 func summarize(w io.Writer, rec *record.Record) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -202,14 +233,19 @@ func secs(s float64) time.Duration {
 }
 
 func diffCommand(args []string, stdout io.Writer) error {
-	c := cli.New("urcompare diff", "[-threshold F] [-metrics LIST] [-devices LIST] [-fail-on-regression] [-json] BASE.json NEW.json", `
+	c := cli.New("urcompare diff", "[-min-effect F] [-confidence F] [-metrics LIST] [-devices LIST] [-fail-on-regression] [-json] BASE.json NEW.json", `
 Compare two records of 'urcompare run', device by device (matched by id,
-"cuda:0") and metric by metric: the ratio of the medians, and a verdict
-against the noise of the rounds. A change is flagged only beyond the sum of
-both runs' relative half-ranges, (max − min) / (2·median), and beyond
--threshold; a check that stopped being ok, and a case that started failing,
-are regressions whatever the numbers.`)
-	threshold := c.Flags.Float64("threshold", diff.DefaultThreshold, "the smallest relative change flagged")
+"cuda:0") and metric by metric. Each run is taken as a sample of its child
+processes, each process giving the median of its rounds: a metric's value
+is the geometric mean of its process medians, the ratio new/base gets a
+confidence interval (-confidence) from the spread of the process medians
+of both runs, and a change is flagged only outside that interval and
+beyond -min-effect. Records older than process medians fall back on the
+spread of the rounds, and the output says so. A check that stopped being
+ok, and a case that started failing, are regressions whatever the numbers.`)
+	minEffect := c.Flags.Float64("min-effect", diff.DefaultMinEffect, "the smallest relative change flagged, however quiet the processes")
+	c.Flags.Var(aliasFlag{c.Flags, "min-effect"}, "threshold", "the same as -min-effect (its former name)")
+	confidence := c.Flags.Float64("confidence", diff.DefaultConfidence, "the confidence of the interval outside which a change is flagged")
 	metricList := c.Flags.String("metrics", "", "comma-separated metrics to compare; empty: all")
 	deviceList := c.Flags.String("devices", "", "comma-separated device ids to compare (cuda:0,opencl:1); empty: all")
 	failOn := c.Flags.Bool("fail-on-regression", false, "exit 1 when anything regressed (for CI)")
@@ -221,8 +257,11 @@ are regressions whatever the numbers.`)
 	if len(pos) != 2 {
 		return cli.Usagef(c.Name, "want two records, BASE.json NEW.json; got %d arguments", len(pos))
 	}
-	if *threshold <= 0 {
-		return cli.Usagef(c.Name, "-threshold must be positive")
+	if *minEffect <= 0 {
+		return cli.Usagef(c.Name, "-min-effect must be positive")
+	}
+	if *confidence <= 0 || *confidence >= 1 {
+		return cli.Usagef(c.Name, "-confidence must be between 0 and 1")
 	}
 	var recs [2]*record.Record
 	for i, path := range pos {
@@ -230,7 +269,7 @@ are regressions whatever the numbers.`)
 			return &cli.UsageError{Err: err, Help: c.Name}
 		}
 	}
-	res, err := diff.Compare(recs[0], recs[1], diff.Options{Threshold: *threshold, Metrics: list(*metricList), Devices: list(*deviceList)})
+	res, err := diff.Compare(recs[0], recs[1], diff.Options{MinEffect: *minEffect, Confidence: *confidence, Metrics: list(*metricList), Devices: list(*deviceList)})
 	var mismatch *diff.MismatchError
 	if errors.Is(err, diff.ErrUnknown) || errors.As(err, &mismatch) {
 		return &cli.UsageError{Err: err, Help: c.Name}
@@ -263,12 +302,17 @@ func printDiff(w io.Writer, res *diff.Result) {
 		return map[diff.Verdict]int{diff.Regression: 0, diff.Improvement: 1}[v] + map[bool]int{true: 0, false: 2}[v == diff.Regression || v == diff.Improvement]
 	}
 	slices.SortStableFunc(ms, func(a, b diff.MetricChange) int { return rank(a.Verdict) - rank(b.Verdict) })
+	fmt.Fprintf(w, "base, new: the geometric mean of the process medians; noise: the ratio's %g%% confidence from their spread; flagged beyond the noise and beyond %g%%\n\n",
+		100*res.Confidence, 100*res.MinEffect)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "device\tmetric\tbase\tnew\tratio\tnoise\tverdict")
+	fmt.Fprintln(tw, "device\tmetric\tbase\tnew\tratio\tnoise\tfrom\tverdict")
 	for _, m := range ms {
 		ratio, noise := "", ""
 		if m.Ratio != 0 {
 			ratio, noise = fmt.Sprintf("%.3f", m.Ratio), fmt.Sprintf("±%.1f%%", 100*m.Noise)
+			if m.Noise >= 10 { // the runs tell nothing of this metric
+				noise = "±>1000%"
+			}
 		}
 		verdict := string(m.Verdict)
 		if m.Verdict == diff.Regression {
@@ -277,7 +321,7 @@ func printDiff(w io.Writer, res *diff.Result) {
 		if m.Note != "" {
 			verdict += " (" + m.Note + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.4g %s\t%.4g %s\t%s\t%s\t%s\n", m.Device, m.Metric, m.Base, m.Unit, m.New, m.Unit, ratio, noise, verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%.4g %s\t%.4g %s\t%s\t%s\t%s\t%s\n", m.Device, m.Metric, m.Base, m.Unit, m.New, m.Unit, ratio, noise, m.Basis, verdict)
 	}
 	tw.Flush()
 	if len(res.Cases) > 0 {
@@ -291,11 +335,69 @@ func printDiff(w io.Writer, res *diff.Result) {
 	fmt.Fprintf(w, "\n%d regressions\n", res.Regressions())
 }
 
+// aliasFlag is a flag that sets another: a former name kept working.
+type aliasFlag struct {
+	fs   *flag.FlagSet
+	name string
+}
+
+func (a aliasFlag) String() string {
+	if a.fs == nil {
+		return ""
+	}
+	return a.fs.Lookup(a.name).Value.String()
+}
+func (a aliasFlag) Set(v string) error { return a.fs.Set(a.name, v) }
+
 func orNone(s record.Status) string {
 	if s == "" {
 		return "—"
 	}
 	return string(s)
+}
+
+func reportCommand(args []string, stdout io.Writer) error {
+	c := cli.New("urcompare report", "-o DIR [-charts-only] RECORD.json", `
+Write the report of a record of 'urcompare run' again: DIR/report.md,
+DIR/charts/*.svg and *.png, and DIR/report.html, as run writes them, from
+the record alone (the record itself is not copied).`)
+	out := c.Flags.String("o", "", "write the outputs to `DIR`")
+	chartsOnly := c.Flags.Bool("charts-only", false, "write only DIR/charts/*.svg (the form the committed reports keep)")
+	pos, err := c.ParseInterleaved(args, stdout)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return cli.Usagef(c.Name, "no -o DIR")
+	}
+	if len(pos) != 1 {
+		return cli.Usagef(c.Name, "want one record, RECORD.json; got %d arguments", len(pos))
+	}
+	rec, err := record.ReadFile(pos[0])
+	if err != nil {
+		return &cli.UsageError{Err: err, Help: c.Name}
+	}
+	if *chartsOnly {
+		charts, err := report.Charts(rec)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(*out, report.ChartsDir), 0o755); err != nil {
+			return err
+		}
+		for _, ch := range charts {
+			if err := os.WriteFile(filepath.Join(*out, report.ChartsDir, ch.Metric+".svg"), ch.SVG, 0o644); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(stdout, "wrote %d charts to %s\n", len(charts), filepath.Join(*out, report.ChartsDir)+"/")
+		return nil
+	}
+	if err := report.WriteReport(*out, rec); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", strings.Join([]string{filepath.Join(*out, report.MarkdownFile), filepath.Join(*out, report.HTMLFile), filepath.Join(*out, report.ChartsDir) + "/"}, ", "))
+	return nil
 }
 
 func metricsCommand(args []string, stdout io.Writer) error {

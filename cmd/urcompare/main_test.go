@@ -95,13 +95,59 @@ func TestDiffOfARunWithItselfFlagsNothing(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "\n0 regressions\n") || strings.Contains(stdout, "REGRESSION") {
 		t.Errorf("diff of a record with itself: exit %d\n%s%s", code, stdout, stderr)
 	}
+	// quickRun's 3 rounds go to 3 processes, each keeping its median.
+	r, err := record.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := r.Devices[0].Metrics[0]; len(m.ProcessMedians) != 3 || !strings.Contains(stdout, "3+3 processes") || strings.Contains(stdout, "note:") {
+		t.Errorf("process medians %v; want 3, and the diff's noise from 3+3 processes without a note:\n%s", m.ProcessMedians, stdout)
+	}
+}
+
+// TestSlowedMetricIsARegression makes copy.h2d a thousand times slower
+// through the slowdown test hook: the diff flags it, and the record says
+// it was slowed.
+func TestSlowedMetricIsARegression(t *testing.T) {
+	metrics := []string{"-cases", "none", "-metrics", "copy.h2d,fma", "-rounds", "4"}
+	base := filepath.Join(runOn(t, metrics...), report.RecordFile)
+	t.Setenv(envTestSlowdown, "copy.h2d=1000")
+	slow := filepath.Join(runOn(t, metrics...), report.RecordFile)
+	code, stdout, stderr := urcompare(t, "diff", base, slow, "-fail-on-regression")
+	if code != 1 || !strings.Contains(stderr, "1 regressions") || !strings.Contains(stdout, "copy.h2d") {
+		t.Errorf("copy.h2d slowed 1000 times: exit %d, stderr %q; want 1 and 1 regression\n%s", code, stderr, stdout)
+	}
+	r, err := record.ReadFile(slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Settings.Env[envTestSlowdown] != "copy.h2d=1000" {
+		t.Errorf("the slowed run's settings %v do not say it was slowed", r.Settings.Env)
+	}
+	t.Setenv(envTestSlowdown, "copy.h2d=0")
+	if code, _, stderr := urcompare(t, "run", "-device", "opencl:0", "-cases", "none", "-metrics", "copy.h2d", "-quiet"); code != 2 || !strings.Contains(stderr, "want METRIC=FACTOR") {
+		t.Errorf("a bad slowdown: exit %d, %q; want 2", code, stderr)
+	}
+}
+
+// TestDiffOfOldRecordsSaysSo diffs records without process medians: the
+// output says where its noise came from.
+func TestDiffOfOldRecordsSaysSo(t *testing.T) {
+	good := writeRecord(t, "good.json", nil)
+	code, stdout, _ := urcompare(t, "diff", good, good)
+	if code != 0 || !strings.Contains(stdout, "note: 1 metrics: no process medians") || !strings.Contains(stdout, "rounds") {
+		t.Errorf("diff of records without process medians: exit %d\n%s", code, stdout)
+	}
 }
 
 // TestSlowedLaunchesAreARegression slows every launch of the launch metrics
 // by 200µs through the harness's test hook and diffs the run against an
-// unslowed one: -fail-on-regression must exit 1 and name the metrics.
+// unslowed one: -fail-on-regression must exit 1 and name the metrics. The
+// rounds are of 500 launches, in 4 processes: rounds of 20 launches on two
+// busy cores differ tenfold from one process to the next, which the diff
+// rightly counts as noise.
 func TestSlowedLaunchesAreARegression(t *testing.T) {
-	metrics := []string{"-cases", "none", "-metrics", "launch.queue,launch.prepared,launch.event"}
+	metrics := []string{"-cases", "none", "-metrics", "launch.queue,launch.prepared,launch.event", "-rounds", "4", "-launches", "500"}
 	base := filepath.Join(runOn(t, metrics...), report.RecordFile)
 	t.Setenv(envTestLaunchDelay, "200us")
 	slow := filepath.Join(runOn(t, metrics...), report.RecordFile)
@@ -163,7 +209,11 @@ func TestMisuse(t *testing.T) {
 		{[]string{"diff", good, otherUnit}, 2, `unit "GB/s" in base, "MB/s" in new`},
 		{[]string{"diff", "-metrics", "launch.bogus", good, good}, 2, `unknown metric "launch.bogus"`},
 		{[]string{"diff", "-devices", "cuda:9", good, good}, 2, `unknown device "cuda:9"`},
-		{[]string{"diff", "-threshold", "-1", good, good}, 2, "-threshold must be positive"},
+		{[]string{"diff", "-threshold", "-1", good, good}, 2, "-min-effect must be positive"},
+		{[]string{"diff", "-min-effect", "0", good, good}, 2, "-min-effect must be positive"},
+		{[]string{"diff", "-confidence", "1", good, good}, 2, "-confidence must be between 0 and 1"},
+		{[]string{"report", good}, 2, "no -o"},
+		{[]string{"report", "-o", t.TempDir()}, 2, "want one record"},
 	} {
 		code, _, stderr := urcompare(t, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {

@@ -10,15 +10,25 @@ import (
 	"github.com/gour-dev/gour/compare/record"
 )
 
-// DefaultThreshold is the smallest relative change flagged, however quiet
-// the rounds: 5 %.
-const DefaultThreshold = 0.05
+// DefaultMinEffect is the smallest relative change flagged, however quiet
+// the processes: 10 %, what two runs of an unchanged build can differ by
+// beyond what their processes show (the machine busier, warmer, or
+// rebooted between them).
+const DefaultMinEffect = 0.10
+
+// DefaultConfidence is the confidence of the interval outside which a
+// change is flagged: 99.9 %, so that a comparison of some fifty metrics,
+// three times over, of identical builds flags nothing.
+const DefaultConfidence = 0.999
 
 // Options choose what Compare compares.
 type Options struct {
-	// Threshold is the smallest relative change flagged; 0 is
-	// DefaultThreshold.
-	Threshold float64
+	// MinEffect is the smallest relative change flagged; 0 is
+	// DefaultMinEffect.
+	MinEffect float64
+	// Confidence is the confidence of the interval of a ratio outside
+	// which it is flagged, in (0, 1); 0 is DefaultConfidence.
+	Confidence float64
 	// Metrics keeps only these metrics; a name neither record has is an
 	// error. Empty keeps every metric.
 	Metrics []string
@@ -43,17 +53,26 @@ const (
 type MetricChange struct {
 	Device, Metric, Unit string
 	Better               record.Better
-	Base, New            float64 // the medians
+	// Base and New are the runs' values: the geometric mean of their
+	// process medians, or, where the noise is from the rounds (Basis), the
+	// medians of the rounds.
+	Base, New float64
 	// Ratio is New/Base.
 	Ratio float64
 	// Slowdown is how much worse the new run is, whichever way the metric
 	// improves: New/Base for a time, Base/New for a bandwidth; above 1 is
 	// worse.
 	Slowdown float64
-	// Noise is the relative change the rounds cannot tell from chance: the
-	// larger of the threshold and the sum of both runs' relative
-	// half-ranges, (max − min) / (2·median).
-	Noise   float64
+	// Noise is the relative change the runs cannot tell from chance: the
+	// half-width of the ratio's confidence interval from the spread of the
+	// process medians of both runs, or, where the records lack them, the
+	// sum of both runs' relative half-ranges of the rounds, (max − min) /
+	// (2·median). A change is flagged beyond the larger of Noise and the
+	// minimum effect.
+	Noise float64
+	// Basis is what Noise came from: "5+5 processes", or "rounds" where
+	// a record has no process medians (or one process a run).
+	Basis   string
 	Verdict Verdict
 	Note    string // a check that is not ok, and why
 }
@@ -72,8 +91,12 @@ type Result struct {
 	Metrics []MetricChange
 	Cases   []CaseChange // only cases whose status changed
 	// Notes are differences that are not results: devices present in one
-	// record only, a device whose name changed.
+	// record only, a device whose name changed, metrics whose noise could
+	// not come from the processes.
 	Notes []string
+	// MinEffect and Confidence are the options the verdicts were made
+	// with.
+	MinEffect, Confidence float64
 }
 
 // Regressions counts the metrics and cases whose verdict is Regression.
@@ -111,16 +134,22 @@ var ErrUnknown = errors.New("unknown")
 // Compare compares new against base, device by device (matched by ID) and
 // metric by metric (by name).
 func Compare(base, new *record.Record, opts Options) (*Result, error) {
-	if opts.Threshold == 0 {
-		opts.Threshold = DefaultThreshold
+	if opts.MinEffect == 0 {
+		opts.MinEffect = DefaultMinEffect
 	}
-	if opts.Threshold < 0 {
-		return nil, fmt.Errorf("negative threshold %g", opts.Threshold)
+	if opts.Confidence == 0 {
+		opts.Confidence = DefaultConfidence
+	}
+	if opts.MinEffect < 0 {
+		return nil, fmt.Errorf("negative minimum effect %g", opts.MinEffect)
+	}
+	if opts.Confidence <= 0 || opts.Confidence >= 1 {
+		return nil, fmt.Errorf("confidence %g: want a number between 0 and 1", opts.Confidence)
 	}
 	if err := checkNames(base, new, opts); err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	res := &Result{MinEffect: opts.MinEffect, Confidence: opts.Confidence}
 	for _, id := range deviceIDs(base, new) {
 		if len(opts.Devices) > 0 && !slices.Contains(opts.Devices, id) {
 			continue
@@ -139,14 +168,37 @@ func Compare(base, new *record.Record, opts Options) (*Result, error) {
 		if bd.DriverVersion != nd.DriverVersion {
 			res.Notes = append(res.Notes, fmt.Sprintf("device %s: driver %s in base, %s in new", id, bd.DriverVersion, nd.DriverVersion))
 		}
-		changes, err := compareMetrics(id, bd, nd, opts)
+		changes, err := compareMetrics(id, bd, nd, [2]record.Settings{base.Settings, new.Settings}, opts)
 		if err != nil {
 			return nil, err
 		}
 		res.Metrics = append(res.Metrics, changes...)
 		res.Cases = append(res.Cases, compareCases(id, bd, nd)...)
 	}
+	res.Notes = append(res.Notes, basisNotes(res.Metrics)...)
 	return res, nil
+}
+
+// basisNotes says which comparisons could not take their noise from the
+// processes, and why.
+func basisNotes(ms []MetricChange) []string {
+	var rounds, rebuilt int
+	for _, m := range ms {
+		switch {
+		case m.Basis == basisRounds:
+			rounds++
+		case strings.HasSuffix(m.Basis, "(from the order of the rounds)"):
+			rebuilt++
+		}
+	}
+	var notes []string
+	if rebuilt > 0 {
+		notes = append(notes, fmt.Sprintf("%d metrics: a record keeps no process medians (it is older than them); they were split from its rounds in the order its processes measured them", rebuilt))
+	}
+	if rounds > 0 {
+		notes = append(notes, fmt.Sprintf("%d metrics: no process medians to compare (a record older than them, or one process a run): their noise is the spread of the rounds, which misses what varies between processes", rounds))
+	}
+	return notes
 }
 
 // checkNames refuses metrics and devices that Options name and neither
@@ -189,7 +241,7 @@ func deviceIDs(base, new *record.Record) []string {
 	return ids
 }
 
-func compareMetrics(id string, bd, nd *record.Device, opts Options) ([]MetricChange, error) {
+func compareMetrics(id string, bd, nd *record.Device, settings [2]record.Settings, opts Options) ([]MetricChange, error) {
 	var names []string
 	for _, d := range []*record.Device{bd, nd} {
 		for _, m := range d.Metrics {
@@ -213,7 +265,7 @@ func compareMetrics(id string, bd, nd *record.Device, opts Options) ([]MetricCha
 		case bm.Better != nm.Better:
 			return nil, &MismatchError{Device: id, Metric: name, What: "better", Base: string(bm.Better), New: string(nm.Better)}
 		}
-		out = append(out, compareMetric(id, bm, nm, opts.Threshold))
+		out = append(out, compareMetric(id, bm, nm, settings, opts))
 	}
 	return out, nil
 }
@@ -221,7 +273,7 @@ func compareMetrics(id string, bd, nd *record.Device, opts Options) ([]MetricCha
 // compareMetric judges one metric. A check that went from ok to anything
 // else is a regression whatever the numbers; the other way, an
 // improvement.
-func compareMetric(id string, bm, nm *record.Metric, threshold float64) MetricChange {
+func compareMetric(id string, bm, nm *record.Metric, settings [2]record.Settings, opts Options) MetricChange {
 	c := MetricChange{Device: id, Metric: bm.Name, Unit: bm.Unit, Better: bm.Better, Base: bm.Median, New: nm.Median}
 	bOK, nOK := bm.Check == record.CheckOK, nm.Check == record.CheckOK
 	switch {
@@ -239,21 +291,41 @@ func compareMetric(id string, bm, nm *record.Metric, threshold float64) MetricCh
 		c.Verdict, c.Note = Unchecked, "a median is not positive"
 		return c
 	}
-	c.Ratio = nm.Median / bm.Median
+	bs, bRebuilt, bOK := processSample(bm, settings[0])
+	ns, nRebuilt, nOK := processSample(nm, settings[1])
+	var d, hw float64
+	var ok bool
+	if bOK && nOK {
+		d, hw, _, ok = interval(bs, ns, opts.Confidence)
+	}
+	if ok {
+		c.Base, c.New = math.Exp(meanOf(bs.logs)), math.Exp(meanOf(ns.logs))
+		c.Ratio, c.Noise = math.Exp(d), math.Expm1(hw)
+		c.Basis = basis(len(bs.logs), len(ns.logs), bRebuilt || nRebuilt)
+	} else {
+		c.Ratio = nm.Median / bm.Median
+		c.Noise = halfRange(bm) + halfRange(nm)
+		c.Basis = basisRounds
+	}
 	c.Slowdown = c.Ratio
 	if bm.Better == record.Higher {
 		c.Slowdown = 1 / c.Ratio
 	}
-	c.Noise = max(threshold, halfRange(bm)+halfRange(nm))
+	limit := 1 + max(opts.MinEffect, c.Noise)
 	switch {
-	case c.Slowdown > 1+c.Noise:
+	case c.Slowdown > limit:
 		c.Verdict = Regression
-	case c.Slowdown < 1/(1+c.Noise):
+	case c.Slowdown < 1/limit:
 		c.Verdict = Improvement
 	default:
 		c.Verdict = Same
 	}
 	return c
+}
+
+func meanOf(xs []float64) float64 {
+	m, _ := meanSS(xs)
+	return m
 }
 
 // halfRange is the spread of a metric's rounds relative to their median:

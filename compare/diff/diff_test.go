@@ -87,16 +87,16 @@ func TestNoisyRoundsHideAChange(t *testing.T) {
 	}
 }
 
-func TestWithinThreshold(t *testing.T) {
+func TestWithinMinEffect(t *testing.T) {
 	quiet := rec([]record.Metric{metric("launch.queue", "ns", record.Lower, 2000, 2000, 2000)})
-	slower := rec([]record.Metric{metric("launch.queue", "ns", record.Lower, 2080, 2080, 2080)}) // 4 %
-	for threshold, want := range map[float64]Verdict{0: Same, 0.02: Regression} {
-		res, err := Compare(quiet, slower, Options{Threshold: threshold})
+	slower := rec([]record.Metric{metric("launch.queue", "ns", record.Lower, 2160, 2160, 2160)}) // 8 %
+	for minEffect, want := range map[float64]Verdict{0: Same, 0.05: Regression} {
+		res, err := Compare(quiet, slower, Options{MinEffect: minEffect})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := res.Metrics[0].Verdict; got != want {
-			t.Errorf("4 %% slower, no noise, threshold %g: %s, want %s", threshold, got, want)
+			t.Errorf("8 %% slower, no noise, minimum effect %g: %s, want %s", minEffect, got, want)
 		}
 	}
 }

@@ -144,15 +144,52 @@ type Metric struct {
 	// Seconds is the wall time the metric took to measure: its warm-up,
 	// its rounds and its checks.
 	Seconds float64 `json:"seconds,omitempty"`
+	// ProcessRounds is how many of Rounds each child process measured, in
+	// the order of Rounds (the first ProcessRounds[0] rounds are the first
+	// process's), and ProcessMedians the median of each process's rounds.
+	// A diff takes its noise from the spread of the process medians: what
+	// changes between processes (where the driver put the buffers, the
+	// state of its caches and clocks) is often far more than what changes
+	// within one. Both are empty in records from before they were kept.
+	ProcessRounds  []int     `json:"process_rounds,omitempty"`
+	ProcessMedians []float64 `json:"process_medians,omitempty"`
 }
 
-// Summarize sets Median, Min and Max from Rounds.
+// Summarize sets Median, Min and Max from Rounds, and ProcessMedians from
+// Rounds and ProcessRounds.
 func (m *Metric) Summarize() {
+	m.ProcessMedians = nil
 	if len(m.Rounds) == 0 {
 		m.Median, m.Min, m.Max = 0, 0, 0
 		return
 	}
 	m.Median, m.Min, m.Max = Median(m.Rounds), slices.Min(m.Rounds), slices.Max(m.Rounds)
+	if groups := m.Processes(); groups != nil {
+		for _, g := range groups {
+			m.ProcessMedians = append(m.ProcessMedians, Median(g))
+		}
+	}
+}
+
+// Processes splits Rounds by process, as ProcessRounds says; nil when
+// ProcessRounds is empty or does not add up to the rounds.
+func (m *Metric) Processes() [][]float64 {
+	if len(m.ProcessRounds) == 0 {
+		return nil
+	}
+	var out [][]float64
+	rest := m.Rounds
+	for _, n := range m.ProcessRounds {
+		if n < 1 || n > len(rest) {
+			return nil
+		}
+		out = append(out, rest[:n:n])
+		rest = rest[n:]
+	}
+	if len(rest) > 0 {
+		return nil
+	}
+	return out
 }
 
 // Median is the median of xs, 0 for none.
@@ -318,6 +355,9 @@ func (r *Record) Validate() error {
 			default:
 				return fmt.Errorf("invalid record: device %s: metric %s: unknown check %q", d.ID, m.Name, m.Check)
 			}
+			if len(m.ProcessRounds) > 0 && m.Processes() == nil {
+				return fmt.Errorf("invalid record: device %s: metric %s: process_rounds %v do not add up to its %d rounds", d.ID, m.Name, m.ProcessRounds, len(m.Rounds))
+			}
 			if len(m.Rounds) > 0 {
 				s := m
 				s.Summarize()
@@ -325,6 +365,11 @@ func (r *Record) Validate() error {
 					return fmt.Errorf("invalid record: device %s: metric %s: median/min/max %g/%g/%g do not match its rounds (%g/%g/%g)",
 						d.ID, m.Name, m.Median, m.Min, m.Max, s.Median, s.Min, s.Max)
 				}
+				if !slices.Equal(s.ProcessMedians, m.ProcessMedians) {
+					return fmt.Errorf("invalid record: device %s: metric %s: process_medians %v do not match its rounds (%v)", d.ID, m.Name, m.ProcessMedians, s.ProcessMedians)
+				}
+			} else if len(m.ProcessMedians) > 0 {
+				return fmt.Errorf("invalid record: device %s: metric %s: process_medians without rounds", d.ID, m.Name)
 			}
 		}
 		for _, c := range d.Conformance {

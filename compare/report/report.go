@@ -27,14 +27,23 @@ const (
 // WriteAll writes the record, the charts, the Markdown report and the HTML
 // page into dir, which it creates.
 func WriteAll(dir string, rec *record.Record) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := rec.WriteFile(filepath.Join(dir, RecordFile)); err != nil {
+		return err
+	}
+	return WriteReport(dir, rec)
+}
+
+// WriteReport writes what WriteAll does but the record: the charts, the
+// Markdown report and the HTML page, into dir, which it creates.
+func WriteReport(dir string, rec *record.Record) error {
 	charts, err := Charts(rec)
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Join(dir, ChartsDir), 0o755); err != nil {
-		return err
-	}
-	if err := rec.WriteFile(filepath.Join(dir, RecordFile)); err != nil {
 		return err
 	}
 	for _, c := range charts {
