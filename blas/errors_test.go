@@ -190,6 +190,14 @@ func TestNewAndClose(t *testing.T) {
 			if _, err := blas.New(nil, blas.Options{}); !errors.Is(err, ur.ErrInvalidNullHandle) {
 				t.Errorf("New(nil): %v", err)
 			}
+			released, err := e.ctx.NewQueue(e.dev, ur.QueueProperties{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			released.Release()
+			if _, err := blas.New(released, blas.Options{}); !errors.Is(err, ur.ErrInvalidQueue) {
+				t.Errorf("New on a released queue: %v", err)
+			}
 		})
 	}
 }

@@ -62,10 +62,15 @@ func New(q *ur.Queue, o Options) (*Handle, error) {
 	if q == nil {
 		return nil, argError(op, "q", ur.ErrInvalidNullHandle, "nil queue")
 	}
-	dev, ctx := q.Device(), q.Context()
-	if dev == nil || ctx == nil || q.Native() == 0 {
-		return nil, argError(op, "q", ur.ErrInvalidQueue, "the queue was released")
+	// Flush is the lightest call that enters the queue, so it refuses a
+	// released one (a native handle of 0 is CUDA's NULL stream, a valid
+	// queue).
+	if err := q.Flush(); err != nil {
+		e := argError(op, "q", ur.ResultOf(err), "%v", err)
+		e.Err = err
+		return nil, e
 	}
+	dev, ctx := q.Device(), q.Context()
 	if o.Programs != nil && o.Programs.Context() != ctx {
 		return nil, argError(op, "Options.Programs", ur.ErrInvalidContext, "the manager serves another context than the queue's")
 	}
