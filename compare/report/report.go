@@ -138,6 +138,15 @@ func cell(m *record.Metric) string {
 	return s
 }
 
+// inProcesses says how many child processes shared the rounds, where the
+// record knows.
+func inProcesses(s record.Settings) string {
+	if s.Processes < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" in %d processes", min(s.Processes, s.Rounds))
+}
+
 // num formats a value with three significant digits.
 func num(v float64) string { return fmt.Sprintf("%.3g", v) }
 
@@ -157,8 +166,8 @@ func units(rec *record.Record, name string) (string, record.Better) {
 func Markdown(w io.Writer, rec *record.Record, chartsDir string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Driver comparison, %s\n\n", rec.Date.Format("2006-01-02 15:04 MST"))
-	fmt.Fprintf(&b, "gour %s on %s (%s/%s, %d CPUs), %s; %d rounds per metric, %d launches per round.\n\n",
-		buildName(rec.Gour), rec.Machine.Hostname, rec.Machine.OS, rec.Machine.Arch, rec.Machine.CPUs, rec.Gour.GoVersion, rec.Settings.Rounds, rec.Settings.Launches)
+	fmt.Fprintf(&b, "gour %s on %s (%s/%s, %d CPUs), %s; %d rounds per metric%s, %d launches per round.\n\n",
+		buildName(rec.Gour), rec.Machine.Hostname, rec.Machine.OS, rec.Machine.Arch, rec.Machine.CPUs, rec.Gour.GoVersion, rec.Settings.Rounds, inProcesses(rec.Settings), rec.Settings.Launches)
 	b.WriteString("## Devices\n\n| Device | Name | Platform | Driver | Compute units | Clock (MHz) | Conformance |\n|---|---|---|---|---|---|---|\n")
 	for _, d := range rec.Devices {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %s |\n", d.ID, esc(d.Name), esc(d.Platform+" "+d.PlatformVersion), esc(d.DriverVersion), d.ComputeUnits, d.MaxClockMHz, counts(d))
@@ -331,14 +340,15 @@ func HTML(w io.Writer, rec *record.Record, charts []Chart) error {
 		PNG    template.URL
 	}
 	data := struct {
-		Rec     *record.Record
-		Build   string
-		Counts  []string
-		Rows    []caseRow
-		Differ  int
-		Metrics []metricRow
-		Charts  []chartView
-	}{Rec: rec, Build: buildName(rec.Gour)}
+		Rec       *record.Record
+		Processes string
+		Build     string
+		Counts    []string
+		Rows      []caseRow
+		Differ    int
+		Metrics   []metricRow
+		Charts    []chartView
+	}{Rec: rec, Processes: inProcesses(rec.Settings), Build: buildName(rec.Gour)}
 	for _, d := range rec.Devices {
 		data.Counts = append(data.Counts, counts(d))
 	}
@@ -377,7 +387,7 @@ th{background:#f3f3f3}.pass{background:#e6f4e6}.fail,.timeout,.WRONG,.ERROR,.TIM
 .charts figure{display:inline-block;margin:.5em}
 </style></head><body>
 <h1>Driver comparison, {{.Rec.Date.Format "2006-01-02 15:04 MST"}}</h1>
-<p>gour {{.Build}} on {{.Rec.Machine.Hostname}} ({{.Rec.Machine.OS}}/{{.Rec.Machine.Arch}}, {{.Rec.Machine.CPUs}} CPUs), {{.Rec.Gour.GoVersion}}; {{.Rec.Settings.Rounds}} rounds per metric, {{.Rec.Settings.Launches}} launches per round.</p>
+<p>gour {{.Build}} on {{.Rec.Machine.Hostname}} ({{.Rec.Machine.OS}}/{{.Rec.Machine.Arch}}, {{.Rec.Machine.CPUs}} CPUs), {{.Rec.Gour.GoVersion}}; {{.Rec.Settings.Rounds}} rounds per metric{{.Processes}}, {{.Rec.Settings.Launches}} launches per round.</p>
 <h2>Devices</h2>
 <table><tr><th>Device</th><th>Name</th><th>Platform</th><th>Driver</th><th>Compute units</th><th>Clock (MHz)</th><th>Conformance</th></tr>
 {{range $i, $d := .Rec.Devices}}<tr><td>{{$d.ID}}</td><td>{{$d.Name}}</td><td>{{$d.Platform}} {{$d.PlatformVersion}}</td><td>{{$d.DriverVersion}}</td><td>{{$d.ComputeUnits}}</td><td>{{$d.MaxClockMHz}}</td><td>{{index $.Counts $i}}</td></tr>
