@@ -183,8 +183,12 @@ func chart(rec *record.Record, name string) (Chart, error) {
 		}
 		unit, better = m.Unit, m.Better
 		labels = append(labels, deviceLabel(d))
-		if m.Check != record.CheckOK || !(m.Median > 0) || math.IsInf(m.Max, 0) {
+		if m.Check != record.CheckOK {
 			h.bars = append(h.bars, bar{text: strings.ToUpper(string(m.Check))})
+			continue
+		}
+		if !(m.Median > 0) || math.IsInf(m.Max, 0) || math.IsNaN(m.Max) { // nothing to draw
+			h.bars = append(h.bars, bar{text: value(m.Median)})
 			continue
 		}
 		h.bars = append(h.bars, bar{med: m.Median, lo: m.Min, hi: m.Max, ok: true, text: value(m.Median)})

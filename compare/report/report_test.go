@@ -135,3 +135,22 @@ func TestValueLabels(t *testing.T) {
 		}
 	}
 }
+
+// A chart with no bar to draw (every check not ok, or a median of 0) is
+// still drawn, with the checks or values as text.
+func TestChartsWithoutBars(t *testing.T) {
+	r := gpuAndCPU(100)
+	r.Devices[0].Metrics[0].Check = record.CheckTimeout
+	r.Devices[1].Metrics[0] = record.Metric{Name: "axpy", Unit: "GB/s", Better: record.Higher, Check: record.CheckOK, Rounds: []float64{0, 0}}
+	r.Devices[1].Metrics[0].Summarize()
+	r.Devices[2].Metrics[0].Check = record.CheckWrong
+	charts, err := Charts(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">TIMEOUT<", ">0<", ">WRONG<"} {
+		if !bytes.Contains(charts[0].SVG, []byte(want)) {
+			t.Errorf("the chart has no %s", want)
+		}
+	}
+}
