@@ -1,6 +1,10 @@
 package blas
 
-import "github.com/gour-dev/gour/ur"
+import (
+	"math"
+
+	"github.com/gour-dev/gour/ur"
+)
 
 // GemmArgs are the arguments of C = alpha*op(A)*op(B) + beta*C, where
 // op(A) is M×K, op(B) is K×N and C is M×N. Matrices are row-major, as Go
@@ -109,19 +113,17 @@ func (h *Handle) checkGemm(op string, a *GemmArgs, operands bool) error {
 		return nil
 	}
 	sa, sb, sc := gemmSpans(a)
-	for _, s := range [...]struct {
-		name   string
-		stride int
-		span   uint64
-	}{{"StrideA", a.StrideA, sa}, {"StrideB", a.StrideB, sb}, {"StrideC", a.StrideC, sc}} {
-		if a.Batch == 1 {
-			break
+	if a.Batch > 1 {
+		for _, s := range [...]struct {
+			name   string
+			stride int
+		}{{"StrideA", a.StrideA}, {"StrideB", a.StrideB}, {"StrideC", a.StrideC}} {
+			if s.stride < 0 || s.stride > math.MaxInt64/a.Batch {
+				return argError(op, s.name, ur.ErrInvalidValue, "%d: want a stride of 0 or more whose batch fits in an int", s.stride)
+			}
 		}
-		if s.stride < 0 {
-			return argError(op, s.name, ur.ErrInvalidValue, "%d is negative", s.stride)
-		}
-		if s.name == "StrideC" && a.M > 0 && a.N > 0 && uint64(s.stride) < s.span {
-			return argError(op, s.name, ur.ErrInvalidValue, "%d is less than C's %d elements ((M-1)*LDC+N): the batch's outputs would overlap", s.stride, s.span)
+		if uint64(a.StrideC) < sc {
+			return argError(op, "StrideC", ur.ErrInvalidValue, "%d is less than C's %d elements ((M-1)*LDC+N): the batch's outputs would overlap", a.StrideC, sc)
 		}
 	}
 	batch := uint64(a.Batch - 1)
