@@ -68,10 +68,6 @@ A = 2.0
 FRAMEWORKS = [("cupy", "CuPy"), ("torch", "PyTorch")]
 
 
-def log(*args):
-    print(*args, file=sys.stderr, flush=True)
-
-
 # ---------------------------------------------------------------- gour side
 
 # urbench's figure lines: "name  median unit (min–max)  note".
@@ -102,13 +98,19 @@ def parse_blas(text, typ="float32", n=GEMM_N):
 
 
 def run_urbench(urbench, args):
+    """Run urbench, echoing its lines as they come; its output."""
     cmd = [urbench] + args
-    log("+", " ".join(cmd))
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8")
-    sys.stdout.write(p.stdout)
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()[-2000:]}")
-    return p.stdout
+    print("+ " + " ".join(cmd), flush=True)
+    # Its standard error goes straight to ours, where a failure says why.
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, encoding="utf-8")
+    lines = []
+    for line in p.stdout:
+        sys.stdout.write(line)
+        sys.stdout.flush()
+        lines.append(line)
+    if p.wait() != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode} (its standard error is above)")
+    return "".join(lines)
 
 
 def has_blas(urbench):
