@@ -36,9 +36,11 @@ const clPrelude = `#define KERNEL __kernel void
 `
 
 // cudaPrelude spells CUDA C for NVRTC, without headers.
-const cudaPrelude = `typedef unsigned long long ulong;
-typedef unsigned int uint;
-typedef unsigned short ushort;
+const cudaPrelude = `// OpenCL C's names of the unsigned types, as macros: a header NVRTC
+// includes may have typedefs of them already.
+#define ulong unsigned long long
+#define uint unsigned int
+#define ushort unsigned short
 #define KERNEL extern "C" __global__ void
 #define GLOBAL
 #define LOCAL __shared__ __align__(16)
