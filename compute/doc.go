@@ -97,9 +97,9 @@
 // shapes that do not match (the error names both) or whose size in bytes
 // overflows an int or the host's reach, invalid arguments. MatMul of
 // float16 on a device without half precision, or of float64 without
-// double precision, is an error wrapping ur.ErrUnsupportedFeature that
-// names the aspect (fp16, fp64); storing, filling and copying float16
-// need neither. Methods of a nil *Array, *CPU,
+// double precision, is an *AspectError naming the aspect (fp16, fp64),
+// which matches ur.ErrUnsupportedFeature; storing, filling and copying
+// float16 need neither. Methods of a nil *Array, *CPU,
 // *Device or *TaskSequence return zero values or such errors. A panic in
 // a user's function that the package runs (a Func's CPU function or a
 // ReduceOp's Combine on the CPU context, a TaskFunc) is recovered and

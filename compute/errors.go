@@ -1,6 +1,11 @@
 package compute
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gour-dev/gour/ur"
+)
 
 // Errors of package compute. Every error the package returns for bad input
 // wraps one of these (test with errors.Is); errors from the device carry
@@ -21,3 +26,20 @@ var (
 	// below 1).
 	ErrInvalid = errors.New("compute: invalid argument")
 )
+
+// AspectError is the error of an operation a device cannot compute
+// because it lacks an aspect: MatMul of float16 without half precision
+// ("fp16"), of float64 without double precision ("fp64"). Nothing was
+// enqueued or written. errors.Is(err, ur.ErrUnsupportedFeature) holds.
+type AspectError struct {
+	Op     string // the operation, e.g. "MatMul"
+	Type   string // the element type, e.g. "float16"
+	Device string // the context, as its String
+	Aspect string // "fp16" or "fp64"
+}
+
+func (e *AspectError) Error() string {
+	return fmt.Sprintf("compute: %s of %s on %s needs the %s aspect, which the device lacks", e.Op, e.Type, e.Device, e.Aspect)
+}
+
+func (e *AspectError) Unwrap() error { return ur.ErrUnsupportedFeature }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/gour-dev/gour/blas"
-	"github.com/gour-dev/gour/ur"
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -37,8 +36,8 @@ type MatMulOptions struct {
 // CPU context it is gonum's native BLAS, float16 and bfloat16 converted
 // to float32 and back. Float16 and BFloat16 accumulate in float32
 // everywhere; Float16 on a device needs half precision (the fp16
-// aspect), float64 double precision (fp64): an error wrapping
-// ur.ErrUnsupportedFeature names the aspect the device lacks.
+// aspect), float64 double precision (fp64): an *AspectError, which
+// matches ur.ErrUnsupportedFeature, names the aspect the device lacks.
 func MatMul[T Float](ctx Context, c, a, b *Array[T]) error {
 	return MatMulWith(ctx, c, a, b, MatMulOptions{})
 }
@@ -158,9 +157,9 @@ func (w *mmOp) kernels(d *Device) (err error) {
 	}
 	switch {
 	case w.et == typeF16 && !d.fp16:
-		return fmt.Errorf("compute: MatMul of float16 on %v needs half precision, which the device lacks (aspect fp16): %w", d, ur.ErrUnsupportedFeature)
+		return &AspectError{Op: "MatMul", Type: "float16", Device: d.String(), Aspect: "fp16"}
 	case w.et.fp64 && !d.fp64:
-		return fmt.Errorf("compute: MatMul of float64 on %v needs double precision, which the device lacks (aspect fp64): %w", d, ur.ErrUnsupportedFeature)
+		return &AspectError{Op: "MatMul", Type: "float64", Device: d.String(), Aspect: "fp64"}
 	}
 	w.h, err = d.blasHandle()
 	return err

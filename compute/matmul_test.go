@@ -200,8 +200,9 @@ func testHalfUnsupported(t *testing.T, d *Device) {
 	defer a.Release()
 	defer c.Release()
 	err := MatMul(d, c, a, a)
-	if !errors.Is(err, ur.ErrUnsupportedFeature) || !strings.Contains(err.Error(), "fp16") {
-		t.Errorf("MatMul of float16 without fp16: %v, want ur.ErrUnsupportedFeature naming fp16", err)
+	var ae *AspectError
+	if !errors.Is(err, ur.ErrUnsupportedFeature) || !errors.As(err, &ae) || ae.Aspect != "fp16" || !strings.Contains(err.Error(), "fp16") {
+		t.Errorf("MatMul of float16 without fp16: %v, want an *AspectError naming fp16", err)
 	}
 	if got := must[[]Float16](t)(c.ToSlice()); got[0] != F16(9) || c.Transfers().Uploads != 0 {
 		t.Errorf("c after the refused MatMul: %v, %d uploads", got, c.Transfers().Uploads)
