@@ -147,7 +147,7 @@ func BenchmarkCUBLASGemm64(b *testing.B) {
 // left on cuBLAS's own workspace (gour-defaultws), the engine without the
 // Handle's checks (engine), and the binding alone (binding). It runs
 // where GOUR_CUBLAS_SMALL_LIB names the library built from
-// scripts/bench/cublas_small.c, and logs its table.
+// scripts/bench/c/cublas_small.c, and logs its table.
 func TestCUBLASSmallBreakdown(t *testing.T) {
 	lib := os.Getenv("GOUR_CUBLAS_SMALL_LIB")
 	if lib == "" {

@@ -47,7 +47,7 @@ Every product is read back and one element checked.`)
 	calls := c.Flags.Int("calls", 2000, "calls per round of blas.gemm.small")
 	rounds := c.Flags.Int("rounds", 5, "rounds of each measurement")
 	memKind := c.Flags.String("mem", "", "operands in usm or buffer memory; empty: buffers for clblast, USM elsewhere where the device has it")
-	cSmall := c.Flags.String("c-small", "", "with -backend cublas: also alternate rounds of -calls -small SGEMMs through gour with rounds through cuBLAS called from C in this process, from the library `LIB` built from scripts/bench/cublas_small.c (blas.gemm.small.vs)")
+	cSmall := c.Flags.String("c-small", "", "with -backend cublas: also alternate rounds of -calls -small SGEMMs through gour with rounds through cuBLAS called from C in this process, from the library `LIB` built from scripts/bench/c/cublas_small.c (blas.gemm.small.vs)")
 	quick := c.Flags.Bool("quick", false, "small sizes for a quick check (PoCL, tests): -n 256, -vs-n 128, -calls 20, -rounds 2, unless given")
 	c.DeviceFlag()
 	return c, func(w io.Writer) error {

@@ -15,7 +15,7 @@ import (
 // (blas.gemm.small.vs): the host's cost of a
 // small SGEMM (n×n, no transposes, alpha 1, beta 0) through h, on cuBLAS,
 // against cuBLAS called from C in this process: the library at lib,
-// built from scripts/bench/cublas_small.c, whose
+// built from scripts/bench/c/cublas_small.c, whose
 // gour_bench_cublas_sgemm_loop calls cublasSgemm iters times on the same
 // context, stream and matrices. Rounds of iters calls alternate between
 // the two, the first of each pair rotating; each round times the calls

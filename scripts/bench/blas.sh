@@ -16,7 +16,7 @@
 #   2. gour's own GEMM kernel on CUDA against cuBLAS SGEMM at 4096
 #      (blas.gemm.vs), in the same urbench runs.
 #   3. 64×64 SGEMM, the host's cost per call: gour's cuBLAS backend against
-#      cuBLAS called from C (scripts/bench/cublas_small.c, built here) in
+#      cuBLAS called from C (scripts/bench/c/cublas_small.c, built here) in
 #      one process, rounds of 200 calls alternating (blas.gemm.small.vs).
 #
 # gour and the C library take cuBLAS where the loader finds it, else from
@@ -67,8 +67,8 @@ cublas_dir=$(dirname "$cublas")
 export LD_LIBRARY_PATH=$cublas_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 mkdir -p bin
 small_lib=bin/libcublas_small.so
-if ! gcc -O2 -Wall -shared -fPIC -o "$small_lib" scripts/bench/cublas_small.c "$cublas" -l:libcuda.so.1 -Wl,-rpath,"$cublas_dir"; then
-	echo "blas.sh: building scripts/bench/cublas_small.c failed: no comparison with C" >&2
+if ! gcc -O2 -Wall -shared -fPIC -o "$small_lib" scripts/bench/c/cublas_small.c "$cublas" -l:libcuda.so.1 -Wl,-rpath,"$cublas_dir"; then
+	echo "blas.sh: building scripts/bench/c/cublas_small.c failed: no comparison with C" >&2
 	small_lib=
 fi
 
