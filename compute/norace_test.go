@@ -1,0 +1,5 @@
+//go:build !race
+
+package compute
+
+const raceEnabled = false
