@@ -2,6 +2,7 @@ package compute
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/gour-dev/gour/ur"
@@ -16,9 +17,11 @@ import (
 // an ErrShape naming both shapes. Reducing an axis of extent 0 gives
 // op.Identity.
 //
-// Each result is combined in order along the axis, on the CPU and on a
-// device alike, so the results are the same on every run and, for
-// integers and the built-in Min and Max, on every context.
+// Each result is combined in order along the axis on the CPU, and on a
+// device in order within chunks of the axis and then the chunks in order
+// (chunks where the results are too few to fill the device), so the
+// results are the same on every run and, for integers and the built-in
+// Min and Max, on every context.
 func ReduceAxis[T Number](ctx Context, out, in *Array[T], axis int, op ReduceOp[T]) error {
 	if err := op.check(); err != nil {
 		return err
@@ -59,7 +62,7 @@ func ReduceAxis[T Number](ctx Context, out, in *Array[T], axis int, op ReduceOp[
 		outer: outer, length: shape[axis], inner: inner,
 		// the key's v2: the kernel's index without a remainder
 		kernelSrc: kernelSrc{
-			key: fmt.Sprintf("compute/axis/v2/%s/%s/%s", et.suffix, op.Name, op.Expr),
+			key: fmt.Sprintf("compute/axis/v3/%s/%s/%s", et.suffix, op.Name, op.Expr),
 			source: sourceFunc(func(backend string) (string, error) {
 				if op.Expr == "" {
 					return "", fmt.Errorf("compute: reduce operator %s has no device Expr: %w", op.Name, ur.ErrUnsupportedFeature)
@@ -68,8 +71,8 @@ func ReduceAxis[T Number](ctx Context, out, in *Array[T], axis int, op ReduceOp[
 			}),
 			fp64: et.fp64,
 		},
-		name: "reduce_axis_" + op.Name + "_" + et.suffix,
-		out:  &out.c, in: &in.c, ident: ur.ArgOf(op.Identity),
+		name: "reduce_axis_" + op.Name + "_" + et.suffix, name1: "reduce_axis_part_" + op.Name + "_" + et.suffix,
+		out: &out.c, in: &in.c, ident: ur.ArgOf(op.Identity),
 		cpu: func(lo, hi int) {
 			x, y := viewOf[T](in.c.host, in.c.n), viewOf[T](out.c.host, out.c.n)
 			length := shape[axis]
@@ -105,16 +108,18 @@ func keepAxis(s []int, axis int) []int {
 
 // axisOp is a reduction along an axis: in seen as [outer, length,
 // inner], out[o*inner+j] combines in[o, 0.., j] in order. On a device
-// one work-item computes one result: deterministic, and coalesced where
-// inner is large (column sums); a long axis with few results (a row sum
-// of one huge row) is better served by Reduce.
+// one work-item computes one result (coalesced where inner is large:
+// column sums), or one chunk of a result's axis where the results are
+// few (onDevice).
 type axisOp struct {
 	outer, length, inner int
 	kernelSrc
-	name    string
+	name    string // one work-item a result
+	name1   string // the first pass over chunks of the axis
 	out, in *core
 	ident   ur.Arg
 	kernel  *kernelEntry
+	kernel1 *kernelEntry
 	cpu     func(lo, hi int)
 }
 
@@ -122,11 +127,22 @@ func (w *axisOp) results() int { return w.outer * w.inner }
 
 func (w *axisOp) kernels(d *Device) (err error) {
 	if w.results() > 0 {
-		w.kernel, err = d.kernel(&w.kernelSrc, w.name)
+		if w.kernel, err = d.kernel(&w.kernelSrc, w.name); err == nil {
+			w.kernel1, err = d.kernel(&w.kernelSrc, w.name1)
+		}
 	}
 	return err
 }
 
+// onDevice launches one work-item per result where there are enough
+// results to fill the device. Few results along a long axis (the column
+// sums of a tall matrix: a bias's gradient) would leave the device
+// nearly idle, each work-item walking the whole axis: there the axis is
+// cut into chunks, a first pass reduces every chunk of every result into
+// a partial ([chunks, results], in order within the chunk), and the
+// same kernel reduces the partials along the chunks, in order. The
+// number of chunks depends on the shape and the device only, so the
+// results are the same on every run.
 func (w *axisOp) onDevice(d *Device) error {
 	m := uint64(w.results())
 	if m == 0 {
@@ -139,9 +155,39 @@ func (w *axisOp) onDevice(d *Device) error {
 		in = w.out.dev.arg() // not read: the axis is empty
 	}
 	e := w.kernel
+	length := uint64(w.length)
+	chunks := axisChunks(m, length, d.groups*e.local)
+	if chunks <= 1 {
+		return d.launch(e, roundUp(m, e.local), e.local, []ur.Arg{
+			w.out.dev.arg(), in, w.ident, ur.ArgOf(uint64(w.inner)), ur.ArgOf(length), ur.ArgOf(m),
+		})
+	}
+	part, err := d.allocDev(chunks * m * uint64(w.out.et.size))
+	if err != nil {
+		return err
+	}
+	defer part.free()
+	k1 := w.kernel1
+	if err := d.launch(k1, roundUp(chunks*m, k1.local), k1.local, []ur.Arg{
+		part.arg(), in, w.ident, ur.ArgOf(uint64(w.inner)), ur.ArgOf(length), ur.ArgOf(m), ur.ArgOf(chunks),
+	}); err != nil {
+		return err
+	}
 	return d.launch(e, roundUp(m, e.local), e.local, []ur.Arg{
-		w.out.dev.arg(), in, w.ident, ur.ArgOf(uint64(w.inner)), ur.ArgOf(uint64(w.length)), ur.ArgOf(m),
+		w.out.dev.arg(), part.arg(), w.ident, ur.ArgOf(m), ur.ArgOf(chunks), ur.ArgOf(m),
 	})
+}
+
+// axisChunks is how many chunks an axis of length is cut into for m
+// results on a device running about threads work-items at once: 1 where
+// the results fill it or the axis is short, else about √length chunks
+// (both passes walk about √length elements), at most enough to fill it.
+func axisChunks(m, length, threads uint64) uint64 {
+	if m >= threads/2 || length < 256 {
+		return 1
+	}
+	c := uint64(math.Sqrt(float64(length)))
+	return max(1, min(c, threads/m))
 }
 
 // onCPU splits the results into chunks of about the CPU context's chunk
@@ -156,8 +202,11 @@ func (w *axisOp) onCPU(c *CPU) (err error) {
 	return c.parallel(m, k, func(_, lo, hi int) { w.cpu(lo, hi) })
 }
 
-// axisSource is the kernel reducing an axis with one operator on et:
-// reduce_axis_NAME_S(out, in, ident, inner, length, m). Result i =
+// axisSource is the kernels reducing an axis with one operator on et:
+// reduce_axis_NAME_S(out, in, ident, inner, length, m), a work-item a
+// result, and reduce_axis_part_NAME_S(part, in, ident, inner, length, m,
+// chunks), a work-item a chunk of a result's axis, partial c of result r
+// at part[c*m + r]. Result i =
 // o*inner + j starts at o*length*inner + j = i + o*(length-1)*inner: one
 // division, no remainder (clang -O2 pairs a division with a remainder
 // through a freeze instruction, which llvm-spirv-15 cannot translate).
@@ -175,6 +224,15 @@ func axisSource(backend string, et *elemType, name, expr string) string {
 	for (%[4]s t = 0; t < length; t++) acc = op_%[1]s_%[2]s(acc, p[t * inner]);
 	out[i] = acc;
 }
+extern "C" __global__ void reduce_axis_part_%[1]s_%[2]s(%[3]s* part, const %[3]s* in, %[3]s ident, %[4]s inner, %[4]s length, %[4]s m, %[4]s chunks) {
+	%[5]s
+	if (i >= m * chunks) return;
+	%[4]s c = i / m, r = i - c * m;
+	const %[3]s* p = in + r + (r / inner) * (length - 1) * inner;
+	%[3]s acc = ident;
+	for (%[4]s t = c * length / chunks, end = (c + 1) * length / chunks; t < end; t++) acc = op_%[1]s_%[2]s(acc, p[t * inner]);
+	part[i] = acc;
+}
 `, name, s, t, u, cuIndex)
 		return b.String()
 	}
@@ -187,6 +245,15 @@ func axisSource(backend string, et *elemType, name, expr string) string {
 	%[3]s acc = ident;
 	for (ulong t = 0; t < length; t++) acc = op_%[1]s_%[2]s(acc, p[t * inner]);
 	out[i] = acc;
+}
+__kernel void reduce_axis_part_%[1]s_%[2]s(__global %[3]s* part, __global const %[3]s* in, %[3]s ident, ulong inner, ulong length, ulong m, ulong chunks) {
+	%[4]s
+	if (i >= m * chunks) return;
+	ulong c = i / m, r = i - c * m;
+	__global const %[3]s* p = in + r + (r / inner) * (length - 1) * inner;
+	%[3]s acc = ident;
+	for (ulong t = c * length / chunks, end = (c + 1) * length / chunks; t < end; t++) acc = op_%[1]s_%[2]s(acc, p[t * inner]);
+	part[i] = acc;
 }
 `, name, s, t, clIndex)
 	return b.String()

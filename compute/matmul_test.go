@@ -335,6 +335,30 @@ func TestReduceAxis(t *testing.T) {
 					out.Release()
 				}
 			}
+			// Few results along a long axis: on a device, in chunks.
+			const rows = 1000
+			cs := make([]float32, rows*3)
+			for i := range cs {
+				cs[i] = float32((i*7)%19-9) / 8
+			}
+			col := must[*Array[float32]](t)(FromSlice(ctx, cs, rows, 3))
+			defer col.Release()
+			for _, op := range []ReduceOp[float32]{Sum[float32](), Max[float32]()} {
+				sums := must[*Array[float32]](t)(Zeros[float32](ctx, 1, 3))
+				if err := ReduceAxis(ctx, sums, col, 0, op); err != nil {
+					t.Fatal(err)
+				}
+				want := refAxis(cs, []int{rows, 3}, 0, op.Identity, op.Combine)
+				if got := must[[]float32](t)(sums.ToSlice()); !slices.Equal(got, want) { // eighths add exactly
+					t.Errorf("column %s of [%d 3]: %v, want %v", op.Name, rows, got, want)
+				}
+				sums.Release()
+			}
+			if d, ok := ctx.(*Device); ok {
+				if c := axisChunks(3, rows, d.groups*d.local); c <= 1 {
+					t.Errorf("[%d 3] along axis 0: %d chunks on %v; the test wants the chunked path", rows, c, d)
+				}
+			}
 			// An empty axis gives the identity.
 			e := must[*Array[float32]](t)(Zeros[float32](ctx, 3, 0))
 			defer e.Release()
