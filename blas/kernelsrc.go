@@ -156,14 +156,19 @@ var (
 )
 
 // gemmKernelName names the GEMM kernel for the transposes and whether
-// it loads four elements at a time.
-func gemmKernelName(ta, tb Transpose, vec bool) string {
-	name := "gemm_" + ta.String() + tb.String()
-	if vec {
-		name += "_v4"
+// it loads four elements at a time, without allocating: a call makes
+// one lookup.
+func gemmKernelName(ta, tb Transpose, vec bool) string { return gemmNames[ta][tb][b2i(vec)] }
+
+var gemmNames = func() (names [2][2][2]string) {
+	for _, ta := range []Transpose{NoTrans, Trans} {
+		for _, tb := range []Transpose{NoTrans, Trans} {
+			names[ta][tb][0] = "gemm_" + ta.String() + tb.String()
+			names[ta][tb][1] = names[ta][tb][0] + "_v4"
+		}
 	}
-	return name
-}
+	return names
+}()
 
 // gemmBody is the GEMM kernel over the macros NAME, TA, TB, VEC, BM, BN,
 // BK, TM, TN. Row-major: op(A)(m, k) is A[m*lda + k], or A[k*lda + m]
