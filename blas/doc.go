@@ -11,6 +11,16 @@
 // reduction (Dot, Nrm2, ...) is written to device memory, as with
 // cuBLAS's device pointer mode.
 //
+// # Level 1
+//
+// The Level 1 routines work on vectors of n elements, incX (incY)
+// elements apart. A negative increment walks the vector from its last
+// element, as in BLAS; Nrm2, Asum, Iamax and Scal take positive
+// increments only. A routine's scalar result is written to a device
+// operand (one element of the type; an int32 for Iamax, 0-based, -1 for
+// no element), as cuBLAS's device pointer mode does, so nothing waits
+// for the device: read it after the queue has run the call.
+//
 // # Backends
 //
 // A Handle runs on one of:

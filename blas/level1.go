@@ -2,15 +2,6 @@ package blas
 
 import "github.com/gour-dev/gour/ur"
 
-// The Level 1 routines work on vectors of n elements of t, incX (incY)
-// elements apart. A negative increment walks the vector from its last
-// element, as in BLAS; Nrm2, Asum, Iamax and Scal take positive
-// increments only. A routine's scalar result is written to the device
-// operand result (one element of t; one int32 for Iamax), as cuBLAS's
-// device pointer mode does, so nothing waits for the device: read it
-// after the queue has run the call. Float16 and BFloat16 compute in
-// float32.
-
 // Axpy enqueues y += alpha*x.
 func (h *Handle) Axpy(t Type, n int, alpha float64, x Operand, incX int, y Operand, incY int) error {
 	return h.vector(&vecArgs{Op: opAxpy, Type: t, N: n, Alpha: alpha, X: x, IncX: incX, Y: y, IncY: incY})
