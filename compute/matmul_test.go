@@ -390,6 +390,11 @@ func TestReduceAxis(t *testing.T) {
 			if err := ReduceAxis(ctx, o, must[*Array[int32]](t)(Zeros[int32](NewCPU(1), 2, 5)), 0, Sum[int32]()); !errors.Is(err, ErrWrongContext) {
 				t.Errorf("input of another context: %v", err)
 			}
+			gone := must[*Array[int32]](t)(Zeros[int32](ctx, 2, 5))
+			gone.Release()
+			if err := ReduceAxis(ctx, o, gone, 0, Sum[int32]()); !errors.Is(err, ErrReleased) {
+				t.Errorf("released input: %v", err)
+			}
 			if got := must[[]int32](t)(o.ToSlice()); !slices.Equal(got, []int32{4, 4, 4, 4, 4}) {
 				t.Errorf("output after the refused calls: %v", got)
 			}
@@ -533,6 +538,18 @@ func TestTransformBroadcast(t *testing.T) {
 			defer small.Release()
 			if err := Transform(ctx, add, small, small, x); !errors.Is(err, ErrShape) {
 				t.Errorf("output smaller than an input: %v", err)
+			}
+			gone := must[*Array[float32]](t)(Zeros[float32](ctx, H))
+			gone.Release()
+			if err := Transform(ctx, add, out, gone, x); !errors.Is(err, ErrReleased) {
+				t.Errorf("released broadcast input: %v", err)
+			}
+			foreign := must[*Array[float32]](t)(Zeros[float32](NewCPU(1), H))
+			if err := Transform(ctx, add, out, foreign, x); !errors.Is(err, ErrWrongContext) {
+				t.Errorf("broadcast input of another context: %v", err)
+			}
+			if err := Transform(ctx, add, out, nil, x); !errors.Is(err, ErrInvalid) {
+				t.Errorf("nil input: %v", err)
 			}
 			check("after the refused calls", func(int, int) float32 { return 5 })
 		})
