@@ -29,8 +29,10 @@
 //     time (no CUDA toolkit needed to build).
 //   - "clblast": CLBlast on OpenCL devices (libclblast.so.1, Debian
 //     package libclblast1), loaded at run time. CLBlast takes buffers:
-//     calls on USM pointers, bfloat16, negative increments and pointer
-//     batches that are not one buffer each run on the own kernels.
+//     calls on USM pointers run on the own kernels, as do bfloat16,
+//     negative increments, empty products, Nrm2 and Iamax, pointer
+//     batches whose matrices are not in one buffer each, and beta 0 on a
+//     C whose rows have gaps (CLBlast would read C).
 //   - "gour": the package's own kernels, OpenCL C and CUDA C (OpenCL C
 //     through SPIR-V on Level Zero), built with the program manager and so
 //     cached in memory and on disk like any program. They serve every
