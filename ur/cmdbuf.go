@@ -12,7 +12,27 @@ type CommandBufferOptions struct {
 	// Updatable lets CommandBuffer.UpdateLaunch change a recorded launch's arguments
 	// and range after Finalize.
 	Updatable bool
+	// Mode chooses between the driver's command buffer and gour's
+	// emulation; the zero value, CommandBufferAuto, takes the faster.
+	Mode CommandBufferMode
 }
+
+// CommandBufferMode chooses how a command buffer is recorded and replayed.
+type CommandBufferMode uint8
+
+const (
+	// CommandBufferAuto records natively where the driver has command
+	// buffers, except where its adapter measured them slower than the
+	// same launches one by one (PoCL: docs/benchmarks.md), and emulates
+	// them elsewhere.
+	CommandBufferAuto CommandBufferMode = iota
+	// CommandBufferNative records in the driver's command buffer;
+	// NewCommandBuffer fails with ErrUnsupportedFeature where it has none.
+	CommandBufferNative
+	// CommandBufferEmulated records in gour and replays the commands as
+	// launches prepared with their arguments, one call each.
+	CommandBufferEmulated
+)
 
 // CommandBuffer is a recorded sequence of commands for one device —
 // launches, copies and fills — finalized once and replayed by one
@@ -20,8 +40,12 @@ type CommandBufferOptions struct {
 // OpenCL's cl_khr_command_buffer, Level Zero's command lists and SYCL's
 // ext_oneapi_graph do. Commands run in the order they were recorded.
 //
-// Where the driver has no command buffers, gour records the commands and
-// replays them one by one through ordinary enqueues: Emulated reports it.
+// Where the driver has no command buffers, or its adapter measured them
+// slower than the same launches one by one, gour records the commands and
+// replays them itself: Emulated reports it. An emulated replay makes each
+// launch as prepared once per queue, with the arguments bound when it was
+// recorded — one driver call, no checks and no allocation per launch —
+// and costs no more than the launches made one by one.
 // Buffers a command uses stay alive while the command buffer does; USM a
 // command uses must not be freed before the last replay (a replay after
 // it fails with ErrInvalidMemObject).
@@ -35,6 +59,12 @@ type CommandBuffer struct {
 	mu        sync.Mutex
 	finalized bool
 	cmds      []*Command
+	// usm lists the USM pointers the commands use, checked at each
+	// replay; made by Finalize and UpdateLaunch.
+	usm []Ptr
+	// plan is an emulated buffer's launches prepared for the last queue
+	// that replayed it (cmdreplay.go).
+	plan *replayPlan
 }
 
 // Command is one recorded command of a CommandBuffer.
@@ -48,6 +78,8 @@ type Command struct {
 	r       NDRange
 	props   LaunchProperties
 	args    []Arg
+	dargs   []driver.LaunchArg // args in the adapter's form, made when recorded
+	index   int                // the command's place in the buffer
 	mems    [2]*Mem
 	ptrs    [2]Ptr
 	offsets [2]uint64
@@ -79,7 +111,22 @@ func (c *Context) NewCommandBuffer(dev *Device, opts CommandBufferOptions) (*Com
 		return nil, newError(ErrInvalidDevice, op, c.adapter.name, "device %q is not in the context", dev.Name())
 	}
 	cb := &CommandBuffer{object: object{adapter: c.adapter}, ctx: c, dev: dev, updatable: opts.Updatable}
-	if cc, ok := c.drv.(driver.CommandBufferContext); ok {
+	cc, native := c.drv.(driver.CommandBufferContext)
+	switch opts.Mode {
+	case CommandBufferAuto:
+		if adv, ok := c.drv.(driver.CommandBufferAdvisor); ok && native && adv.NativeCommandBufferSlower(dev.drv) {
+			native = false
+		}
+	case CommandBufferNative:
+		if !native {
+			return nil, newError(ErrUnsupportedFeature, op, c.adapter.name, "the driver has no command buffers on %s", dev.Name())
+		}
+	case CommandBufferEmulated:
+		native = false
+	default:
+		return nil, newError(ErrInvalidValue, op, c.adapter.name, "unknown command buffer mode %d", opts.Mode)
+	}
+	if native {
 		drv, err := cc.NewCommandBuffer(dev.drv, driver.CommandBufferProperties{Updatable: opts.Updatable})
 		if err != nil {
 			return nil, wrapError(err, op, c.adapter.name)
@@ -95,6 +142,12 @@ func (cb *CommandBuffer) free() error {
 	var err error
 	if cb.drv != nil {
 		err = cb.drv.Release()
+	}
+	if cb.plan != nil {
+		if e := cb.plan.release(); err == nil {
+			err = e
+		}
+		cb.plan = nil
 	}
 	for _, c := range cb.cmds {
 		c.unkeep()
@@ -159,6 +212,7 @@ func (cb *CommandBuffer) record(op string, c *Command, add func() (driver.Comman
 		c.drv = drv
 	}
 	c.cb = cb
+	c.index = len(cb.cmds)
 	cb.cmds = append(cb.cmds, c)
 	return c, nil
 }
@@ -269,7 +323,7 @@ func (cb *CommandBuffer) AppendLaunch(k *Kernel, r NDRange, props LaunchProperti
 	if err != nil {
 		return nil, err
 	}
-	c := &Command{kind: cmdLaunch, kernel: k, r: r, props: props, args: slices.Clone(args)}
+	c := &Command{kind: cmdLaunch, kernel: k, r: r, props: props, args: slices.Clone(args), dargs: dargs}
 	return cb.record(op, c, func() (driver.Command, error) { return cb.drv.AppendLaunch(k.drv, r, dargs, props) })
 }
 
@@ -379,6 +433,7 @@ func (cb *CommandBuffer) Finalize() error {
 		}
 	}
 	cb.finalized = true
+	cb.usm = cb.collectPtrs()
 	return nil
 }
 
@@ -414,13 +469,13 @@ func (cb *CommandBuffer) UpdateLaunch(c *Command, r *NDRange, args ...Arg) error
 		}
 	}
 	var dargs []driver.LaunchArg
-	nargs := c.args
+	nargs, ndargs := c.args, c.dargs
 	if len(args) > 0 {
 		var err error
 		if dargs, err = c.kernel.checkArgs(op, args); err != nil {
 			return err
 		}
-		nargs = slices.Clone(args)
+		nargs, ndargs = slices.Clone(args), dargs
 	}
 	next := &Command{kind: cmdLaunch, kernel: c.kernel, r: nr, props: c.props, args: nargs}
 	if err := next.keep(op); err != nil {
@@ -437,7 +492,14 @@ func (cb *CommandBuffer) UpdateLaunch(c *Command, r *NDRange, args ...Arg) error
 		}
 	}
 	c.unkeep()
-	c.r, c.args = nr, nargs
+	c.r, c.args, c.dargs = nr, nargs, ndargs
+	cb.usm = cb.collectPtrs()
+	if cb.plan != nil {
+		// Prepared again, with the new arguments, at the next replay.
+		if err := cb.plan.drop(c.index); err != nil {
+			return wrapError(err, op, cb.adapter.name)
+		}
+	}
 	return nil
 }
 
@@ -461,15 +523,13 @@ func (q *Queue) EnqueueCommandBuffer(cb *CommandBuffer, wait ...*Event) (*Event,
 	if !cb.finalized {
 		return nil, newError(ErrInvalidOperation, op, q.adapter.name, "finalize the command buffer before enqueuing it")
 	}
-	for i, c := range cb.cmds {
-		for _, p := range c.allPtrs() {
-			if p.u.life.released() {
-				return nil, newError(ErrInvalidMemObject, op, q.adapter.name, "command %d uses the USM allocation at %#x, which was freed", i, p.u.addr)
-			}
+	for _, p := range cb.usm {
+		if p.u.life.released() {
+			return nil, cb.freedPtr(op, p)
 		}
 	}
 	if cb.drv == nil {
-		return q.replay(op, cb.cmds, wait)
+		return q.replay(op, cb, wait)
 	}
 	dw, err := q.useWaitList(op, wait)
 	if err != nil {
@@ -480,43 +540,23 @@ func (q *Queue) EnqueueCommandBuffer(cb *CommandBuffer, wait ...*Event) (*Event,
 	return q.finishEnqueue(op, ev, err, nil)
 }
 
-// replay enqueues an emulated buffer's commands one by one, the first
-// after the wait list, and returns a marker of them all (the last
-// command's event where the queue has no markers).
-func (q *Queue) replay(op string, cmds []*Command, wait []*Event) (*Event, error) {
-	var last *Event
-	for i, c := range cmds {
-		w := wait
-		if i > 0 {
-			w = nil
-		}
-		var ev *Event
-		var err error
-		switch c.kind {
-		case cmdLaunch:
-			ev, err = q.launchArgs(op, c.kernel, &c.r, c.props, c.args, w, true)
-		case cmdCopy:
-			ev, err = q.EnqueueCopy(c.mems[0], c.mems[1], c.offsets[0], c.offsets[1], c.size, w...)
-		case cmdFill:
-			ev, err = q.EnqueueFill(c.mems[0], c.pattern, c.offsets[0], c.size, w...)
-		case cmdMemcpy:
-			ev, err = q.EnqueueMemcpy(c.ptrs[0], c.ptrs[1], c.size, w...)
-		case cmdMemFill:
-			ev, err = q.EnqueueMemFill(c.ptrs[0], c.pattern, c.size, w...)
-		}
-		if err != nil {
-			if last != nil {
-				last.Release()
+// collectPtrs lists the USM pointers the commands use.
+func (cb *CommandBuffer) collectPtrs() []Ptr {
+	var out []Ptr
+	for _, c := range cb.cmds {
+		out = append(out, c.allPtrs()...)
+	}
+	return out
+}
+
+// freedPtr is the error of a replay of a buffer that uses p, freed.
+func (cb *CommandBuffer) freedPtr(op string, p Ptr) error {
+	for i, c := range cb.cmds {
+		for _, cp := range c.allPtrs() {
+			if cp.u == p.u {
+				return newError(ErrInvalidMemObject, op, cb.adapter.name, "command %d uses the USM allocation at %#x, which was freed", i, p.u.addr)
 			}
-			return nil, err
 		}
-		if last != nil {
-			last.Release()
-		}
-		last = ev
 	}
-	if last == nil {
-		return q.EnqueueMarker(wait...)
-	}
-	return last, nil
+	return newError(ErrInvalidMemObject, op, cb.adapter.name, "the USM allocation at %#x was freed", p.u.addr)
 }

@@ -278,18 +278,24 @@ func BenchmarkLaunchArgsLocked(b *testing.B) {
 
 // 1000 tiny launches recorded into a command buffer, replayed many times;
 // fills, copies, wait lists, a later SetArg on the kernel and a release
-// while a replay may run.
+// while a replay may run: natively, emulated, and as chosen
+// (cmdreplay_test.go).
 func TestCommandBufferReplay(t *testing.T) {
+	forCommandBufferModes(t, testCommandBufferReplay)
+}
+
+func testCommandBufferReplay(t *testing.T, mode ur.CommandBufferMode) {
 	f := newModelFixture(t)
 	const n, launches, replays = 64, 1000, 20
 	a, b := f.buffer(t, n), f.buffer(t, n)
-	cb, err := f.ctx.NewCommandBuffer(f.dev, ur.CommandBufferOptions{})
+	cb, err := f.ctx.NewCommandBuffer(f.dev, ur.CommandBufferOptions{Mode: mode})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cb.Emulated() {
+	if cb.Emulated() && mode == ur.CommandBufferNative {
 		t.Fatal("PoCL has cl_khr_command_buffer, but the buffer is emulated")
 	}
+	checkCommandBufferMode(t, f, cb, mode)
 	add := f.kernel(t, "add_one")
 	if _, err := cb.AppendFill(a, []byte{3, 0, 0, 0}, 0, 4*n); err != nil {
 		t.Fatal(err)
@@ -373,10 +379,14 @@ func TestCommandBufferReplay(t *testing.T) {
 }
 
 func TestCommandBufferUpdate(t *testing.T) {
+	forCommandBufferModes(t, testCommandBufferUpdate)
+}
+
+func testCommandBufferUpdate(t *testing.T, mode ur.CommandBufferMode) {
 	f := newModelFixture(t)
 	const n = 64
 	a, b := f.buffer(t, n), f.buffer(t, n)
-	cb, err := f.ctx.NewCommandBuffer(f.dev, ur.CommandBufferOptions{Updatable: true})
+	cb, err := f.ctx.NewCommandBuffer(f.dev, ur.CommandBufferOptions{Updatable: true, Mode: mode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,6 +430,10 @@ func TestCommandBufferUpdate(t *testing.T) {
 }
 
 func TestCommandBufferUSM(t *testing.T) {
+	forCommandBufferModes(t, testCommandBufferUSM)
+}
+
+func testCommandBufferUSM(t *testing.T, mode ur.CommandBufferMode) {
 	f := newModelFixture(t)
 	u, err := f.ctx.AllocDevice(f.dev, 256)
 	if errors.Is(err, ur.ErrUnsupportedFeature) {
@@ -429,7 +443,7 @@ func TestCommandBufferUSM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer u.Free()
-	cb, err := f.ctx.NewCommandBuffer(f.dev, ur.CommandBufferOptions{})
+	cb, err := f.ctx.NewCommandBuffer(f.dev, ur.CommandBufferOptions{Mode: mode})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -17,7 +18,7 @@ import (
 
 // graphCommand is `urbench graph`.
 func graphCommand() (*cli.Command, func(io.Writer) error) {
-	c := cli.New("urbench graph", "[-device SELECTOR] [-backend cuda|opencl] [-c-lib LIB] [-kernels N] [-rounds N] [-iters N] [-launch-rounds N] [-launch-iters N] [-cpuprofile FILE]", `
+	c := cli.New("urbench graph", "[-device SELECTOR] [-backend cuda|opencl] [-c-lib LIB] [-kernels N] [-cmdbuf MODES] [-rounds N] [-iters N] [-launch-rounds N] [-launch-iters N] [-cpuprofile FILE]", `
 Time gour's launch model on the first device of the backend that the
 selector lets through, each figure the median of the rounds (min–max).
 The kernel is axpb(y, a, b, n): y[i] = a*i + b over one work-group of 128
@@ -36,7 +37,11 @@ items, small enough that the launch path dominates:
                 b = kernels - i) replayed, per kernel, against the same
                 launches made one by one with LaunchArgs; with -c-lib
                 beside C launching them one by one and C replaying the same
-                CUDA graph (scripts/bench/c/cuda_graph.c)
+                CUDA graph (scripts/bench/c/cuda_graph.c); -cmdbuf names
+                the command buffers to time (auto, native, emulated, or a
+                comma-separated list of them: all replayed in each round,
+                beside the launches one by one), graph.replay being the
+                first and graph.replay.MODE each of the others
   parallel.*    64 goroutines launching one kernel with LaunchArgs at once:
                 their aggregate launch rate against one goroutine's
 
@@ -44,6 +49,7 @@ Every measurement's result is read back and checked.`)
 	backend := c.Flags.String("backend", "cuda", "the device's backend: cuda or opencl")
 	cLib := c.Flags.String("c-lib", "", "with -backend cuda: the C baselines, built from scripts/bench/c/cuda_graph.c")
 	kernels := c.Flags.Int("kernels", 1000, "launches in the command buffer")
+	cmdbuf := c.Flags.String("cmdbuf", "auto", "the command buffers to time: auto, native, emulated, or a comma-separated list")
 	rounds := c.Flags.Int("rounds", 10, "rounds of each measurement")
 	launchRounds := c.Flags.Int("launch-rounds", 1000, "rounds of the launch.args measurements, short so that C and gour alternate often")
 	launchIters := c.Flags.Int("launch-iters", 200, "launches per launch.args round")
@@ -60,6 +66,10 @@ Every measurement's result is read back and checked.`)
 		if *rounds < 1 || *iters < 1 || *kernels < 1 || *launchRounds < 1 || *launchIters < 1 {
 			return cli.Usagef(c.Name, "-rounds, -iters, -kernels, -launch-rounds and -launch-iters must be at least 1")
 		}
+		modes, err := parseCmdbufModes(*cmdbuf)
+		if err != nil {
+			return cli.Usagef(c.Name, "-cmdbuf: %v", err)
+		}
 		dev, ctx, err := firstContext(c, *backend)
 		if err != nil {
 			return err
@@ -70,7 +80,7 @@ Every measurement's result is read back and checked.`)
 			return err
 		}
 		defer stop()
-		b := &graphBench{w: w, dev: dev, ctx: ctx, kernels: *kernels, rounds: *rounds, iters: *iters, launchRounds: *launchRounds, launchIters: *launchIters}
+		b := &graphBench{w: w, dev: dev, ctx: ctx, kernels: *kernels, rounds: *rounds, iters: *iters, launchRounds: *launchRounds, launchIters: *launchIters, modes: modes}
 		if *cLib != "" {
 			if b.c, err = openCGraph(*cLib); err != nil {
 				return err
@@ -94,6 +104,25 @@ type graphBench struct {
 	launchRounds           int // rounds of the launch.args measurements
 	launchIters            int // launches per such round
 	c                      *cGraph
+	modes                  []cmdbufMode // the command buffers graph times
+}
+
+// cmdbufMode is a command buffer mode of -cmdbuf.
+type cmdbufMode struct {
+	name string
+	mode ur.CommandBufferMode
+}
+
+func parseCmdbufModes(s string) ([]cmdbufMode, error) {
+	var out []cmdbufMode
+	for name := range strings.SplitSeq(s, ",") {
+		m, ok := map[string]ur.CommandBufferMode{"auto": ur.CommandBufferAuto, "native": ur.CommandBufferNative, "emulated": ur.CommandBufferEmulated}[name]
+		if !ok {
+			return nil, fmt.Errorf("%q: want auto, native or emulated", name)
+		}
+		out = append(out, cmdbufMode{name, m})
+	}
+	return out, nil
 }
 
 // graphSources hold axpb, the kernel of scripts/bench/c/cuda_graph.c.
@@ -316,42 +345,59 @@ func (b *graphBench) graph() error {
 		return err
 	}
 	defer y.release()
-	start := time.Now()
-	cb, err := b.ctx.NewCommandBuffer(b.dev, ur.CommandBufferOptions{})
-	if err != nil {
-		return err
+	type timed struct {
+		mode  cmdbufMode
+		cb    *ur.CommandBuffer
+		built time.Duration
+		ns    []float64
 	}
-	defer cb.Release()
-	for i := range b.kernels {
-		if _, err := cb.AppendLaunch(b.k, one(), ur.LaunchProperties{}, y.arg(), ur.ArgOf(float32(i)), ur.ArgOf(float32(b.kernels-i)), ur.ArgOf(uint32(graphItems))); err != nil {
+	var cbs []*timed
+	for _, m := range b.modes {
+		start := time.Now()
+		cb, err := b.ctx.NewCommandBuffer(b.dev, ur.CommandBufferOptions{Mode: m.mode})
+		if err != nil {
+			return fmt.Errorf("-cmdbuf %s: %w", m.name, err)
+		}
+		defer cb.Release()
+		for i := range b.kernels {
+			if _, err := cb.AppendLaunch(b.k, one(), ur.LaunchProperties{}, y.arg(), ur.ArgOf(float32(i)), ur.ArgOf(float32(b.kernels-i)), ur.ArgOf(uint32(graphItems))); err != nil {
+				return err
+			}
+		}
+		if err := cb.Finalize(); err != nil {
 			return err
 		}
+		cbs = append(cbs, &timed{mode: m, cb: cb, built: time.Since(start)})
 	}
-	if err := cb.Finalize(); err != nil {
-		return err
-	}
-	built := time.Since(start)
 	replays := max(b.iters/b.kernels, 1)
 	perKernel := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(replays*b.kernels) }
 	lastA, lastB := float32(b.kernels-1), float32(1)
-	var replayed, single, cSingle, cGraph []float64
+	var single, cSingle, cGraph []float64
 	for r := -1; r < b.rounds; r++ {
-		start := time.Now()
-		for range replays {
-			ev, err := b.q.EnqueueCommandBuffer(cb)
-			if err != nil {
+		// The command buffers in an order rotating round by round, then
+		// the launches one by one.
+		for j := range cbs {
+			t := cbs[(j+max(r, 0))%len(cbs)]
+			start := time.Now()
+			for range replays {
+				ev, err := b.q.EnqueueCommandBuffer(t.cb)
+				if err != nil {
+					return err
+				}
+				ev.Release()
+			}
+			if err := b.q.Finish(); err != nil {
 				return err
 			}
-			ev.Release()
+			rep := perKernel(time.Since(start))
+			if err := b.check("the "+t.mode.name+" command buffer", y, lastA, lastB); err != nil {
+				return err
+			}
+			if r >= 0 {
+				t.ns = append(t.ns, rep)
+			}
 		}
-		if err := b.q.Finish(); err != nil {
-			return err
-		}
-		rep := perKernel(time.Since(start))
-		if err := b.check("the command buffer", y, lastA, lastB); err != nil {
-			return err
-		}
-		start = time.Now()
+		start := time.Now()
 		for range replays {
 			for i := range b.kernels {
 				if err := b.q.LaunchArgs(b.k, one(), y.arg(), ur.ArgOf(float32(i)), ur.ArgOf(float32(b.kernels-i)), ur.ArgOf(uint32(graphItems))); err != nil {
@@ -383,18 +429,25 @@ func (b *graphBench) graph() error {
 			}
 		}
 		if r >= 0 {
-			replayed, single = append(replayed, rep), append(single, sgl)
+			single = append(single, sgl)
 			if b.c != nil {
 				cSingle, cGraph = append(cSingle, cs), append(cGraph, cg)
 			}
 		}
 	}
-	kind := "native"
-	if cb.Emulated() {
-		kind = "emulated"
+	for j, t := range cbs {
+		kind := "native"
+		if t.cb.Emulated() {
+			kind = "emulated"
+		}
+		fmt.Fprintf(b.w, "graph: a %s command buffer (-cmdbuf %s) of %d launches, recorded and finalized in %.0f µs, replayed %d times a round\n", kind, t.mode.name, b.kernels, float64(t.built.Microseconds()), replays)
+		name := "graph.replay"
+		if j > 0 {
+			name += "." + t.mode.name
+		}
+		b.line(name, "ns/kernel", t.ns, fmt.Sprintf("  %.3f× one by one", median(t.ns)/median(single)))
 	}
-	fmt.Fprintf(b.w, "graph: a %s command buffer of %d launches, recorded and finalized in %.0f µs, replayed %d times a round\n", kind, b.kernels, float64(built.Microseconds()), replays)
-	b.line("graph.replay", "ns/kernel", replayed, fmt.Sprintf("  %.3f× one by one", median(replayed)/median(single)))
+	replayed := cbs[0].ns
 	b.line("graph.single", "ns/kernel", single, "  the same launches one by one (LaunchArgs)")
 	if b.c != nil {
 		b.line("graph.c.single", "ns/kernel", cSingle, fmt.Sprintf("  C cuLaunchKernel one by one: gour replay/C %.3f (target ≤ 0.4)", median(replayed)/median(cSingle)))
