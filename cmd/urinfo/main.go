@@ -84,6 +84,12 @@ type deviceReport struct {
 	Info     fields `json:"info"`
 	// Memory is the device's memory now, where the driver reports it.
 	Memory *memoryReport `json:"memory,omitempty"`
+	// Queries holds every Unified Runtime device query the device
+	// answers (Device.QueryAll), keyed by its name without the
+	// UR_DEVICE_INFO_ prefix, in ur_device_info_t order; Unsupported
+	// names those it cannot answer.
+	Queries     queryFields `json:"queries"`
+	Unsupported []string    `json:"unsupported_queries"`
 	// BLAS is the status of each vendor BLAS library of package blas for
 	// the device's backend (CLBlast on OpenCL, cuBLAS on CUDA).
 	BLAS []blasReport `json:"blas,omitempty"`
@@ -120,6 +126,8 @@ func newReport(sys *ur.System) report {
 			Memory:   memoryOf(d),
 			BLAS:     blasOf(d),
 		})
+		r := &rep.Devices[len(rep.Devices)-1]
+		r.Queries, r.Unsupported = queriesOf(d)
 	}
 	for _, s := range sys.Statuses {
 		a := adapterReport{Name: s.Name, Available: s.Err == nil, Reason: cli.AdapterReason(s)}
@@ -161,6 +169,15 @@ func writeVerbose(w io.Writer, rep report) {
 		fmt.Fprintln(w, "  device:")
 		for _, f := range d.Info {
 			writeField(w, f)
+		}
+		if len(d.Queries) > 0 {
+			fmt.Fprintln(w, "  queries:")
+		}
+		for _, q := range d.Queries {
+			fmt.Fprintf(w, "    %s: %s\n", q.Name, q.text())
+		}
+		if len(d.Unsupported) > 0 {
+			fmt.Fprintf(w, "  unsupported queries: %s\n", strings.Join(d.Unsupported, " "))
 		}
 		if m := d.Memory; m != nil {
 			fmt.Fprintf(w, "  memory: %s free of %s\n", humanBytes(m.Free), humanBytes(m.Total))
@@ -330,4 +347,80 @@ func snakeCase(name string) string {
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
+}
+
+// queryField is one answered device query.
+type queryField struct {
+	Name  string // without UR_DEVICE_INFO_
+	Kind  ur.QueryKind
+	Value any
+}
+
+// queryFields keeps the queries in order in JSON.
+type queryFields []queryField
+
+func (qs queryFields) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, q := range qs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(q.Name)
+		v, err := json.Marshal(q.jsonValue())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", q.Name, err)
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+// queriesOf answers every query; the unanswered are listed by name.
+func queriesOf(d *ur.Device) (queryFields, []string) {
+	answered := queryFields{}
+	unsupported := []string{}
+	for _, r := range d.QueryAll() {
+		if r.Err != nil {
+			unsupported = append(unsupported, r.Name)
+			continue
+		}
+		answered = append(answered, queryField{Name: r.Name, Kind: r.Kind, Value: r.Value})
+	}
+	return answered, unsupported
+}
+
+// jsonValue: handles by name, bytes (a UUID) in hex, the rest as they are.
+func (q queryField) jsonValue() any {
+	switch v := q.Value.(type) {
+	case *ur.Platform:
+		if v == nil {
+			return nil
+		}
+		return v.Info().Name
+	case *ur.Device:
+		if v == nil {
+			return nil
+		}
+		return v.String()
+	case []byte:
+		return fmt.Sprintf("%x", v)
+	}
+	return q.Value
+}
+
+// text formats the value for --verbose: bit-fields in hex, the rest as
+// in JSON.
+func (q queryField) text() string {
+	if q.Kind == ur.QueryFlags {
+		return fmt.Sprintf("%#x", q.Value)
+	}
+	v := q.jsonValue()
+	if v == nil {
+		return "none"
+	}
+	return fmt.Sprint(v)
 }

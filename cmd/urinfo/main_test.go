@@ -423,3 +423,47 @@ func TestRealDevices(t *testing.T) {
 		t.Errorf("--verbose reports CLBlast for %d devices, want %d:\n%s", n, len(devs), out)
 	}
 }
+
+// TestQueries: --json and --verbose carry the Unified Runtime's device
+// queries, answered ones with their values and the rest listed as
+// unsupported, never as zero.
+func TestQueries(t *testing.T) {
+	useFakes(t)
+	code, out, errOut := runUrinfo(t, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	var got struct {
+		Devices []struct {
+			Queries     map[string]any `json:"queries"`
+			Unsupported []string       `json:"unsupported_queries"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.Devices) != 1 {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	d := got.Devices[0]
+	for k, want := range map[string]any{
+		"NAME":              "Fake GPU",
+		"MAX_COMPUTE_UNITS": float64(8),
+		"GLOBAL_MEM_FREE":   float64(6 << 30),
+		"PLATFORM":          "Fake Platform",
+		"USM_POOL_SUPPORT":  true,
+	} {
+		if !reflect.DeepEqual(d.Queries[k], want) {
+			t.Errorf("queries[%q] = %#v, want %#v", k, d.Queries[k], want)
+		}
+	}
+	if len(d.Queries)+len(d.Unsupported) != len(ur.DeviceQueries()) {
+		t.Errorf("%d answered + %d unsupported != %d queries", len(d.Queries), len(d.Unsupported), len(ur.DeviceQueries()))
+	}
+	unsupported := strings.Join(d.Unsupported, " ")
+	if !strings.Contains(unsupported, "IMAGE2D_MAX_WIDTH") || strings.Contains(unsupported, "NAME ") {
+		t.Errorf("unsupported: %s", unsupported)
+	}
+	code, out, _ = runUrinfo(t, "--verbose")
+	if code != 0 || !strings.Contains(out, "  queries:\n") || !strings.Contains(out, "    MAX_COMPUTE_UNITS: 8\n") ||
+		!strings.Contains(out, "  unsupported queries: ") {
+		t.Errorf("--verbose:\n%s", out)
+	}
+}
