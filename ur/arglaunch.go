@@ -3,6 +3,7 @@ package ur
 import (
 	"encoding/binary"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -38,7 +39,13 @@ type ArgLaunch struct {
 
 // PrepareLaunchArgs checks a launch of k over r with props and args on q as
 // EnqueueLaunchArgs would and returns it prepared.
-func (q *Queue) PrepareLaunchArgs(k *Kernel, r NDRange, props LaunchProperties, args ...Arg) (*ArgLaunch, error) {
+func (q *Queue) PrepareLaunchArgs(k *Kernel, r NDRange, props LaunchProperties, args ...Arg) (rh *ArgLaunch, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.PrepareLaunchArgs", q, k)
+		launchArgs(tc, k, &r)
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	const op = "Queue.PrepareLaunchArgs"
 	if err := q.enter(op); err != nil {
 		return nil, err
@@ -54,6 +61,7 @@ func (q *Queue) PrepareLaunchArgs(k *Kernel, r NDRange, props LaunchProperties, 
 	}
 	// The queue, the kernel and the arguments' memory stay entered until
 	// l is freed.
+	l.created("ArgLaunch")
 	l.life.free = func() error {
 		leaveArgs(l.args)
 		leaveBoth(&q.life, &k.life)
@@ -100,7 +108,12 @@ const (
 
 // Launch enqueues the launch with its arguments as they are. It returns
 // no event and allocates nothing.
-func (l *ArgLaunch) Launch() error {
+func (l *ArgLaunch) Launch() (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "ArgLaunch.Launch", l)
+		defer tc.end(&rerr)
+	}
+
 	if l == nil || !l.life.enter() {
 		return l.enterError(opArgLaunch)
 	}

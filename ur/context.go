@@ -3,6 +3,7 @@ package ur
 import (
 	"slices"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -16,7 +17,13 @@ type Context struct {
 
 // NewContext creates a context over devices, which must all belong to one
 // platform.
-func NewContext(devices ...*Device) (*Context, error) {
+func NewContext(devices ...*Device) (rh *Context, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "NewContext")
+		tc.args.Uint("devices", uint64(len(devices)))
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	const op = "NewContext"
 	if len(devices) == 0 {
 		return nil, newError(ErrInvalidValue, op, "", "no devices given")
@@ -42,6 +49,7 @@ func NewContext(devices ...*Device) (*Context, error) {
 		return nil, wrapError(err, op, a.name)
 	}
 	c := &Context{object: object{adapter: a}, drv: drv, devices: slices.Clone(devices)}
+	c.created("Context")
 	c.life.free = drv.Release
 	return c, nil
 }

@@ -3,6 +3,7 @@ package ur
 import (
 	"context"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -33,6 +34,7 @@ type Event struct {
 // the driver's event lives until both the queue and the Event let go.
 func newEvent(q *Queue, drv driver.Event, host []byte) *Event {
 	e := &Event{object: object{adapter: q.adapter}, drv: drv, queue: q}
+	e.created("Event")
 	e.life.free = drv.Release
 	if len(host) > 0 {
 		e.life.free = q.holds.add(drv, host).drop
@@ -57,7 +59,12 @@ func (e *Event) Release() error {
 
 // Wait blocks until the command completes or ctx is done. A command that
 // failed on the device gives its error.
-func (e *Event) Wait(ctx context.Context) error {
+func (e *Event) Wait(ctx context.Context) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Event.Wait", e)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Event.Wait"
 	if err := e.enter(op); err != nil {
 		return err

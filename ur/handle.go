@@ -1,10 +1,17 @@
 package ur
 
+import (
+	"sync/atomic"
+
+	"github.com/gour-dev/gour/trace"
+)
+
 // object is the part every released-able handle shares: its lifetime guard
 // and the adapter it came from.
 type object struct {
 	life    lifetime
 	adapter *Adapter
+	id      atomic.Uint64 // the id in traces and leak reports, given on first use (layers.go)
 }
 
 // nilHandle is the error for a nil handle argument.
@@ -31,12 +38,16 @@ func (o *object) releasedError(kind string, invalidCode Result, op string) error
 }
 
 // release is the body of every Release method.
-func (o *object) release(kind string, invalidCode Result) error {
+func (o *object) release(kind string, invalidCode Result) (err error) {
 	op := kind + ".Release"
+	if r := trace.Active(); r != nil {
+		defer traceRelease(r, op, o, r.Now(), &err)
+	}
 	ok, err := o.life.release()
 	if !ok {
 		return newError(invalidCode, op, o.adapter.name, "%s was already released", kind)
 	}
+	o.releasedNow()
 	return wrapError(err, op, o.adapter.name)
 }
 

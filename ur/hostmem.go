@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -34,7 +35,13 @@ func PageAlignedBytes(n int) []byte {
 // neither moves nor frees it until Release, which unlocks it. Adapters
 // without page-locking (OpenCL has no call for memory it did not
 // allocate) give ErrUnsupportedFeature: use AllocHost there.
-func (c *Context) RegisterHost(b []byte) (*HostRegistration, error) {
+func (c *Context) RegisterHost(b []byte) (rh *HostRegistration, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.RegisterHost", c)
+		tc.args.Uint("bytes", uint64(len(b)))
+		defer tc.end(&rerr)
+	}
+
 	const op = "Context.RegisterHost"
 	if err := c.enter(op); err != nil {
 		return nil, err
@@ -59,6 +66,7 @@ func (c *Context) RegisterHost(b []byte) (*HostRegistration, error) {
 		r.pin.Unpin()
 		return nil, wrapError(err, op, c.adapter.name)
 	}
+	r.created("HostRegistration")
 	r.life.free = func() error {
 		defer r.pin.Unpin()
 		return hr.HostUnregister(addr)
@@ -112,13 +120,23 @@ func (d *Device) FreeMemory() (free, total uint64, err error) {
 // EnqueueMarker returns an event that completes when the wait list has
 // completed, or, with an empty list, when every command enqueued before
 // it has (urEnqueueEventsWait).
-func (q *Queue) EnqueueMarker(wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueMarker(wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueMarker", q)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	return q.marker("Queue.EnqueueMarker", wait, false)
 }
 
 // EnqueueBarrier is EnqueueMarker that also holds back every command
 // enqueued after it until it completes (urEnqueueEventsWaitWithBarrier).
-func (q *Queue) EnqueueBarrier(wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueBarrier(wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueBarrier", q)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	return q.marker("Queue.EnqueueBarrier", wait, true)
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -86,7 +87,13 @@ type Kernel struct {
 
 // NewKernel creates the kernel called name. An unknown name gives
 // ErrInvalidKernelName.
-func (p *Program) NewKernel(name string) (*Kernel, error) {
+func (p *Program) NewKernel(name string) (rh *Kernel, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Program.NewKernel", p)
+		tc.args.Str("name", name)
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	const op = "Program.NewKernel"
 	if err := p.enter(op); err != nil {
 		return nil, err
@@ -122,6 +129,7 @@ func (p *Program) NewKernel(name string) (*Kernel, error) {
 		}
 		k.groups[i] = groupLimits{maxItems: info.WorkGroupSize, required: info.CompileWorkGroupSize}
 	}
+	k.created("Kernel")
 	k.life.free = func() error {
 		err := drv.Release()
 		for i, m := range k.memArgs {
@@ -421,6 +429,9 @@ func checkRange(op, adapter string, r *NDRange) error {
 // from the third time on (preparing it allocates once); PrepareLaunch
 // saves a little more.
 func (q *Queue) Launch(k *Kernel, r NDRange) error {
+	if t := trace.Active(); t != nil {
+		return q.launchTraced(t, "Queue.Launch", k, &r, nil, false)
+	}
 	_, err := q.launch("Queue.Launch", k, &r, nil, false)
 	return err
 }
@@ -428,6 +439,9 @@ func (q *Queue) Launch(k *Kernel, r NDRange) error {
 // EnqueueKernel enqueues the kernel over r after the wait list and returns
 // its event.
 func (q *Queue) EnqueueKernel(k *Kernel, r NDRange, wait ...*Event) (*Event, error) {
+	if t := trace.Active(); t != nil {
+		return q.enqueueTraced(t, "Queue.EnqueueKernel", k, &r, wait)
+	}
 	return q.launch("Queue.EnqueueKernel", k, &r, wait, true)
 }
 

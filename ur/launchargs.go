@@ -4,6 +4,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -56,14 +57,26 @@ func ArgLocalMem(size uint64) Arg { return Arg{kind: ArgLocal, size: size} }
 // a kernel from programmgr included. It returns no event and, with the
 // adapter's argument launches (CUDA, OpenCL, Level Zero), allocates
 // nothing.
-func (q *Queue) LaunchArgs(k *Kernel, r NDRange, args ...Arg) error {
+func (q *Queue) LaunchArgs(k *Kernel, r NDRange, args ...Arg) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.LaunchArgs", q, k)
+		launchArgs(tc, k, &r)
+		defer tc.end(&rerr)
+	}
+
 	_, err := q.launchArgs("Queue.LaunchArgs", k, &r, LaunchProperties{}, args, nil, false)
 	return err
 }
 
 // EnqueueLaunchArgs is LaunchArgs with launch properties, after a wait
 // list, returning the launch's event.
-func (q *Queue) EnqueueLaunchArgs(k *Kernel, r NDRange, props LaunchProperties, args []Arg, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueLaunchArgs(k *Kernel, r NDRange, props LaunchProperties, args []Arg, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueLaunchArgs", q, k)
+		launchArgs(tc, k, &r)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	return q.launchArgs("Queue.EnqueueLaunchArgs", k, &r, props, args, wait, true)
 }
 

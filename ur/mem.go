@@ -3,6 +3,7 @@ package ur
 import (
 	"unsafe"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -30,12 +31,24 @@ type Mem struct {
 }
 
 // NewBuffer allocates size bytes of device memory.
-func (c *Context) NewBuffer(flags MemFlags, size uint64) (*Mem, error) {
+func (c *Context) NewBuffer(flags MemFlags, size uint64) (rh *Mem, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.NewBuffer", c)
+		tc.args.Uint("bytes", size)
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	return c.newBuffer("Context.NewBuffer", flags, size, nil)
 }
 
 // NewBufferFrom allocates a buffer holding a copy of data.
-func (c *Context) NewBufferFrom(flags MemFlags, data []byte) (*Mem, error) {
+func (c *Context) NewBufferFrom(flags MemFlags, data []byte) (rh *Mem, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.NewBufferFrom", c)
+		tc.args.Uint("bytes", uint64(len(data)))
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	return c.newBuffer("Context.NewBufferFrom", flags, uint64(len(data)), data)
 }
 
@@ -63,6 +76,7 @@ func (c *Context) newBuffer(op string, flags MemFlags, size uint64, host []byte)
 		return nil, wrapError(err, op, c.adapter.name)
 	}
 	m := &Mem{object: object{adapter: c.adapter}, ctx: c, drv: drv, size: size, flags: flags}
+	m.created("Mem")
 	m.life.free = drv.Release
 	return m, nil
 }

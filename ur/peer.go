@@ -3,6 +3,7 @@ package ur
 import (
 	"context"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -127,7 +128,13 @@ func (q *Queue) peerPath(dstCtx *Context, dstDev *Device, srcCtx *Context, srcDe
 // adapter has no copy between contexts, the copy is staged through host
 // memory (CopyStaged): it waits for the wait list and the data on the
 // host, and returns a marker of q.
-func (q *Queue) EnqueuePeerCopy(dst, src Ptr, size uint64, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueuePeerCopy(dst, src Ptr, size uint64, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueuePeerCopy", q)
+		tc.args.Uint("bytes", size)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	const op = "Queue.EnqueuePeerCopy"
 	if err := q.enter(op); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -78,7 +79,12 @@ type poolMarker struct {
 }
 
 // NewPool creates a memory pool for dev.
-func (c *Context) NewPool(dev *Device, opts PoolOptions) (*Pool, error) {
+func (c *Context) NewPool(dev *Device, opts PoolOptions) (rh *Pool, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.NewPool", c)
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	const op = "Context.NewPool"
 	if err := c.enter(op); err != nil {
 		return nil, err
@@ -104,6 +110,7 @@ func (c *Context) NewPool(dev *Device, opts PoolOptions) (*Pool, error) {
 		}
 		p.drv = drv
 	}
+	p.created("Pool")
 	p.life.free = func() error {
 		err := p.releaseIdle(0)
 		if p.drv != nil {
@@ -210,7 +217,13 @@ func poolClass(size uint64) uint64 {
 // memory (on another queue, order them after an event of this one).
 // Free the memory with FreeAsync or USM.Free, which free it on a queue in
 // turn; neither synchronizes the device.
-func (q *Queue) AllocAsync(pool *Pool, size uint64) (*USM, error) {
+func (q *Queue) AllocAsync(pool *Pool, size uint64) (rh *USM, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.AllocAsync", q)
+		tc.args.Uint("bytes", size)
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	const op = "Queue.AllocAsync"
 	if err := q.enter(op); err != nil {
 		return nil, err
@@ -366,7 +379,12 @@ func eventDone(m *poolMarker) bool {
 // FreeAsync frees memory allocated with AllocAsync, in this queue's
 // order: commands enqueued before it on the queue still see the memory.
 // It may be another queue than the allocating one, of the same device.
-func (q *Queue) FreeAsync(u *USM) error {
+func (q *Queue) FreeAsync(u *USM) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.FreeAsync", q, u)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Queue.FreeAsync"
 	if err := q.enter(op); err != nil {
 		return err

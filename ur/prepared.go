@@ -3,6 +3,7 @@ package ur
 import (
 	"sync/atomic"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -61,7 +62,13 @@ func (c *preparedCall) launch() driver.LaunchStatus {
 
 // PrepareLaunch checks a launch of k over r on q as Queue.Launch would and
 // returns it prepared.
-func (q *Queue) PrepareLaunch(k *Kernel, r NDRange) (*PreparedLaunch, error) {
+func (q *Queue) PrepareLaunch(k *Kernel, r NDRange) (rh *PreparedLaunch, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.PrepareLaunch", q, k)
+		launchArgs(tc, k, &r)
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	const op = "Queue.PrepareLaunch"
 	if err := q.enter(op); err != nil {
 		return nil, err
@@ -76,6 +83,7 @@ func (q *Queue) PrepareLaunch(k *Kernel, r NDRange) (*PreparedLaunch, error) {
 		return nil, err
 	}
 	// The queue and the kernel stay entered until p is freed.
+	p.created("PreparedLaunch")
 	p.life.free = func() error {
 		leaveBoth(&q.life, &k.life)
 		return nil
@@ -118,6 +126,9 @@ func (p *PreparedLaunch) Launch() error {
 	// whether they were released: no read-modify-write for them.
 	if p.q.life.refs.Load()&releasedBit != 0 || p.k.life.refs.Load()&releasedBit != 0 {
 		return p.heldReleasedError()
+	}
+	if t := trace.Active(); t != nil {
+		return p.launchTraced(t)
 	}
 	// The rest, and the errors, are made out of line, for a smaller frame.
 	if c := p.call.Load(); c != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -27,13 +28,20 @@ func (c *Context) newProgram(op string, create func() (driver.Program, error)) (
 		return nil, wrapError(err, op, c.adapter.name)
 	}
 	p := &Program{object: object{adapter: c.adapter}, ctx: c, drv: drv}
+	p.created("Program")
 	p.life.free = drv.Release
 	return p, nil
 }
 
 // NewProgramFromSource creates a program from source in the adapter's
 // language: OpenCL C for OpenCL, CUDA C for CUDA.
-func (c *Context) NewProgramFromSource(source string) (*Program, error) {
+func (c *Context) NewProgramFromSource(source string) (rh *Program, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.NewProgramFromSource", c)
+		tc.args.Uint("bytes", uint64(len(source)))
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	const op = "Context.NewProgramFromSource"
 	if source == "" && c != nil {
 		return nil, newError(ErrInvalidValue, op, c.adapter.name, "source is empty")
@@ -44,7 +52,13 @@ func (c *Context) NewProgramFromSource(source string) (*Program, error) {
 // NewProgramFromIL creates a program from intermediate language (SPIR-V
 // for OpenCL and Level Zero, PTX for CUDA). A device that takes no IL gives
 // ErrUnsupportedFeature.
-func (c *Context) NewProgramFromIL(il []byte) (*Program, error) {
+func (c *Context) NewProgramFromIL(il []byte) (rh *Program, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.NewProgramFromIL", c)
+		tc.args.Uint("bytes", uint64(len(il)))
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	const op = "Context.NewProgramFromIL"
 	if len(il) == 0 && c != nil {
 		return nil, newError(ErrInvalidValue, op, c.adapter.name, "IL is empty")
@@ -54,7 +68,12 @@ func (c *Context) NewProgramFromIL(il []byte) (*Program, error) {
 
 // NewProgramFromBinaries creates a program from one device binary per
 // device, as returned by Program.Binaries.
-func (c *Context) NewProgramFromBinaries(devices []*Device, binaries [][]byte) (*Program, error) {
+func (c *Context) NewProgramFromBinaries(devices []*Device, binaries [][]byte) (rh *Program, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.NewProgramFromBinaries", c)
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	const op = "Context.NewProgramFromBinaries"
 	if c == nil {
 		return nil, nilHandle("Context", op)
@@ -77,7 +96,13 @@ func (c *Context) NewProgramFromBinaries(devices []*Device, binaries [][]byte) (
 
 // Link links compiled programs into an executable program for devices (all
 // of the context's when none are given).
-func (c *Context) Link(options string, programs []*Program, devices ...*Device) (*Program, error) {
+func (c *Context) Link(options string, programs []*Program, devices ...*Device) (rh *Program, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.Link", c)
+		tc.args.Str("options", options)
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	const op = "Context.Link"
 	if c == nil {
 		return nil, nilHandle("Context", op)
@@ -151,13 +176,25 @@ func (p *Program) Native() uintptr {
 // Build compiles and links the program for devices (all of the context's
 // when none are given). A failure carries ErrProgramBuildFailure and the
 // build log of every device that failed.
-func (p *Program) Build(options string, devices ...*Device) error {
+func (p *Program) Build(options string, devices ...*Device) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Program.Build", p)
+		tc.args.Str("options", options)
+		defer tc.end(&rerr)
+	}
+
 	return p.buildStep("Program.Build", options, devices, p.drvBuild)
 }
 
 // Compile compiles the program for devices without linking; Context.Link
 // makes an executable of compiled programs.
-func (p *Program) Compile(options string, devices ...*Device) error {
+func (p *Program) Compile(options string, devices ...*Device) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Program.Compile", p)
+		tc.args.Str("options", options)
+		defer tc.end(&rerr)
+	}
+
 	return p.buildStep("Program.Compile", options, devices, p.drvCompile)
 }
 

@@ -1,6 +1,7 @@
 package ur
 
 import (
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -25,7 +26,12 @@ type Queue struct {
 }
 
 // NewQueue creates an in-order queue on dev, which must be in the context.
-func (c *Context) NewQueue(dev *Device, props QueueProperties) (*Queue, error) {
+func (c *Context) NewQueue(dev *Device, props QueueProperties) (rh *Queue, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.NewQueue", c)
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	const op = "Context.NewQueue"
 	if err := c.enter(op); err != nil {
 		return nil, err
@@ -40,16 +46,20 @@ func (c *Context) NewQueue(dev *Device, props QueueProperties) (*Queue, error) {
 	if !c.hasDevice(dev) {
 		return nil, newError(ErrInvalidDevice, op, c.adapter.name, "device %q is not in the context", dev.Name())
 	}
-	drv, err := c.drv.NewQueue(dev.drv, props)
+	drvProps := traceQueueProps(props)
+	drv, err := c.drv.NewQueue(dev.drv, drvProps)
 	if err != nil {
 		return nil, wrapError(err, op, c.adapter.name)
 	}
-	return c.newQueue(dev, drv, props), nil
+	q := c.newQueue(dev, drv, props)
+	queueMade(q, drvProps)
+	return q, nil
 }
 
 // newQueue makes the handle of an adapter's queue on dev.
 func (c *Context) newQueue(dev *Device, drv driver.Queue, props QueueProperties) *Queue {
 	q := &Queue{object: object{adapter: c.adapter}, ctx: c, device: dev, deviceIndex: c.deviceIndex(dev), drv: drv, props: props}
+	q.created("Queue")
 	q.life.free = func() error {
 		q.holds.dropAll(true) // the queue's last transfers may still read them
 		return drv.Release()
@@ -76,6 +86,9 @@ func (q *Queue) enter(op string) error {
 func (q *Queue) Release() error {
 	if q == nil {
 		return nilHandle("Queue", "Queue.Release")
+	}
+	if trace.Active() != nil {
+		drainQueue(q, true)
 	}
 	return q.release("Queue", ErrInvalidQueue)
 }
@@ -107,7 +120,12 @@ func (q *Queue) Native() uintptr {
 }
 
 // Flush submits the queued commands to the device without waiting.
-func (q *Queue) Flush() error {
+func (q *Queue) Flush() (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.Flush", q)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Queue.Flush"
 	if err := q.enter(op); err != nil {
 		return err
@@ -117,7 +135,12 @@ func (q *Queue) Flush() error {
 }
 
 // Finish waits until every queued command has completed.
-func (q *Queue) Finish() error {
+func (q *Queue) Finish() (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.Finish", q)
+		defer tc.endFinish(q, &rerr)
+	}
+
 	const op = "Queue.Finish"
 	if err := q.enter(op); err != nil {
 		return err
@@ -246,32 +269,62 @@ func (q *Queue) transfer(t transfer) (*Event, error) {
 }
 
 // WriteBuffer copies src into the buffer at offset and waits for the copy.
-func (q *Queue) WriteBuffer(m *Mem, offset uint64, src []byte) error {
+func (q *Queue) WriteBuffer(m *Mem, offset uint64, src []byte) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.WriteBuffer", q, m)
+		tc.args.Uint("bytes", uint64(len(src)))
+		defer tc.end(&rerr)
+	}
+
 	_, err := q.transfer(transfer{op: "Queue.WriteBuffer", toDevice: true, blocking: true, m: m, offset: offset, host: src})
 	return err
 }
 
 // ReadBuffer copies the buffer's bytes at offset into dst and waits for the
 // copy.
-func (q *Queue) ReadBuffer(m *Mem, offset uint64, dst []byte) error {
+func (q *Queue) ReadBuffer(m *Mem, offset uint64, dst []byte) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.ReadBuffer", q, m)
+		tc.args.Uint("bytes", uint64(len(dst)))
+		defer tc.end(&rerr)
+	}
+
 	_, err := q.transfer(transfer{op: "Queue.ReadBuffer", blocking: true, m: m, offset: offset, host: dst})
 	return err
 }
 
 // EnqueueWrite starts copying src into the buffer after the wait list. src
 // must not change until the returned event completes.
-func (q *Queue) EnqueueWrite(m *Mem, offset uint64, src []byte, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueWrite(m *Mem, offset uint64, src []byte, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueWrite", q, m)
+		tc.args.Uint("bytes", uint64(len(src)))
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	return q.transfer(transfer{op: "Queue.EnqueueWrite", toDevice: true, m: m, offset: offset, host: src, wait: wait})
 }
 
 // EnqueueRead starts copying the buffer into dst after the wait list. dst
 // holds the data once the returned event completes.
-func (q *Queue) EnqueueRead(m *Mem, offset uint64, dst []byte, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueRead(m *Mem, offset uint64, dst []byte, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueRead", q, m)
+		tc.args.Uint("bytes", uint64(len(dst)))
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	return q.transfer(transfer{op: "Queue.EnqueueRead", m: m, offset: offset, host: dst, wait: wait})
 }
 
 // EnqueueCopy copies size bytes between buffers of the queue's context.
-func (q *Queue) EnqueueCopy(src, dst *Mem, srcOffset, dstOffset, size uint64, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueCopy(src, dst *Mem, srcOffset, dstOffset, size uint64, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueCopy", q, src, dst)
+		tc.args.Uint("bytes", size)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	const op = "Queue.EnqueueCopy"
 	if err := q.enter(op); err != nil {
 		return nil, err
@@ -305,7 +358,13 @@ func (q *Queue) EnqueueCopy(src, dst *Mem, srcOffset, dstOffset, size uint64, wa
 
 // EnqueueFill repeats pattern over size bytes of the buffer from offset.
 // The pattern is 1, 2, 4, ..., 128 bytes long and divides offset and size.
-func (q *Queue) EnqueueFill(m *Mem, pattern []byte, offset, size uint64, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueFill(m *Mem, pattern []byte, offset, size uint64, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueFill", q, m)
+		tc.args.Uint("bytes", size)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	const op = "Queue.EnqueueFill"
 	if err := q.enter(op); err != nil {
 		return nil, err

@@ -209,6 +209,7 @@ func (q *Queue) EndCapture() (*CommandBuffer, error) {
 		return nil, wrapError(err, op, q.adapter.name)
 	}
 	cb := &CommandBuffer{object: object{adapter: q.adapter}, ctx: q.ctx, dev: q.device, drv: drv, finalized: true}
+	cb.created("CommandBuffer")
 	cb.life.free = cb.free
 	return cb, nil
 }

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -61,27 +62,51 @@ type USM struct {
 // AllocDevice allocates size bytes of device memory on dev
 // (urUSMDeviceAlloc, cuMemAlloc, zeMemAllocDevice, clDeviceMemAllocINTEL
 // or coarse-grained SVM).
-func (c *Context) AllocDevice(dev *Device, size uint64) (*USM, error) {
+func (c *Context) AllocDevice(dev *Device, size uint64) (rh *USM, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.AllocDevice", c)
+		tc.args.Uint("bytes", size)
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	return c.alloc("Context.AllocDevice", USMDevice, dev, size, 0)
 }
 
 // AllocHost allocates size bytes of page-locked host memory that the
 // context's devices read and write over the bus; copies from and to it
 // are asynchronous (urUSMHostAlloc, cuMemHostAlloc).
-func (c *Context) AllocHost(size uint64) (*USM, error) {
+func (c *Context) AllocHost(size uint64) (rh *USM, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.AllocHost", c)
+		tc.args.Uint("bytes", size)
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	return c.alloc("Context.AllocHost", USMHost, nil, size, 0)
 }
 
 // AllocShared allocates size bytes of memory that migrates between the
 // host and dev on use (urUSMSharedAlloc, cuMemAllocManaged).
-func (c *Context) AllocShared(dev *Device, size uint64) (*USM, error) {
+func (c *Context) AllocShared(dev *Device, size uint64) (rh *USM, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.AllocShared", c)
+		tc.args.Uint("bytes", size)
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	return c.alloc("Context.AllocShared", USMShared, dev, size, 0)
 }
 
 // Alloc allocates size bytes of kind on dev (nil for USMHost), aligned to
 // alignment bytes (a power of two; 0 for the driver's default, at least
 // the size of the largest scalar).
-func (c *Context) Alloc(kind USMKind, dev *Device, size, alignment uint64) (*USM, error) {
+func (c *Context) Alloc(kind USMKind, dev *Device, size, alignment uint64) (rh *USM, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.Alloc", c)
+		tc.args.Uint("bytes", size)
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	return c.alloc("Context.Alloc", kind, dev, size, alignment)
 }
 
@@ -166,6 +191,7 @@ func (c *Context) checkAlloc(op string, kind USMKind, dev *Device, size, alignme
 // context, where FreePointer and PointerInfo find it.
 func (c *Context) newUSM(kind USMKind, dev *Device, addr uintptr, size uint64, owned bool) *USM {
 	u := &USM{object: object{adapter: c.adapter}, ctx: c, kind: kind, dev: dev, addr: addr, size: size, owned: owned}
+	u.created("USM")
 	u.life.free = u.free
 	c.adapter.allocs.add(u)
 	return u
@@ -205,6 +231,7 @@ func (u *USM) Free() error {
 	if !ok {
 		return newError(ErrInvalidMemObject, op, u.adapter.name, "the USM allocation at %#x was already freed", u.addr)
 	}
+	u.releasedNow()
 	return wrapError(err, op, u.adapter.name)
 }
 

@@ -3,6 +3,7 @@ package ur
 import (
 	"unsafe"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -85,7 +86,13 @@ func leavePtrs(ptrs []Ptr) {
 // EnqueueMemcpy copies size bytes from src to dst, both USM pointers of
 // the queue's context, after the wait list (urEnqueueUSMMemcpy,
 // cuMemcpyAsync). The ranges must not overlap.
-func (q *Queue) EnqueueMemcpy(dst, src Ptr, size uint64, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueMemcpy(dst, src Ptr, size uint64, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueMemcpy", q)
+		tc.args.Uint("bytes", size)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	const op = "Queue.EnqueueMemcpy"
 	check := func(adapter string) error {
 		if size == 0 {
@@ -103,14 +110,26 @@ func (q *Queue) EnqueueMemcpy(dst, src Ptr, size uint64, wait ...*Event) (*Event
 }
 
 // CopyToPtr copies src to dst and waits for the copy.
-func (q *Queue) CopyToPtr(dst Ptr, src []byte) error {
+func (q *Queue) CopyToPtr(dst Ptr, src []byte) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.CopyToPtr", q)
+		tc.args.Uint("bytes", uint64(len(src)))
+		defer tc.end(&rerr)
+	}
+
 	_, err := q.hostCopy("Queue.CopyToPtr", dst, src, true, true, nil)
 	return err
 }
 
 // CopyFromPtr copies len(dst) bytes from src into dst and waits for the
 // copy.
-func (q *Queue) CopyFromPtr(dst []byte, src Ptr) error {
+func (q *Queue) CopyFromPtr(dst []byte, src Ptr) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.CopyFromPtr", q)
+		tc.args.Uint("bytes", uint64(len(dst)))
+		defer tc.end(&rerr)
+	}
+
 	_, err := q.hostCopy("Queue.CopyFromPtr", src, dst, false, true, nil)
 	return err
 }
@@ -121,14 +140,26 @@ func (q *Queue) CopyFromPtr(dst []byte, src Ptr) error {
 // until then. From page-locked memory (a USMHost allocation viewed with
 // HostSlice, or a region of Context.RegisterHost) the copy overlaps other
 // work; from ordinary Go memory most drivers stage it.
-func (q *Queue) EnqueueCopyToPtr(dst Ptr, src []byte, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueCopyToPtr(dst Ptr, src []byte, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueCopyToPtr", q)
+		tc.args.Uint("bytes", uint64(len(src)))
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	return q.hostCopy("Queue.EnqueueCopyToPtr", dst, src, true, false, wait)
 }
 
 // EnqueueCopyFromPtr starts copying len(dst) bytes from src into dst after
 // the wait list; dst holds them once the returned event completes, and
 // the queue keeps dst alive until then.
-func (q *Queue) EnqueueCopyFromPtr(dst []byte, src Ptr, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueCopyFromPtr(dst []byte, src Ptr, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueCopyFromPtr", q)
+		tc.args.Uint("bytes", uint64(len(dst)))
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	return q.hostCopy("Queue.EnqueueCopyFromPtr", src, dst, false, false, wait)
 }
 
@@ -157,7 +188,13 @@ func (q *Queue) hostCopy(op string, p Ptr, host []byte, toDevice, blocking bool,
 // EnqueueMemFill repeats pattern over size bytes from p after the wait
 // list (urEnqueueUSMFill). The pattern is 1, 2, 4, ..., 128 bytes long
 // and divides size.
-func (q *Queue) EnqueueMemFill(p Ptr, pattern []byte, size uint64, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueMemFill(p Ptr, pattern []byte, size uint64, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueMemFill", q)
+		tc.args.Uint("bytes", size)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	const op = "Queue.EnqueueMemFill"
 	check := func(adapter string) error { return checkPattern(op, adapter, pattern, 0, size) }
 	pat := append([]byte(nil), pattern...) // the caller may change pattern at once

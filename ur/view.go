@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -14,7 +15,13 @@ import (
 // released. The offset must be a multiple of every device's
 // MemBaseAddrAlign (ErrMisalignedSubBufferOffset names it); a view of a
 // view is a view of the parent at the summed offset.
-func (m *Mem) SubBuffer(offset, size uint64) (*Mem, error) {
+func (m *Mem) SubBuffer(offset, size uint64) (rh *Mem, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Mem.SubBuffer", m)
+		tc.args.Uint("bytes", size)
+		defer endNewOf(tc, &rh, &rerr)
+	}
+
 	const op = "Mem.SubBuffer"
 	if err := m.enter(op); err != nil {
 		return nil, err
@@ -46,6 +53,7 @@ func (m *Mem) SubBuffer(offset, size uint64) (*Mem, error) {
 		return nil, wrapError(err, op, m.adapter.name)
 	}
 	v := &Mem{object: object{adapter: m.adapter}, ctx: m.ctx, drv: drv, size: size, flags: root.flags, parent: root, offset: at}
+	v.created("Mem")
 	v.life.free = func() error {
 		defer root.life.leave()
 		return drv.Release()
@@ -88,7 +96,12 @@ func OnPtr(p Ptr) RectOperand { return RectOperand{ptr: p} }
 func OnHost(b []byte) RectOperand { return RectOperand{host: b} }
 
 // CopyRect copies a rectangular region and waits for it.
-func (q *Queue) CopyRect(dst, src RectOperand, r Rect) error {
+func (q *Queue) CopyRect(dst, src RectOperand, r Rect) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.CopyRect", q)
+		defer tc.end(&rerr)
+	}
+
 	_, err := q.copyRect("Queue.CopyRect", dst, src, r, true, nil)
 	return err
 }
@@ -97,7 +110,12 @@ func (q *Queue) CopyRect(dst, src RectOperand, r Rect) error {
 // pointers and host memory after the wait list (clEnqueueCopyBufferRect,
 // cuMemcpy3DAsync, zeCommandListAppendMemoryCopyRegion): the strided copy
 // of a tensor's slice. Every byte touched must lie inside its operand.
-func (q *Queue) EnqueueCopyRect(dst, src RectOperand, r Rect, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueCopyRect(dst, src RectOperand, r Rect, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueCopyRect", q)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	return q.copyRect("Queue.EnqueueCopyRect", dst, src, r, false, wait)
 }
 

@@ -45,6 +45,7 @@ func WrapContext(native uintptr, owned bool, devices ...*Device) (*Context, erro
 		return nil, wrapError(err, op, a.name)
 	}
 	c := &Context{object: object{adapter: a}, drv: drv, devices: slices.Clone(devices)}
+	c.created("Context")
 	c.life.free = drv.Release
 	return c, nil
 }
@@ -111,6 +112,7 @@ func (c *Context) WrapBuffer(native uintptr, size uint64, owned bool) (*Mem, err
 		return nil, wrapError(err, op, c.adapter.name)
 	}
 	m := &Mem{object: object{adapter: c.adapter}, ctx: c, drv: drv, size: size, flags: MemReadWrite}
+	m.created("Mem")
 	m.life.free = drv.Release
 	return m, nil
 }

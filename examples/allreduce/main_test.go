@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/ur/leaktest"
 )
 
 // TestMain lets the test binary be a rank the launcher started, as the
@@ -21,7 +22,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(leaktest.Main(m))
 }
 
 // TestRun runs the example as a user does: this process is rank 0 and

@@ -1,0 +1,30 @@
+// Package trace records what a gour program does as a timeline: Chrome's
+// trace event format (JSON), which Perfetto (ui.perfetto.dev) and
+// chrome://tracing open.
+//
+// Package ur writes every call into the active recorder when its tracing
+// layer is on (UR_ENABLE_LAYERS=UR_LAYER_TRACING, or GOUR_TRACE=path; see
+// ur.StartTrace); programmgr and cache add their spans (lookups, builds,
+// disk and remote hits) through Begin, and so may a program. This package
+// imports nothing else of gour, so that any layer can use it.
+//
+// With no recorder active, Begin is one atomic load and allocates
+// nothing.
+//
+// # The file
+//
+// The file is a JSON array of events written as they happen, each on a
+// line, with the separator before each event: whatever prefix of the file
+// is on disk ends with a whole event, or is cut inside one. Close writes
+// the closing bracket. A program that exits without Close (Go has no
+// atexit) leaves the array unterminated, which chrome://tracing accepts
+// and Perfetto may not; `urtrace repair` cuts a trace after its last whole
+// event and closes it. Events are buffered and written every
+// FlushInterval and whenever 256 KiB are pending, so an exit loses at most
+// the last interval.
+//
+// Host events are on process 1, one track (thread) per goroutine, named
+// "goroutine N". Device events are on process 2, one track per queue.
+// Times are microseconds since the trace started (the ts field, with
+// nanosecond decimals).
+package trace

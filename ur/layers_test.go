@@ -1,0 +1,188 @@
+package ur_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/trace"
+	"github.com/gour-dev/gour/ur"
+)
+
+const layersKernel = `__kernel void inc(__global int *x) { x[get_global_id(0)] += 1; }`
+
+func layersDevice(t *testing.T) *ur.Device {
+	for _, d := range testenv.Devices(t) {
+		if d.Backend() == "opencl" {
+			return d
+		}
+	}
+	t.Skip("no OpenCL device")
+	return nil
+}
+
+// TestLeakCheckNamesTheSite: a buffer never released is listed with the
+// line that made it; released, it is gone.
+func TestLeakCheckNamesTheSite(t *testing.T) {
+	d := layersDevice(t)
+	ur.EnableLayers(ur.LayerOptions{LeakCheck: true})
+	ctx, err := ur.NewContext(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Release()
+	m, err := ctx.NewBuffer(ur.MemReadWrite, 64) // the leak
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found *ur.Leak
+	for _, l := range ur.Leaks() {
+		if l.Kind == "Mem" && strings.Contains(l.Stack, "TestLeakCheckNamesTheSite") {
+			found = &l
+		}
+	}
+	if found == nil {
+		t.Fatalf("the buffer is not among the leaks: %v", ur.Leaks())
+	}
+	if !strings.Contains(found.Stack, "layers_test.go:") {
+		t.Errorf("the leak's stack does not name this file:\n%s", found.Stack)
+	}
+	if err := ur.CheckLeaks(); err == nil || !strings.Contains(err.Error(), "Mem #") {
+		t.Errorf("CheckLeaks: %v", err)
+	}
+	m.Release()
+	for _, l := range ur.Leaks() {
+		if l.ID == found.ID {
+			t.Errorf("released, the buffer is still a leak")
+		}
+	}
+}
+
+// TestTraceOpens traces launches from several goroutines on their own
+// queues and checks the file as the trace event format wants it: a JSON
+// array, every host call on its goroutine's track, every launch on its
+// queue's track with device times.
+func TestTraceOpens(t *testing.T) {
+	d := layersDevice(t)
+	path := filepath.Join(t.TempDir(), "trace.json")
+	if err := ur.StartTrace(path); err != nil {
+		t.Fatal(err)
+	}
+	defer ur.StopTrace()
+	ctx, err := ur.NewContext(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Release()
+	prog, err := ctx.NewProgramFromSource(layersKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prog.Release()
+	if err := prog.Build(""); err != nil {
+		t.Fatal(err)
+	}
+	const workers, launches = 4, 20
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			q, err := ctx.NewQueue(d, ur.QueueProperties{})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer q.Release()
+			k, err := prog.NewKernel("inc")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer k.Release()
+			m, _ := ctx.NewBuffer(ur.MemReadWrite, 4*256)
+			defer m.Release()
+			k.SetArgMem(0, m)
+			for range launches {
+				if err := q.Launch(k, ur.Range1D(256)); err != nil {
+					t.Error(err)
+				}
+			}
+			ev, err := q.EnqueueKernel(k, ur.Range1D(256))
+			if err == nil {
+				ev.Wait(context.Background())
+				ev.Release()
+			}
+			q.Finish()
+		})
+	}
+	wg.Wait()
+	if err := ur.StopTrace(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw []map[string]any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		t.Fatalf("the trace is not a JSON array: %v", err)
+	}
+	evs, truncated, _, err := trace.Read(data)
+	if err != nil || truncated {
+		t.Fatalf("Read: truncated %v, %v", truncated, err)
+	}
+	host, device := map[int64]int{}, map[int64]int{}
+	named := map[[2]int64]bool{}
+	for _, e := range evs {
+		switch {
+		case e.Ph == "M":
+			named[[2]int64{e.Pid, e.Tid}] = true
+		case e.Ph == "X" && e.Pid == trace.HostPID && e.Name == "Queue.Launch":
+			host[e.Tid]++
+		case e.Ph == "X" && e.Pid == trace.DevicePID:
+			device[e.Tid]++
+			if e.Dur < 0 || e.Ts < 0 {
+				t.Errorf("device event at %v for %v", e.Ts, e.Dur)
+			}
+		}
+		if e.Ph != "M" && e.Ph != "X" && e.Ph != "i" {
+			t.Errorf("event of phase %q", e.Ph)
+		}
+	}
+	if len(host) < workers {
+		t.Errorf("launches on %d goroutine tracks, want %d", len(host), workers)
+	}
+	if len(device) != workers {
+		t.Errorf("commands on %d queue tracks, want %d", len(device), workers)
+	}
+	for q, n := range device {
+		if n != launches+1 {
+			t.Errorf("queue %d: %d commands on its track, want %d", q, n, launches+1)
+		}
+		if !named[[2]int64{trace.DevicePID, q}] {
+			t.Errorf("queue track %d has no name", q)
+		}
+	}
+	for g := range host {
+		if !named[[2]int64{trace.HostPID, g}] {
+			t.Errorf("goroutine track %d has no name", g)
+		}
+	}
+}
+
+// TestTraceUnwritable: a trace that cannot be created is an error, and
+// the program goes on untraced.
+func TestTraceUnwritable(t *testing.T) {
+	err := ur.StartTrace(filepath.Join(t.TempDir(), "no", "such", "dir", "t.json"))
+	if err == nil {
+		ur.StopTrace()
+		t.Fatal("no error")
+	}
+	if trace.Active() != nil {
+		t.Error("a recorder is active")
+	}
+}
