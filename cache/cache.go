@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gour-dev/gour/trace"
 )
 
 // ErrDisabled is returned by Put and the maintenance methods of a cache
@@ -360,6 +362,7 @@ func (c *Cache) hook(point string) error {
 }
 
 func (c *Cache) trace(op string, args ...any) {
+	trace.Mark("cache", op, args...) // on the timeline of a gour trace
 	if c.s.trace {
 		c.s.log.Info("gour: persistent cache "+op, args...)
 	}
@@ -508,6 +511,7 @@ func (c *Cache) deadline(d time.Duration) time.Time { return time.Now().Add(d) }
 // for briefly, then is a miss. With the disk cache off, a remote tier
 // still serves.
 func (c *Cache) Get(k Key) (*Entry, bool) {
+	defer trace.Begin("cache", "cache.Get").End()
 	if !c.Enabled() {
 		// The remote tier goes on without the disk (see Usable).
 		if e := c.remoteFill(context.Background(), k, false); e != nil {
@@ -783,6 +787,7 @@ func lastUse(leaf string, n int, src os.FileInfo) time.Time {
 // with one warning. No error of Put needs handling beyond logging: the
 // caller has its binary either way.
 func (c *Cache) Put(k Key, binary []byte, info Info) error {
+	defer trace.Begin("cache", "cache.Put").End()
 	_, existed, err := c.put(k, binary, info)
 	if t := c.remote; t != nil && !existed && t.on() && c.cacheable(k, binary, info) == nil {
 		t.put(context.Background(), remoteName(c.hash, k), k, binary, info)
@@ -972,6 +977,7 @@ func (c *Cache) writeUse(leaf string, n int) error {
 // tier (Entry.FromRemote); then Entry.Binary is the cache's copy (the
 // caller may keep it), and on a build it is the slice build returned. build must not call GetOrBuild for the same key.
 func (c *Cache) GetOrBuild(ctx context.Context, k Key, info Info, build func() ([]byte, error)) (e *Entry, fromCache bool, err error) {
+	defer trace.Begin("cache", "cache.GetOrBuild").End()
 	if ctx == nil {
 		ctx = context.Background()
 	}

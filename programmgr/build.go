@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -73,6 +74,7 @@ func (m *Manager) buildProgram(ctx context.Context, img *Image, devs []*ur.Devic
 //
 // Then it builds, or, when there are link options, compiles and links.
 func (m *Manager) buildOnce(ctx context.Context, img *Image, devs []*ur.Device, spec SpecValues, opts buildOptions) (*Program, error) {
+	defer trace.Begin("programmgr", "programmgr.build").End()
 	const op = "programmgr.build"
 	if p, ok, err := m.sharedBuild(ctx, img, devs, spec, opts); ok {
 		return p, err
@@ -171,6 +173,7 @@ func programSize(p *ur.Program) (int64, error) {
 // buildKernel creates kernel name of p, retrying after out-of-memory
 // errors. The result has no references yet; it holds one to p.
 func (m *Manager) buildKernel(ctx context.Context, p *Program, name string, dev *ur.Device) (*Kernel, error) {
+	defer trace.Begin("programmgr", "programmgr.buildKernel").End()
 	var uk *ur.Kernel
 	err := m.retryOOM(ctx, "creating kernel "+name, func() error {
 		m.stats.kernelBuilds.Add(1)

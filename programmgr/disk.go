@@ -7,6 +7,7 @@ import (
 
 	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/cache/urkey"
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -66,6 +67,7 @@ var errNoBinaries = errors.New("programmgr: the program's binaries are not avail
 
 // buildOrLoad is buildOnce behind the persistent cache.
 func (m *Manager) buildOrLoad(ctx context.Context, img *Image, devs []*ur.Device, spec SpecValues, opts buildOptions) (*Program, error) {
+	defer trace.Begin("programmgr", "programmgr.buildOrLoad").End()
 	// Usable, not Enabled: a remote tier serves without the disk.
 	if m.disk == nil || !m.disk.Usable() || img.format == FormatNative {
 		return m.buildOnce(ctx, img, devs, spec, opts)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gour-dev/gour/bundle"
 	"github.com/gour-dev/gour/cache"
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -211,6 +212,7 @@ func (m *Manager) waitHook() {
 // same error without building. Out-of-memory errors evict the cache and
 // retry, twice at most.
 func (m *Manager) GetProgram(ctx context.Context, img *Image, devs []*ur.Device, spec SpecValues, options string) (*Program, error) {
+	defer trace.Begin("programmgr", "programmgr.GetProgram").End()
 	r := request{op: "programmgr.GetProgram", img: img, devs: devs, spec: spec, options: options}
 	p, _, err := m.getProgram(ctx, &r)
 	m.count(&r, err)
@@ -228,6 +230,7 @@ func (m *Manager) GetProgram(ctx context.Context, img *Image, devs []*ur.Device,
 // cost the fast path its lock-free hit (docs/design.md, "The program
 // manager").
 func (m *Manager) GetKernel(ctx context.Context, img *Image, name string, dev *ur.Device, spec SpecValues, options string) (*Kernel, error) {
+	defer trace.Begin("programmgr", "programmgr.GetKernel").End()
 	if img != nil && dev != nil {
 		if fm := m.fast.Load(); fm != nil {
 			fk := fastKey{image: img.id, name: name, device: dev, spec: spec, options: options}

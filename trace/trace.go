@@ -481,3 +481,20 @@ func (s Span) End(kv ...string) {
 	}
 	s.r.Complete(s.cat, s.name, s.start, s.r.Now(), &a)
 }
+
+// Mark records a point event of category cat on the calling goroutine's
+// track when a recorder is active: one atomic load when none is. kv are
+// key, value pairs as log/slog takes them; values are formatted with fmt
+// only when recording.
+func Mark(cat, name string, kv ...any) {
+	r := active.Load()
+	if r == nil {
+		return
+	}
+	var a Args
+	for i := 0; i+1 < len(kv); i += 2 {
+		k, _ := kv[i].(string)
+		a.Str(k, fmt.Sprint(kv[i+1]))
+	}
+	r.Instant(cat, name, &a)
+}
