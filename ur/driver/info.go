@@ -19,17 +19,17 @@ type QueryKind uint8
 
 // Query kinds and the dynamic type of the value each gives.
 const (
-	QueryUint32   QueryKind = iota + 1 // uint32
-	QueryUint64                        // uint64 (uint64_t and size_t)
-	QueryBool                          // bool
-	QueryString                        // string
-	QueryFlags                         // uint64: a ur_*_flags_t bit-field
-	QueryEnum                          // uint32: a ur_*_t enumerator
-	QueryUint64s                       // []uint64 (size_t[])
-	QueryUint32s                       // []uint32
-	QueryBytes                         // []byte (a UUID)
-	QueryHandle                        // a handle (the front end answers these)
-	QueryHandles                       // handles (the front end answers these)
+	QueryUint32  QueryKind = iota + 1 // uint32
+	QueryUint64                       // uint64 (uint64_t and size_t)
+	QueryBool                         // bool
+	QueryString                       // string
+	QueryFlags                        // uint64: a ur_*_flags_t bit-field
+	QueryEnum                         // uint32: a ur_*_t enumerator
+	QueryUint64s                      // []uint64 (size_t[])
+	QueryUint32s                      // []uint32
+	QueryBytes                        // []byte (a UUID)
+	QueryHandle                       // a handle (the front end answers these)
+	QueryHandles                      // handles (the front end answers these)
 )
 
 // String names the kind as the Go type of its values.

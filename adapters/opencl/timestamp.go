@@ -1,0 +1,72 @@
+package opencl
+
+import (
+	"sync"
+	"time"
+
+	"github.com/gour-dev/gour/adapters/opencl/internal/cl"
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+var _ driver.TimestampDevice = (*device)(nil)
+
+// GlobalTimestamps reads clGetDeviceAndHostTimer (OpenCL 2.1). Where the
+// device has no such timer (PoCL's CPU device answers
+// CL_INVALID_OPERATION), the device time is the end of a marker on a
+// private profiling queue, waited for, and the host time the Unix clock
+// read right after: good to the wait's latency.
+func (d *device) GlobalTimestamps() (device, host uint64, err error) {
+	dev, h, st := d.p.a.lib.GetDeviceAndHostTimer(d.handle)
+	switch st {
+	case cl.Success:
+		return dev, h, nil
+	case cl.InvalidOperation:
+		return d.markerTimestamps()
+	}
+	return 0, 0, check("clGetDeviceAndHostTimer", st)
+}
+
+// timerQueue is a device's private profiling queue for markerTimestamps,
+// made on first use and kept for the life of the process.
+type timerQueue struct {
+	once sync.Once
+	err  error
+	mu   sync.Mutex
+	q    cl.Queue
+}
+
+var timerQueues sync.Map // *device → *timerQueue
+
+func (d *device) markerTimestamps() (device, host uint64, err error) {
+	lib := d.p.a.lib
+	v, _ := timerQueues.LoadOrStore(d, &timerQueue{})
+	tq := v.(*timerQueue)
+	tq.once.Do(func() {
+		props := []uintptr{cl.ContextPlatform, uintptr(d.p.handle), 0}
+		c, st := lib.CreateContext(props, []cl.Device{d.handle})
+		if tq.err = check("clCreateContext", st); tq.err != nil {
+			return
+		}
+		tq.q, st = lib.CreateCommandQueue(c, d.handle, cl.QueueProfilingEnable)
+		tq.err = check("clCreateCommandQueue", st)
+	})
+	if tq.err != nil {
+		return 0, 0, tq.err
+	}
+	tq.mu.Lock()
+	defer tq.mu.Unlock()
+	var ev cl.Event
+	if err := check("clEnqueueMarkerWithWaitList", lib.EnqueueMarkerWithWaitList(tq.q, nil, &ev)); err != nil {
+		return 0, 0, err
+	}
+	defer lib.ReleaseEvent(ev)
+	if err := check("clWaitForEvents", lib.WaitForEvents([]cl.Event{ev})); err != nil {
+		return 0, 0, err
+	}
+	host = uint64(time.Now().UnixNano())
+	b, st := lib.EventProfilingInfo(ev, cl.ProfilingCommandEnd)
+	if err := check("clGetEventProfilingInfo", st); err != nil {
+		return 0, 0, err
+	}
+	return cl.Uint64(b), host, nil
+}
