@@ -19,6 +19,8 @@ func TestContextNilHandle(t *testing.T)             { conformance.TestContextNil
 func TestContextObjectsOutliveRelease(t *testing.T) { conformance.TestContextObjectsOutliveRelease(t) }
 func TestDeviceInfo(t *testing.T)                   { conformance.TestDeviceInfo(t) }
 func TestDeviceString(t *testing.T)                 { conformance.TestDeviceString(t) }
+func TestDeviceQueries(t *testing.T)                { conformance.TestDeviceQueries(t) }
+func TestDeviceQueryBadInput(t *testing.T)          { conformance.TestDeviceQueryBadInput(t) }
 func TestEnqueueLaunch1D(t *testing.T)              { conformance.TestEnqueueLaunch1D(t) }
 func TestEnqueueLaunch1DLocalSize(t *testing.T)     { conformance.TestEnqueueLaunch1DLocalSize(t) }
 func TestEnqueueLaunch2D(t *testing.T)              { conformance.TestEnqueueLaunch2D(t) }
@@ -194,6 +196,8 @@ func TestQueueNilHandle(t *testing.T)               { conformance.TestQueueNilHa
 func TestQueueSeveralOnOneDevice(t *testing.T)      { conformance.TestQueueSeveralOnOneDevice(t) }
 func TestQueueInOrder(t *testing.T)                 { conformance.TestQueueInOrder(t) }
 func TestQueueReleaseRacesCalls(t *testing.T)       { conformance.TestQueueReleaseRacesCalls(t) }
+func TestDeviceGlobalTimestamps(t *testing.T)       { conformance.TestDeviceGlobalTimestamps(t) }
+func TestEnqueueTimestampRecording(t *testing.T)    { conformance.TestEnqueueTimestampRecording(t) }
 func TestUSMAllocKinds(t *testing.T)                { conformance.TestUSMAllocKinds(t) }
 func TestUSMAlignment(t *testing.T)                 { conformance.TestUSMAlignment(t) }
 func TestUSMBadSizes(t *testing.T)                  { conformance.TestUSMBadSizes(t) }
