@@ -16,20 +16,14 @@ func getg() unsafe.Pointer
 var goidOffset = sync.OnceValue(findGoidOffset)
 
 // gScan is how far into a g the id is looked for: it sits in the first
-// 200 bytes in every Go release so far.
-const gScan = 512
+// 200 bytes in every Go release so far (152 in Go 1.26), and every g is
+// larger than gScan.
+const gScan = 256
 
 func findGoidOffset() int {
 	var candidates []int
 	probe := func() {
-		g := getg()
-		id := slowGoid()
-		var found []int
-		for off := 0; off+8 <= gScan; off += 8 {
-			if *(*int64)(unsafe.Add(g, off)) == id {
-				found = append(found, off)
-			}
-		}
+		found := scanG(getg(), slowGoid())
 		if candidates == nil {
 			candidates = found
 			return
@@ -56,7 +50,23 @@ func findGoidOffset() int {
 	return candidates[0]
 }
 
+// scanG returns the offsets in g of the word id (checkptr off: the scan
+// reads the g as words, which it was not allocated as).
+//
+//go:nocheckptr
+func scanG(g unsafe.Pointer, id int64) []int {
+	var found []int
+	for off := 0; off+8 <= gScan; off += 8 {
+		if *(*int64)(unsafe.Add(g, off)) == id {
+			found = append(found, off)
+		}
+	}
+	return found
+}
+
 // goid returns the calling goroutine's id, as runtime.Stack prints it.
+//
+//go:nocheckptr
 func goid() int64 {
 	if off := goidOffset(); off >= 0 {
 		return *(*int64)(unsafe.Add(getg(), off))

@@ -70,19 +70,19 @@ func Read(data []byte) (events []Event, truncated bool, end int64, err error) {
 }
 
 // Repair returns a truncated trace cut after its last whole event and
-// closed, and how many events it keeps. A whole trace comes back as it
-// is.
-func Repair(data []byte) ([]byte, int, error) {
-	events, truncated, end, err := Read(data)
+// closed, how many events it keeps and whether it was truncated. A whole
+// trace comes back as it is.
+func Repair(data []byte) (out []byte, events int, truncated bool, err error) {
+	evs, truncated, end, err := Read(data)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, false, err
 	}
 	if !truncated {
-		return data, len(events), nil
+		return data, len(evs), false, nil
 	}
 	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-		return nil, 0, errors.New("trace: cannot repair a trace in the object format")
+		return nil, 0, true, errors.New("trace: cannot repair a trace in the object format")
 	}
-	out := append(bytes.Clone(data[:end]), "\n]\n"...)
-	return out, len(events), nil
+	out = append(bytes.Clone(data[:end]), "\n]\n"...)
+	return out, len(evs), true, nil
 }

@@ -27,7 +27,13 @@ const (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	// Layers switched on by environment (UR_ENABLE_LAYERS, GOUR_TRACE):
+	// the trace ends whole, and leaks fail the run.
+	if err := ur.CloseLayers(); err != nil && code == 0 {
+		code = 1
+	}
+	os.Exit(code)
 }
 
 // run is urdemo without the process: it returns the exit status.
