@@ -121,3 +121,36 @@ func ExampleExpr() {
 	fmt.Println(axpy.Arrays(), got)
 	// Output: [x y] [12 24 36 48]
 }
+
+// ExampleMatMul multiplies two matrices, adds a bias row to every row of
+// the product (a broadcasting Transform) and takes the row maxima
+// (ReduceAxis), on the CPU context; a Device context runs the same code.
+func ExampleMatMul() {
+	ctx := compute.NewCPU(0)
+	a, _ := compute.FromSlice(ctx, []float32{1, 2, 3, 4, 5, 6}, 2, 3) // 2×3
+	b, _ := compute.FromSlice(ctx, []float32{1, 0, 0, 1, 1, 1}, 3, 2) // 3×2
+	bias, _ := compute.FromSlice(ctx, []float32{10, 20}, 2)           // a row
+	c, _ := compute.Zeros[float32](ctx, 2, 2)
+	rowMax, _ := compute.Zeros[float32](ctx, 2, 1)
+	add, err := compute.Expr[float32]("out = c + bias", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := compute.MatMul(ctx, c, a, b); err != nil {
+		log.Fatal(err)
+	}
+	if err := compute.Transform(ctx, add, c, bias, c); err != nil { // bias [2] on every row of c [2, 2]
+		log.Fatal(err)
+	}
+	if err := compute.ReduceAxis(ctx, rowMax, c, 1, compute.Max[float32]()); err != nil {
+		log.Fatal(err)
+	}
+	got, _ := c.ToSlice()
+	m, _ := rowMax.ToSlice()
+	fmt.Println(got, m)
+	err = compute.MatMul(ctx, c, a, a)
+	fmt.Println(err)
+	// Output:
+	// [14 25 20 31] [25 31]
+	// compute: shape mismatch: MatMul of [2 3] by [2 3]: inner dimensions 3 and 2 differ
+}
