@@ -222,13 +222,6 @@ func (r *Recorder) Close() error {
 	return nil
 }
 
-// add appends one event, formatted in ev, to the pending ones.
-func (r *Recorder) add(ev []byte) {
-	r.mu.Lock()
-	r.addLocked(ev)
-	r.mu.Unlock()
-}
-
 func (r *Recorder) addLocked(ev []byte) {
 	if r.failed || r.closed {
 		r.dropped.Add(1)

@@ -42,8 +42,8 @@ type ArgLaunch struct {
 func (q *Queue) PrepareLaunchArgs(k *Kernel, r NDRange, props LaunchProperties, args ...Arg) (rh *ArgLaunch, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Queue.PrepareLaunchArgs", q, k)
-		launchArgs(tc, k, &r)
-		defer endNewOf(tc, &rh, &rerr)
+		tc.launchArgs(k, &r)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	const op = "Queue.PrepareLaunchArgs"

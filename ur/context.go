@@ -21,7 +21,7 @@ func NewContext(devices ...*Device) (rh *Context, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "NewContext")
 		tc.args.Uint("devices", uint64(len(devices)))
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	const op = "NewContext"

@@ -91,7 +91,7 @@ func (p *Program) NewKernel(name string) (rh *Kernel, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Program.NewKernel", p)
 		tc.args.Str("name", name)
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	const op = "Program.NewKernel"

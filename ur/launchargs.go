@@ -60,7 +60,7 @@ func ArgLocalMem(size uint64) Arg { return Arg{kind: ArgLocal, size: size} }
 func (q *Queue) LaunchArgs(k *Kernel, r NDRange, args ...Arg) (rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Queue.LaunchArgs", q, k)
-		launchArgs(tc, k, &r)
+		tc.launchArgs(k, &r)
 		defer tc.end(&rerr)
 	}
 
@@ -73,7 +73,7 @@ func (q *Queue) LaunchArgs(k *Kernel, r NDRange, args ...Arg) (rerr error) {
 func (q *Queue) EnqueueLaunchArgs(k *Kernel, r NDRange, props LaunchProperties, args []Arg, wait ...*Event) (rh *Event, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Queue.EnqueueLaunchArgs", q, k)
-		launchArgs(tc, k, &r)
+		tc.launchArgs(k, &r)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 

@@ -87,8 +87,8 @@ type tcall struct {
 }
 
 // beginCall starts the record of op on handles h (nil ones are left out).
-func beginCall(r *trace.Recorder, op string, h ...traced) *tcall {
-	c := &tcall{r: r, op: op}
+func beginCall(r *trace.Recorder, op string, h ...traced) tcall {
+	c := tcall{r: r, op: op}
 	keys := [...]string{"h0", "h1", "h2"}
 	for i, x := range h {
 		if i >= len(keys) {
@@ -359,7 +359,7 @@ func traceRelease(r *trace.Recorder, op string, o *object, start int64, err *err
 }
 
 // launchArgs adds a launch's kernel and range to a call's arguments.
-func launchArgs(c *tcall, k *Kernel, r *NDRange) {
+func (c *tcall) launchArgs(k *Kernel, r *NDRange) {
 	if k != nil {
 		c.args.Str("name", k.name)
 	}
@@ -375,12 +375,12 @@ func launchArgs(c *tcall, k *Kernel, r *NDRange) {
 //go:noinline
 func (q *Queue) launchTraced(t *trace.Recorder, op string, k *Kernel, r *NDRange, wait []*Event, _ bool) error {
 	c := beginCall(t, op, q, k)
-	launchArgs(c, k, r)
+	c.launchArgs(k, r)
 	if q != nil && queueProfiles(q) {
 		ev, err := q.launch(op, k, r, wait, true)
 		c.end(&err)
 		if err == nil {
-			commandEnqueued(c, q, ev, true)
+			commandEnqueued(&c, q, ev, true)
 		}
 		return err
 	}
@@ -394,7 +394,7 @@ func (q *Queue) launchTraced(t *trace.Recorder, op string, k *Kernel, r *NDRange
 //go:noinline
 func (q *Queue) enqueueTraced(t *trace.Recorder, op string, k *Kernel, r *NDRange, wait []*Event) (*Event, error) {
 	c := beginCall(t, op, q, k)
-	launchArgs(c, k, r)
+	c.launchArgs(k, r)
 	ev, err := q.launch(op, k, r, wait, true)
 	c.endEvent(q, ev, &err)
 	return ev, err
@@ -406,7 +406,7 @@ func (q *Queue) enqueueTraced(t *trace.Recorder, op string, k *Kernel, r *NDRang
 //go:noinline
 func (p *PreparedLaunch) launchTraced(t *trace.Recorder) error {
 	c := beginCall(t, opPreparedLaunch, p.q, p.k)
-	launchArgs(c, p.k, &p.r)
+	c.launchArgs(p.k, &p.r)
 	var err error
 	if pc := p.call.Load(); pc != nil {
 		st := pc.launch()

@@ -35,7 +35,7 @@ func (c *Context) NewBuffer(flags MemFlags, size uint64) (rh *Mem, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Context.NewBuffer", c)
 		tc.args.Uint("bytes", size)
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	return c.newBuffer("Context.NewBuffer", flags, size, nil)
@@ -46,7 +46,7 @@ func (c *Context) NewBufferFrom(flags MemFlags, data []byte) (rh *Mem, rerr erro
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Context.NewBufferFrom", c)
 		tc.args.Uint("bytes", uint64(len(data)))
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	return c.newBuffer("Context.NewBufferFrom", flags, uint64(len(data)), data)

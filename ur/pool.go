@@ -82,7 +82,7 @@ type poolMarker struct {
 func (c *Context) NewPool(dev *Device, opts PoolOptions) (rh *Pool, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Context.NewPool", c)
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	const op = "Context.NewPool"
@@ -221,7 +221,7 @@ func (q *Queue) AllocAsync(pool *Pool, size uint64) (rh *USM, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Queue.AllocAsync", q)
 		tc.args.Uint("bytes", size)
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	const op = "Queue.AllocAsync"

@@ -65,8 +65,8 @@ func (c *preparedCall) launch() driver.LaunchStatus {
 func (q *Queue) PrepareLaunch(k *Kernel, r NDRange) (rh *PreparedLaunch, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Queue.PrepareLaunch", q, k)
-		launchArgs(tc, k, &r)
-		defer endNewOf(tc, &rh, &rerr)
+		tc.launchArgs(k, &r)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	const op = "Queue.PrepareLaunch"

@@ -39,7 +39,7 @@ func (c *Context) NewProgramFromSource(source string) (rh *Program, rerr error) 
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Context.NewProgramFromSource", c)
 		tc.args.Uint("bytes", uint64(len(source)))
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	const op = "Context.NewProgramFromSource"
@@ -56,7 +56,7 @@ func (c *Context) NewProgramFromIL(il []byte) (rh *Program, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Context.NewProgramFromIL", c)
 		tc.args.Uint("bytes", uint64(len(il)))
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	const op = "Context.NewProgramFromIL"
@@ -71,7 +71,7 @@ func (c *Context) NewProgramFromIL(il []byte) (rh *Program, rerr error) {
 func (c *Context) NewProgramFromBinaries(devices []*Device, binaries [][]byte) (rh *Program, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Context.NewProgramFromBinaries", c)
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	const op = "Context.NewProgramFromBinaries"
@@ -100,7 +100,7 @@ func (c *Context) Link(options string, programs []*Program, devices ...*Device) 
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Context.Link", c)
 		tc.args.Str("options", options)
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	const op = "Context.Link"

@@ -29,7 +29,7 @@ type Queue struct {
 func (c *Context) NewQueue(dev *Device, props QueueProperties) (rh *Queue, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Context.NewQueue", c)
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	const op = "Context.NewQueue"

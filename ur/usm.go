@@ -66,7 +66,7 @@ func (c *Context) AllocDevice(dev *Device, size uint64) (rh *USM, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Context.AllocDevice", c)
 		tc.args.Uint("bytes", size)
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	return c.alloc("Context.AllocDevice", USMDevice, dev, size, 0)
@@ -79,7 +79,7 @@ func (c *Context) AllocHost(size uint64) (rh *USM, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Context.AllocHost", c)
 		tc.args.Uint("bytes", size)
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	return c.alloc("Context.AllocHost", USMHost, nil, size, 0)
@@ -91,7 +91,7 @@ func (c *Context) AllocShared(dev *Device, size uint64) (rh *USM, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Context.AllocShared", c)
 		tc.args.Uint("bytes", size)
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	return c.alloc("Context.AllocShared", USMShared, dev, size, 0)
@@ -104,7 +104,7 @@ func (c *Context) Alloc(kind USMKind, dev *Device, size, alignment uint64) (rh *
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Context.Alloc", c)
 		tc.args.Uint("bytes", size)
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	return c.alloc("Context.Alloc", kind, dev, size, alignment)

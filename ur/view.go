@@ -19,7 +19,7 @@ func (m *Mem) SubBuffer(offset, size uint64) (rh *Mem, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Mem.SubBuffer", m)
 		tc.args.Uint("bytes", size)
-		defer endNewOf(tc, &rh, &rerr)
+		defer endNewOf(&tc, &rh, &rerr)
 	}
 
 	const op = "Mem.SubBuffer"
