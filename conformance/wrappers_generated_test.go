@@ -95,6 +95,11 @@ func TestKernelAttributesAndSuggestedSize(t *testing.T) {
 	conformance.TestKernelAttributesAndSuggestedSize(t)
 }
 func TestProgramGlobal(t *testing.T)              { conformance.TestProgramGlobal(t) }
+func TestMapBuffer(t *testing.T)                  { conformance.TestMapBuffer(t) }
+func TestMapBufferWaitList(t *testing.T)          { conformance.TestMapBufferWaitList(t) }
+func TestMapBufferBadInput(t *testing.T)          { conformance.TestMapBufferBadInput(t) }
+func TestBufferUseHost(t *testing.T)              { conformance.TestBufferUseHost(t) }
+func TestBufferAllocHost(t *testing.T)            { conformance.TestBufferAllocHost(t) }
 func TestMemoryCreate(t *testing.T)               { conformance.TestMemoryCreate(t) }
 func TestMemoryCreateFromHost(t *testing.T)       { conformance.TestMemoryCreateFromHost(t) }
 func TestMemoryZeroSize(t *testing.T)             { conformance.TestMemoryZeroSize(t) }
