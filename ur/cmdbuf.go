@@ -62,9 +62,9 @@ type CommandBuffer struct {
 	// usm lists the USM pointers the commands use, checked at each
 	// replay; made by Finalize and UpdateLaunch.
 	usm []Ptr
-	// plan is an emulated buffer's launches prepared for the last queue
-	// that replayed it (cmdreplay.go).
-	plan *replayPlan
+	// plans are an emulated buffer's launches prepared for the queues
+	// that replayed it last, most recent first (cmdreplay.go).
+	plans []*replayPlan
 }
 
 // Command is one recorded command of a CommandBuffer.
@@ -143,11 +143,8 @@ func (cb *CommandBuffer) free() error {
 	if cb.drv != nil {
 		err = cb.drv.Release()
 	}
-	if cb.plan != nil {
-		if e := cb.plan.release(); err == nil {
-			err = e
-		}
-		cb.plan = nil
+	if e := cb.dropPlans(); err == nil {
+		err = e
 	}
 	for _, c := range cb.cmds {
 		c.unkeep()
@@ -494,11 +491,9 @@ func (cb *CommandBuffer) UpdateLaunch(c *Command, r *NDRange, args ...Arg) error
 	c.unkeep()
 	c.r, c.args, c.dargs = nr, nargs, ndargs
 	cb.usm = cb.collectPtrs()
-	if cb.plan != nil {
-		// Prepared again, with the new arguments, at the next replay.
-		if err := cb.plan.drop(c.index); err != nil {
-			return wrapError(err, op, cb.adapter.name)
-		}
+	// Prepared again, with the new arguments, at the next replay.
+	if err := cb.dropStep(c.index); err != nil {
+		return wrapError(err, op, cb.adapter.name)
 	}
 	return nil
 }

@@ -52,19 +52,55 @@ func (p *replayPlan) release() error {
 	return err
 }
 
-// planFor returns cb's plan for q, made again where the last replay was
-// on another queue. The caller holds cb.mu.
+// maxReplayPlans is how many queues an emulated buffer keeps its launches
+// prepared for; a replay on one more drops the plan least recently used.
+const maxReplayPlans = 4
+
+// planFor returns cb's plan for q, made where it has none. The caller
+// holds cb.mu.
 func (cb *CommandBuffer) planFor(q *Queue) (*replayPlan, error) {
-	if cb.plan != nil && cb.plan.q == q && len(cb.plan.steps) == len(cb.cmds) {
-		return cb.plan, nil
+	for i, p := range cb.plans {
+		if p.q == q {
+			if i > 0 { // most recently used first
+				copy(cb.plans[1:i+1], cb.plans[:i])
+				cb.plans[0] = p
+			}
+			return p, nil
+		}
 	}
-	if cb.plan != nil {
-		if err := cb.plan.release(); err != nil {
+	if len(cb.plans) == maxReplayPlans {
+		last := cb.plans[len(cb.plans)-1]
+		cb.plans = cb.plans[:len(cb.plans)-1]
+		if err := last.release(); err != nil {
 			return nil, err
 		}
 	}
-	cb.plan = &replayPlan{q: q, steps: make([]replayStep, len(cb.cmds))}
-	return cb.plan, nil
+	p := &replayPlan{q: q, steps: make([]replayStep, len(cb.cmds))}
+	cb.plans = append([]*replayPlan{p}, cb.plans...)
+	return p, nil
+}
+
+// dropPlans releases every plan; dropStep the prepared launch of command
+// i in each. The caller holds cb.mu.
+func (cb *CommandBuffer) dropPlans() error {
+	var err error
+	for _, p := range cb.plans {
+		if e := p.release(); err == nil {
+			err = e
+		}
+	}
+	cb.plans = nil
+	return err
+}
+
+func (cb *CommandBuffer) dropStep(i int) error {
+	var err error
+	for _, p := range cb.plans {
+		if e := p.drop(i); err == nil {
+			err = e
+		}
+	}
+	return err
 }
 
 // prepare checks launch c on q and prepares it into s.

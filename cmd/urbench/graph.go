@@ -355,6 +355,10 @@ func (b *graphBench) graph() error {
 	for _, m := range b.modes {
 		start := time.Now()
 		cb, err := b.ctx.NewCommandBuffer(b.dev, ur.CommandBufferOptions{Mode: m.mode})
+		if errors.Is(err, ur.ErrUnsupportedFeature) && len(b.modes) > 1 {
+			fmt.Fprintf(b.w, "graph: -cmdbuf %s skipped: %v\n", m.name, err)
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("-cmdbuf %s: %w", m.name, err)
 		}
@@ -368,6 +372,9 @@ func (b *graphBench) graph() error {
 			return err
 		}
 		cbs = append(cbs, &timed{mode: m, cb: cb, built: time.Since(start)})
+	}
+	if len(cbs) == 0 {
+		return fmt.Errorf("-cmdbuf: none of the command buffers could be made")
 	}
 	replays := max(b.iters/b.kernels, 1)
 	perKernel := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(replays*b.kernels) }
@@ -440,7 +447,7 @@ func (b *graphBench) graph() error {
 		if t.cb.Emulated() {
 			kind = "emulated"
 		}
-		fmt.Fprintf(b.w, "graph: a %s command buffer (-cmdbuf %s) of %d launches, recorded and finalized in %.0f µs, replayed %d times a round\n", kind, t.mode.name, b.kernels, float64(t.built.Microseconds()), replays)
+		fmt.Fprintf(b.w, "graph: a %s command buffer of %d launches (-cmdbuf %s), recorded and finalized in %.0f µs, replayed %d times a round\n", kind, b.kernels, t.mode.name, float64(t.built.Microseconds()), replays)
 		name := "graph.replay"
 		if j > 0 {
 			name += "." + t.mode.name
