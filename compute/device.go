@@ -64,9 +64,9 @@ type Device struct {
 	kernels map[kernelID]*kernelEntry
 
 	// blas is MatMul's BLAS handle on q, made on first use.
-	blasOnce    sync.Once
+	blasMu      sync.Mutex
 	blas        *blas.Handle
-	blasErr     error
+	blasClosed  bool
 	blasBackend blas.Backend
 	fp16, fp64  bool
 

@@ -317,21 +317,29 @@ func fromF32[T Float](f float32) T {
 }
 
 // blasHandle returns the Device's BLAS handle, made on first use on its
-// queue, with its program manager; closed at Release.
+// queue, with its program manager, and closed at Release. A failure to
+// make one is returned, not kept: the next MatMul tries again.
 func (d *Device) blasHandle() (*blas.Handle, error) {
-	d.blasOnce.Do(func() {
-		if d.released.Load() {
-			d.blasErr = fmt.Errorf("%w: %v", ErrReleased, d)
-			return
+	d.blasMu.Lock()
+	defer d.blasMu.Unlock()
+	if d.blasClosed || d.released.Load() {
+		return nil, fmt.Errorf("%w: %v", ErrReleased, d)
+	}
+	if d.blas == nil {
+		h, err := blas.New(d.q, blas.Options{Backend: d.blasBackend, Programs: d.mgr})
+		if err != nil {
+			return nil, err
 		}
-		d.blas, d.blasErr = blas.New(d.q, blas.Options{Backend: d.blasBackend, Programs: d.mgr})
-	})
-	return d.blas, d.blasErr
+		d.blas = h
+	}
+	return d.blas, nil
 }
 
 // closeBLAS closes the handle, if made, and stops one being made.
 func (d *Device) closeBLAS() error {
-	d.blasOnce.Do(func() {})
+	d.blasMu.Lock()
+	defer d.blasMu.Unlock()
+	d.blasClosed = true
 	if d.blas != nil {
 		return d.blas.Close()
 	}

@@ -282,6 +282,25 @@ func TestMatMulErrors(t *testing.T) {
 			if err := MatMul(nil, c, a, b); !errors.Is(err, ErrInvalid) {
 				t.Errorf("nil context: %v", err)
 			}
+			if d, ok := ctx.(*Device); ok && d.backend != "cuda" {
+				// A backend that cannot serve the device: refused at the
+				// first MatMul, before anything is staged.
+				d2, err := NewDeviceFrom(d.q, DeviceOptions{BLAS: blas.BackendCUBLAS, Manager: d.mgr})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer d2.Release()
+				x := must[*Array[float32]](t)(FromSlice(d2, []float32{1, 2, 3, 4}, 2, 2))
+				y := must[*Array[float32]](t)(FromSlice(d2, []float32{9, 9, 9, 9}, 2, 2))
+				if err := MatMul(d2, y, x, x); !errors.Is(err, blas.ErrLibraryUnavailable) {
+					t.Errorf("MatMul with cuBLAS on %v: %v, want blas.ErrLibraryUnavailable", d, err)
+				}
+				if got := must[[]float32](t)(y.ToSlice()); got[0] != 9 || x.Transfers().Uploads != 0 {
+					t.Errorf("after the refused MatMul: y %v, x uploaded %d times", got, x.Transfers().Uploads)
+				}
+				x.Release()
+				y.Release()
+			}
 		})
 	}
 }
