@@ -94,7 +94,11 @@
 // (2.5f, 3u, 7L or 7LL), and integer division, remainder, abs, min and
 // max small helper functions that give the CPU's results. An OpenCL
 // program using float64 enables cl_khr_fp64. Compiled.Key identifies the
-// generated code for caching built programs.
+// generated code for caching built programs. OpenCLStrided and
+// CUDAStrided generate the same kernel reading each array at an index of
+// its own, from the output's coordinates over four extents and the
+// array's strides (arguments after n): how package compute broadcasts
+// an input (a stride of 0 repeats it along a dimension).
 //
 // # The evaluator
 //
