@@ -118,6 +118,13 @@ func (h *Handle) checkOperand(op, name string, o Operand, size int, elems uint64
 	if capacity, off := o.capacity(), o.byteOffset(); hi != 0 || off > capacity || bytes > capacity-off {
 		return argError(op, name, ur.ErrInvalidSize, "%d elements of %d bytes from byte %d run past the end of its %d bytes", elems, size, off, capacity)
 	}
+	// A vendor library takes the raw address: a freed allocation must be
+	// refused here, as ur's commands refuse it.
+	if o.mem == nil {
+		if err := o.ptr.Check(h.ctx, bytes); err != nil {
+			return argError(op, name, ur.ResultOf(err), "%v", err)
+		}
+	}
 	return nil
 }
 

@@ -67,8 +67,7 @@
 // arguments describe, and a type the device lacks are each an *ArgError
 // naming the argument, matching a ur result code with errors.Is
 // (ur.ErrInvalidValue, ur.ErrInvalidSize, ur.ErrUnsupportedFeature, ...).
-// A pointer into freed USM is refused by ur's checks of the own kernels'
-// launches, before the call's first launch, as a *ur.Error with
-// ur.ErrInvalidMemObject; ur offers no such check of an address given to
-// a vendor library.
+// A pointer into freed USM is refused too (ur.Ptr.Check), also where the
+// address goes to a vendor library: an *ArgError matching
+// ur.ErrInvalidMemObject.
 package blas

@@ -120,7 +120,7 @@ func TestBadInput(t *testing.T) {
 // takes addresses, which ur cannot check, and would fault the context.
 func TestFreedPointer(t *testing.T) {
 	for _, e := range envs(t) {
-		if !e.dev.Info().USM.Device || e.h.Backend() == blas.BackendCUBLAS {
+		if !e.dev.Info().USM.Device {
 			continue
 		}
 		t.Run(e.name, func(t *testing.T) {

@@ -320,8 +320,8 @@ func (c *Communicator) checkPtr(o *call, name string, p ur.Ptr, size uint64) err
 			Message: fmt.Sprintf("%s: %d bytes at offset %d run past the end of the %d-byte allocation", name, size, p.Offset(), u.Size()),
 			Err:     &ur.Error{Result: ur.ErrInvalidSize, Op: "collectives." + op, Message: "range past the allocation"}}
 	}
-	// The queue's own check of a pointer: freed allocations are refused.
-	if _, err := c.q.PeerCopyPath(p, p); err != nil {
+	// ur's own check of a pointer: a freed allocation is refused.
+	if err := p.Check(c.q.Context(), size); err != nil {
 		return &Error{Op: op, Rank: c.rank, Backend: c.b.name(), Kind: ErrInvalidPointer, Message: name, Err: err}
 	}
 	return nil

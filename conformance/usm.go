@@ -288,6 +288,19 @@ func TestUSMBadPointers(t *testing.T) {
 			oq := f.QueueIn(t, other, ur.QueueProperties{})
 			wantErr(t, "copy on another context's queue", oq.CopyToPtr(u.Ptr(), buf[:16]), ur.ErrInvalidContext)
 		})
+		// Ptr.Check answers as the commands do, for layers that hand raw
+		// addresses to a vendor library.
+		f.Run(t, "Check", func(t *testing.T) {
+			must(t, "Check", u.Ptr().Check(ctx, 4096))
+			must(t, "Check(size 0)", u.Ptr().Add(4095).Check(ctx, 0))
+			wantErr(t, "Check past the end", u.Ptr().Add(8).Check(ctx, 4096), ur.ErrInvalidSize)
+			wantErr(t, "Check of the nil Ptr", ur.Ptr{}.Check(ctx, 1), ur.ErrInvalidNullPointer)
+			wantErr(t, "Check with a nil context", u.Ptr().Check(nil, 1), ur.ErrInvalidNullHandle)
+			wantErr(t, "Check in another context", u.Ptr().Check(f.NewContext(t), 1), ur.ErrInvalidContext)
+			v := allocUSM(t, f, ctx, ur.USMDevice, 64)
+			must(t, "Free", v.Free())
+			wantErr(t, "Check of freed memory", v.Ptr().Check(ctx, 1), ur.ErrInvalidMemObject)
+		})
 	})
 }
 

@@ -310,6 +310,28 @@ func (p Ptr) USM() *USM { return p.u }
 // IsNil reports whether p is the zero Ptr.
 func (p Ptr) IsNil() bool { return p.u == nil }
 
+// Check reports whether p can be given to a command of ctx that touches
+// size bytes from it (size 0: at least one byte), as gour's own commands
+// check their pointers: an error wrapping ErrInvalidNullPointer for the
+// nil Ptr, one for a freed allocation, ErrInvalidContext for one of
+// another context, ErrInvalidSize for a range past its end. It is for
+// layers above gour that hand raw addresses to a vendor library (a BLAS,
+// a collective), which cannot tell a freed pointer from a live one; the
+// allocation may still be freed after Check returns, as with any use of
+// memory shared between goroutines.
+func (p Ptr) Check(ctx *Context, size uint64) error {
+	const op = "Ptr.Check"
+	if err := ctx.enter(op); err != nil {
+		return err
+	}
+	defer ctx.life.leave()
+	if err := p.use(op, "pointer", ctx, size); err != nil {
+		return err
+	}
+	p.u.life.leave()
+	return nil
+}
+
 // use enters p's allocation for a command of ctx touching size bytes from
 // p (size 0: at least one byte); on nil error the caller must leave it.
 func (p Ptr) use(op, name string, ctx *Context, size uint64) error {
