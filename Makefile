@@ -17,7 +17,9 @@ GO ?= go
 # and llvm-spirv-15, which compile OpenCL C to SPIR-V for Level Zero, and
 # CLBlast (libclblast1), whose backend of package blas would otherwise go
 # untested.
-TEST_ENV := CGO_ENABLED=1 UR_REQUIRE_ADAPTERS=opencl POCL_KERNEL_CACHE=0 GOUR_REQUIRE_ZE_LOADER=1 GOUR_REQUIRE_REDIS=1 GOUR_REQUIRE_SPIRV_COMPILER=1 GOUR_REQUIRE_CLBLAST=1
+# Leak checking is on: the conformance suite, compute, the examples and
+# urdemo fail on a handle never released (their TestMain, ur/leaktest).
+TEST_ENV := CGO_ENABLED=1 UR_REQUIRE_ADAPTERS=opencl POCL_KERNEL_CACHE=0 GOUR_REQUIRE_ZE_LOADER=1 GOUR_REQUIRE_REDIS=1 GOUR_REQUIRE_SPIRV_COMPILER=1 GOUR_REQUIRE_CLBLAST=1 GOUR_LEAK_CHECK=1
 
 # An adapter written outside gour's module, against its public driver API,
 # in a Go module of its own: `make test` vets, builds and tests it too.
@@ -63,8 +65,8 @@ test: deps
 	CGO_ENABLED=1 $(GO) test -count=1 -tags zeheaders ./adapters/levelzero/internal/ze/
 	@echo "== the conformance suite, and compute and programmgr's OpenCL C through SPIR-V, on Level Zero, through the loader, over the test driver (not hardware: docs/conformance.md)"
 	fake=$$(mktemp -d)/libze_gour_fake.so && cc -shared -fPIC -O1 -o $$fake adapters/levelzero/testdata/fakedriver/ze_fake_driver.c && \
-	ZE_ENABLE_ALT_DRIVERS=$$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero $(GO) test -race -count=1 ./conformance/ && \
-	ZE_ENABLE_ALT_DRIVERS=$$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero GOUR_REQUIRE_SPIRV_COMPILER=1 $(GO) test -race -count=1 -run LevelZero ./compute/ ./programmgr/ ./blas/
+	ZE_ENABLE_ALT_DRIVERS=$$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero GOUR_LEAK_CHECK=1 $(GO) test -race -count=1 ./conformance/ && \
+	ZE_ENABLE_ALT_DRIVERS=$$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero GOUR_REQUIRE_SPIRV_COMPILER=1 GOUR_LEAK_CHECK=1 $(GO) test -race -count=1 -run LevelZero ./compute/ ./programmgr/ ./blas/
 	@echo "== examples/adapter, an adapter in a module of its own (go test ./... above does not enter it)"
 	cd $(EXAMPLE_ADAPTER) && $(GO) vet ./...
 	cd $(EXAMPLE_ADAPTER) && CGO_ENABLED=0 $(GO) build ./...
