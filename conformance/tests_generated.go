@@ -139,6 +139,8 @@ var tests = []Test{
 	{"TestPreparedLaunchLocalMemoryResized", TestPreparedLaunchLocalMemoryResized},
 	{"TestPreparedLaunchErrors", TestPreparedLaunchErrors},
 	{"TestPreparedLaunchAfterRelease", TestPreparedLaunchAfterRelease},
+	{"TestKernelPrintf", TestKernelPrintf},
+	{"TestPrintfBufferSize", TestPrintfBufferSize},
 	{"TestProgramBuildFromSource", TestProgramBuildFromSource},
 	{"TestProgramBuildFailure", TestProgramBuildFailure},
 	{"TestProgramBuildOptions", TestProgramBuildOptions},

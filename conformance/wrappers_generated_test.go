@@ -169,6 +169,8 @@ func TestPreparedLaunchLocalMemoryResized(t *testing.T) {
 }
 func TestPreparedLaunchErrors(t *testing.T)       { conformance.TestPreparedLaunchErrors(t) }
 func TestPreparedLaunchAfterRelease(t *testing.T) { conformance.TestPreparedLaunchAfterRelease(t) }
+func TestKernelPrintf(t *testing.T)               { conformance.TestKernelPrintf(t) }
+func TestPrintfBufferSize(t *testing.T)           { conformance.TestPrintfBufferSize(t) }
 func TestProgramBuildFromSource(t *testing.T)     { conformance.TestProgramBuildFromSource(t) }
 func TestProgramBuildFailure(t *testing.T)        { conformance.TestProgramBuildFailure(t) }
 func TestProgramBuildOptions(t *testing.T)        { conformance.TestProgramBuildOptions(t) }
