@@ -86,3 +86,58 @@ func Repair(data []byte) (out []byte, events int, truncated bool, err error) {
 	out = append(bytes.Clone(data[:end]), "\n]\n"...)
 	return out, len(evs), true, nil
 }
+
+// Validate checks a trace as the trace event format requires what gour
+// writes of it, strictly (a JSON array, closed): every event has a phase
+// gour writes (X complete, i instant, M metadata), a name, a pid and tid,
+// a time; a complete event a duration of zero or more; metadata a name
+// in its args. It returns the events.
+func Validate(data []byte) ([]Event, error) {
+	var raw []map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("trace: not a JSON array of events: %w", err)
+	}
+	events, truncated, _, err := Read(data)
+	if err != nil {
+		return nil, err
+	}
+	if truncated || len(events) != len(raw) {
+		return nil, errors.New("trace: cut short")
+	}
+	for i, e := range events {
+		for _, field := range []string{"name", "ph", "pid", "tid"} {
+			if _, ok := raw[i][field]; !ok {
+				return nil, fmt.Errorf("trace: event %d has no %s", i, field)
+			}
+		}
+		switch e.Ph {
+		case "X":
+			if _, ok := raw[i]["dur"]; !ok || e.Dur < 0 {
+				return nil, fmt.Errorf("trace: complete event %d (%s) has no duration, or a negative one", i, e.Name)
+			}
+			fallthrough
+		case "i":
+			if _, ok := raw[i]["ts"]; !ok || e.Ts < 0 {
+				return nil, fmt.Errorf("trace: event %d (%s) has no time, or a negative one", i, e.Name)
+			}
+		case "M":
+			if _, ok := e.Args["name"]; !ok && e.Name != "process_sort_index" {
+				return nil, fmt.Errorf("trace: metadata event %d (%s) names nothing", i, e.Name)
+			}
+		default:
+			return nil, fmt.Errorf("trace: event %d has phase %q", i, e.Ph)
+		}
+	}
+	return events, nil
+}
+
+// OnQueue returns the commands on device queues' tracks, by queue id.
+func OnQueue(events []Event) map[int64][]Event {
+	m := map[int64][]Event{}
+	for _, e := range events {
+		if e.Pid == DevicePID && e.Ph == "X" {
+			m[e.Tid] = append(m[e.Tid], e)
+		}
+	}
+	return m
+}

@@ -61,6 +61,8 @@ func init() {
 	}
 	if err := EnableLayers(opts); err != nil {
 		fmt.Fprintf(os.Stderr, "gour: %v; no trace is recorded\n", err)
+	} else if opts.Trace != "" {
+		fmt.Fprintf(os.Stderr, "gour: tracing to %s (ur.StopTrace or ur.CloseLayers ends it whole)\n", opts.Trace)
 	}
 }
 
@@ -108,12 +110,8 @@ func EnableLayers(opts LayerOptions) error {
 		return nil
 	}
 	traceNoDev.Store(opts.NoDeviceProfiling)
-	r, err := trace.Start(opts.Trace, trace.Options{})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "gour: tracing to %s\n", r.Path())
-	return nil
+	_, err := trace.Start(opts.Trace, trace.Options{})
+	return err
 }
 
 // StartTrace records a trace to path: EnableLayers with only Trace.
