@@ -18,8 +18,9 @@ func TestMemorySubBuffer(t *testing.T) {
 		off := 2 * max(align, 256)
 		parent := f.Buffer(t, ur.MemReadWrite, off+8192)
 		q := f.Queue(t)
-		_, err := q.EnqueueFill(parent, []byte{0xee, 0xee, 0xee, 0xee}, 0, parent.Size())
+		ev, err := q.EnqueueFill(parent, []byte{0xee, 0xee, 0xee, 0xee}, 0, parent.Size())
 		must(t, "EnqueueFill", err)
+		ev.Release()
 		view, err := parent.SubBuffer(off, 4096)
 		if errors.Is(err, ur.ErrUnsupportedFeature) {
 			t.Skipf("no sub-buffers: %v", err)

@@ -197,8 +197,9 @@ func TestUSMKernelPointerWithOffset(t *testing.T) {
 				const n, skip = 256, 16
 				ctx, q := f.Context(t), f.Queue(t)
 				u := allocUSM(t, f, ctx, k.kind, 4*(n+skip))
-				_, err := q.EnqueueMemFill(u.Ptr(), []byte{0xff, 0xff, 0xff, 0xff}, u.Size())
+				ev, err := q.EnqueueMemFill(u.Ptr(), []byte{0xff, 0xff, 0xff, 0xff}, u.Size())
 				must(t, "EnqueueMemFill", err)
+				ev.Release()
 				kern := f.Kernel(t, "iota")
 				must(t, "SetArgPtr", kern.SetArgPtr(0, u.Ptr().Add(4*skip)))
 				must(t, "Launch", q.Launch(kern, ur.Range1D(n)))
