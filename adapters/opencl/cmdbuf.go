@@ -11,7 +11,8 @@ import (
 // Command buffers through cl_khr_command_buffer. A context whose devices
 // all have the extension is a cbContext, the only kind with
 // NewCommandBuffer: on others the front end records and replays the
-// commands itself.
+// commands itself, as it does by default on PoCL, whose buffers replay
+// slower than the launches one by one (cmdreplay.go).
 
 // cbContext is a context whose devices have cl_khr_command_buffer.
 type cbContext struct{ *context }
