@@ -182,4 +182,8 @@ var tests = []Test{
 	{"TestUSMPrefetchAndAdvise", TestUSMPrefetchAndAdvise},
 	{"TestUSMPool", TestUSMPool},
 	{"TestUSMSharedAcrossQueuesAfterMarker", TestUSMSharedAcrossQueuesAfterMarker},
+	{"TestVirtualMemUnsupported", TestVirtualMemUnsupported},
+	{"TestVirtualMemMapAndAccess", TestVirtualMemMapAndAccess},
+	{"TestVirtualMemGrowInPlace", TestVirtualMemGrowInPlace},
+	{"TestVirtualMemBadInput", TestVirtualMemBadInput},
 }

@@ -216,3 +216,7 @@ func TestUSMPool(t *testing.T)                      { conformance.TestUSMPool(t)
 func TestUSMSharedAcrossQueuesAfterMarker(t *testing.T) {
 	conformance.TestUSMSharedAcrossQueuesAfterMarker(t)
 }
+func TestVirtualMemUnsupported(t *testing.T)  { conformance.TestVirtualMemUnsupported(t) }
+func TestVirtualMemMapAndAccess(t *testing.T) { conformance.TestVirtualMemMapAndAccess(t) }
+func TestVirtualMemGrowInPlace(t *testing.T)  { conformance.TestVirtualMemGrowInPlace(t) }
+func TestVirtualMemBadInput(t *testing.T)     { conformance.TestVirtualMemBadInput(t) }
