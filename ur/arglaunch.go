@@ -108,12 +108,7 @@ const (
 
 // Launch enqueues the launch with its arguments as they are. It returns
 // no event and allocates nothing.
-func (l *ArgLaunch) Launch() (rerr error) {
-	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "ArgLaunch.Launch", l)
-		defer tc.end(&rerr)
-	}
-
+func (l *ArgLaunch) Launch() error {
 	if l == nil || !l.life.enter() {
 		return l.enterError(opArgLaunch)
 	}
@@ -122,6 +117,9 @@ func (l *ArgLaunch) Launch() (rerr error) {
 	// freed, so loads tell whether they were released.
 	if l.q.life.released() || l.k.life.released() || argsReleased(l.args) {
 		return l.heldReleasedError()
+	}
+	if t := trace.Active(); t != nil {
+		return l.launchTraced(t)
 	}
 	if l.native != nil {
 		if l.native.Launch() == driver.Launched { // a direct call, not through the interface

@@ -57,13 +57,10 @@ func ArgLocalMem(size uint64) Arg { return Arg{kind: ArgLocal, size: size} }
 // a kernel from programmgr included. It returns no event and, with the
 // adapter's argument launches (CUDA, OpenCL, Level Zero), allocates
 // nothing.
-func (q *Queue) LaunchArgs(k *Kernel, r NDRange, args ...Arg) (rerr error) {
+func (q *Queue) LaunchArgs(k *Kernel, r NDRange, args ...Arg) error {
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.LaunchArgs", q, k)
-		tc.launchArgs(k, &r)
-		defer tc.end(&rerr)
+		return q.launchArgsTraced(t, k, &r, args)
 	}
-
 	_, err := q.launchArgs("Queue.LaunchArgs", k, &r, LaunchProperties{}, args, nil, false)
 	return err
 }

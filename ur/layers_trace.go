@@ -441,3 +441,41 @@ func (p *Pool) traceObj() *object {
 	}
 	return &p.object
 }
+
+// launchArgsTraced is Queue.LaunchArgs while tracing.
+//
+//go:noinline
+func (q *Queue) launchArgsTraced(t *trace.Recorder, k *Kernel, r *NDRange, args []Arg) error {
+	const op = "Queue.LaunchArgs"
+	c := beginCall(t, op, q, k)
+	c.launchArgs(k, r)
+	if q != nil && queueProfiles(q) {
+		ev, err := q.launchArgs(op, k, r, LaunchProperties{}, args, nil, true)
+		c.end(&err)
+		if err == nil {
+			commandEnqueued(&c, q, ev, true)
+		}
+		return err
+	}
+	_, err := q.launchArgs(op, k, r, LaunchProperties{}, args, nil, false)
+	c.end(&err)
+	return err
+}
+
+// launchTraced is ArgLaunch.Launch while tracing, l entered and what it
+// holds live: the same launch, in a span.
+//
+//go:noinline
+func (l *ArgLaunch) launchTraced(t *trace.Recorder) error {
+	c := beginCall(t, opArgLaunch, l.q, l.k)
+	c.launchArgs(l.k, &l.r)
+	var err error
+	switch {
+	case l.native != nil && l.native.Launch() == driver.Launched:
+	case l.native == nil && l.drv != nil && l.drv.Launch() == driver.Launched:
+	default:
+		err = l.launchSlowly()
+	}
+	c.end(&err)
+	return err
+}
