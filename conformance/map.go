@@ -177,9 +177,11 @@ func TestMapBufferBadInput(t *testing.T) {
 			if _, err := oq.EnqueueUnmap(mp); !errors.Is(err, ur.ErrInvalidContext) {
 				t.Errorf("unmap on a queue of another context: %v", err)
 			}
-			if _, err := q.EnqueueUnmap(mp); err != nil {
+			ev, err := q.EnqueueUnmap(mp)
+			if err != nil {
 				t.Fatal(err)
 			}
+			ev.Release()
 		})
 		f.Run(t, "UnmapTwice", func(t *testing.T) {
 			mp, _, err := q.EnqueueMapBuffer(m, true, ur.MapWrite, 0, 8)
@@ -263,9 +265,11 @@ func TestBufferUseHost(t *testing.T) {
 		if host[100] != 1 || host[102] != 3 {
 			t.Error("the host memory does not hold the buffer's bytes while mapped")
 		}
-		if _, err := q.EnqueueUnmap(mp); err != nil {
+		ev, err := q.EnqueueUnmap(mp)
+		if err != nil {
 			t.Fatal(err)
 		}
+		ev.Release()
 		if &m.HostMemory()[0] != &host[0] {
 			t.Error("HostMemory is not the host memory")
 		}
