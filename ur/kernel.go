@@ -429,23 +429,24 @@ func checkRange(op, adapter string, r *NDRange) error {
 // from the third time on (preparing it allocates once); PrepareLaunch
 // saves a little more.
 func (q *Queue) Launch(k *Kernel, r NDRange) error {
-	if t := trace.Active(); t != nil {
-		return q.launchTraced(t, "Queue.Launch", k, &r, nil, false)
-	}
-	_, err := q.launch("Queue.Launch", k, &r, nil, false)
+	_, err := q.launch("Queue.Launch", k, &r, nil, false, false)
 	return err
 }
 
 // EnqueueKernel enqueues the kernel over r after the wait list and returns
 // its event.
 func (q *Queue) EnqueueKernel(k *Kernel, r NDRange, wait ...*Event) (*Event, error) {
-	if t := trace.Active(); t != nil {
-		return q.enqueueTraced(t, "Queue.EnqueueKernel", k, &r, wait)
-	}
-	return q.launch("Queue.EnqueueKernel", k, &r, wait, true)
+	return q.launch("Queue.EnqueueKernel", k, &r, wait, true, false)
 }
 
-func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEvent bool) (*Event, error) {
+// launch is Launch and EnqueueKernel; traced is set by the tracing layer's
+// own call (layers_trace.go), which records this one.
+func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEvent, traced bool) (*Event, error) {
+	if !traced {
+		if t := trace.Active(); t != nil {
+			return q.launchTraced(t, op, k, r, wait, wantEvent)
+		}
+	}
 	// The guards inline here; their errors are made out of line.
 	if q == nil || !q.life.enter() {
 		return nil, q.enterError(op)

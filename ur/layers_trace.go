@@ -369,35 +369,30 @@ func (c *tcall) launchArgs(k *Kernel, r *NDRange) {
 	}
 }
 
-// launchTraced is Queue.Launch while tracing: on a queue that profiles,
-// the launch is made with an event of the layer's, for its device times.
+// launchTraced is Queue.Launch and EnqueueKernel while tracing: a Launch
+// on a queue that profiles is made with an event of the layer's, for its
+// device times.
 //
 //go:noinline
-func (q *Queue) launchTraced(t *trace.Recorder, op string, k *Kernel, r *NDRange, wait []*Event, _ bool) error {
+func (q *Queue) launchTraced(t *trace.Recorder, op string, k *Kernel, r *NDRange, wait []*Event, wantEvent bool) (*Event, error) {
 	c := beginCall(t, op, q, k)
 	c.launchArgs(k, r)
+	if wantEvent {
+		ev, err := q.launch(op, k, r, wait, true, true)
+		c.endEvent(q, ev, &err)
+		return ev, err
+	}
 	if q != nil && queueProfiles(q) {
-		ev, err := q.launch(op, k, r, wait, true)
+		ev, err := q.launch(op, k, r, wait, true, true)
 		c.end(&err)
 		if err == nil {
 			commandEnqueued(&c, q, ev, true)
 		}
-		return err
+		return nil, err
 	}
-	_, err := q.launch(op, k, r, wait, false)
+	_, err := q.launch(op, k, r, wait, false, true)
 	c.end(&err)
-	return err
-}
-
-// enqueueTraced is Queue.EnqueueKernel while tracing.
-//
-//go:noinline
-func (q *Queue) enqueueTraced(t *trace.Recorder, op string, k *Kernel, r *NDRange, wait []*Event) (*Event, error) {
-	c := beginCall(t, op, q, k)
-	c.launchArgs(k, r)
-	ev, err := q.launch(op, k, r, wait, true)
-	c.endEvent(q, ev, &err)
-	return ev, err
+	return nil, err
 }
 
 // launchTraced is PreparedLaunch.Launch while tracing, p entered and its
