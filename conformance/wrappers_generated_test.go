@@ -52,6 +52,9 @@ func TestEventNilHandle(t *testing.T)               { conformance.TestEventNilHa
 func TestEventOutlivesQueue(t *testing.T)           { conformance.TestEventOutlivesQueue(t) }
 func TestEventInOrderCompletion(t *testing.T)       { conformance.TestEventInOrderCompletion(t) }
 func TestEventLaunchWithoutEvent(t *testing.T)      { conformance.TestEventLaunchWithoutEvent(t) }
+func TestIPCMemTwoProcesses(t *testing.T)           { conformance.TestIPCMemTwoProcesses(t) }
+func TestIPCMemBadInput(t *testing.T)               { conformance.TestIPCMemBadInput(t) }
+func TestIPCMemUnsupported(t *testing.T)            { conformance.TestIPCMemUnsupported(t) }
 func TestKernelByName(t *testing.T)                 { conformance.TestKernelByName(t) }
 func TestKernelUnknownName(t *testing.T)            { conformance.TestKernelUnknownName(t) }
 func TestKernelEmptyName(t *testing.T)              { conformance.TestKernelEmptyName(t) }
