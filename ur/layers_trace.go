@@ -246,6 +246,9 @@ const maxPending = 4096
 // entered so that its driver event outlives a Release meanwhile; owned
 // events are the layer's, released once read.
 func commandEnqueued(c *tcall, q *Queue, ev *Event, owned bool) {
+	if owned {
+		ev.releasedNow() // the layer's own: no leak of the program's
+	}
 	traceQueues.mu.Lock()
 	t := traceQueues.m[q]
 	if t == nil || !t.profiles || !ev.life.enter() {
