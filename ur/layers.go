@@ -23,7 +23,8 @@ import (
 //	                   UR_LAYER_FULL_VALIDATION (leak checking here: ur
 //	                   always validates parameters); separated by ';', ','
 //	                   or spaces
-//	GOUR_TRACE         the trace file; set alone it switches tracing on.
+//	GOUR_TRACE         the trace file (%p in it: the process id); set
+//	                   alone it switches tracing on.
 //	                   UR_LAYER_TRACING without it writes
 //	                   gour-trace-PID.json in the current directory
 //	GOUR_TRACE_DEVICE  0: do not turn profiling on for the queues made
@@ -85,7 +86,8 @@ func layersFromEnv(getenv func(string) string) (LayerOptions, error) {
 			bad = append(bad, name)
 		}
 	}
-	opts.Trace = getenv("GOUR_TRACE")
+	// %p is the process id: one file per process of a `go test ./...`.
+	opts.Trace = strings.ReplaceAll(getenv("GOUR_TRACE"), "%p", strconv.Itoa(os.Getpid()))
 	if tracing && opts.Trace == "" {
 		opts.Trace = "gour-trace-" + strconv.Itoa(os.Getpid()) + ".json"
 	}

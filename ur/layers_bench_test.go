@@ -1,7 +1,9 @@
 package ur
 
 import (
+	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/gour-dev/gour/trace"
@@ -54,6 +56,9 @@ func TestLayersFromEnv(t *testing.T) {
 	o, _ = layersFromEnv(env(map[string]string{"GOUR_TRACE": "x.json", "GOUR_TRACE_DEVICE": "0"}))
 	if o.Trace != "x.json" || o.LeakCheck || !o.NoDeviceProfiling {
 		t.Errorf("GOUR_TRACE alone: %+v", o)
+	}
+	if o, _ := layersFromEnv(env(map[string]string{"GOUR_TRACE": "t-%p.json"})); o.Trace != "t-"+strconv.Itoa(os.Getpid())+".json" {
+		t.Errorf("GOUR_TRACE=t-%%p.json: %q", o.Trace)
 	}
 	if _, err := layersFromEnv(env(map[string]string{"UR_ENABLE_LAYERS": "UR_LAYER_NOPE"})); err == nil {
 		t.Error("an unknown layer is no error")
