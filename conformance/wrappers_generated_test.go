@@ -52,6 +52,13 @@ func TestEventNilHandle(t *testing.T)               { conformance.TestEventNilHa
 func TestEventOutlivesQueue(t *testing.T)           { conformance.TestEventOutlivesQueue(t) }
 func TestEventInOrderCompletion(t *testing.T)       { conformance.TestEventInOrderCompletion(t) }
 func TestEventLaunchWithoutEvent(t *testing.T)      { conformance.TestEventLaunchWithoutEvent(t) }
+func TestImageCreateAndRead(t *testing.T)           { conformance.TestImageCreateAndRead(t) }
+func TestImageWriteRegion(t *testing.T)             { conformance.TestImageWriteRegion(t) }
+func TestImageCopyFillAndBuffers(t *testing.T)      { conformance.TestImageCopyFillAndBuffers(t) }
+func TestImageBadInput(t *testing.T)                { conformance.TestImageBadInput(t) }
+func TestSampler(t *testing.T)                      { conformance.TestSampler(t) }
+func TestImageKernelArgs(t *testing.T)              { conformance.TestImageKernelArgs(t) }
+func TestImageUnsupported(t *testing.T)             { conformance.TestImageUnsupported(t) }
 func TestIPCMemTwoProcesses(t *testing.T)           { conformance.TestIPCMemTwoProcesses(t) }
 func TestIPCMemBadInput(t *testing.T)               { conformance.TestIPCMemBadInput(t) }
 func TestIPCMemUnsupported(t *testing.T)            { conformance.TestIPCMemUnsupported(t) }
