@@ -93,7 +93,12 @@ func (e *Event) Wait(ctx context.Context) (rerr error) {
 }
 
 // Status returns the command's execution state.
-func (e *Event) Status() (EventStatus, error) {
+func (e *Event) Status() (rv EventStatus, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Event.Status", e)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Event.Status"
 	if err := e.enter(op); err != nil {
 		return 0, err
@@ -106,7 +111,12 @@ func (e *Event) Status() (EventStatus, error) {
 // Profiling returns the command's device timestamps. It fails with
 // ErrProfilingInfoNotAvailable unless the queue has profiling on and the
 // command has completed.
-func (e *Event) Profiling() (Profiling, error) {
+func (e *Event) Profiling() (rv Profiling, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Event.Profiling", e)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Event.Profiling"
 	if err := e.enter(op); err != nil {
 		return Profiling{}, err

@@ -202,7 +202,12 @@ func (k *Kernel) Native() uintptr {
 }
 
 // Info returns the kernel's properties on dev.
-func (k *Kernel) Info(dev *Device) (KernelInfo, error) {
+func (k *Kernel) Info(dev *Device) (rv KernelInfo, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Kernel.Info", k)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Kernel.Info"
 	if err := k.enter(op); err != nil {
 		return KernelInfo{}, err
@@ -235,7 +240,13 @@ func (k *Kernel) indexError(op string, index int) error {
 
 // SetArgBytes sets argument index to a value passed by copy (a scalar or a
 // struct laid out as the device expects).
-func (k *Kernel) SetArgBytes(index int, value []byte) error {
+func (k *Kernel) SetArgBytes(index int, value []byte) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Kernel.SetArgBytes", k)
+		tc.args.Int("index", int64(index))
+		defer tc.end(&rerr)
+	}
+
 	const op = "Kernel.SetArgBytes"
 	if err := k.enter(op); err != nil {
 		return err
@@ -259,7 +270,13 @@ func (k *Kernel) SetArgBytes(index int, value []byte) error {
 }
 
 // setArgBits sets a scalar argument of size bytes from its bit pattern.
-func (k *Kernel) setArgBits(op string, index int, bits uint64, size int) error {
+func (k *Kernel) setArgBits(op string, index int, bits uint64, size int) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, op, k)
+		tc.args.Int("index", int64(index))
+		defer tc.end(&rerr)
+	}
+
 	if err := k.enter(op); err != nil {
 		return err
 	}
@@ -311,7 +328,13 @@ func (k *Kernel) SetArgFloat64(index int, v float64) error {
 }
 
 // SetArgMem sets a buffer argument (a __global or __constant pointer).
-func (k *Kernel) SetArgMem(index int, m *Mem) error {
+func (k *Kernel) SetArgMem(index int, m *Mem) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Kernel.SetArgMem", k, m)
+		tc.args.Int("index", int64(index))
+		defer tc.end(&rerr)
+	}
+
 	const op = "Kernel.SetArgMem"
 	if err := k.enter(op); err != nil {
 		return err
@@ -370,7 +393,13 @@ func (k *Kernel) unbindMem(index int) {
 }
 
 // SetArgLocal sets a __local argument to size bytes of work-group memory.
-func (k *Kernel) SetArgLocal(index int, size uint64) error {
+func (k *Kernel) SetArgLocal(index int, size uint64) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Kernel.SetArgLocal", k)
+		tc.args.Int("index", int64(index))
+		defer tc.end(&rerr)
+	}
+
 	const op = "Kernel.SetArgLocal"
 	if err := k.enter(op); err != nil {
 		return err

@@ -273,7 +273,13 @@ func (p Ptr) useArg(op string, k *Kernel, i int) error {
 // (SetArgPtr) or local memory (SetArgLocal). It is the bridge from code
 // that builds Args to a PreparedLaunch, which launches with the kernel's
 // own arguments.
-func (k *Kernel) SetArg(index int, a Arg) error {
+func (k *Kernel) SetArg(index int, a Arg) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Kernel.SetArg", k)
+		tc.args.Int("index", int64(index))
+		defer tc.end(&rerr)
+	}
+
 	const op = "Kernel.SetArg"
 	if k == nil {
 		return nilHandle("Kernel", op)

@@ -217,13 +217,7 @@ func poolClass(size uint64) uint64 {
 // memory (on another queue, order them after an event of this one).
 // Free the memory with FreeAsync or USM.Free, which free it on a queue in
 // turn; neither synchronizes the device.
-func (q *Queue) AllocAsync(pool *Pool, size uint64) (rh *USM, rerr error) {
-	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.AllocAsync", q)
-		tc.args.Uint("bytes", size)
-		defer endNewOf(&tc, &rh, &rerr)
-	}
-
+func (q *Queue) AllocAsync(pool *Pool, size uint64) (*USM, error) {
 	const op = "Queue.AllocAsync"
 	if err := q.enter(op); err != nil {
 		return nil, err

@@ -237,7 +237,12 @@ func (p *Program) buildLogs(devs []*Device) string {
 
 // BuildLog returns the compiler output of the last build, compile or link
 // for dev.
-func (p *Program) BuildLog(dev *Device) (string, error) {
+func (p *Program) BuildLog(dev *Device) (rv string, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Program.BuildLog", p)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Program.BuildLog"
 	if err := p.enter(op); err != nil {
 		return "", err
@@ -255,7 +260,12 @@ func (p *Program) BuildLog(dev *Device) (string, error) {
 
 // Binaries returns one device binary per device of the program, in the
 // order of Devices: what NewProgramFromBinaries takes back.
-func (p *Program) Binaries() ([][]byte, error) {
+func (p *Program) Binaries() (rv [][]byte, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Program.Binaries", p)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Program.Binaries"
 	if err := p.enter(op); err != nil {
 		return nil, err
@@ -312,7 +322,12 @@ func (p *Program) Devices() ([]*Device, error) {
 
 // KernelNames returns the names of the program's kernels; the program must
 // be built.
-func (p *Program) KernelNames() ([]string, error) {
+func (p *Program) KernelNames() (rv []string, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Program.KernelNames", p)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Program.KernelNames"
 	if err := p.enter(op); err != nil {
 		return nil, err

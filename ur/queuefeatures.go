@@ -3,6 +3,7 @@ package ur
 import (
 	"context"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -14,7 +15,12 @@ type KernelAttrs = driver.KernelAttrs
 
 // IsEmpty reports whether every command enqueued on the queue has
 // completed (cuStreamQuery; urQueueGetInfo's UR_QUEUE_INFO_EMPTY).
-func (q *Queue) IsEmpty() (bool, error) {
+func (q *Queue) IsEmpty() (rv bool, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.IsEmpty", q)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Queue.IsEmpty"
 	if err := q.enter(op); err != nil {
 		return false, err
@@ -87,7 +93,12 @@ func (k *Kernel) kernelAttributes(op string, dev *Device) (driver.KernelAttribut
 }
 
 // Attributes reports what the compiler made of the kernel on dev.
-func (k *Kernel) Attributes(dev *Device) (KernelAttrs, error) {
+func (k *Kernel) Attributes(dev *Device) (rv KernelAttrs, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Kernel.Attributes", k)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Kernel.Attributes"
 	ka, err := k.kernelAttributes(op, dev)
 	if err != nil {
@@ -106,7 +117,12 @@ func (k *Kernel) Attributes(dev *Device) (KernelAttrs, error) {
 // which for a global size with no good divisor (a prime) can be a group
 // of one item; round the global size up to a multiple of a suggested
 // size instead, and have the kernel skip the items past the end.
-func (k *Kernel) SuggestLocalSize(dev *Device, r NDRange, dynamicLocalMem uint64) ([3]uint64, error) {
+func (k *Kernel) SuggestLocalSize(dev *Device, r NDRange, dynamicLocalMem uint64) (rv [3]uint64, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Kernel.SuggestLocalSize", k)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Kernel.SuggestLocalSize"
 	ka, err := k.kernelAttributes(op, dev)
 	if err != nil {
