@@ -222,10 +222,13 @@ func (u *USM) enter(op string) error {
 
 // Free frees the allocation (see USM). A second Free gives
 // ErrInvalidMemObject.
-func (u *USM) Free() error {
+func (u *USM) Free() (rerr error) {
 	const op = "USM.Free"
 	if u == nil {
 		return nilHandle("USM", op)
+	}
+	if t := trace.Active(); t != nil {
+		defer traceRelease(t, op, &u.object, t.Now(), &rerr)
 	}
 	ok, err := u.life.release()
 	if !ok {
