@@ -42,6 +42,7 @@
 //	            "gour:v1:" (package cache/rediscache)
 //	--json      print one JSON document instead of text; ls gives each
 //	            entry's "compile_options" and "link_options"
+//	-h, --help  print the usage
 //
 // With --remote, ls names each value's signer (the SIGNER column, "signer"
 // in JSON) as GOUR_CACHE_TRUSTED_KEYS and GOUR_CACHE_SIGNING_KEY see it: a
@@ -49,7 +50,6 @@
 // verify checks every signature and counts the values of each signer;
 // with trusted keys set, a value no trusted key signed is a problem,
 // which --repair removes.
-//	-h, --help  print the usage
 //
 // SIZE is a number of bytes, or a number with a unit K, M, G or T (powers
 // of 1024; KB, KiB, MB, ... mean the same): cache.ParseSize, which reads
