@@ -13,7 +13,6 @@ import (
 // urEnqueueMemBufferMap and urEnqueueMemUnmap tests, and its buffers over
 // host memory (UR_MEM_FLAG_USE_HOST_POINTER, ALLOC_HOST_POINTER).
 
-
 // TestMapBuffer maps for reading, writing and writing whole, blocking and
 // not, whole buffers and regions.
 func TestMapBuffer(t *testing.T) {

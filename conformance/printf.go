@@ -110,10 +110,9 @@ func printfChild(t *testing.T, f *Fixture, src string) {
 	if err := q.Launch(k, ur.Range1D(1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Finish(); err != nil {
+	if err := q.FinishPrintf(); err != nil {
 		t.Fatal(err)
 	}
-	os.Stdout.Sync()
 	fmt.Fprintln(os.Stdout, "gour-host after finish")
 }
 

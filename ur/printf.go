@@ -11,10 +11,12 @@ import "github.com/gour-dev/gour/ur/driver"
 // output of one work-item is in the order it printed, that of different
 // work-items in no defined order. What gour promises:
 //
-//   - After Queue.Finish returns, the output of every kernel of the queue
-//     has been written to standard output (PoCL writes it as the kernel
-//     runs; CUDA at the synchronization; NVIDIA's OpenCL at the
-//     synchronization).
+//   - After Queue.FinishPrintf returns, the output of every kernel of the
+//     queue is in standard output's file descriptor, in each work-item's
+//     order (PoCL writes it as the kernel runs; CUDA hands it to C's stdio
+//     at the synchronization, where it may wait in a buffer when standard
+//     output is a pipe or a file: FinishPrintf flushes it). After
+//     Queue.Finish alone, CUDA's output may still be in C's buffer.
 //   - The buffer's size is settable on CUDA (SetPrintfBufferSize, before
 //     the first kernel that prints is loaded) and readable everywhere
 //     (PrintfBufferSize; UR_DEVICE_INFO_PRINTF_BUFFER_SIZE).
@@ -63,4 +65,23 @@ func (c *Context) PrintfBufferSize() (uint64, error) {
 		return 0, newError(ErrInvalidContext, op, c.adapter.name, "the context has no device")
 	}
 	return devs[0].QueryUint(DeviceInfoPrintfBufferSize)
+}
+
+// FinishPrintf finishes the queue (Queue.Finish), then flushes the C
+// library's stdio buffers (fflush(NULL)), where drivers that print through
+// C's stdio (CUDA) leave kernel output when standard output is a pipe or
+// a file: after it returns, the output of every kernel of the queue is in
+// standard output's file descriptor, before anything the program writes
+// next.
+func (q *Queue) FinishPrintf() error {
+	const op = "Queue.FinishPrintf"
+	if err := q.Finish(); err != nil {
+		return err
+	}
+	if f, ok := q.adapter.drv.(driver.StdioFlusher); ok {
+		if err := f.FlushStdio(); err != nil {
+			return newError(ErrUnknown, op, q.adapter.name, "flushing stdio: %v", err)
+		}
+	}
+	return nil
 }

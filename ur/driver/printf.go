@@ -10,3 +10,10 @@ type PrintfContext interface {
 	// PrintfBufferSize is the size in force.
 	PrintfBufferSize() (uint64, error)
 }
+
+// StdioFlusher is implemented by adapters whose drivers write kernels'
+// printf output through the C library's stdio, buffered when standard
+// output is a pipe or a file: FlushStdio flushes it (fflush(NULL)).
+type StdioFlusher interface {
+	FlushStdio() error
+}
