@@ -34,6 +34,9 @@ func Fill[T Element](ctx Context, a *Array[T], v T) error {
 	if err := checkCtx(ctx); err != nil {
 		return err
 	}
+	if m := multiOf(ctx); m != nil {
+		return multiFill(m, a, v)
+	}
 	et := a.c.et
 	op := &ewOp{
 		n: a.c.n, kernelSrc: kernelSrc{builtinKey(et), builtinSource(et), et.fp64}, name: "fill_" + et.suffix,
@@ -55,6 +58,9 @@ func Copy[T Element](ctx Context, dst, src *Array[T]) error {
 	}
 	if err := sameShape(dst, src); err != nil {
 		return err
+	}
+	if m := multiOf(ctx); m != nil {
+		return multiCopy(m, dst, src)
 	}
 	if dst == src {
 		return prepare(ctx, []use{{&src.c, In}})
@@ -140,6 +146,9 @@ func Transform[T Number](ctx Context, fn Func[T], out *Array[T], ins ...*Array[T
 			bcast = true
 		}
 	}
+	if m := multiOf(ctx); m != nil {
+		return multiTransform(m, fn, out, ins)
+	}
 	if bcast {
 		return transformBroadcast(ctx, fn, out, ins)
 	}
@@ -220,6 +229,9 @@ func reduce[T Number](ctx Context, a, b *Array[T], op ReduceOp[T]) (T, error) {
 			return 0, err
 		}
 		uses = append(uses, use{&b.c, In})
+	}
+	if m := multiOf(ctx); m != nil {
+		return multiReduce(m, a, b, op)
 	}
 	et := a.c.et
 	key, source := builtinKey(et), builtinSource(et)

@@ -64,6 +64,13 @@ type core struct {
 	devValid  bool
 	released  bool
 
+	// A MultiDevice's array is parts, one core per device (offs[i] is
+	// part i's first element, of a split array), holding the data; the
+	// array's own host is the buffer the parts' host copies slice.
+	parts      []*core
+	offs       []int
+	replicated bool
+
 	uploads, downloads atomic.Int64
 }
 
@@ -125,6 +132,10 @@ func newArray[T Element](ctx Context, shape []int) (*Array[T], error) {
 // copy is on the host: a device context uploads it when an operation
 // first reads it.
 func FromSlice[T Element](ctx Context, data []T, shape ...int) (*Array[T], error) {
+	return fromSlice(ctx, data, false, shape)
+}
+
+func fromSlice[T Element](ctx Context, data []T, replicated bool, shape []int) (*Array[T], error) {
 	if len(shape) == 0 {
 		shape = []int{len(data)}
 	}
@@ -140,6 +151,11 @@ func FromSlice[T Element](ctx Context, data []T, shape ...int) (*Array[T], error
 	}
 	copy(a.c.host, bytesOf(data))
 	a.c.hostValid = true
+	if m := multiOf(ctx); m != nil {
+		if err := m.split(&a.c, replicated, false); err != nil {
+			return nil, err
+		}
+	}
 	return a, nil
 }
 
@@ -188,7 +204,12 @@ func (a *Array[T]) Transfers() Transfers {
 	if a == nil {
 		return Transfers{}
 	}
-	return Transfers{Uploads: a.c.uploads.Load(), Downloads: a.c.downloads.Load()}
+	t := Transfers{Uploads: a.c.uploads.Load(), Downloads: a.c.downloads.Load()}
+	for _, p := range a.c.parts {
+		t.Uploads += p.uploads.Load()
+		t.Downloads += p.downloads.Load()
+	}
+	return t
 }
 
 // ToSlice returns a copy of the elements, downloading them first if the
@@ -201,7 +222,7 @@ func (a *Array[T]) ToSlice() ([]T, error) {
 	c := &a.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.syncHostLocked(); err != nil {
+	if err := c.syncHost("ToSlice"); err != nil {
 		return nil, err
 	}
 	out := make([]T, c.n)
@@ -221,10 +242,15 @@ func (a *Array[T]) Host() ([]T, error) {
 	c := &a.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.syncHostLocked(); err != nil {
+	if err := c.syncHost("Host"); err != nil {
 		return nil, err
 	}
 	c.devValid = false
+	for _, p := range c.parts {
+		p.mu.Lock()
+		p.hostValid, p.devValid = true, false
+		p.mu.Unlock()
+	}
 	return viewOf[T](c.host, c.n), nil
 }
 
@@ -273,12 +299,24 @@ func (a *Array[T]) Release() error {
 	c.released = true
 	c.host = nil
 	c.hostValid, c.devValid = false, false
+	if c.parts != nil {
+		return c.releaseParts()
+	}
 	if c.dev != nil {
 		d := c.dev
 		c.dev = nil
 		return d.free()
 	}
 	return nil
+}
+
+// syncHost makes the host copy valid, c.mu held: a MultiDevice's
+// array's gathered from its parts.
+func (c *core) syncHost(op string) error {
+	if c.parts != nil {
+		return c.syncHostMulti(op)
+	}
+	return c.syncHostLocked()
 }
 
 // syncHostLocked makes the host copy valid; c.mu is held.

@@ -50,6 +50,9 @@ func ReduceAxis[T Number](ctx Context, out, in *Array[T], axis int, op ReduceOp[
 	if out == in {
 		return fmt.Errorf("%w: ReduceAxis's output is its input", ErrInvalid)
 	}
+	if m := multiOf(ctx); m != nil {
+		return multiReduceAxis(m, out, in, axis, op)
+	}
 	outer, inner := 1, 1
 	for _, d := range shape[:axis] {
 		outer *= d

@@ -63,6 +63,9 @@ func MatMulWith[T Float](ctx Context, c, a, b *Array[T], o MatMulOptions) error 
 	if c == a || c == b {
 		return fmt.Errorf("%w: MatMul's output is one of its operands", ErrInvalid)
 	}
+	if m := multiOf(ctx); m != nil {
+		return multiMatMul(m, c, a, b, o)
+	}
 	w.et, w.a, w.b, w.c = a.c.et, &a.c, &b.c, &c.c
 	w.alpha, w.beta = o.Alpha, o.Beta
 	if w.alpha == 0 {
