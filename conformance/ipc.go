@@ -104,6 +104,7 @@ func ipcChild(t *testing.T, f *Fixture, task string) {
 		h, err := u.IPCHandle()
 		must(t, "IPCHandle", err)
 		fmt.Printf("gour-ipc handle %s\n", hex.EncodeToString(h))
+		must(t, "Free", u.Free()) // the process exits next: its handles die with it
 	case strings.HasPrefix(task, "read:"):
 		h, err := hex.DecodeString(strings.TrimPrefix(task, "read:"))
 		must(t, "decoding the handle", err)
