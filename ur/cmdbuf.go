@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -98,7 +99,12 @@ const (
 )
 
 // NewCommandBuffer creates an empty command buffer for dev.
-func (c *Context) NewCommandBuffer(dev *Device, opts CommandBufferOptions) (*CommandBuffer, error) {
+func (c *Context) NewCommandBuffer(dev *Device, opts CommandBufferOptions) (rh *CommandBuffer, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.NewCommandBuffer", c)
+		defer endNewOf(&tc, &rh, &rerr)
+	}
+
 	const op = "Context.NewCommandBuffer"
 	if err := c.enter(op); err != nil {
 		return nil, err
@@ -133,6 +139,7 @@ func (c *Context) NewCommandBuffer(dev *Device, opts CommandBufferOptions) (*Com
 		}
 		cb.drv = drv
 	}
+	cb.created("CommandBuffer")
 	cb.life.free = cb.free
 	return cb, nil
 }
@@ -500,7 +507,12 @@ func (cb *CommandBuffer) UpdateLaunch(c *Command, r *NDRange, args ...Arg) error
 
 // EnqueueCommandBuffer replays cb on the queue after the wait list and
 // returns the replay's event. The queue must be on the buffer's device.
-func (q *Queue) EnqueueCommandBuffer(cb *CommandBuffer, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueCommandBuffer(cb *CommandBuffer, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueCommandBuffer", q, cb)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	const op = "Queue.EnqueueCommandBuffer"
 	if err := q.enter(op); err != nil {
 		return nil, err
