@@ -94,7 +94,20 @@ y = a*x + y (float32, a = 2), compute.Expr:
                   called directly; cpu.matmul: the CPU context's MatMul
                   (gonum's Sgemm) at -mm-cpu-n, GFLOP/s
 
-Every result is read back and checked.`)
+Every result is read back and checked.
+
+With -devices N, it measures instead compute over N devices of the
+backend (compute.MultiDevice; where there are fewer, the first device
+split into N sub-devices, as PoCL's CPU device) against one
+(compute.NewDevice of the first), arrays split along their first axis:
+
+  devices.axpy    Transform y = a*x + y, -n elements per device resident
+                  (weak scaling: N·n over N devices against n on one; no
+                  transfer in the timed loop), GB/s counting 12 bytes an
+                  element; the ratio N devices / one (target ≥ 1.9 on 2)
+  devices.reduce  Reduce with Sum over -reduce-n ones per device, GB/s
+                  counting 4 bytes an element; the ratio (target ≥ 1.8 on
+                  2)`)
 	backend := c.Flags.String("backend", "cuda", "the device's backend: cuda or opencl")
 	n := c.Flags.Int("n", 1<<26, "elements of transform.axpy and copy.d2d")
 	reduceN := c.Flags.Int("reduce-n", 1<<28, "elements of reduce.sum and reduce.read")
@@ -104,6 +117,7 @@ Every result is read back and checked.`)
 	firstRuns := c.Flags.Int("first-runs", 5, "warm child processes of transform.first")
 	mmN := c.Flags.Int("mm-n", 4096, "rows and columns of matmul.sgemm and blas.sgemm")
 	mmCPUN := c.Flags.Int("mm-cpu-n", 1024, "rows and columns of cpu.matmul")
+	devices := c.Flags.Int("devices", 0, "measure compute over this many devices against one (devices.axpy, devices.reduce) instead; 0: one device's figures")
 	quick := c.Flags.Bool("quick", false, "small sizes for a quick check (PoCL, tests): -n, -reduce-n and -cpu-n 65536, -calls 100, -mm-n and -mm-cpu-n 128, unless given")
 	c.DeviceFlag()
 	return c, func(w io.Writer) error {
@@ -134,6 +148,12 @@ Every result is read back and checked.`)
 		}
 		if os.Getenv(envComputeChild) != "" {
 			return computeChild(w, c, *backend)
+		}
+		if *devices < 0 || *devices > 64 {
+			return cli.Usagef(c.Name, "-devices must be in [0, 64]")
+		}
+		if *devices > 0 {
+			return computeDevices(w, c, *backend, *devices, *n, *reduceN, *rounds)
 		}
 		dev, err := firstDevice(c, *backend)
 		if err != nil {
@@ -848,5 +868,160 @@ func (b *computeBench) taskseq() error {
 	}
 	b.line("taskseq", "k/s", async, fmt.Sprintf("  Async + Get, capacity %d, a Transform of %d elements and one read back each; /taskseq.plain %.3f", capacity, computeSmall, median(async)/median(plain)))
 	b.line("taskseq.plain", "k/s", plain, "  the same Transform and read back in a loop")
+	return nil
+}
+
+// computeDevices is urbench compute -devices k: compute over k devices
+// of backend against one, -n (axpy) and -reduce-n (Reduce) elements per
+// device.
+func computeDevices(w io.Writer, c *cli.Command, backend string, k, n, reduceN, rounds int) error {
+	sys, sel, err := c.Discover()
+	if err != nil {
+		return err
+	}
+	var devs []*ur.Device
+	for _, d := range sys.Devices {
+		if d.Backend() == backend {
+			devs = append(devs, d)
+		}
+	}
+	if len(devs) == 0 {
+		return cli.NoDevice(sys, sel, backend)
+	}
+	how := fmt.Sprintf("%d %s devices", k, backend)
+	if len(devs) < k {
+		d0 := devs[0]
+		units := d0.Info().ComputeUnits
+		var subs []*ur.Device
+		if units >= uint32(k) {
+			subs, err = d0.Partition(ur.Partition{Kind: ur.PartitionEqually, Units: units / uint32(k)})
+		}
+		for _, s := range subs {
+			defer s.Release()
+		}
+		if err != nil || len(subs) < k {
+			return fmt.Errorf("urbench compute -devices %d: %d %s device(s), and %s does not split into %d sub-devices (%v)", k, len(devs), backend, d0.Name(), k, err)
+		}
+		devs, how = subs[:k], fmt.Sprintf("%d sub-devices of %s (fewer %s devices than -devices)", k, d0.Name(), backend)
+	} else {
+		devs = devs[:k]
+	}
+	one, err := compute.NewDevice(devs[0])
+	if err != nil {
+		return err
+	}
+	defer one.Release()
+	m, err := compute.NewMultiDevice(devs, compute.MultiDeviceOptions{})
+	if err != nil {
+		return err
+	}
+	defer m.Release()
+	fn, err := compute.Expr[float32](computeAxpy, map[string]float32{"a": computeA})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s, one context: %v\n%d rounds; %s (a = %d); -n %d and -reduce-n %d elements per device\n",
+		how, m.SharedContext(), rounds, computeAxpy, computeA, n, reduceN)
+	for i, d := range devs {
+		fmt.Fprintf(w, "device %d: %s\n", i, d.Name())
+	}
+	line := func(name, unit string, v []float64, note string) {
+		fmt.Fprintf(w, "%-20s %10.3f %s (%.3f–%.3f)%s\n", name, median(v), unit, slices.Min(v), slices.Max(v), note)
+	}
+	type waiter interface{ Wait() error }
+	axpy := func(ctx compute.Context, elems int) ([]float64, error) {
+		x, err := compute.FromSlice(ctx, xPattern(elems))
+		if err != nil {
+			return nil, err
+		}
+		defer x.Release()
+		y, err := compute.Zeros[float32](ctx, elems)
+		if err != nil {
+			return nil, err
+		}
+		defer y.Release()
+		if err := compute.Fill(ctx, y, 1); err != nil {
+			return nil, err
+		}
+		var gbps []float64
+		var before []compute.Transfers
+		steps := 0
+		for r := -1; r < rounds; r++ { // -1: the warm-up, which uploads x and builds
+			if r == 0 {
+				before = transfers(x, y)
+			}
+			start := time.Now()
+			for range computeOps {
+				if err := compute.Transform(ctx, fn, y, x, y); err != nil {
+					return nil, err
+				}
+			}
+			if err := ctx.(waiter).Wait(); err != nil {
+				return nil, err
+			}
+			d := time.Since(start)
+			steps += computeOps
+			if r >= 0 {
+				gbps = append(gbps, float64(12*elems)*computeOps/d.Seconds()/1e9)
+			}
+		}
+		if after := transfers(x, y); !slices.Equal(before, after) {
+			return nil, fmt.Errorf("devices.axpy on %v: the arrays made transfers in the timed loop: %v, then %v", ctx, before, after)
+		}
+		got, err := y.ToSlice()
+		if err != nil {
+			return nil, err
+		}
+		return gbps, checkAxpy("devices.axpy", got, steps)
+	}
+	reduce := func(ctx compute.Context, elems int) ([]float64, error) {
+		a, err := compute.Zeros[float32](ctx, elems)
+		if err != nil {
+			return nil, err
+		}
+		defer a.Release()
+		if err := compute.Fill(ctx, a, 1); err != nil {
+			return nil, err
+		}
+		want := float64(elems)
+		tol := 0.0
+		if elems > 1<<24 { // sums of more than 2^24 ones round in float32
+			tol = 1e-5 * want
+		}
+		var gbps []float64
+		for r := -1; r < rounds; r++ {
+			start := time.Now()
+			s, err := compute.Reduce(ctx, a, compute.Sum[float32]())
+			if err != nil {
+				return nil, err
+			}
+			d := time.Since(start)
+			if math.Abs(float64(s)-want) > tol {
+				return nil, fmt.Errorf("devices.reduce on %v: the sum of %d ones is %v", ctx, elems, s)
+			}
+			if r >= 0 {
+				gbps = append(gbps, float64(4*elems)/d.Seconds()/1e9)
+			}
+		}
+		return gbps, nil
+	}
+	for _, bench := range []struct {
+		name   string
+		f      func(compute.Context, int) ([]float64, error)
+		per    int
+		target string
+	}{{"devices.axpy", axpy, n, "1.9"}, {"devices.reduce", reduce, reduceN, "1.8"}} {
+		v1, err := bench.f(one, bench.per)
+		if err != nil {
+			return err
+		}
+		vk, err := bench.f(m, bench.per*k)
+		if err != nil {
+			return err
+		}
+		line(bench.name+".1", "GB/s", v1, fmt.Sprintf("  one device (compute.Device), %d elements", bench.per))
+		line(fmt.Sprintf("%s.%d", bench.name, k), "GB/s", vk, fmt.Sprintf("  %d devices (compute.MultiDevice), %d elements; /one %.3f (target on 2 GPUs ≥ %s)",
+			k, bench.per*k, median(vk)/median(v1), bench.target))
+	}
 	return nil
 }

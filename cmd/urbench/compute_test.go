@@ -33,9 +33,25 @@ func TestCompute(t *testing.T) {
 	}
 	t.Log("\n" + out)
 	for _, args := range [][]string{{"compute", "-n", "100"}, {"compute", "-rounds", "0"}, {"compute", "-first-runs", "0"},
-		{"compute", "-reduce-n", "x"}, {"compute", "-backend", "vulkan"}, {"compute", "extra"}, {"compute", "-mm-n", "0"}} {
+		{"compute", "-reduce-n", "x"}, {"compute", "-backend", "vulkan"}, {"compute", "extra"}, {"compute", "-mm-n", "0"}, {"compute", "-devices", "-1"}} {
 		if code, _, _ := runUrbench(t, args...); code != 2 {
 			t.Errorf("urbench %q exited %d, want 2", args, code)
 		}
 	}
+}
+
+// urbench compute -devices 2 measures compute over two of PoCL's
+// sub-devices against one, and checks the results.
+func TestComputeDevices(t *testing.T) {
+	testenv.MustHaveDevice(t, "opencl")
+	code, out, errOut := runUrbench(t, "compute", "-backend", "opencl", "-quick", "-rounds", "2", "-devices", "2")
+	if code != 0 {
+		t.Fatalf("urbench compute -devices 2 exited %d: %s", code, errOut)
+	}
+	for _, want := range []string{"-n 65536 and -reduce-n 65536 elements per device\n", "\ndevices.axpy.1 ", "\ndevices.axpy.2 ", "\ndevices.reduce.1 ", "\ndevices.reduce.2 ", "/one "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	t.Log("\n" + out)
 }
