@@ -6,8 +6,8 @@ import (
 	"github.com/gour-dev/gour/ur"
 )
 
-// Context is where operations run: the CPU (NewCPU) or a gour device
-// (NewDevice). Arrays belong to the context that made them. The
+// Context is where operations run: the CPU (NewCPU), a gour device
+// (NewDevice) or several (NewMultiDevice). Arrays belong to the context that made them. The
 // algorithms of the package (Fill, Copy, Transform, Reduce, Dot, task
 // sequences) are written once against this interface; its methods past
 // String, Backend and Release are the package's own, so only the

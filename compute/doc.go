@@ -19,8 +19,9 @@
 // # Contexts and access modes
 //
 // A Context runs operations: CPU (NewCPU) on goroutines over chunks of the
-// elements, with no cgo and no driver, or Device (NewDevice,
-// NewDeviceFrom) on one gour device's in-order queue. Each operation uses
+// elements, with no cgo and no driver, Device (NewDevice,
+// NewDeviceFrom) on one gour device's in-order queue, or MultiDevice
+// (NewMultiDevice) on several devices' queues at once. Each operation uses
 // its arrays In (read: uploaded if the device copy is stale, never
 // downloaded), Out (overwritten: never uploaded, valid only on the device
 // afterwards) or InOut (both), and makes no transfer its modes do not
@@ -28,6 +29,28 @@
 // its Out arrays written only once its kernel is enqueued: one returning
 // an error on a device leaves every array's data as it was. Array.Arg
 // prepares an array by mode for a kernel of one's own.
+//
+// # Several devices
+//
+// A MultiDevice (NewMultiDevice) is a context of several devices: the
+// GPUs of a machine, or sub-devices (ur.Device.Partition; PoCL splits
+// its CPU device, so the tests run it everywhere). It holds one
+// ur.Context of the devices, where they share a platform, and a Device
+// per device. Its arrays are split along their first axis, a part per
+// device (Array.Parts: rows shared out as evenly as they go, uneven
+// splits included), or replicated, whole on every device
+// (FromSliceReplicated, ZerosReplicated). Every algorithm runs on every
+// device at once, each device's launches on its own queue, issued
+// without waiting for the others': element-wise work on each part;
+// ReduceAxis off the split axis; MatMul by rows of c and a, b
+// replicated; Reduce and Dot reduce each part on its device and combine
+// the partial results in device order. ToSlice and Host gather the
+// parts. An operation's arrays must fit its split (arrays of the
+// output's first axis split, a broadcast input replicated, a replicated
+// output's inputs replicated): one that does not is an ErrInvalid, before
+// anything runs. A device failing mid-operation makes it return a
+// *DeviceError naming the device; the other devices' work is done and
+// their parts hold its results, the failing device's part its old data.
 //
 // # Algorithms
 //

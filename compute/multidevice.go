@@ -303,7 +303,9 @@ func (m *MultiDevice) split(c *core, replicated, zero bool) error {
 		c.parts[i] = p
 	}
 	if !zero {
-		c.shareHost()
+		if err := c.shareHost(); err != nil {
+			return err
+		}
 		for _, p := range c.parts {
 			p.hostValid = true
 		}
