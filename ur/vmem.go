@@ -14,9 +14,9 @@ import (
 // reserve more addresses than needed, map memory at the end as it grows,
 // and the data already there never moves (examples/growarray).
 //
-// CUDA (cuMemAddressReserve, cuMemCreate, cuMemMap, cuMemSetAccess) has
-// it; OpenCL has no such API and gives ErrUnsupportedFeature, as does
-// Level Zero for now in gour.
+// CUDA (cuMemAddressReserve, cuMemCreate, cuMemMap, cuMemSetAccess) and
+// Level Zero (zeVirtualMemReserve, zePhysicalMemCreate, zeVirtualMemMap)
+// have it; OpenCL has no such API and gives ErrUnsupportedFeature.
 
 // VirtualAccess is what a mapping allows, as
 // ur_virtual_mem_access_flags_t: VirtualAccessReadWrite,

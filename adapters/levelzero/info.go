@@ -142,7 +142,9 @@ func (d *device) Query(q driver.DeviceQuery) (any, error) {
 	case driver.DeviceInfoEndianLittle, driver.DeviceInfoCompilerAvailable, driver.DeviceInfoLinkerAvailable,
 		driver.DeviceInfoKernelSetSpecializationConstants, driver.DeviceInfoCommandBufferSupportExp:
 		return true, nil
-	case driver.DeviceInfoImageSupported, driver.DeviceInfoProgramSetSpecializationConstants, driver.DeviceInfoVirtualMemorySupport:
+	case driver.DeviceInfoVirtualMemorySupport:
+		return true, nil // zeVirtualMem*, in every Level Zero 1.0 driver
+	case driver.DeviceInfoImageSupported, driver.DeviceInfoProgramSetSpecializationConstants:
 		return false, nil // not yet through gour on this adapter
 	case driver.DeviceInfoProfile:
 		return "FULL_PROFILE", nil

@@ -32,6 +32,7 @@ var checkedStructs = map[string]any{
 	"ze_host_mem_alloc_desc_t":             HostMemAllocDesc{},
 	"ze_memory_allocation_properties_t":    MemoryAllocationProperties{},
 	"ze_copy_region_t":                     CopyRegion{},
+	"ze_physical_mem_desc_t":               PhysicalMemDesc{},
 	"ze_module_constants_t":                ModuleConstants{},
 	"ze_module_desc_t":                     ModuleDesc{},
 	"ze_module_program_exp_desc_t":         ModuleProgramExpDesc{},

@@ -24,11 +24,14 @@
 // them; every module has one global variable, gour_global_counter.
 // Prefetches, memory advice, queue priorities, cooperative launches and
 // executions are counted, for the test to read through gour_fake_counter.
+#define _GNU_SOURCE // memfd_create
 #include <level_zero/ze_api.h>
 #include <level_zero/ze_ddi.h>
 #include <level_zero/zes_ddi.h>
 #include <level_zero/zet_ddi.h>
 #include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1638,6 +1641,132 @@ EXPORT zeGetFenceProcAddrTable(ze_api_version_t v, ze_fence_dditable_t *t) {
 	return ZE_RESULT_SUCCESS;
 }
 
+// ---- virtual memory -----------------------------------------------------
+// Reservations are address space without access (mmap PROT_NONE);
+// physical memory is a memfd, mapped into a reservation with MAP_FIXED, so
+// that what is written through one mapping is the physical memory's.
+
+#define VM_PAGE (64 * 1024)
+
+typedef struct {
+	unsigned magic;
+	int fd;
+	size_t size;
+} physical_mem;
+
+enum { M_PHYSICAL = 0x6f7a4480 };
+
+static int vm_prot(ze_memory_access_attribute_t a) {
+	switch (a) {
+	case ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE: return PROT_READ | PROT_WRITE;
+	case ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY: return PROT_READ;
+	default: return PROT_NONE;
+	}
+}
+
+static ze_result_t VirtualMemQueryPageSize(ze_context_handle_t c, ze_device_handle_t d, size_t size, size_t *page) {
+	CHECK(c, M_CONTEXT);
+	CHECK(d, M_DEVICE);
+	if (!page) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeVirtualMemQueryPageSize: null pagesize");
+	*page = VM_PAGE;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t VirtualMemReserve(ze_context_handle_t c, const void *start, size_t size, void **out) {
+	CHECK(c, M_CONTEXT);
+	if (!out) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeVirtualMemReserve: null pptr");
+	if (size == 0 || size % VM_PAGE) return fail(ZE_RESULT_ERROR_UNSUPPORTED_SIZE, "zeVirtualMemReserve: %zu bytes", size);
+	void *p = mmap((void *)start, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) return fail(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, "zeVirtualMemReserve: mmap failed");
+	// The range is device memory for copies and fills, as a real driver's.
+	for (int i = 0; i < MAX_ALLOCS; i++) {
+		if (allocs[i].base) continue;
+		allocs[i] = (allocation){p, size, 1, (ze_device_handle_t)&the_device};
+		*out = p;
+		return ZE_RESULT_SUCCESS;
+	}
+	munmap(p, size);
+	return fail(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, "zeVirtualMemReserve: too many allocations");
+}
+
+static ze_result_t VirtualMemFree(ze_context_handle_t c, const void *ptr, size_t size) {
+	CHECK(c, M_CONTEXT);
+	if (!ptr) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeVirtualMemFree: null ptr");
+	allocation *a = find_alloc(ptr);
+	if (!a || a->base != ptr) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeVirtualMemFree: no reservation at %p", ptr);
+	a->base = NULL;
+	munmap((void *)ptr, size);
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t PhysicalMemCreate(ze_context_handle_t c, ze_device_handle_t d, ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *out) {
+	CHECK(c, M_CONTEXT);
+	CHECK(d, M_DEVICE);
+	STYPE(desc, ZE_STRUCTURE_TYPE_PHYSICAL_MEM_DESC);
+	if (!out) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zePhysicalMemCreate: null handle");
+	if (desc->size == 0 || desc->size % VM_PAGE) return fail(ZE_RESULT_ERROR_UNSUPPORTED_SIZE, "zePhysicalMemCreate: %zu bytes", desc->size);
+	int fd = memfd_create("ze_fake_physical", 0);
+	if (fd < 0 || ftruncate(fd, (off_t)desc->size) != 0) {
+		if (fd >= 0) close(fd);
+		return fail(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, "zePhysicalMemCreate: memfd failed");
+	}
+	physical_mem *m = calloc(1, sizeof *m);
+	m->magic = M_PHYSICAL;
+	m->fd = fd;
+	m->size = desc->size;
+	*out = (ze_physical_mem_handle_t)m;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t PhysicalMemDestroy(ze_context_handle_t c, ze_physical_mem_handle_t h) {
+	CHECK(c, M_CONTEXT);
+	CHECK(h, M_PHYSICAL);
+	physical_mem *m = (physical_mem *)h;
+	close(m->fd);
+	m->magic = 0;
+	free(m);
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t VirtualMemMap(ze_context_handle_t c, const void *ptr, size_t size, ze_physical_mem_handle_t h, size_t offset, ze_memory_access_attribute_t access) {
+	CHECK(c, M_CONTEXT);
+	CHECK(h, M_PHYSICAL);
+	physical_mem *m = (physical_mem *)h;
+	if (!ptr || size == 0 || offset + size > m->size) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeVirtualMemMap: %zu bytes at %zu of %zu", size, offset, m->size);
+	if (mmap((void *)ptr, size, vm_prot(access), MAP_SHARED | MAP_FIXED, m->fd, (off_t)offset) == MAP_FAILED)
+		return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeVirtualMemMap: mmap failed");
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t VirtualMemUnmap(ze_context_handle_t c, const void *ptr, size_t size) {
+	CHECK(c, M_CONTEXT);
+	if (mmap((void *)ptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
+		return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeVirtualMemUnmap: mmap failed");
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t VirtualMemSetAccessAttribute(ze_context_handle_t c, const void *ptr, size_t size, ze_memory_access_attribute_t access) {
+	CHECK(c, M_CONTEXT);
+	if (mprotect((void *)ptr, size, vm_prot(access)) != 0) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeVirtualMemSetAccessAttribute: mprotect failed");
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetVirtualMemProcAddrTable(ze_api_version_t v, ze_virtual_mem_dditable_t *t) {
+	t->pfnReserve = VirtualMemReserve;
+	t->pfnFree = VirtualMemFree;
+	t->pfnQueryPageSize = VirtualMemQueryPageSize;
+	t->pfnMap = VirtualMemMap;
+	t->pfnUnmap = VirtualMemUnmap;
+	t->pfnSetAccessAttribute = VirtualMemSetAccessAttribute;
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetPhysicalMemProcAddrTable(ze_api_version_t v, ze_physical_mem_dditable_t *t) {
+	t->pfnCreate = PhysicalMemCreate;
+	t->pfnDestroy = PhysicalMemDestroy;
+	return ZE_RESULT_SUCCESS;
+}
+
 // The loader asks every driver for every table; the ones the fake does not
 // implement stay empty.
 #define EMPTY(name, type) \
@@ -1649,9 +1778,7 @@ EMPTY(zeGetFabricEdgeExpProcAddrTable, ze_fabric_edge_exp_dditable_t)
 EMPTY(zeGetFabricVertexExpProcAddrTable, ze_fabric_vertex_exp_dditable_t)
 EMPTY(zeGetImageExpProcAddrTable, ze_image_exp_dditable_t)
 EMPTY(zeGetImageProcAddrTable, ze_image_dditable_t)
-EMPTY(zeGetPhysicalMemProcAddrTable, ze_physical_mem_dditable_t)
 EMPTY(zeGetSamplerProcAddrTable, ze_sampler_dditable_t)
-EMPTY(zeGetVirtualMemProcAddrTable, ze_virtual_mem_dditable_t)
 EMPTY(zetGetCommandListProcAddrTable, zet_command_list_dditable_t)
 EMPTY(zetGetContextProcAddrTable, zet_context_dditable_t)
 EMPTY(zetGetDebugProcAddrTable, zet_debug_dditable_t)

@@ -177,6 +177,12 @@ static const gour_layout gour_layouts[] = {
 	OFF(ze_memory_allocation_properties_t, id),
 	OFF(ze_memory_allocation_properties_t, pageSize),
 
+	SIZE(ze_physical_mem_desc_t),
+	OFF(ze_physical_mem_desc_t, stype),
+	OFF(ze_physical_mem_desc_t, pNext),
+	OFF(ze_physical_mem_desc_t, flags),
+	OFF(ze_physical_mem_desc_t, size),
+
 	SIZE(ze_copy_region_t),
 	OFF(ze_copy_region_t, originX),
 	OFF(ze_copy_region_t, originY),
