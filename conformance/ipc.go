@@ -185,8 +185,10 @@ func TestIPCMemUnsupported(t *testing.T) {
 		if _, err := u.IPCHandle(); !errors.Is(err, ur.ErrUnsupportedFeature) {
 			t.Skipf("the adapter has IPC (%v)", err)
 		}
-		if _, err := ctx.OpenIPCMemHandle(f.Device, []byte("x")); !errors.Is(err, ur.ErrUnsupportedFeature) {
-			t.Errorf("OpenIPCMemHandle: %v, want ErrUnsupportedFeature", err)
+		// An adapter whose driver lacks IPC (Level Zero's test driver)
+		// may tell bytes that are no handle first.
+		if _, err := ctx.OpenIPCMemHandle(f.Device, []byte("x")); !errors.Is(err, ur.ErrUnsupportedFeature) && !errors.Is(err, ur.ErrInvalidValue) {
+			t.Errorf("OpenIPCMemHandle: %v, want ErrUnsupportedFeature or ErrInvalidValue", err)
 		}
 	})
 }

@@ -14,8 +14,8 @@ import (
 // Runtime's urIPCGetMemHandleExp and urIPCOpenMemHandleExp: one process
 // gets a handle of a device allocation, sends its bytes to another (a
 // pipe, a file, a socket), which opens it and uses the memory as a device
-// allocation of its own context. CUDA has it (cuIpcGetMemHandle); OpenCL
-// and, in gour for now, Level Zero give ErrUnsupportedFeature.
+// allocation of its own context. CUDA (cuIpcGetMemHandle) and Level Zero
+// (zeMemGetIpcHandle) have it; OpenCL gives ErrUnsupportedFeature.
 
 // IPCMemHandle is the handle of a device allocation for another process:
 // bytes to send as they are. gour adds to the driver's handle the
