@@ -900,7 +900,11 @@ func computeDevices(w io.Writer, c *cli.Command, backend string, k, n, reduceN, 
 			defer s.Release()
 		}
 		if err != nil || len(subs) < k {
-			return fmt.Errorf("urbench compute -devices %d: %d %s device(s), and %s does not split into %d sub-devices (%v)", k, len(devs), backend, d0.Name(), k, err)
+			why := fmt.Sprintf("%d compute units", units)
+			if err != nil {
+				why += ": " + err.Error()
+			}
+			return fmt.Errorf("urbench compute -devices %d: %d %s device(s), and %s does not split into %d sub-devices (%s)", k, len(devs), backend, d0.Name(), k, why)
 		}
 		devs, how = subs[:k], fmt.Sprintf("%d sub-devices of %s (fewer %s devices than -devices)", k, d0.Name(), backend)
 	} else {
