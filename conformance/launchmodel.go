@@ -40,6 +40,10 @@ func TestLaunchArgs(t *testing.T) {
 				t.Errorf("fill_u32 on a pointer with an offset: [256] = %d, [511] = %d, want 9", w[256], w[511])
 			}
 		})
+		f.Run(t, "PointersAndBuffers", func(t *testing.T) {
+			needUSM(t, f, ur.USMDevice)
+			launchPointersAndBuffers(t, f, q)
+		})
 		f.Run(t, "BadArguments", func(t *testing.T) {
 			wantErr(t, "one argument of two", q.LaunchArgs(k, ur.Range1D(256), ur.ArgBuffer(out)), ur.ErrInvalidKernelArgs)
 			wantErr(t, "the zero Arg", q.LaunchArgs(k, ur.Range1D(256), ur.ArgBuffer(out), ur.Arg{}), ur.ErrInvalidKernelArgs)
@@ -52,6 +56,99 @@ func TestLaunchArgs(t *testing.T) {
 			wantErr(t, "a released buffer", q.LaunchArgs(k, ur.Range1D(16), ur.ArgBuffer(released), ur.ArgOf(uint32(1))), ur.ErrInvalidMemObject)
 		})
 	})
+}
+
+// launchPointersAndBuffers launches axpy with x and y each a USM pointer
+// (at an offset) or a buffer, mixed in one launch, the same argument
+// changing from one kind to the other between launches of one kernel,
+// from goroutines at once; then on a kernel whose own arguments are set
+// as pointers.
+func launchPointersAndBuffers(t *testing.T, f *Fixture, q *ur.Queue) {
+	const n, goroutines, rounds = 256, 4, 3
+	ctx := f.Context(t)
+	xs := make([]float32, n)
+	for i := range xs {
+		xs[i] = float32(i)
+	}
+	xb := f.BufferFrom(t, ur.MemReadOnly, ur.AsBytes(xs))
+	xu := allocUSM(t, f, ctx, ur.USMDevice, 4*(n+3)).Ptr().Add(4 * 3)
+	must(t, "CopyToPtr(x)", q.CopyToPtr(xu, ur.AsBytes(xs)))
+	// Each goroutine's y as a buffer and as a pointer.
+	zero := make([]float32, n)
+	yb, yu := make([]*ur.Mem, goroutines), make([]ur.Ptr, goroutines)
+	for g := range goroutines {
+		yb[g] = f.BufferFrom(t, ur.MemReadWrite, ur.AsBytes(zero))
+		yu[g] = allocUSM(t, f, ctx, ur.USMDevice, 4*(n+1)).Ptr().Add(4)
+	}
+	// The kinds of x and y (pointer: true), launch by launch: mixed on a
+	// new kernel, then each argument turned both ways.
+	steps := [][2]bool{{true, false}, {false, true}, {true, true}, {false, false}, {true, false}, {false, true}, {false, false}, {true, true}}
+	run := func(what string, k *ur.Kernel) {
+		for g := range goroutines {
+			must(t, "WriteBuffer(y)", q.WriteBuffer(yb[g], 0, ur.AsBytes(zero)))
+			must(t, "CopyToPtr(y)", q.CopyToPtr(yu[g], ur.AsBytes(zero)))
+		}
+		wantB, wantU := make([]float32, goroutines), make([]float32, goroutines) // y[i] = want*x[i]
+		var wg sync.WaitGroup
+		errs := make([]error, goroutines)
+		for g := range goroutines {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for r := range rounds * len(steps) {
+					s := steps[(r+g)%len(steps)]
+					a := float32(1 + (r+g)%3)
+					x, y := ur.ArgBuffer(xb), ur.ArgBuffer(yb[g])
+					if s[0] {
+						x = ur.ArgPtr(xu)
+					}
+					if s[1] {
+						y = ur.ArgPtr(yu[g])
+						wantU[g] += a
+					} else {
+						wantB[g] += a
+					}
+					if err := q.LaunchArgs(k, ur.Range1D(n), ur.ArgOf(a), x, y); err != nil {
+						errs[g] = fmt.Errorf("launch %d, x %s, y %s: %w", r, kindName(s[0]), kindName(s[1]), err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for g, err := range errs {
+			if err != nil {
+				t.Fatalf("%s: goroutine %d: %v", what, g, err)
+			}
+		}
+		for g := range goroutines {
+			gotB, gotU := make([]float32, n), make([]float32, n)
+			must(t, "ReadBuffer(y)", q.ReadBuffer(yb[g], 0, ur.AsBytes(gotB)))
+			must(t, "CopyFromPtr(y)", q.CopyFromPtr(ur.AsBytes(gotU), yu[g]))
+			for i := range n {
+				if w := wantB[g] * xs[i]; gotB[i] != w {
+					t.Fatalf("%s: goroutine %d: y in a buffer: [%d] = %v, want %v", what, g, i, gotB[i], w)
+				}
+				if w := wantU[g] * xs[i]; gotU[i] != w {
+					t.Fatalf("%s: goroutine %d: y at a pointer: [%d] = %v, want %v", what, g, i, gotU[i], w)
+				}
+			}
+		}
+	}
+	run("new kernel", f.Kernel(t, "axpy"))
+	// Launches with arguments leave the kernel's own, here pointers,
+	// as they are, and take buffers all the same.
+	k := f.Kernel(t, "axpy")
+	must(t, "SetArgPtr(x)", k.SetArgPtr(1, xu))
+	must(t, "SetArgPtr(y)", k.SetArgPtr(2, yu[0]))
+	run("kernel with pointer arguments", k)
+}
+
+func kindName(ptr bool) string {
+	if ptr {
+		return "a pointer"
+	}
+	return "a buffer"
 }
 
 func iotaU32(n int) []uint32 {

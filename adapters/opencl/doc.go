@@ -67,7 +67,11 @@
 //     or clSetKernelArgSVMPointer, at any address inside an allocation.
 //     OpenCL keeps it with the kernel as it keeps clSetKernelArg's values,
 //     so a prepared launch (one clEnqueueNDRangeKernel naming the kernel,
-//     queue.go) takes it at its next launch and never goes stale. A kernel
+//     queue.go) takes it at its next launch and never goes stale. NVIDIA's
+//     driver keeps an SVM pointer argument under a buffer set over it
+//     later (the launch fails with CL_INVALID_KERNEL_ARGS): on the user's
+//     kernel, keep an argument a pointer or a buffer; launches with
+//     arguments take care of it themselves (launchargs.go). A kernel
 //     that reaches USM or SVM through a pointer it was not given as an
 //     argument (one stored in a struct or in other memory) needs
 //     clSetKernelExecInfo (CL_KERNEL_EXEC_INFO_SVM_PTRS, or
@@ -116,8 +120,11 @@
 //     adapter's own, never the user's, and enqueues it; OpenCL takes the
 //     arguments at the enqueue. The kernels are clCloneKernel clones
 //     (OpenCL 2.1), or clCreateKernel of the kernel's program and name
-//     where the driver has no clones, kept in a pool per kernel that grows
-//     to the number of launches in flight at once, so goroutines launch one
+//     where the driver has no clones or the kernel's own arguments hold a
+//     USM pointer, kept in a pool per kernel that grows to the number of
+//     launches in flight at once (of each mix of buffer and pointer
+//     arguments: no kernel of the pool turns an argument from one kind to
+//     the other, which NVIDIA's driver refuses), so goroutines launch one
 //     kernel without waiting for each other, and with no wait list and no
 //     event nothing is allocated. A pool was measured against one clone per
 //     kernel under a lock on PoCL 3.1 (2 cores, median of 8 runs of 20000

@@ -2,6 +2,7 @@ package opencl
 
 import (
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/opencl/internal/cl"
@@ -13,6 +14,9 @@ type kernel struct {
 	ctx    *context
 	handle cl.Kernel
 	args   argKernels // for launches with arguments (launchargs.go)
+	// ptrArgs: SetArgPointer set an argument of handle, which a clone
+	// would carry (launchargs.go).
+	ptrArgs atomic.Bool
 }
 
 func (k *kernel) Native() uintptr { return uintptr(k.handle) }
@@ -142,6 +146,7 @@ func (p *program) withArgInfo(devs []driver.Device, options string) string {
 // a prepared launch (one clEnqueueNDRangeKernel naming the kernel) takes
 // it at its next launch and never goes stale.
 func (k *kernel) SetArgPointer(index uint32, ptr uintptr) error {
+	k.ptrArgs.Store(true)
 	switch k.ctx.via {
 	case usmIntel:
 		return check("clSetKernelArgMemPointerINTEL", k.ctx.intel.SetKernelArgMemPointer(k.handle, index, ptr))

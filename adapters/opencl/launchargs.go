@@ -20,7 +20,24 @@ import (
 // Two ways to share those kernels between goroutines were measured
 // (BenchmarkLaunchArgs, doc.go): a pool of them, one taken per launch, so
 // launches of one kernel run through the driver at once; and one per
-// kernel under a lock. The pool is the default.
+// kernel (per mix of buffers and pointers, below) under a lock. The pool
+// is the default.
+//
+// A kernel of the pool never changes a pointer argument between a buffer
+// (clSetKernelArg of a cl_mem) and a USM pointer
+// (clSetKernelArgMemPointerINTEL, clSetKernelArgSVMPointer). OpenCL says
+// what each call replaces only for itself: a value set by
+// clSetKernelArgSVMPointer holds "until the argument value is changed by a
+// call to clSetKernelArgSVMPointer", one set by clSetKernelArg until the
+// next clSetKernelArg. NVIDIA's driver (OpenCL 3.0, coarse-grained SVM)
+// keeps an argument's SVM pointer when a cl_mem is set over it: the next
+// clEnqueueNDRangeKernel fails with CL_INVALID_KERNEL_ARGS, also after
+// setting the argument to NULL either way first, and a clone of the
+// kernel carries the state; the same arguments launch on a new kernel,
+// and a pointer set over a buffer is accepted. So each kernel of the pool
+// remembers how its pointer arguments were set, and a launch takes one it
+// turns none of from one kind to the other, or makes one: the pool holds
+// a kernel per mix of buffers and pointers in flight at once.
 
 // argLaunchMode selects how argument launches share the adapter's
 // kernels; tests switch it to compare.
@@ -36,6 +53,54 @@ const (
 type argKernel struct {
 	handle cl.Kernel
 	sizes  launchSizes
+	kinds  []uint8 // per argument: how its pointer was set (argBuffer, argPointer), or argUnset
+}
+
+// How a pointer argument was set on an argKernel.
+const (
+	argUnset   uint8 = iota // not a pointer, or not set yet
+	argBuffer               // a cl_mem, with clSetKernelArg
+	argPointer              // a USM pointer (or NULL)
+)
+
+// ptrKind is how a sets a pointer argument: argBuffer, argPointer, or
+// argUnset where a is no pointer.
+func ptrKind(a *driver.LaunchArg) uint8 {
+	switch {
+	case a.Kind != driver.ArgMem:
+		return argUnset
+	case a.Mem != nil:
+		return argBuffer
+	}
+	return argPointer
+}
+
+// fits reports whether args set on ak turn no pointer argument from a
+// buffer to a USM pointer or back.
+func (ak *argKernel) fits(args []driver.LaunchArg) bool {
+	for i := range args {
+		if i >= len(ak.kinds) {
+			return true
+		}
+		if w, had := ptrKind(&args[i]), ak.kinds[i]; w != argUnset && had != argUnset && w != had {
+			return false
+		}
+	}
+	return true
+}
+
+// note records how args set ak's pointer arguments. Where setting them
+// failed part of the way, the arguments not reached keep their kind,
+// which fits found unset or the same.
+func (ak *argKernel) note(args []driver.LaunchArg) {
+	if len(ak.kinds) < len(args) {
+		ak.kinds = append(ak.kinds, make([]uint8, len(args)-len(ak.kinds))...)
+	}
+	for i := range args {
+		if w := ptrKind(&args[i]); w != argUnset {
+			ak.kinds[i] = w
+		}
+	}
 }
 
 // argKernels are a kernel's argKernels.
@@ -45,7 +110,6 @@ type argKernels struct {
 	all  []*argKernel // every one made, released with the kernel
 
 	lockMu sync.Mutex // argLaunchLocked: held for the launch
-	locked *argKernel
 
 	srcOnce sync.Once // the program and name, for clCreateKernel
 	prog    cl.Program
@@ -55,9 +119,12 @@ type argKernels struct {
 // newArgKernel makes a cl_kernel like k's with its own argument state:
 // clCloneKernel, or clCreateKernel of k's program and name where the
 // driver has no clones (a 1.2 or 2.0 driver, a 3.0 driver without the
-// 2.1 feature). A clone copies k's arguments; neither shares them.
+// 2.1 feature). A clone copies k's arguments; neither shares them. Where
+// an argument of k was set as a USM pointer, it is clCreateKernel: a
+// clone would carry the pointer, which on NVIDIA's driver a buffer set
+// over it does not replace (see above).
 func (k *kernel) newArgKernel() (cl.Kernel, error) {
-	if k.lib.HasCloneKernel() {
+	if k.lib.HasCloneKernel() && !k.ptrArgs.Load() {
 		h, st := k.lib.CloneKernel(k.handle)
 		if st == cl.Success {
 			return h, nil
@@ -82,16 +149,21 @@ func (k *kernel) newArgKernel() (cl.Kernel, error) {
 	return h, check("clCreateKernel", st)
 }
 
-// takeArgKernel takes a kernel from the pool, making one where it is
-// empty: the pool grows to the number of launches in flight at once.
-func (k *kernel) takeArgKernel() (*argKernel, error) {
+// takeArgKernel takes a kernel that args fit from the pool, making one
+// where there is none: the pool grows to the number of launches in flight
+// at once, of each mix of buffers and pointers.
+func (k *kernel) takeArgKernel(args []driver.LaunchArg) (*argKernel, error) {
 	a := &k.args
 	a.mu.Lock()
-	if n := len(a.free); n > 0 {
-		ak := a.free[n-1]
-		a.free = a.free[:n-1]
-		a.mu.Unlock()
-		return ak, nil
+	for i := len(a.free) - 1; i >= 0; i-- {
+		if ak := a.free[i]; ak.fits(args) {
+			n := len(a.free) - 1
+			a.free[i] = a.free[n]
+			a.free[n] = nil
+			a.free = a.free[:n]
+			a.mu.Unlock()
+			return ak, nil
+		}
 	}
 	a.mu.Unlock()
 	h, err := k.newArgKernel()
@@ -112,23 +184,6 @@ func (k *kernel) giveArgKernel(ak *argKernel) {
 	a.mu.Unlock()
 }
 
-// lockedArgKernel returns the kernel's one argKernel, made on first use;
-// the caller holds lockMu.
-func (k *kernel) lockedArgKernel() (*argKernel, error) {
-	a := &k.args
-	if a.locked == nil {
-		h, err := k.newArgKernel()
-		if err != nil {
-			return nil, err
-		}
-		a.locked = &argKernel{handle: h}
-		a.mu.Lock()
-		a.all = append(a.all, a.locked)
-		a.mu.Unlock()
-	}
-	return a.locked, nil
-}
-
 // releaseArgKernels releases the kernels made for argument launches.
 func (k *kernel) releaseArgKernels() error {
 	a := &k.args
@@ -140,7 +195,7 @@ func (k *kernel) releaseArgKernels() error {
 			err = e
 		}
 	}
-	a.all, a.free, a.locked = nil, nil, nil
+	a.all, a.free = nil, nil
 	return err
 }
 
@@ -213,15 +268,12 @@ func (q *queue) LaunchWithArgs(dk driver.Kernel, r driver.NDRange, args []driver
 	}
 	k := dk.(*kernel)
 	if argLaunchMode == argLaunchLocked {
+		// One launch at a time: the pool holds a kernel per mix of
+		// buffers and pointers.
 		k.args.lockMu.Lock()
 		defer k.args.lockMu.Unlock()
-		ak, err := k.lockedArgKernel()
-		if err != nil {
-			return nil, err
-		}
-		return q.launchArgKernel(k, ak, &r, args, wait, wantEvent)
 	}
-	ak, err := k.takeArgKernel()
+	ak, err := k.takeArgKernel(args)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +283,9 @@ func (q *queue) LaunchWithArgs(dk driver.Kernel, r driver.NDRange, args []driver
 }
 
 func (q *queue) launchArgKernel(k *kernel, ak *argKernel, r *driver.NDRange, args []driver.LaunchArg, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	if err := k.setArgs(ak.handle, args); err != nil {
+	err := k.setArgs(ak.handle, args)
+	ak.note(args)
+	if err != nil {
 		return nil, err
 	}
 	e, ev := q.newEvent(wantEvent)
