@@ -497,7 +497,7 @@ func multiOf(ctx Context) *MultiDevice {
 	return m
 }
 
-// arg is one array of a multi-device operation: its core, its role in
+// marg is one array of a multi-device operation: its core, its role in
 // errors, and whether it must follow the output's split (an input of
 // the output's first axis) or be replicated.
 type marg struct {
