@@ -351,11 +351,13 @@ func TestTaskSequenceReleaseFromTask(t *testing.T) {
 				seq     *TaskSequence[int, int]
 				ran     atomic.Int32
 				inside  = make(chan error, 1)
+				issued  = make(chan struct{}) // the three Asyncs are in: Release must not refuse one
 				timeout = time.After(10 * time.Second)
 			)
 			seq = must[*TaskSequence[int, int]](t)(NewTaskSequence(ctx, func(goctx context.Context, _ Context, k int) (int, error) {
 				ran.Add(1)
 				if k == 1 {
+					<-issued
 					err := seq.Release(goctx)
 					if err == nil && goctx.Err() == nil {
 						err = errors.New("goctx not cancelled by Release")
@@ -373,6 +375,7 @@ func TestTaskSequenceReleaseFromTask(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			close(issued)
 			select {
 			case err := <-inside:
 				if err != nil {
