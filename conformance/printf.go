@@ -137,6 +137,10 @@ func TestPrintfBufferSize(t *testing.T) {
 			if f.Backend == "cuda" {
 				t.Errorf("CUDA: %v", err)
 			}
+		case f.Backend == "cuda" && errors.Is(err, ur.ErrInvalidValue):
+			// CUDA takes the size only before a kernel that prints has
+			// run in the process.
+			t.Skipf("a kernel that prints ran before in this process: %v", err)
 		case err != nil:
 			t.Errorf("SetPrintfBufferSize(4 MiB): %v", err)
 		default:
