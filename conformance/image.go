@@ -295,6 +295,14 @@ func TestImageBadInput(t *testing.T) {
 				_, err := ctx.NewImage(ur.MemReadWrite, rgba8, ur.ImageDesc{Type: ur.Image2D, Width: 8, Height: 8, RowPitch: 4}, make([]byte, 8*8*4))
 				return err
 			}, ur.ErrInvalidValue},
+			{"PitchOverflow", func() error {
+				_, err := ctx.NewImage(ur.MemReadWrite, rgba8, ur.ImageDesc{Type: ur.Image2D, Width: 8, Height: 8, RowPitch: 1 << 62}, make([]byte, 8*8*4))
+				return err
+			}, ur.ErrInvalidSize},
+			{"ReadPitchOverflow", func() error {
+				_, err := q.EnqueueReadImage(img, true, [3]uint64{}, [3]uint64{8, 8, 1}, 1<<61, 0, make([]byte, 64))
+				return err
+			}, ur.ErrInvalidSize},
 			{"ReadOutside", func() error {
 				_, err := q.EnqueueReadImage(img, true, [3]uint64{4, 0, 0}, [3]uint64{5, 1, 1}, 0, 0, make([]byte, 64))
 				return err

@@ -3,6 +3,7 @@ package ur
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -260,7 +261,13 @@ func imageTypeName(t ImageType) string {
 // them with the bytes the host memory must have; a pitch smaller than
 // the data is ErrInvalidValue.
 func hostLayout(op, adapter string, t ImageType, pixel uint64, region [3]uint64, rowPitch, slicePitch uint64) (row, slice, need uint64, err error) {
-	rowBytes := region[0] * pixel
+	overflow := func() (uint64, uint64, uint64, error) {
+		return 0, 0, 0, newError(ErrInvalidSize, op, adapter, "a layout of %v pixels with pitches %d and %d overflows", region, rowPitch, slicePitch)
+	}
+	rowBytes, ok := mulOK(region[0], pixel)
+	if !ok {
+		return overflow()
+	}
 	rows, slices := region[1], region[2]
 	if t == Image1DArray { // layers are slices of one row
 		rows, slices = 1, region[1]
@@ -268,13 +275,22 @@ func hostLayout(op, adapter string, t ImageType, pixel uint64, region [3]uint64,
 	if rowPitch == 0 {
 		rowPitch = rowBytes
 	}
-	if slicePitch == 0 {
-		slicePitch = rowPitch * rows
+	rowsBytes, ok := mulOK(rowPitch, rows)
+	if !ok {
+		return overflow()
 	}
-	if rowPitch < rowBytes || slicePitch < rowPitch*rows {
+	if slicePitch == 0 {
+		slicePitch = rowsBytes
+	}
+	if rowPitch < rowBytes || slicePitch < rowsBytes {
 		return 0, 0, 0, newError(ErrInvalidValue, op, adapter, "row pitch %d or slice pitch %d smaller than the data (%d bytes a row, %d rows)", rowPitch, slicePitch, rowBytes, rows)
 	}
-	need = (slices-1)*slicePitch + (rows-1)*rowPitch + rowBytes
+	last, ok1 := mulOK(slices-1, slicePitch)
+	inner, ok2 := mulOK(rows-1, rowPitch)
+	need = last + inner + rowBytes
+	if !ok1 || !ok2 || need < last || need < inner {
+		return overflow()
+	}
 	return rowPitch, slicePitch, need, nil
 }
 
@@ -328,7 +344,7 @@ func (c *Context) NewImage(flags MemFlags, format ImageFormat, desc ImageDesc, h
 	if err != nil {
 		return nil, wrapError(err, op, c.adapter.name)
 	}
-	size := ext[0] * ext[1] * ext[2] * pixel
+	size := ext[0] * ext[1] * ext[2] * pixel // within the devices' limits, or the driver refused it
 	m := &Mem{object: object{adapter: c.adapter}, ctx: c, drv: drv, size: size, flags: flags}
 	m.created("Mem")
 	m.life.free = drv.Release
@@ -572,8 +588,10 @@ func (q *Queue) imageBufferCopy(op string, toBuffer bool, img *Mem, origin, regi
 	if err := q.checkBox(op, info, origin, region); err != nil {
 		return nil, err
 	}
-	bytes := region[0] * region[1] * region[2] * info.pixel
-	if offset > buf.size || bytes > buf.size-offset {
+	bytes, ok1 := mulOK(region[0], region[1])
+	bytes, ok2 := mulOK(bytes, region[2])
+	bytes, ok3 := mulOK(bytes, info.pixel)
+	if !ok1 || !ok2 || !ok3 || offset > buf.size || bytes > buf.size-offset {
 		return nil, newError(ErrInvalidSize, op, q.adapter.name, "%d bytes at %d are outside the buffer's %d", bytes, offset, buf.size)
 	}
 	dw, err := q.useWaitList(op, wait)
@@ -695,4 +713,10 @@ func (k *Kernel) SetArgSampler(index int, s *Sampler) error {
 	}
 	k.args.markSet(index)
 	return nil
+}
+
+// mulOK is a*b and whether it did not overflow.
+func mulOK(a, b uint64) (uint64, bool) {
+	hi, lo := bits.Mul64(a, b)
+	return lo, hi == 0
 }
