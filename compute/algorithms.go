@@ -147,7 +147,9 @@ func Transform[T Number](ctx Context, fn Func[T], out *Array[T], ins ...*Array[T
 		}
 	}
 	if m := multiOf(ctx); m != nil {
-		return multiTransform(m, fn, out, ins)
+		// A copy: the devices' closures would otherwise make every
+		// caller's ins escape, one allocation per single-device call too.
+		return multiTransform(m, fn, out, slices.Clone(ins))
 	}
 	if bcast {
 		return transformBroadcast(ctx, fn, out, ins)
