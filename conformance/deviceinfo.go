@@ -135,6 +135,16 @@ func checkQueryValue(t *testing.T, f *Fixture, qi ur.DeviceQueryInfo, v any) {
 		if len(v.([]byte)) != 16 {
 			t.Errorf("UUID has %d bytes, want 16", len(v.([]byte)))
 		}
+	case ur.DeviceInfoSingleFPConfig:
+		// Every device that reports single precision rounds to nearest
+		// (UR's bit 1); OpenCL requires infinities and NaNs too (bit 4).
+		want := uint64(1 << 1)
+		if f.Backend == "opencl" {
+			want |= 1 << 4
+		}
+		if n := num(); n != 0 && n&want != want {
+			t.Errorf("SINGLE_FP_CONFIG = %#x lacks ROUND_TO_NEAREST or INF_NAN: bits of another API?", n)
+		}
 	case ur.DeviceInfoGlobalMemFree:
 		if num() > info.GlobalMemSize {
 			t.Errorf("GLOBAL_MEM_FREE %d > GLOBAL_MEM_SIZE %d", num(), info.GlobalMemSize)

@@ -54,7 +54,6 @@ var clQueries = map[driver.DeviceQuery]clQuery{
 	driver.DeviceInfoMaxParameterSize:                   {0x1017, clSize},
 	driver.DeviceInfoMaxSamplers:                        {0x1018, clUint},
 	driver.DeviceInfoMemBaseAddrAlign:                   {0x1019, clUint},
-	driver.DeviceInfoSingleFPConfig:                     {0x101B, clUlong},
 	driver.DeviceInfoGlobalMemCacheType:                 {0x101C, clUint},
 	driver.DeviceInfoGlobalMemCachelineSize:             {0x101D, clUint},
 	driver.DeviceInfoGlobalMemCacheSize:                 {0x101E, clUlong},
@@ -77,8 +76,6 @@ var clQueries = map[driver.DeviceQuery]clQuery{
 	driver.DeviceInfoProfile:                            {0x102E, clString},
 	driver.DeviceInfoVersion:                            {0x102F, clString},
 	driver.DeviceInfoExtensions:                         {0x1030, clString},
-	driver.DeviceInfoDoubleFPConfig:                     {0x1032, clUlong},
-	driver.DeviceInfoHalfFPConfig:                       {0x1033, clUlong},
 	driver.DeviceInfoHostUnifiedMemory:                  {0x1035, clBool},
 	driver.DeviceInfoLinkerAvailable:                    {0x103E, clBool},
 	driver.DeviceInfoBuiltInKernels:                     {0x103F, clString},
@@ -154,6 +151,14 @@ func (d *device) Query(q driver.DeviceQuery) (any, error) {
 			return uint32(driver.URDeviceTypeFPGA), nil
 		}
 		return uint32(driver.URDeviceTypeMCA), nil
+	case driver.DeviceInfoSingleFPConfig, driver.DeviceInfoDoubleFPConfig, driver.DeviceInfoHalfFPConfig:
+		param := map[driver.DeviceQuery]uint32{driver.DeviceInfoSingleFPConfig: cl.DeviceSingleFPConfig,
+			driver.DeviceInfoDoubleFPConfig: cl.DeviceDoubleFPConfig, driver.DeviceInfoHalfFPConfig: cl.DeviceHalfFPConfig}[q]
+		b, err := get(param)
+		if err != nil {
+			return nil, err
+		}
+		return clFPFlags(cl.Uint64(b)), nil
 	case driver.DeviceInfoBackendRuntimeVersion:
 		v := d.info.DeviceVersion // "OpenCL 3.0 PoCL ..."
 		if f := strings.Fields(v); len(f) >= 2 {
@@ -305,6 +310,22 @@ func atomicScopes(c uint64) uint64 {
 	}
 	if c&clAtomicScopeAll != 0 {
 		f |= driver.MemoryScopeSystem
+	}
+	return f
+}
+
+// clFPFlags maps cl_device_fp_config, whose bits are in another order, to
+// ur_device_fp_capability_flags_t.
+func clFPFlags(c uint64) uint64 {
+	var f uint64
+	for _, m := range [...]struct{ cl, ur uint64 }{
+		{1 << 0, driver.FPDenorm}, {1 << 1, driver.FPInfNaN}, {1 << 2, driver.FPRoundToNearest},
+		{1 << 3, driver.FPRoundToZero}, {1 << 4, driver.FPRoundToInf}, {1 << 5, driver.FPFMA},
+		{1 << 6, driver.FPSoftFloat}, {1 << 7, driver.FPCorrectlyRoundedDivideSqrt},
+	} {
+		if c&m.cl != 0 {
+			f |= m.ur
+		}
 	}
 	return f
 }
