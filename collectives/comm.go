@@ -424,7 +424,7 @@ func newUniqueID(o options, q *ur.Queue) (UniqueID, error) {
 	lib, _ := ncclLib()
 	nid, r := lib.GetUniqueID()
 	if r != 0 {
-		return UniqueID{}, ncclError(op, -1, lib, 0, r)
+		return UniqueID{}, ncclError(op, -1, lib, 0, "ncclGetUniqueId", r)
 	}
 	id.b = nid
 	return id, nil

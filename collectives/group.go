@@ -48,7 +48,7 @@ func Group(fn func() error) error {
 	g := &group{ring: map[*Communicator][]*call{}}
 	if lib, err := ncclLibLoaded(); err == nil && lib != nil {
 		if r := lib.GroupStart(); r != 0 {
-			return ncclError("Group", -1, lib, 0, r)
+			return ncclError("Group", -1, lib, 0, "ncclGroupStart", r)
 		}
 		g.nccl = true
 	}

@@ -89,8 +89,11 @@ func ncclUsable(multiProcess bool) error {
 	return nil
 }
 
-// ncclError shapes an NCCL failure.
-func ncclError(op string, rank int, lib *nccl.Lib, comm nccl.Comm, r nccl.Result) error {
+// ncclError shapes an NCCL failure: call is the NCCL function whose
+// result r was (or "ncclX (ncclCommGetAsyncError)" where r is the
+// communicator's state after a non-blocking ncclX), so the message names
+// both.
+func ncclError(op string, rank int, lib *nccl.Lib, comm nccl.Comm, call string, r nccl.Result) error {
 	kind := ErrBackend
 	switch r {
 	case nccl.InvalidArgument, nccl.InvalidUsage:
@@ -100,7 +103,7 @@ func ncclError(op string, rank int, lib *nccl.Lib, comm nccl.Comm, r nccl.Result
 	case nccl.RemoteError:
 		kind = ErrAborted
 	}
-	msg := lib.ErrorString(r)
+	msg := call + " returned " + r.Name() + ": " + lib.ErrorString(r)
 	if comm != 0 {
 		if last := lib.LastError(comm); last != "" {
 			msg += ": " + last
@@ -152,6 +155,7 @@ func (b *ncclBackend) run(c *Communicator, o *call) error {
 	}
 	s, r := o.send.Addr(), o.recv.Addr()
 	var res nccl.Result
+	call := "nccl" + o.kind.String()
 	switch o.kind {
 	case kAllReduce:
 		res = l.AllReduce(b.ctx, s, r, n, dt, redop, b.comm, b.stream)
@@ -169,31 +173,33 @@ func (b *ncclBackend) run(c *Communicator, o *call) error {
 		res = l.Recv(b.ctx, r, n, dt, o.root, b.comm, b.stream)
 	}
 	if res == nccl.InProgress {
-		return b.wait(o.kind.String(), context.Background())
+		return b.wait(o.kind.String(), call, context.Background())
 	}
 	if res != nccl.Success {
-		return ncclError(o.kind.String(), b.rank, l, b.comm, res)
+		return ncclError(o.kind.String(), b.rank, l, b.comm, call, res)
 	}
 	return nil
 }
 
-// wait polls a non-blocking communicator until its call under way is
-// done, for at most the communicator's timeout or until ctx ends; then it
-// aborts the communicator.
-func (b *ncclBackend) wait(op string, ctx context.Context) error {
+// wait polls a non-blocking communicator until its call under way (call,
+// the NCCL function) is done, for at most the communicator's timeout or
+// until ctx ends; then it aborts the communicator. The communicator's
+// state comes through ncclCommGetAsyncError's out pointer, apart from
+// that function's own result.
+func (b *ncclBackend) wait(op, call string, ctx context.Context) error {
 	deadline := time.Now().Add(b.timeout)
 	pause := 50 * time.Microsecond
 	for {
 		state, r := b.lib.CommGetAsyncError(b.comm)
 		if r != nccl.Success {
-			return ncclError(op, b.rank, b.lib, b.comm, r)
+			return ncclError(op, b.rank, b.lib, b.comm, "ncclCommGetAsyncError", r)
 		}
 		switch state {
 		case nccl.Success:
 			return nil
 		case nccl.InProgress:
 		default:
-			return ncclError(op, b.rank, b.lib, b.comm, state)
+			return ncclError(op, b.rank, b.lib, b.comm, call+" (its state from ncclCommGetAsyncError)", state)
 		}
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			b.lib.CommAbort(b.ctx, b.comm)
@@ -220,7 +226,7 @@ func (b *ncclBackend) abort() error {
 	r := b.lib.CommAbort(b.ctx, b.comm)
 	b.comm = 0
 	if r != nccl.Success {
-		return ncclError("Abort", b.rank, b.lib, 0, r)
+		return ncclError("Abort", b.rank, b.lib, 0, "ncclCommAbort", r)
 	}
 	return nil
 }
@@ -238,7 +244,7 @@ func (b *ncclBackend) close() error {
 		b.parent = 0
 	}
 	if r != nccl.Success {
-		return ncclError("Close", b.rank, b.lib, 0, r)
+		return ncclError("Close", b.rank, b.lib, 0, "ncclCommDestroy", r)
 	}
 	return nil
 }
@@ -249,10 +255,10 @@ func (b *ncclBackend) err() error {
 	}
 	state, r := b.lib.CommGetAsyncError(b.comm)
 	if r != nccl.Success {
-		return ncclError("Err", b.rank, b.lib, b.comm, r)
+		return ncclError("Err", b.rank, b.lib, b.comm, "ncclCommGetAsyncError", r)
 	}
 	if state != nccl.Success && state != nccl.InProgress {
-		return ncclError("Err", b.rank, b.lib, b.comm, state)
+		return ncclError("Err", b.rank, b.lib, b.comm, "the communicator's state (ncclCommGetAsyncError)", state)
 	}
 	return nil
 }
@@ -296,7 +302,7 @@ func newNCCLGroup(queues []*ur.Queue, timeout time.Duration) ([]*Communicator, e
 	if primary {
 		var r nccl.Result
 		if comms, r = lib.CommInitAll(ords); r != nccl.Success {
-			return nil, ncclError(op, -1, lib, 0, r)
+			return nil, ncclError(op, -1, lib, 0, "ncclCommInitAll", r)
 		}
 	} else {
 		if !lib.CanInitRank() {
@@ -304,19 +310,20 @@ func newNCCLGroup(queues []*ur.Queue, timeout time.Duration) ([]*Communicator, e
 		}
 		id, r := lib.GetUniqueID()
 		if r != nccl.Success {
-			return nil, ncclError(op, -1, lib, 0, r)
+			return nil, ncclError(op, -1, lib, 0, "ncclGetUniqueId", r)
 		}
 		runtime.LockOSThread()
 		lib.GroupStart()
 		comms = make([]nccl.Comm, n)
 		var first nccl.Result
+		firstCall := ""
 		for i := range n {
 			if comms[i], r = lib.CommInitRank(ctxs[i], id, n, i, true); r != nccl.Success && first == nccl.Success {
-				first = r
+				first, firstCall = r, "ncclCommInitRankScalable"
 			}
 		}
 		if r := lib.GroupEnd(); r != nccl.Success && first == nccl.Success {
-			first = r
+			first, firstCall = r, "ncclGroupEnd"
 		}
 		runtime.UnlockOSThread()
 		if first != nccl.Success {
@@ -325,7 +332,7 @@ func newNCCLGroup(queues []*ur.Queue, timeout time.Duration) ([]*Communicator, e
 					lib.CommAbort(ctxs[i], c)
 				}
 			}
-			return nil, ncclError(op, -1, lib, 0, first)
+			return nil, ncclError(op, -1, lib, 0, firstCall, first)
 		}
 	}
 	out := make([]*Communicator, n)
@@ -354,7 +361,7 @@ func joinNCCL(ctx context.Context, id UniqueID, rank, nranks int, q *ur.Queue, t
 		if comm != 0 {
 			lib.CommAbort(c, comm)
 		}
-		return nil, ncclError(op, rank, lib, 0, r)
+		return nil, ncclError(op, rank, lib, 0, "ncclCommInitRankScalable", r)
 	}
 	b := &ncclBackend{lib: lib, comm: comm, ctx: c, stream: q.Native(), rank: rank, timeout: timeout}
 	if dl, ok := ctx.Deadline(); ok {
@@ -362,7 +369,7 @@ func joinNCCL(ctx context.Context, id UniqueID, rank, nranks int, q *ur.Queue, t
 	} else {
 		b.timeout = 1<<63 - 1
 	}
-	if err := b.wait(op, ctx); err != nil {
+	if err := b.wait(op, "ncclCommInitRankScalable", ctx); err != nil {
 		if b.comm != 0 {
 			lib.CommAbort(c, b.comm)
 		}
@@ -375,24 +382,58 @@ func joinNCCL(ctx context.Context, id UniqueID, rank, nranks int, q *ur.Queue, t
 	// included, on a thread NCCL starts for it: the operations would pay
 	// for a thread each. Its blocking copy, split from it now that every
 	// rank is here, runs them on the caller's thread, as torch's do.
-	child, r := lib.CommSplit(c, b.comm, 0, rank, true)
-	if r == nccl.InProgress {
-		cb := &ncclBackend{lib: lib, comm: child, ctx: c, rank: rank, timeout: b.timeout}
-		if err := cb.wait(op, ctx); err != nil {
-			lib.CommAbort(c, b.comm)
-			return nil, err
-		}
-		r = nccl.Success
+	if err := b.splitBlocking(op, ctx); err != nil {
+		return nil, err
 	}
-	if r != nccl.Success || child == 0 {
-		lib.CommAbort(c, b.comm)
-		if child != 0 {
+	b.timeout = timeout
+	return &Communicator{rank: rank, size: nranks, q: q, b: b}, nil
+}
+
+// splitBlocking replaces b's non-blocking communicator, every rank of
+// which is here, by a blocking one split from it (ncclCommSplit), waiting
+// for the split as long as b.timeout and ctx allow. A split of a
+// non-blocking communicator runs on a thread of NCCL's: ncclCommSplit
+// returns ncclSuccess (its group's ncclInProgress is dropped) with no
+// communicator yet; the parent's state (ncclCommGetAsyncError) is
+// ncclInProgress until the split is done, and only then does NCCL write
+// the new communicator (nccl.Split). On success b.comm is the child and
+// b.parent the non-blocking communicator; on failure both are aborted
+// and b.comm is 0.
+func (b *ncclBackend) splitBlocking(op string, ctx context.Context) error {
+	lib, c, parent := b.lib, b.ctx, b.comm
+	split, r := lib.CommSplit(c, parent, 0, b.rank, true)
+	fail := func(err error) error {
+		if b.comm != 0 {
+			// Aborting the parent joins NCCL's thread of the split, which
+			// leaves the child (a failed one) or nothing in split.
+			lib.CommAbort(c, b.comm)
+			b.comm = 0
+		}
+		if child := split.Comm(); child != 0 {
 			lib.CommAbort(c, child)
 		}
-		return nil, ncclError(op, rank, lib, 0, r)
+		split.Abandon() // in case NCCL has not let go of it
+		return err
 	}
-	b.parent, b.comm, b.timeout = b.comm, child, timeout
-	return &Communicator{rank: rank, size: nranks, q: q, b: b}, nil
+	if r != nccl.Success && r != nccl.InProgress {
+		return fail(ncclError(op, b.rank, lib, parent, "ncclCommSplit", r))
+	}
+	if split.Comm() == 0 {
+		// Under way: done when the parent's state leaves ncclInProgress.
+		if err := b.wait(op, "ncclCommSplit", ctx); err != nil {
+			if e, ok := err.(*Error); ok && e.Kind == ErrTimeout {
+				e.Message = "the split of the blocking communicator (ncclCommSplit) did not end before the deadline; the communicators were aborted"
+			}
+			return fail(err)
+		}
+	}
+	child := split.Comm()
+	if child == 0 {
+		return fail(&Error{Op: op, Rank: b.rank, Backend: "nccl", Kind: ErrBackend,
+			Message: "ncclCommSplit returned " + r.Name() + " and the parent's state (ncclCommGetAsyncError) became ncclSuccess, but NCCL gave no communicator"})
+	}
+	b.parent, b.comm = parent, child
+	return nil
 }
 
 // endNCCLGroup ends NCCL's group and waits for non-blocking
@@ -405,11 +446,11 @@ func endNCCLGroup(g *group) error {
 		return nil
 	case nccl.InProgress:
 		for _, c := range g.ncclComms {
-			if err := c.b.(*ncclBackend).wait("Group", context.Background()); err != nil {
+			if err := c.b.(*ncclBackend).wait("Group", "ncclGroupEnd", context.Background()); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return ncclError("Group", -1, lib, 0, r)
+	return ncclError("Group", -1, lib, 0, "ncclGroupEnd", r)
 }

@@ -38,18 +38,26 @@ if ((ngpu < 2)); then
 	exit 1
 fi
 
-# The redis-server: from PATH, else the one carried in bin/redis.
-redis_flags=()
-redis_env=()
-if ! command -v redis-server >/dev/null; then
-	if [[ -x bin/redis/redis-server ]]; then
-		redis_flags=(-redis-server "$root/bin/redis/redis-server")
-		redis_env=(LD_LIBRARY_PATH="$root/bin/redis${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
-	else
-		echo "collectives.sh: no redis-server on PATH nor in bin/redis: the two-process run needs one" >&2
-		exit 1
-	fi
+# The redis-server: from PATH, else the one carried in bin/redis. A
+# carried one (in bin/redis, however found: PATH may hold bin/redis) needs
+# the libraries beside it: its folder goes on its LD_LIBRARY_PATH.
+redis_bin=$(command -v redis-server || true)
+if [[ -z $redis_bin && -x bin/redis/redis-server ]]; then
+	redis_bin=$root/bin/redis/redis-server
 fi
+if [[ -z $redis_bin ]]; then
+	echo "collectives.sh: no redis-server on PATH nor in bin/redis: the two-process run needs one" >&2
+	exit 1
+fi
+redis_dir=$(cd "$(dirname "$redis_bin")" && pwd -P)
+redis_bin=$redis_dir/$(basename "$redis_bin")
+redis_flags=(-redis-server "$redis_bin")
+redis_env=()
+carried=$(cd "$root/bin/redis" 2>/dev/null && pwd -P || true)
+if [[ -n $carried && $redis_dir == "$carried" ]] || compgen -G "$redis_dir/lib*.so*" >/dev/null; then
+	redis_env=(LD_LIBRARY_PATH="$redis_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+fi
+echo "redis-server: $redis_bin${redis_env[0]:+ (${redis_env[0]%%:*})}"
 
 # PyTorch's NCCL, for gour too.
 if [[ -z ${NCCL_LIB:-} ]]; then

@@ -2,6 +2,8 @@ package nccl
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gour-dev/gour/internal/dl"
@@ -259,24 +261,53 @@ func (l *Lib) CommInitRank(c Ctx, id UniqueID, nranks, rank int, blocking bool) 
 	return b.comm, r
 }
 
+// Split is where ncclCommSplit leaves the new communicator. NCCL writes
+// it when the split is done, and a split of a non-blocking communicator is
+// done later, by a thread of NCCL's: ncclCommSplit returns ncclSuccess
+// (never ncclInProgress: its group's result is dropped) with the
+// communicator still NULL, the parent's state (CommGetAsyncError of the
+// parent) is InProgress until the split ends, and then Comm is the child
+// (a failed one where the parent's state is an error, to be aborted; NULL
+// where NCCL failed before making one). The Split must therefore stay
+// reachable until the parent's state has left InProgress or the parent
+// was aborted; Abandon keeps it for good otherwise.
+type Split struct {
+	comm uintptr // written by NCCL, possibly from its own thread
+}
+
+// Comm is the new communicator, 0 while NCCL has not written it.
+func (s *Split) Comm() Comm { return Comm(atomic.LoadUintptr(&s.comm)) }
+
+var abandoned struct {
+	sync.Mutex
+	splits []*Split
+}
+
+// Abandon keeps s reachable for the rest of the process, for a caller
+// that gives up on a split NCCL may still be writing.
+func (s *Split) Abandon() {
+	abandoned.Lock()
+	abandoned.splits = append(abandoned.splits, s)
+	abandoned.Unlock()
+}
+
 // CommSplit is ncclCommSplit: the ranks of comm that pass the same color
-// make a new communicator, ordered by key, blocking or not.
-func (l *Lib) CommSplit(c Ctx, comm Comm, color, key int, blocking bool) (Comm, Result) {
+// make a new communicator, ordered by key, blocking or not (its config;
+// whether the split itself is asynchronous is the parent's). See Split
+// for when the new communicator is there.
+func (l *Lib) CommSplit(c Ctx, comm Comm, color, key int, blocking bool) (*Split, Result) {
+	s := new(Split)
 	if l.commSplit == 0 {
-		return 0, InvalidUsage
+		return s, InvalidUsage
 	}
-	type block struct {
-		comm Comm
-		cfg  config
-	}
-	b := &block{cfg: config{size: uint64(unsafe.Sizeof(config{})), magic: configMagic, version: configVersion}}
+	cfg := &config{size: uint64(unsafe.Sizeof(config{})), magic: configMagic, version: configVersion}
 	if blocking {
-		b.cfg.blocking = 1
+		cfg.blocking = 1
 	}
 	f := dl.NewFrame()
-	f.Args = dl.Args{uintptr(comm), uintptr(color), uintptr(key), f.Ptr(0, unsafe.Pointer(&b.comm)), f.Ptr(1, unsafe.Pointer(&b.cfg))}
+	f.Args = dl.Args{uintptr(comm), uintptr(color), uintptr(key), f.Ptr(0, unsafe.Pointer(&s.comm)), f.Ptr(1, unsafe.Pointer(cfg))}
 	r := l.frameCall(c, l.commSplit, f, nil)
-	return b.comm, r
+	return s, r
 }
 
 // CommDestroy is ncclCommDestroy.

@@ -72,13 +72,34 @@ func TestCallsThroughStandIn(t *testing.T) {
 	if c != 0x2002 {
 		t.Errorf("CommInitRank comm = %#x", c)
 	}
-	child, r := l.CommSplit(ctx, c, 0, 2, true)
+	// NCCL's non-blocking set-up: the function's result and the state
+	// through the out pointer are two things.
+	if s, r := l.CommGetAsyncError(c); s != InProgress || r != Success {
+		t.Errorf("CommGetAsyncError during the set-up = %v, %v; want ncclInProgress, ncclSuccess", s.Name(), r.Name())
+	}
+	if s, r := l.CommGetAsyncError(c); s != Success || r != Success {
+		t.Errorf("CommGetAsyncError after the set-up = %v, %v", s.Name(), r.Name())
+	}
+	// A split of a non-blocking parent returns ncclSuccess with no
+	// communicator yet: NCCL writes it once the parent's state leaves
+	// ncclInProgress.
+	split, r := l.CommSplit(ctx, c, 0, 2, true)
 	check("CommSplit", r, Success, "CommSplit 0x2002 0 2 blocking=1")
+	if got := split.Comm(); got != 0 {
+		t.Errorf("CommSplit's communicator before the split is done = %#x; want 0", got)
+	}
+	if s, r := l.CommGetAsyncError(c); s != InProgress || r != Success {
+		t.Errorf("parent's CommGetAsyncError during the split = %v, %v", s.Name(), r.Name())
+	}
+	if s, r := l.CommGetAsyncError(c); s != Success || r != Success {
+		t.Errorf("parent's CommGetAsyncError after the split = %v, %v", s.Name(), r.Name())
+	}
+	child := split.Comm()
 	if child != 0x2102 {
 		t.Errorf("CommSplit = %#x", child)
 	}
-	if s, r := l.CommGetAsyncError(c); s != InProgress || r != Success {
-		t.Errorf("CommGetAsyncError = %v, %v", s, r)
+	if _, r := l.CommGetAsyncError(0); r != InvalidArgument {
+		t.Errorf("CommGetAsyncError(NULL) = %v", r.Name())
 	}
 	check("AllReduce", l.AllReduce(ctx, 0x10, 0x20, 1<<33, Bfloat16, Avg, c, 0x30), Success, "AllReduce 0x10 0x20 8589934592 9 4 0x2002 0x30")
 	check("Broadcast", l.Broadcast(ctx, 0, 0x20, 7, Float32, 1, c, 0), Success, "Broadcast (nil) 0x20 7 7 1 0x2002 (nil)")

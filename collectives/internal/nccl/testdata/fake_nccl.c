@@ -26,20 +26,78 @@ int ncclCommInitAll(void **comms, int n, const int *devs) {
 	snprintf(last, sizeof last, "CommInitAll %d %d %d", n, devs[0], devs[n - 1]);
 	return 0;
 }
+/* Communicators' states, as NCCL keeps them: a non-blocking one is
+ * InProgress (7) after its initialisation or a split of it starts, until
+ * the second poll of ncclCommGetAsyncError, which gives the result. */
+enum { ncomms = 64 };
+static struct {
+	void *comm;
+	int blocking, polls, result;
+	void **split_out; /* a split under way: where NCCL writes the child */
+	void *child;
+} comms[ncomms];
+
+static int slot(void *comm) {
+	for (int i = 0; i < ncomms; i++)
+		if (comms[i].comm == comm) return i;
+	for (int i = 0; i < ncomms; i++)
+		if (comms[i].comm == NULL) { comms[i].comm = comm; return i; }
+	return 0;
+}
+
 int ncclCommInitRankScalable(void **comm, int nranks, int rank, int nid, ncclUniqueId *ids, config *cfg) {
 	*comm = (void *)(size_t)(0x2000 + rank);
+	int i = slot(*comm);
+	comms[i].blocking = cfg->blocking;
+	comms[i].polls = cfg->blocking ? 0 : 2;
+	comms[i].result = 0;
+	comms[i].split_out = NULL;
 	snprintf(last, sizeof last, "CommInitRankScalable %d %d %d %d %d size=%zu magic=%#x version=%u blocking=%d", nranks, rank, nid,
 		ids[0].internal[1], ids[0].internal[127], cfg->size, cfg->magic, cfg->version, cfg->blocking);
 	return cfg->blocking ? 0 : 7;
 }
+
+/* ncclCommSplit as NCCL 2.18 to 2.28 have it: *out is NULL on return; for
+ * a non-blocking parent the split runs on and the result is ncclSuccess
+ * (the group's ncclInProgress is dropped), the parent's state InProgress
+ * until a later poll, when the child is written. Key 99 makes the split
+ * fail with ncclRemoteError (6), leaving a failed child. */
 int ncclCommSplit(void *comm, int color, int key, void **out, config *cfg) {
-	*out = (char *)comm + 0x100;
+	int i = slot(comm);
+	void *child = (char *)comm + 0x100;
+	*out = NULL;
 	snprintf(last, sizeof last, "CommSplit %p %d %d blocking=%d", comm, color, key, cfg->blocking);
+	if (comms[i].polls > 0) return 5; /* the parent is not ready: ncclCommEnsureReady's refusal */
+	if (comms[i].blocking) {
+		if (key == 99) return 6;
+		*out = child;
+		return 0;
+	}
+	comms[i].polls = 2;
+	comms[i].result = key == 99 ? 6 : 0;
+	comms[i].split_out = out;
+	comms[i].child = child;
 	return 0;
 }
 int ncclCommDestroy(void *comm) { snprintf(last, sizeof last, "CommDestroy %p", comm); return 0; }
-int ncclCommAbort(void *comm) { snprintf(last, sizeof last, "CommAbort %p", comm); return 0; }
-int ncclCommGetAsyncError(void *comm, int *state) { *state = 7; snprintf(last, sizeof last, "CommGetAsyncError %p", comm); return 0; }
+int ncclCommAbort(void *comm) {
+	int i = slot(comm);
+	if (comms[i].split_out) { *comms[i].split_out = comms[i].child; comms[i].split_out = NULL; }
+	comms[i].comm = NULL;
+	snprintf(last, sizeof last, "CommAbort %p", comm);
+	return 0;
+}
+/* The function's result is ncclSuccess for a valid communicator; the
+ * state goes through asyncError. */
+int ncclCommGetAsyncError(void *comm, int *state) {
+	snprintf(last, sizeof last, "CommGetAsyncError %p", comm);
+	if (comm == NULL) return 4;
+	int i = slot(comm);
+	if (comms[i].polls > 0 && --comms[i].polls > 0) { *state = 7; return 0; }
+	if (comms[i].split_out) { *comms[i].split_out = comms[i].child; comms[i].split_out = NULL; }
+	*state = comms[i].result;
+	return 0;
+}
 const char *ncclGetErrorString(int r) { static char s[64]; snprintf(s, sizeof s, "stand-in error %d", r); return s; }
 const char *ncclGetLastError(void *comm) { (void)comm; return "stand-in last error"; }
 int ncclAllReduce(const void *s, void *r, size_t n, int dt, int op, void *comm, void *stream) {
