@@ -225,15 +225,27 @@ func reduce[T Number](ctx Context, a, b *Array[T], op ReduceOp[T]) (T, error) {
 	if err := checkCtx(ctx); err != nil {
 		return 0, err
 	}
-	uses := []use{{&a.c, In}}
 	if b != nil {
 		if err := sameShape(a, b); err != nil {
 			return 0, err
 		}
-		uses = append(uses, use{&b.c, In})
 	}
 	if m := multiOf(ctx); m != nil {
 		return multiReduce(m, a, b, op)
+	}
+	r, uses := newRedOp(a, b, op)
+	if err := run(ctx, r, uses); err != nil {
+		return 0, err
+	}
+	return viewOf[T](r.res, 1)[0], nil
+}
+
+// newRedOp describes reducing a (a[i]*b[i] with b) with op as one
+// reduction, and the arrays it uses.
+func newRedOp[T Number](a, b *Array[T], op ReduceOp[T]) (*redOp, []use) {
+	uses := []use{{&a.c, In}}
+	if b != nil {
+		uses = append(uses, use{&b.c, In})
 	}
 	et := a.c.et
 	key, source := builtinKey(et), builtinSource(et)
@@ -288,8 +300,5 @@ func reduce[T Number](ctx Context, a, b *Array[T], op ReduceOp[T]) (T, error) {
 	if b != nil {
 		r.b = &b.c
 	}
-	if err := run(ctx, r, uses); err != nil {
-		return 0, err
-	}
-	return viewOf[T](r.res, 1)[0], nil
+	return r, uses
 }

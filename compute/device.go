@@ -328,6 +328,16 @@ func (m *devMem) read(dst []byte) error {
 	return m.d.q.ReadBuffer(m.mem, 0, dst)
 }
 
+// readAsync enqueues copying the storage into dst, its size, after the
+// work enqueued so far; dst holds it once the event completes (the
+// queue keeps dst alive until then).
+func (m *devMem) readAsync(dst []byte) (*ur.Event, error) {
+	if m.usm != nil {
+		return m.d.q.EnqueueCopyFromPtr(dst, m.usm.Ptr())
+	}
+	return m.d.q.EnqueueRead(m.mem, 0, dst)
+}
+
 // stage gives c device storage and, for In, uploads a stale device copy.
 func (d *Device) stage(c *core, mode Access) error {
 	if c.n == 0 {

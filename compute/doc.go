@@ -43,9 +43,9 @@
 // device at once, each device's launches on its own queue, issued
 // without waiting for the others': element-wise work on each part;
 // ReduceAxis off the split axis; MatMul by rows of c and a, b
-// replicated; Reduce and Dot reduce each part on its device and combine
-// the partial results in device order. ToSlice and Host gather the
-// parts. An operation's arrays must fit its split (arrays of the
+// replicated; Reduce and Dot enqueue every part's reduction on its
+// device before reading any back, then combine the partial results in
+// device order. ToSlice and Host gather the parts. An operation's arrays must fit its split (arrays of the
 // output's first axis split, a broadcast input replicated, a replicated
 // output's inputs replicated): one that does not is an ErrInvalid, before
 // anything runs. A device failing mid-operation makes it return a

@@ -37,8 +37,9 @@ type MultiDeviceOptions struct {
 // An operation runs on every device at once: each device's part is
 // computed by that device's Device context (Devices), its launches
 // enqueued on its own in-order queue without waiting for the others';
-// Reduce and Dot reduce every part on its device concurrently and
-// combine the partial results in device order; ToSlice gathers the parts.
+// Reduce and Dot enqueue every part's reduction on its device, then
+// read the partial results back and combine them in device order;
+// ToSlice gathers the parts.
 // The results are those of one Device: element-wise work is the same,
 // sums differ by rounding as between any two contexts.
 //
@@ -237,6 +238,12 @@ func (m *MultiDevice) each(op string, concurrent bool, f func(i int, d *Device) 
 			errs[i] = f(i, d)
 		}
 	}
+	return m.deviceErrors(op, errs)
+}
+
+// deviceErrors makes errs, device i's error at i, *DeviceErrors of op,
+// joined.
+func (m *MultiDevice) deviceErrors(op string, errs []error) error {
 	for i, err := range errs {
 		if err != nil {
 			errs[i] = &DeviceError{Op: op, Index: i, Device: m.parts[i].String(), Err: err}
@@ -623,9 +630,11 @@ func multiTransform[T Number](m *MultiDevice, fn Func[T], out *Array[T], ins []*
 	})
 }
 
-// multiReduce reduces every part on its device, concurrently, and
-// combines the partial results in device order; a replicated array is
-// reduced on its first device.
+// multiReduce reduces every part on its device and combines the partial
+// results in device order; a replicated array is reduced on its first
+// device. It enqueues every device's passes first, in device order,
+// then every read-back, and only then waits for them: the devices
+// reduce at once, with no host round trip between.
 func multiReduce[T Number](m *MultiDevice, a, b *Array[T], op ReduceOp[T]) (T, error) {
 	what := "Reduce"
 	args := margs(what, true, a)
@@ -636,31 +645,40 @@ func multiReduce[T Number](m *MultiDevice, a, b *Array[T], op ReduceOp[T]) (T, e
 	if err := checkMulti(m, &a.c, args); err != nil {
 		return 0, err
 	}
-	one := func(i int, d *Device) (T, error) {
+	k := len(m.parts)
+	if a.c.replicated {
+		k = 1
+	}
+	ops := make([]*redOp, k)
+	errs := make([]error, k)
+	for i, d := range m.parts[:k] {
+		var pb *Array[T]
 		if b != nil {
-			return reduce(d, part(a, i), part(b, i), op)
+			pb = part(b, i)
 		}
-		return reduce(d, part(a, i), nil, op)
+		r, uses := newRedOp(part(a, i), pb, op)
+		r.deferred = true
+		ops[i], errs[i] = r, run(d, r, uses)
+	}
+	for i, r := range ops {
+		if errs[i] == nil {
+			errs[i] = r.readBack(true)
+		}
+	}
+	for i, r := range ops {
+		errs[i] = r.finish(errs[i])
+	}
+	if err := m.deviceErrors(what, errs); err != nil {
+		return 0, err
 	}
 	if a.c.replicated {
-		v, err := one(0, m.parts[0])
-		if err != nil {
-			return 0, &DeviceError{Op: what, Index: 0, Device: m.parts[0].String(), Err: err}
-		}
-		return v, nil
-	}
-	partial := make([]T, len(m.parts))
-	if err := m.each(what, true, func(i int, d *Device) (err error) {
-		partial[i], err = one(i, d)
-		return err
-	}); err != nil {
-		return 0, err
+		return viewOf[T](ops[0].res, 1)[0], nil
 	}
 	acc := op.Identity
 	err := func() (err error) {
 		defer recovered("ReduceOp's Combine", &err)
-		for _, p := range partial {
-			acc = op.Combine(acc, p)
+		for _, r := range ops {
+			acc = op.Combine(acc, viewOf[T](r.res, 1)[0])
 		}
 		return nil
 	}()

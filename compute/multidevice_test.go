@@ -371,3 +371,58 @@ func TestMultiDeviceLostDevice(t *testing.T) {
 		t.Errorf("Reduce with device 1 lost: %v, want a *DeviceError naming device 1", err)
 	}
 }
+
+// TestMultiDeviceReduceParts checks that Reduce and Dot over a
+// MultiDevice, every device's passes enqueued before any result is read
+// back, give exactly the parts' results on their devices combined in
+// device order, the same on every run; an empty part gives the
+// identity, a replicated array its first device's result.
+func TestMultiDeviceReduceParts(t *testing.T) {
+	two, _, _ := multiDevices(t, MultiDeviceOptions{})
+	devs := two.Devices()
+	for _, rows := range []int{100003, 1} {
+		xs, ys := make([]float32, rows), make([]float32, rows)
+		for i := range xs {
+			xs[i] = float32(i%97) - 48.25
+			ys[i] = float32(i%13) * 0.5
+		}
+		x := must[*Array[float32]](t)(FromSlice(two, xs))
+		y := must[*Array[float32]](t)(FromSlice(two, ys))
+		for _, op := range []ReduceOp[float32]{Sum[float32](), Max[float32]()} {
+			want := op.Identity
+			for i, p := range x.Parts() {
+				want = op.Combine(want, must[float32](t)(Reduce(devs[i], p, op)))
+			}
+			for run := range 2 {
+				if got := must[float32](t)(Reduce(two, x, op)); got != want {
+					t.Errorf("%d rows, Reduce %s, run %d: %v, want the parts' %v", rows, op.Name, run, got, want)
+				}
+			}
+		}
+		var want float32
+		for i, p := range x.Parts() {
+			want += must[float32](t)(Dot(devs[i], p, y.Parts()[i]))
+		}
+		if got := must[float32](t)(Dot(two, x, y)); got != want {
+			t.Errorf("%d rows, Dot: %v, want the parts' %v", rows, got, want)
+		}
+		x.Release()
+		y.Release()
+	}
+	is := make([]int32, 5000)
+	var sum int32
+	for i := range is {
+		is[i] = int32(i*7919%1000) - 500
+		sum += is[i]
+	}
+	xi := must[*Array[int32]](t)(FromSlice(two, is))
+	defer xi.Release()
+	if got := must[int32](t)(Reduce(two, xi, Sum[int32]())); got != sum {
+		t.Errorf("int32 Reduce: %d, want %d", got, sum)
+	}
+	r := must[*Array[int32]](t)(FromSliceReplicated(two, is))
+	defer r.Release()
+	if got := must[int32](t)(Reduce(two, r, Sum[int32]())); got != sum {
+		t.Errorf("replicated int32 Reduce: %d, want %d", got, sum)
+	}
+}

@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -116,6 +117,12 @@ type redOp struct {
 	// partial result) and the combination of the partials in order.
 	cpu func(chunks int) (body func(chunk, lo, hi int), finish func() []byte)
 	res []byte // the result's bytes
+	// deferred makes onDevice enqueue the passes only, leaving the
+	// partials in part for readBack and finish (MultiDevice).
+	deferred bool
+	part     *devMem
+	ev       *ur.Event // the async read-back's
+	out      []byte    // the read-back's destination
 }
 
 func (op *redOp) kernels(d *Device) (err error) {
@@ -131,12 +138,23 @@ func (op *redOp) kernels(d *Device) (err error) {
 // d.groups work-groups, each reducing a grid-strided share of the input
 // in registers and then in local memory to one partial; the second pass
 // is one work-group reducing the partials in place. No atomics, so the
-// result is the same on every run.
+// result is the same on every run. A deferred op only enqueues the
+// passes: a MultiDevice enqueues every device's before it reads any
+// result back (readBack, then finish), so that the devices run at once.
 func (op *redOp) onDevice(d *Device) error {
 	if op.n == 0 {
 		op.res = op.identB
 		return nil
 	}
+	if err := op.launch(d); err != nil || op.deferred {
+		return err
+	}
+	return op.finish(op.readBack(false))
+}
+
+// launch enqueues the passes on d, leaving the result first in op.part;
+// on an error nothing is left pending.
+func (op *redOp) launch(d *Device) error {
 	k1, k2 := op.k1, op.k2
 	n, size := uint64(op.n), uint64(op.a.et.size)
 	l1 := k1.local
@@ -145,32 +163,71 @@ func (op *redOp) onDevice(d *Device) error {
 	if err != nil {
 		return err
 	}
-	defer part.free()
 	args := make([]ur.Arg, 0, 6)
 	args = append(args, op.a.dev.arg())
 	if op.b != nil {
 		args = append(args, op.b.dev.arg())
 	}
 	args = append(args, part.arg(), ur.ArgLocalMem(l1*size), op.ident, ur.ArgOf(n))
-	if err := d.launch(k1, g*l1, l1, args); err != nil {
-		return err
-	}
-	if g > 1 {
+	err = d.launch(k1, g*l1, l1, args)
+	if err == nil && g > 1 {
 		l2 := k2.local
 		args = append(args[:0], part.arg(), part.arg(), ur.ArgLocalMem(l2*size), op.ident, ur.ArgOf(g))
-		if err := d.launch(k2, l2, l2, args); err != nil {
-			return err
-		}
+		err = d.launch(k2, l2, l2, args)
 	}
-	out, err := alignedBytes(int(size))
+	if err != nil {
+		part.free()
+		return err
+	}
+	op.part = part
+	return nil
+}
+
+// readBack copies the result of the launched passes to the host: at
+// once, or with async enqueued after them (into Go memory, which the
+// CUDA driver stages, returning once the copy is done: the reason a
+// MultiDevice enqueues every device's passes first). An op with nothing
+// pending (empty, or its launch failed) has nothing to read.
+func (op *redOp) readBack(async bool) error {
+	if op.part == nil {
+		return nil
+	}
+	out, err := alignedBytes(op.a.et.size)
 	if err != nil {
 		return err
 	}
-	if err := part.read(out); err != nil {
+	if async {
+		if op.ev, err = op.part.readAsync(out); err == nil && op.ev == nil {
+			err = op.part.d.q.Finish() // no event to wait on
+		}
+	} else {
+		err = op.part.read(out)
+	}
+	if err == nil {
+		op.out = out
+	}
+	return err
+}
+
+// finish waits for an async read-back, frees the partials and, when err
+// (the read-back's) is nil and the read succeeded, sets the result.
+func (op *redOp) finish(err error) error {
+	part, ev := op.part, op.ev
+	op.part, op.ev = nil, nil
+	if part == nil {
 		return err
 	}
-	op.res = out
-	return nil
+	if ev != nil {
+		if werr := ev.Wait(context.Background()); err == nil {
+			err = werr
+		}
+		ev.Release()
+	}
+	part.free()
+	if err == nil {
+		op.res = op.out
+	}
+	return err
 }
 
 // onCPU recovers a panic in making the body and in combining the
