@@ -462,8 +462,9 @@ func TestMultiDeviceUSM(t *testing.T) {
 			}
 			must(t, "SetArgPtr", k.SetArgPtr(0, u.Ptr()))
 			must(t, "SetArgUint32", k.SetArgUint32(1, uint32(1000+i)))
-			must(t, "Launch", m.qs[i].Launch(k, ur.Range1D(n)))
-			must(t, "Finish", m.qs[i].Finish())
+			step := fmt.Sprintf("on device %d of the context (%s), with its own memory", i, d.Name())
+			must(t, "Launch "+step, m.qs[i].Launch(k, ur.Range1D(n)))
+			must(t, "Finish "+step, m.qs[i].Finish())
 			allocs = append(allocs, u)
 		}
 		// Device 0's queue copies device 1's memory into its own.

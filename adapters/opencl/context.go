@@ -20,6 +20,11 @@ type context struct {
 	svmFine    bool         // via usmSVM: fine-grained buffers on every device
 	svmMigrate bool         // via usmSVM: clEnqueueSVMMigrateMem usable
 	svm        svmTable     // via usmSVM: the allocations, for pointer info
+	// usmDevs: via usmIntel in a context holding a sub-device, the
+	// device each device and shared allocation was made for, by base
+	// address (memory.go).
+	usmDevs    sync.Map
+	subDevices bool
 
 	internalMu sync.Mutex
 	internal   map[cl.Device]cl.Queue // the context's own queues (queuefeatures.go)
@@ -31,6 +36,9 @@ type mem struct {
 	lib    *cl.Lib
 	handle cl.Mem // kept in the struct: SetArgMem passes its address
 	size   uint64
+	// oneSlice: a 1D or 2D image, whose host slice pitch OpenCL wants 0
+	// (image.go).
+	oneSlice bool
 }
 
 func (c *context) NewBuffer(flags driver.MemFlags, size uint64, host []byte) (driver.Mem, error) {

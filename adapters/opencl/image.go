@@ -73,13 +73,17 @@ func (c *context) NewImage(flags driver.MemFlags, f driver.ImageFormat, d driver
 	format := toCLFormat(f)
 	desc := cl.ImageDesc{Type: clImageTypes[d.Type], Width: uintptr(d.Width), Height: uintptr(d.Height), Depth: uintptr(d.Depth),
 		ArraySize: uintptr(d.ArraySize)}
+	oneSlice := d.Type == driver.Image1D || d.Type == driver.Image2D
 	if len(host) > 0 {
 		desc.RowPitch, desc.SlicePitch = uintptr(d.RowPitch), uintptr(d.SlicePitch)
+		if oneSlice {
+			desc.SlicePitch = 0 // defined for arrays and 3D images only
+		}
 	}
 	h, st := c.a.lib.CreateImage(c.handle, clFlags, &format, &desc, hostPtr)
 	switch st {
 	case cl.Success:
-		return &mem{lib: c.a.lib, handle: h, size: uint64(len(host))}, nil
+		return &mem{lib: c.a.lib, handle: h, size: uint64(len(host)), oneSlice: oneSlice}, nil
 	case cl.ImageFormatNotSupported:
 		return nil, driver.Errorf(driver.ResultUnsupportedImageFormat, "the device has no %v images of this format (CL_IMAGE_FORMAT_NOT_SUPPORTED)", f)
 	case cl.InvalidImageFormatDescriptor:
@@ -131,19 +135,33 @@ func boxes(origin, origin2, region [3]uint64) *imageBoxes {
 	return b
 }
 
+// hostSlicePitch is the slice pitch clEnqueueReadImage and
+// clEnqueueWriteImage take for the front end's: OpenCL says it "must be 0
+// if image is a 1D or 2D image" (the front end fills it for every type),
+// and NVIDIA's driver (580) refuses any other value with CL_INVALID_VALUE,
+// where PoCL accepts it.
+func hostSlicePitch(img *mem, slicePitch uint64) uintptr {
+	if img.oneSlice {
+		return 0
+	}
+	return uintptr(slicePitch)
+}
+
 func (q *queue) ReadImage(img driver.Mem, blocking bool, r driver.ImageRegion, rowPitch, slicePitch uint64, dst []byte, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	e, ev := q.newEvent(wantEvent)
 	b := boxes(r.Origin, [3]uint64{}, r.Region)
-	st := q.lib.EnqueueReadWriteImage(false, q.handle, img.(*mem).handle, blocking, &b.origin, &b.region,
-		uintptr(rowPitch), uintptr(slicePitch), unsafe.Pointer(&dst[0]), waitList(wait), ev)
+	m := img.(*mem)
+	st := q.lib.EnqueueReadWriteImage(false, q.handle, m.handle, blocking, &b.origin, &b.region,
+		uintptr(rowPitch), hostSlicePitch(m, slicePitch), unsafe.Pointer(&dst[0]), waitList(wait), ev)
 	return result("clEnqueueReadImage", e, st)
 }
 
 func (q *queue) WriteImage(img driver.Mem, blocking bool, r driver.ImageRegion, rowPitch, slicePitch uint64, src []byte, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	e, ev := q.newEvent(wantEvent)
 	b := boxes(r.Origin, [3]uint64{}, r.Region)
-	st := q.lib.EnqueueReadWriteImage(true, q.handle, img.(*mem).handle, blocking, &b.origin, &b.region,
-		uintptr(rowPitch), uintptr(slicePitch), unsafe.Pointer(&src[0]), waitList(wait), ev)
+	m := img.(*mem)
+	st := q.lib.EnqueueReadWriteImage(true, q.handle, m.handle, blocking, &b.origin, &b.region,
+		uintptr(rowPitch), hostSlicePitch(m, slicePitch), unsafe.Pointer(&src[0]), waitList(wait), ev)
 	return result("clEnqueueWriteImage", e, st)
 }
 

@@ -91,6 +91,7 @@ func (a *adapter) newContext(h cl.Context, devs []driver.Device) *context {
 		d := dd.(*device)
 		c.devices[d.handle] = d
 		c.order = append(c.order, d)
+		c.subDevices = c.subDevices || d.parent != nil
 		intel = intel && d.intel
 		svm = svm && d.info.USM.Via == viaSVM
 		fine = fine && d.info.USM.Shared
@@ -210,6 +211,9 @@ func (c *context) USMAlloc(kind driver.USMKind, dev driver.Device, size, alignme
 			return 0, driver.Errorf(driver.ResultUnsupportedAlignment,
 				"%s gave %#x for an alignment of %d: the driver aligns only to its largest data type", fn, p, alignment)
 		}
+		if c.subDevices && dev != nil {
+			c.usmDevs.Store(p, dev)
+		}
 		return p, nil
 	case usmSVM:
 		flags := uint64(cl.MemReadWrite)
@@ -258,7 +262,13 @@ func (c *context) USMFree(ptr uintptr) error {
 		if !c.intel.BlockingFree() {
 			fn = "clMemFreeINTEL"
 		}
-		return check(fn, c.intel.MemFree(c.handle, ptr))
+		if err := check(fn, c.intel.MemFree(c.handle, ptr)); err != nil {
+			return err
+		}
+		if c.subDevices {
+			c.usmDevs.Delete(ptr)
+		}
+		return nil
 	case usmSVM:
 		a, ok := c.svm.remove(ptr)
 		if !ok {
@@ -303,6 +313,15 @@ func (c *context) USMPointerInfo(ptr uintptr) (driver.USMPointerInfo, error) {
 		if dh, st := c.intel.MemAllocInfo(c.handle, ptr, cl.MemAllocDeviceINTEL); st == cl.Success {
 			if d, ok := c.devices[cl.Device(dh)]; ok {
 				info.Device = d
+			}
+		}
+		if info.Device == nil && c.subDevices {
+			// PoCL 5.0 answers CL_MEM_ALLOC_DEVICE_INTEL for a
+			// sub-device's allocation with no device of the context
+			// (it names sub-devices' programs by their parent too,
+			// subdevice.go): the allocation's record says which.
+			if d, ok := c.usmDevs.Load(base); ok {
+				info.Device = d.(driver.Device)
 			}
 		}
 		return info, nil
