@@ -42,6 +42,15 @@ var KnownFailures = []KnownFailure{
 		Reason:  "the suite's Level Zero programs are SPIR-V, which has no preprocessor: -DSCALE=3 cannot change them",
 	},
 	{
+		Adapter: "opencl",
+		Device:  "NVIDIA CUDA",
+		Test:    "TestMultiDeviceUSM",
+		Reason: "NVIDIA's OpenCL has no cl_intel_unified_shared_memory: gour's device USM there is coarse-grained " +
+			"SVM (clSVMAlloc), which cannot place an allocation on one device of a context, and on a context of " +
+			"two H100s the second GPU's launch on its allocation is refused (CL_INVALID_KERNEL_ARGS); device USM " +
+			"in a context of one GPU passes",
+	},
+	{
 		Adapter: "cuda",
 		Test:    "TestEnqueueGlobalOffset",
 		Reason: "CUDA launches have no global offset (cuLaunchKernel takes grid and block sizes only), " +
