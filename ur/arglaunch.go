@@ -142,7 +142,16 @@ func (l *ArgLaunch) launchSlowly() error {
 // argument is of the kind the old one was (a value, memory or local
 // memory) and is checked as a launch's is; a value of the right size
 // costs no more than writing it.
-func (l *ArgLaunch) SetArg(i int, a Arg) error {
+func (l *ArgLaunch) SetArg(i int, a Arg) error { return l.setArg(i, a, false) }
+
+// setArg is SetArg; traced is set by the tracing layer's own call
+// (layers_trace.go), which records this one.
+func (l *ArgLaunch) setArg(i int, a Arg, traced bool) error {
+	if !traced {
+		if t := trace.Active(); t != nil {
+			return l.setArgTraced(t, i, &a)
+		}
+	}
 	if l == nil || !l.life.enter() {
 		return l.enterError(opArgLaunchSetArg)
 	}

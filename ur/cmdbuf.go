@@ -307,7 +307,12 @@ func (k *Kernel) checkArgs(op string, args []Arg) ([]driver.LaunchArg, error) {
 }
 
 // AppendLaunch records a launch of k over r with its arguments.
-func (cb *CommandBuffer) AppendLaunch(k *Kernel, r NDRange, props LaunchProperties, args ...Arg) (*Command, error) {
+func (cb *CommandBuffer) AppendLaunch(k *Kernel, r NDRange, props LaunchProperties, args ...Arg) (rv *Command, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "CommandBuffer.AppendLaunch", cb, k)
+		defer tc.end(&rerr)
+	}
+
 	const op = "CommandBuffer.AppendLaunch"
 	if err := cb.enter(op); err != nil {
 		return nil, err
@@ -332,7 +337,12 @@ func (cb *CommandBuffer) AppendLaunch(k *Kernel, r NDRange, props LaunchProperti
 }
 
 // AppendCopy records a copy of size bytes between buffers.
-func (cb *CommandBuffer) AppendCopy(src, dst *Mem, srcOffset, dstOffset, size uint64) (*Command, error) {
+func (cb *CommandBuffer) AppendCopy(src, dst *Mem, srcOffset, dstOffset, size uint64) (rv *Command, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "CommandBuffer.AppendCopy", cb)
+		defer tc.end(&rerr)
+	}
+
 	const op = "CommandBuffer.AppendCopy"
 	for _, m := range []*Mem{src, dst} {
 		if err := m.enter(op); err != nil {
@@ -359,7 +369,12 @@ func (cb *CommandBuffer) AppendCopy(src, dst *Mem, srcOffset, dstOffset, size ui
 }
 
 // AppendFill records a fill of size bytes of a buffer with pattern.
-func (cb *CommandBuffer) AppendFill(m *Mem, pattern []byte, offset, size uint64) (*Command, error) {
+func (cb *CommandBuffer) AppendFill(m *Mem, pattern []byte, offset, size uint64) (rv *Command, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "CommandBuffer.AppendFill", cb)
+		defer tc.end(&rerr)
+	}
+
 	const op = "CommandBuffer.AppendFill"
 	if err := m.enter(op); err != nil {
 		return nil, err
@@ -380,7 +395,13 @@ func (cb *CommandBuffer) AppendFill(m *Mem, pattern []byte, offset, size uint64)
 }
 
 // AppendMemcpy records a copy of size bytes between USM pointers.
-func (cb *CommandBuffer) AppendMemcpy(dst, src Ptr, size uint64) (*Command, error) {
+func (cb *CommandBuffer) AppendMemcpy(dst, src Ptr, size uint64) (rv *Command, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "CommandBuffer.AppendMemcpy", cb)
+		tc.args.Uint("bytes", size)
+		defer tc.end(&rerr)
+	}
+
 	const op = "CommandBuffer.AppendMemcpy"
 	if err := cb.enter(op); err != nil {
 		return nil, err
@@ -400,7 +421,12 @@ func (cb *CommandBuffer) AppendMemcpy(dst, src Ptr, size uint64) (*Command, erro
 }
 
 // AppendMemFill records a fill of size bytes from p with pattern.
-func (cb *CommandBuffer) AppendMemFill(p Ptr, pattern []byte, size uint64) (*Command, error) {
+func (cb *CommandBuffer) AppendMemFill(p Ptr, pattern []byte, size uint64) (rv *Command, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "CommandBuffer.AppendMemFill", cb)
+		defer tc.end(&rerr)
+	}
+
 	const op = "CommandBuffer.AppendMemFill"
 	if err := cb.enter(op); err != nil {
 		return nil, err
@@ -420,7 +446,12 @@ func (cb *CommandBuffer) AppendMemFill(p Ptr, pattern []byte, size uint64) (*Com
 
 // Finalize ends recording: the buffer can then be enqueued, and no more
 // commands recorded.
-func (cb *CommandBuffer) Finalize() error {
+func (cb *CommandBuffer) Finalize() (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "CommandBuffer.Finalize", cb)
+		defer tc.end(&rerr)
+	}
+
 	const op = "CommandBuffer.Finalize"
 	if err := cb.enter(op); err != nil {
 		return err
@@ -445,7 +476,12 @@ func (cb *CommandBuffer) Finalize() error {
 // arguments (none: keep) for the replays enqueued after it, without
 // recording the buffer again. The buffer must have been made Updatable
 // and finalized.
-func (cb *CommandBuffer) UpdateLaunch(c *Command, r *NDRange, args ...Arg) error {
+func (cb *CommandBuffer) UpdateLaunch(c *Command, r *NDRange, args ...Arg) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "CommandBuffer.UpdateLaunch", cb)
+		defer tc.end(&rerr)
+	}
+
 	const op = "CommandBuffer.UpdateLaunch"
 	if err := cb.enter(op); err != nil {
 		return err

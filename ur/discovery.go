@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -50,7 +51,12 @@ type System struct {
 // Discover loads the registered adapters and lists their devices. It fails
 // only when a setting is malformed; a missing driver is reported in
 // Statuses, never as an error.
-func Discover(cfg Config) (*System, error) {
+func Discover(cfg Config) (rv *System, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Discover")
+		defer tc.end(&rerr)
+	}
+
 	names, err := adaptersToLoad(cfg)
 	if err != nil {
 		return nil, err

@@ -102,6 +102,11 @@ func (r *HostRegistration) Release() error {
 // (cuMemGetInfo); adapters whose drivers cannot tell give
 // ErrUnsupportedFeature.
 func (d *Device) FreeMemory() (free, total uint64, err error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Device.FreeMemory", d)
+		defer tc.end(&err)
+	}
+
 	const op = "Device.FreeMemory"
 	if d == nil {
 		return 0, 0, nilHandle("Device", op)

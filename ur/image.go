@@ -9,6 +9,7 @@ import (
 	"sync"
 	"weak"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -126,7 +127,12 @@ func (c *Context) imageContext(op string) (driver.ImageContext, error) {
 // SupportedImageFormats lists the formats the context's devices take for
 // images of type t with the access flags (urMemImageGetInfo's formats;
 // clGetSupportedImageFormats).
-func (c *Context) SupportedImageFormats(flags MemFlags, t ImageType) ([]ImageFormat, error) {
+func (c *Context) SupportedImageFormats(flags MemFlags, t ImageType) (rv []ImageFormat, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.SupportedImageFormats", c)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Context.SupportedImageFormats"
 	if err := c.enter(op); err != nil {
 		return nil, err
@@ -301,7 +307,12 @@ func hostLayout(op, adapter string, t ImageType, pixel uint64, region [3]uint64,
 // ErrUnsupportedImageFormat, naming it; dimensions 0 where the type uses
 // them, set where it does not, or past the devices' limits
 // ErrInvalidImageSize; host memory too small ErrInvalidHostPtr.
-func (c *Context) NewImage(flags MemFlags, format ImageFormat, desc ImageDesc, host []byte) (*Mem, error) {
+func (c *Context) NewImage(flags MemFlags, format ImageFormat, desc ImageDesc, host []byte) (rh *Mem, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.NewImage", c)
+		defer endNewOf(&tc, &rh, &rerr)
+	}
+
 	const op = "Context.NewImage"
 	if err := c.enter(op); err != nil {
 		return nil, err
@@ -407,14 +418,24 @@ func (q *Queue) imageQueue(op string) (driver.ImageQueue, error) {
 // into dst laid out with the pitches (0: tight) (urEnqueueMemImageRead).
 // Blocking waits and returns no event; otherwise dst holds the pixels
 // once the event completes.
-func (q *Queue) EnqueueReadImage(img *Mem, blocking bool, origin, region [3]uint64, rowPitch, slicePitch uint64, dst []byte, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueReadImage(img *Mem, blocking bool, origin, region [3]uint64, rowPitch, slicePitch uint64, dst []byte, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueReadImage", q, img)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	return q.imageTransfer("Queue.EnqueueReadImage", false, img, blocking, origin, region, rowPitch, slicePitch, dst, wait)
 }
 
 // EnqueueWriteImage copies src, laid out with the pitches, into a box of
 // the image (urEnqueueMemImageWrite). src must not change until the event
 // completes.
-func (q *Queue) EnqueueWriteImage(img *Mem, blocking bool, origin, region [3]uint64, rowPitch, slicePitch uint64, src []byte, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueWriteImage(img *Mem, blocking bool, origin, region [3]uint64, rowPitch, slicePitch uint64, src []byte, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueWriteImage", q, img)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	return q.imageTransfer("Queue.EnqueueWriteImage", true, img, blocking, origin, region, rowPitch, slicePitch, src, wait)
 }
 
@@ -463,7 +484,12 @@ func (q *Queue) imageTransfer(op string, write bool, img *Mem, blocking bool, or
 // EnqueueCopyImage copies a box of pixels between two images of one
 // format (urEnqueueMemImageCopy); a format mismatch is
 // ErrInvalidImageFormatDescriptor.
-func (q *Queue) EnqueueCopyImage(src, dst *Mem, srcOrigin, dstOrigin, region [3]uint64, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueCopyImage(src, dst *Mem, srcOrigin, dstOrigin, region [3]uint64, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueCopyImage", q, src, dst)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	const op = "Queue.EnqueueCopyImage"
 	if err := q.enter(op); err != nil {
 		return nil, err
@@ -525,7 +551,12 @@ func FillColorInt(r, g, b, a int32) [16]byte {
 
 // EnqueueFillImage fills a box of the image with one color
 // (urEnqueueMemImageFill; FillColorFloat, FillColorInt, FillColorUint).
-func (q *Queue) EnqueueFillImage(img *Mem, color [16]byte, origin, region [3]uint64, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueFillImage(img *Mem, color [16]byte, origin, region [3]uint64, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueFillImage", q, img)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	const op = "Queue.EnqueueFillImage"
 	if err := q.enter(op); err != nil {
 		return nil, err
@@ -554,13 +585,23 @@ func (q *Queue) EnqueueFillImage(img *Mem, color [16]byte, origin, region [3]uin
 
 // EnqueueCopyImageToBuffer copies a box of the image into the buffer at
 // dstOffset, pixels tightly packed.
-func (q *Queue) EnqueueCopyImageToBuffer(src *Mem, origin, region [3]uint64, dst *Mem, dstOffset uint64, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueCopyImageToBuffer(src *Mem, origin, region [3]uint64, dst *Mem, dstOffset uint64, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueCopyImageToBuffer", q, src, dst)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	return q.imageBufferCopy("Queue.EnqueueCopyImageToBuffer", true, src, origin, region, dst, dstOffset, wait)
 }
 
 // EnqueueCopyBufferToImage copies tightly packed pixels from the buffer
 // at srcOffset into a box of the image.
-func (q *Queue) EnqueueCopyBufferToImage(src *Mem, srcOffset uint64, dst *Mem, origin, region [3]uint64, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueCopyBufferToImage(src *Mem, srcOffset uint64, dst *Mem, origin, region [3]uint64, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueCopyBufferToImage", q, src, dst)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	return q.imageBufferCopy("Queue.EnqueueCopyBufferToImage", false, dst, origin, region, src, srcOffset, wait)
 }
 
@@ -620,7 +661,12 @@ type Sampler struct {
 
 // NewSampler makes a sampler (urSamplerCreate); an unknown addressing or
 // filter mode is ErrInvalidEnumeration.
-func (c *Context) NewSampler(desc SamplerDesc) (*Sampler, error) {
+func (c *Context) NewSampler(desc SamplerDesc) (rh *Sampler, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.NewSampler", c)
+		defer endNewOf(&tc, &rh, &rerr)
+	}
+
 	const op = "Context.NewSampler"
 	if err := c.enter(op); err != nil {
 		return nil, err
@@ -688,7 +734,12 @@ func (s *Sampler) Native() uintptr {
 }
 
 // SetArgSampler sets a sampler argument (sampler_t).
-func (k *Kernel) SetArgSampler(index int, s *Sampler) error {
+func (k *Kernel) SetArgSampler(index int, s *Sampler) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Kernel.SetArgSampler", k, s)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Kernel.SetArgSampler"
 	if err := k.enter(op); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -57,7 +58,13 @@ type DeviceQueryResult struct {
 // matching both ErrUnsupportedFeature and the Unified Runtime's
 // ErrUnsupportedEnumeration, never a zero value. A number that is no
 // query gives ErrInvalidEnumeration.
-func (d *Device) Query(q DeviceQuery) (any, error) {
+func (d *Device) Query(q DeviceQuery) (rv any, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Device.Query", d)
+		tc.args.Uint("query", uint64(q))
+		defer tc.end(&rerr)
+	}
+
 	const op = "Device.Query"
 	if d == nil {
 		return nil, nilHandle("Device", op)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -30,7 +31,12 @@ const ipcMagic = "gourIPC1"
 // (urIPCGetMemHandleExp). The allocation must be device memory allocated
 // by AllocDevice (not from a pool, not wrapped): ErrInvalidValue
 // otherwise. It must stay allocated while other processes use it.
-func (u *USM) IPCHandle() (IPCMemHandle, error) {
+func (u *USM) IPCHandle() (rv IPCMemHandle, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "USM.IPCHandle", u)
+		defer tc.end(&rerr)
+	}
+
 	const op = "USM.IPCHandle"
 	if err := u.enter(op); err != nil {
 		return nil, err
@@ -99,7 +105,12 @@ func processGone(pid int) bool {
 // that are no handle, a handle of another adapter or of this very process
 // (open the allocation itself) are ErrInvalidValue; one of a process that
 // has exited ErrInvalidMemObject.
-func (c *Context) OpenIPCMemHandle(dev *Device, h IPCMemHandle) (*USM, error) {
+func (c *Context) OpenIPCMemHandle(dev *Device, h IPCMemHandle) (rh *USM, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.OpenIPCMemHandle", c, dev)
+		defer endNewOf(&tc, &rh, &rerr)
+	}
+
 	const op = "Context.OpenIPCMemHandle"
 	if err := c.enter(op); err != nil {
 		return nil, err

@@ -557,6 +557,13 @@ type ptrArg struct {
 // belong to the kernel's context; a launch after it is freed fails with
 // ErrInvalidMemObject naming the argument.
 func (k *Kernel) SetArgPtr(index int, p Ptr) error {
+	if t := trace.Active(); t != nil {
+		return k.setArgPtrTraced(t, index, p)
+	}
+	return k.setArgPtr(index, p)
+}
+
+func (k *Kernel) setArgPtr(index int, p Ptr) error {
 	const op = "Kernel.SetArgPtr"
 	if err := k.enter(op); err != nil {
 		return err

@@ -186,3 +186,175 @@ func TestTraceUnwritable(t *testing.T) {
 		t.Error("a recorder is active")
 	}
 }
+
+// TestTraceEveryArea runs one call of each area with tracing on and finds
+// it in the trace by name, whether the OpenCL device supports the area or
+// the call fails typed: a call is traced either way.
+func TestTraceEveryArea(t *testing.T) {
+	d := layersDevice(t)
+	path := filepath.Join(t.TempDir(), "trace.json")
+	if err := ur.StartTrace(path); err != nil {
+		t.Fatal(err)
+	}
+	defer ur.StopTrace()
+	ctx, err := ur.NewContext(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Release()
+	q, err := ctx.NewQueue(d, ur.QueueProperties{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Release()
+	m, err := ctx.NewBuffer(ur.MemReadWrite, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Release()
+	prog, err := ctx.NewProgramFromSource(layersKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prog.Release()
+	if err := prog.Build(""); err != nil {
+		t.Fatal(err)
+	}
+	k, err := prog.NewKernel("inc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Release()
+	areas := []struct {
+		area string
+		want []string
+		call func()
+	}{
+		{"device queries", []string{"Device.Query", "Device.FreeMemory", "Device.PartitionInfo"}, func() {
+			d.Query(ur.DeviceInfoName)
+			d.FreeMemory()
+			d.PartitionInfo()
+		}},
+		{"timestamps", []string{"Device.GlobalTimestamps", "Queue.EnqueueTimestampRecording"}, func() {
+			d.GlobalTimestamps()
+			if ev, err := q.EnqueueTimestampRecording(true); err == nil {
+				ev.Release()
+			}
+		}},
+		{"command buffers", []string{"CommandBuffer.AppendFill", "CommandBuffer.Finalize"}, func() {
+			cb, err := ctx.NewCommandBuffer(d, ur.CommandBufferOptions{})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer cb.Release()
+			cb.AppendFill(m, []byte{1, 2, 3, 4}, 0, 64)
+			cb.Finalize()
+		}},
+		{"pools", []string{"Queue.AllocAsync", "Pool.Usage"}, func() {
+			pool, err := ctx.NewPool(d, ur.PoolOptions{})
+			if err != nil {
+				// No USM: AllocAsync on a nil pool is still a traced call.
+				q.AllocAsync(nil, 64)
+				(*ur.Pool)(nil).Usage()
+				return
+			}
+			defer pool.Release()
+			if u, err := q.AllocAsync(pool, 64); err == nil {
+				q.FreeAsync(u)
+			}
+			pool.Usage()
+		}},
+		{"peer access", []string{"Device.PeerAccess", "Device.EnablePeerAccess", "Queue.PeerCopyPath"}, func() {
+			d.PeerAccess(d)
+			d.EnablePeerAccess(d)
+			q.PeerCopyPath(ur.Ptr{}, ur.Ptr{})
+		}},
+		{"pointer arguments", []string{"Kernel.SetArgPtr"}, func() { k.SetArgPtr(0, ur.Ptr{}) }},
+		{"images", []string{"Context.SupportedImageFormats", "Context.NewSampler"}, func() {
+			ctx.SupportedImageFormats(ur.MemReadOnly, ur.Image2D)
+			if s, err := ctx.NewSampler(ur.SamplerDesc{}); err == nil {
+				s.Release()
+			}
+		}},
+		{"virtual memory", []string{"Context.VirtualMemGranularity", "Context.ReserveVirtualMem"}, func() {
+			ctx.VirtualMemGranularity(d, false)
+			if v, err := ctx.ReserveVirtualMem(0, 1<<21); err == nil {
+				v.Release()
+			}
+		}},
+		{"IPC", []string{"Context.OpenIPCMemHandle"}, func() { ctx.OpenIPCMemHandle(d, nil) }},
+		{"mapped buffers", []string{"Queue.EnqueueMapBuffer", "Queue.EnqueueUnmap"}, func() {
+			mp, _, err := q.EnqueueMapBuffer(m, true, ur.MapRead, 0, 64)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if ev, err := q.EnqueueUnmap(mp); err == nil {
+				ev.Wait(context.Background())
+				ev.Release()
+			}
+		}},
+		{"printf", []string{"Context.PrintfBufferSize"}, func() { ctx.PrintfBufferSize() }},
+		{"discovery", []string{"Discover"}, func() { ur.Discover(ur.Config{}) }},
+	}
+	for _, a := range areas {
+		a.call()
+	}
+	q.Finish()
+	if err := ur.StopTrace(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, truncated, _, err := trace.Read(data)
+	if err != nil || truncated {
+		t.Fatalf("Read: truncated %v, %v", truncated, err)
+	}
+	seen := map[string]bool{}
+	for _, e := range evs {
+		if e.Ph == "X" && e.Pid == trace.HostPID {
+			seen[e.Name] = true
+		}
+	}
+	for _, a := range areas {
+		for _, name := range a.want {
+			if !seen[name] {
+				t.Errorf("%s: %s is not in the trace", a.area, name)
+			}
+		}
+	}
+}
+
+// TestLeakCheckSampler: the newer handle kinds are leak-checked too; a
+// sampler never released is listed as one, released it is gone.
+func TestLeakCheckSampler(t *testing.T) {
+	d := layersDevice(t)
+	ur.EnableLayers(ur.LayerOptions{LeakCheck: true})
+	ctx, err := ur.NewContext(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctx.Release()
+	s, err := ctx.NewSampler(ur.SamplerDesc{}) // the leak
+	if err != nil {
+		t.Skipf("no samplers: %v", err)
+	}
+	var found *ur.Leak
+	for _, l := range ur.Leaks() {
+		if l.Kind == "Sampler" && strings.Contains(l.Stack, "TestLeakCheckSampler") {
+			found = &l
+		}
+	}
+	if found == nil {
+		t.Fatalf("the sampler is not among the leaks: %v", ur.Leaks())
+	}
+	s.Release()
+	for _, l := range ur.Leaks() {
+		if l.ID == found.ID {
+			t.Errorf("released, the sampler is still a leak")
+		}
+	}
+}

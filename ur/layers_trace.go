@@ -118,6 +118,14 @@ func handleKey(x traced, dflt string) string {
 		return "event"
 	case *USM:
 		return "usm"
+	case *Device:
+		return "device"
+	case *Sampler:
+		return "sampler"
+	case *VirtualMem:
+		return "virtual_mem"
+	case *PhysicalMem:
+		return "physical_mem"
 	}
 	return dflt
 }
@@ -474,6 +482,77 @@ func (l *ArgLaunch) launchTraced(t *trace.Recorder) error {
 	default:
 		err = l.launchSlowly()
 	}
+	c.end(&err)
+	return err
+}
+
+func (d *Device) traceObj() *object {
+	if d == nil {
+		return nil
+	}
+	return &d.object
+}
+func (s *Sampler) traceObj() *object {
+	if s == nil {
+		return nil
+	}
+	return &s.object
+}
+func (v *VirtualMem) traceObj() *object {
+	if v == nil {
+		return nil
+	}
+	return &v.object
+}
+func (p *PhysicalMem) traceObj() *object {
+	if p == nil {
+		return nil
+	}
+	return &p.object
+}
+
+// The hot paths' traced calls, out of line so that the untraced ones
+// keep their open-coded defers and allocate nothing.
+
+// allocAsyncTraced is Queue.AllocAsync while tracing.
+//
+//go:noinline
+func (q *Queue) allocAsyncTraced(t *trace.Recorder, pool *Pool, size uint64) (*USM, error) {
+	c := beginCall(t, "Queue.AllocAsync", q, pool)
+	c.args.Uint("bytes", size)
+	u, err := q.allocAsync(pool, size)
+	c.endNew(u, &err)
+	return u, err
+}
+
+// freeAsyncTraced is Queue.FreeAsync while tracing.
+//
+//go:noinline
+func (q *Queue) freeAsyncTraced(t *trace.Recorder, u *USM) error {
+	c := beginCall(t, "Queue.FreeAsync", q, u)
+	err := q.freeAsync(u)
+	c.end(&err)
+	return err
+}
+
+// setArgPtrTraced is Kernel.SetArgPtr while tracing.
+//
+//go:noinline
+func (k *Kernel) setArgPtrTraced(t *trace.Recorder, index int, p Ptr) error {
+	c := beginCall(t, "Kernel.SetArgPtr", k, p.u)
+	c.args.Uint("index", uint64(index))
+	err := k.setArgPtr(index, p)
+	c.end(&err)
+	return err
+}
+
+// setArgTraced is ArgLaunch.SetArg while tracing.
+//
+//go:noinline
+func (l *ArgLaunch) setArgTraced(t *trace.Recorder, i int, a *Arg) error {
+	c := beginCall(t, "ArgLaunch.SetArg", l)
+	c.args.Uint("index", uint64(i))
+	err := l.setArg(i, *a, true)
 	c.end(&err)
 	return err
 }

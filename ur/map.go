@@ -6,6 +6,7 @@ import (
 	"sync"
 	"weak"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -103,7 +104,12 @@ func hostBackingOf(m *Mem) ([]byte, bool) {
 // error: no flags, unknown bits or MapWriteInvalidateRegion with another
 // flag ErrInvalidValue, a zero size or a region past the buffer's end
 // ErrInvalidSize, a buffer of another context ErrInvalidContext.
-func (q *Queue) EnqueueMapBuffer(m *Mem, blocking bool, flags MapFlags, offset, size uint64, wait ...*Event) (*Mapping, *Event, error) {
+func (q *Queue) EnqueueMapBuffer(m *Mem, blocking bool, flags MapFlags, offset, size uint64, wait ...*Event) (rmp *Mapping, rev *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueMapBuffer", q, m)
+		defer tc.endEventOf(q, &rev, &rerr)
+	}
+
 	const op = "Queue.EnqueueMapBuffer"
 	if err := q.enter(op); err != nil {
 		return nil, nil, err
@@ -151,7 +157,12 @@ func (q *Queue) EnqueueMapBuffer(m *Mem, blocking bool, flags MapFlags, offset, 
 // completes when it is. The mapping's memory must not change until then.
 // A mapping unmapped twice, or on a queue of another context, is a typed
 // error (ErrInvalidValue, ErrInvalidContext).
-func (q *Queue) EnqueueUnmap(mp *Mapping, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueUnmap(mp *Mapping, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueUnmap", q)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	const op = "Queue.EnqueueUnmap"
 	if err := q.enter(op); err != nil {
 		return nil, err
@@ -225,7 +236,13 @@ func (q *Queue) orderAfter(op string, blocking bool, wait []*Event) (*Event, err
 // Between mappings the buffer's bytes live on the device, as with the
 // Unified Runtime's GPU adapters; host must stay unchanged by the program
 // while unmapped. An empty host is ErrInvalidBufferSize.
-func (c *Context) NewBufferUseHost(flags MemFlags, host []byte) (*Mem, error) {
+func (c *Context) NewBufferUseHost(flags MemFlags, host []byte) (rh *Mem, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.NewBufferUseHost", c)
+		tc.args.Uint("bytes", uint64(len(host)))
+		defer endNewOf(&tc, &rh, &rerr)
+	}
+
 	const op = "Context.NewBufferUseHost"
 	if len(host) == 0 {
 		if c == nil {
@@ -245,7 +262,13 @@ func (c *Context) NewBufferUseHost(flags MemFlags, host []byte) (*Mem, error) {
 // host allocation made with it, as UR_MEM_FLAG_ALLOC_HOST_POINTER: every
 // map of the buffer returns slices of it (HostMemory). It is ordinary Go
 // memory, not page-locked.
-func (c *Context) NewBufferAllocHost(flags MemFlags, size uint64) (*Mem, error) {
+func (c *Context) NewBufferAllocHost(flags MemFlags, size uint64) (rh *Mem, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.NewBufferAllocHost", c)
+		tc.args.Uint("bytes", size)
+		defer endNewOf(&tc, &rh, &rerr)
+	}
+
 	m, err := c.NewBuffer(flags, size)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package ur
 import (
 	"slices"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -51,7 +52,12 @@ type PeerAccess = driver.PeerAccess
 // one partition makes, the kinds and the affinity domains it takes. A
 // device that does not split (every CUDA device, a Level Zero device
 // without tiles) has the zero value.
-func (d *Device) PartitionInfo() PartitionInfo {
+func (d *Device) PartitionInfo() (rerr PartitionInfo) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Device.PartitionInfo", d)
+		defer tc.end(nil)
+	}
+
 	if d == nil {
 		return PartitionInfo{}
 	}
@@ -77,7 +83,12 @@ func (d *Device) PartitionInfo() PartitionInfo {
 // ErrInvalidDevicePartitionCount, zero units or no counts
 // ErrInvalidValue; an adapter that does not split devices
 // ErrUnsupportedFeature.
-func (d *Device) Partition(p Partition) ([]*Device, error) {
+func (d *Device) Partition(p Partition) (rv []*Device, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Device.Partition", d)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Device.Partition"
 	if d == nil {
 		return nil, nilHandle("Device", op)
@@ -204,7 +215,12 @@ func (d *Device) PartitionType() Partition {
 // stages its copies through pinned host memory. A device reaches its own
 // memory ("same-device"); peer must be of the device's adapter
 // (ErrInvalidDevice).
-func (d *Device) PeerAccess(peer *Device) (PeerAccess, error) {
+func (d *Device) PeerAccess(peer *Device) (rv PeerAccess, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Device.PeerAccess", d, peer)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Device.PeerAccess"
 	pd, err := d.peerDevice(op, peer)
 	if err != nil || pd == nil {
@@ -231,13 +247,23 @@ func (d *Device) PeerAccess(peer *Device) (PeerAccess, error) {
 // where the access needs no enabling (PeerAccess.NeedsEnable false) it
 // does nothing. A pair without a direct path gives ErrUnsupportedFeature,
 // saying so: copies between them still work (Queue.CopyPeer, staged).
-func (d *Device) EnablePeerAccess(peer *Device) error {
+func (d *Device) EnablePeerAccess(peer *Device) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Device.EnablePeerAccess", d, peer)
+		defer tc.end(&rerr)
+	}
+
 	return d.setPeerAccess("Device.EnablePeerAccess", peer, true)
 }
 
 // DisablePeerAccess undoes EnablePeerAccess
 // (urUsmP2PDisablePeerAccessExp).
-func (d *Device) DisablePeerAccess(peer *Device) error {
+func (d *Device) DisablePeerAccess(peer *Device) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Device.DisablePeerAccess", d, peer)
+		defer tc.end(&rerr)
+	}
+
 	return d.setPeerAccess("Device.DisablePeerAccess", peer, false)
 }
 

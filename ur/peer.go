@@ -49,7 +49,12 @@ type peerKey struct{ from, to driver.Device }
 
 // PeerCopyPath says how EnqueuePeerCopy would copy from src to dst on q:
 // the two pointers are of the adapter's contexts, one of them q's.
-func (q *Queue) PeerCopyPath(dst, src Ptr) (CopyPath, error) {
+func (q *Queue) PeerCopyPath(dst, src Ptr) (rv CopyPath, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.PeerCopyPath", q)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Queue.PeerCopyPath"
 	if err := q.enter(op); err != nil {
 		return 0, err
@@ -165,7 +170,13 @@ func (q *Queue) EnqueuePeerCopy(dst, src Ptr, size uint64, wait ...*Event) (rh *
 // EnqueuePeerCopyBuffer copies size bytes from src at srcOffset to dst at
 // dstOffset, buffers of two contexts of q's adapter (one of them q's) or
 // both of q's context, as EnqueuePeerCopy copies USM memory.
-func (q *Queue) EnqueuePeerCopyBuffer(dst *Mem, dstOffset uint64, src *Mem, srcOffset, size uint64, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueuePeerCopyBuffer(dst *Mem, dstOffset uint64, src *Mem, srcOffset, size uint64, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueuePeerCopyBuffer", q, dst, src)
+		tc.args.Uint("bytes", size)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	const op = "Queue.EnqueuePeerCopyBuffer"
 	if err := q.enter(op); err != nil {
 		return nil, err

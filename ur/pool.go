@@ -158,7 +158,12 @@ func (p *Pool) Native() uintptr {
 }
 
 // SetReleaseThreshold sets PoolOptions.ReleaseThreshold.
-func (p *Pool) SetReleaseThreshold(bytes uint64) error {
+func (p *Pool) SetReleaseThreshold(bytes uint64) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Pool.SetReleaseThreshold", p)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Pool.SetReleaseThreshold"
 	if err := p.enter(op); err != nil {
 		return err
@@ -177,7 +182,12 @@ func (p *Pool) SetReleaseThreshold(bytes uint64) error {
 
 // Trim returns idle memory to the driver until at most keep bytes stay
 // reserved beyond those in use.
-func (p *Pool) Trim(keep uint64) error {
+func (p *Pool) Trim(keep uint64) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Pool.Trim", p)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Pool.Trim"
 	if err := p.enter(op); err != nil {
 		return err
@@ -189,6 +199,11 @@ func (p *Pool) Trim(keep uint64) error {
 // Usage reports the bytes the pool holds from the driver and the bytes
 // of them handed out, both in whole size classes.
 func (p *Pool) Usage() (reserved, used uint64, err error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Pool.Usage", p)
+		defer tc.end(&err)
+	}
+
 	const op = "Pool.Usage"
 	if err := p.enter(op); err != nil {
 		return 0, 0, err
@@ -218,6 +233,13 @@ func poolClass(size uint64) uint64 {
 // Free the memory with FreeAsync or USM.Free, which free it on a queue in
 // turn; neither synchronizes the device.
 func (q *Queue) AllocAsync(pool *Pool, size uint64) (*USM, error) {
+	if t := trace.Active(); t != nil {
+		return q.allocAsyncTraced(t, pool, size)
+	}
+	return q.allocAsync(pool, size)
+}
+
+func (q *Queue) allocAsync(pool *Pool, size uint64) (*USM, error) {
 	const op = "Queue.AllocAsync"
 	if err := q.enter(op); err != nil {
 		return nil, err
@@ -373,12 +395,14 @@ func eventDone(m *poolMarker) bool {
 // FreeAsync frees memory allocated with AllocAsync, in this queue's
 // order: commands enqueued before it on the queue still see the memory.
 // It may be another queue than the allocating one, of the same device.
-func (q *Queue) FreeAsync(u *USM) (rerr error) {
+func (q *Queue) FreeAsync(u *USM) error {
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.FreeAsync", q, u)
-		defer tc.end(&rerr)
+		return q.freeAsyncTraced(t, u)
 	}
+	return q.freeAsync(u)
+}
 
+func (q *Queue) freeAsync(u *USM) error {
 	const op = "Queue.FreeAsync"
 	if err := q.enter(op); err != nil {
 		return err

@@ -1,6 +1,9 @@
 package ur
 
-import "github.com/gour-dev/gour/ur/driver"
+import (
+	"github.com/gour-dev/gour/trace"
+	"github.com/gour-dev/gour/ur/driver"
+)
 
 // This file holds what gour can do about kernels' printf.
 //
@@ -31,7 +34,12 @@ import "github.com/gour-dev/gour/ur/driver"
 // (cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE)), before a kernel that prints
 // is loaded. Adapters whose drivers fix it (OpenCL, Level Zero) give
 // ErrUnsupportedFeature; zero is ErrInvalidValue.
-func (c *Context) SetPrintfBufferSize(bytes uint64) error {
+func (c *Context) SetPrintfBufferSize(bytes uint64) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.SetPrintfBufferSize", c)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Context.SetPrintfBufferSize"
 	if err := c.enter(op); err != nil {
 		return err
@@ -50,7 +58,12 @@ func (c *Context) SetPrintfBufferSize(bytes uint64) error {
 // PrintfBufferSize is the printf buffer's size in force for the context's
 // first device: the context's limit where it can be set, else the
 // device's UR_DEVICE_INFO_PRINTF_BUFFER_SIZE.
-func (c *Context) PrintfBufferSize() (uint64, error) {
+func (c *Context) PrintfBufferSize() (rv uint64, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.PrintfBufferSize", c)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Context.PrintfBufferSize"
 	if err := c.enter(op); err != nil {
 		return 0, err
@@ -73,7 +86,12 @@ func (c *Context) PrintfBufferSize() (uint64, error) {
 // a file: after it returns, the output of every kernel of the queue is in
 // standard output's file descriptor, before anything the program writes
 // next.
-func (q *Queue) FinishPrintf() error {
+func (q *Queue) FinishPrintf() (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.FinishPrintf", q)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Queue.FinishPrintf"
 	if err := q.Finish(); err != nil {
 		return err

@@ -277,7 +277,12 @@ func (p *Program) Binaries() (rv [][]byte, rerr error) {
 
 // BinarySizes returns the size of each device binary, without copying the
 // binaries where the driver can tell.
-func (p *Program) BinarySizes() ([]uint64, error) {
+func (p *Program) BinarySizes() (rv []uint64, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Program.BinarySizes", p)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Program.BinarySizes"
 	if err := p.enter(op); err != nil {
 		return nil, err
@@ -301,7 +306,12 @@ func (p *Program) BinarySizes() ([]uint64, error) {
 }
 
 // Devices returns the devices the program is for.
-func (p *Program) Devices() ([]*Device, error) {
+func (p *Program) Devices() (rv []*Device, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Program.Devices", p)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Program.Devices"
 	if err := p.enter(op); err != nil {
 		return nil, err
@@ -339,7 +349,12 @@ func (p *Program) KernelNames() (rv []string, rerr error) {
 
 // SetSpecConstant sets specialization constant id of an IL program to
 // value before Build. Programs from source give ErrUnsupportedFeature.
-func (p *Program) SetSpecConstant(id uint32, value []byte) error {
+func (p *Program) SetSpecConstant(id uint32, value []byte) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Program.SetSpecConstant", p)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Program.SetSpecConstant"
 	if err := p.enter(op); err != nil {
 		return err

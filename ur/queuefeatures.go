@@ -38,7 +38,12 @@ func (q *Queue) IsEmpty() (rv bool, rerr error) {
 // with the error), on a goroutine of its own: never on a driver's thread,
 // so fn may block or call gour. The event stays valid for fn even if it is
 // released first.
-func (e *Event) OnComplete(fn func(status EventStatus, err error)) error {
+func (e *Event) OnComplete(fn func(status EventStatus, err error)) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Event.OnComplete", e)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Event.OnComplete"
 	if err := e.enter(op); err != nil {
 		return err
@@ -139,7 +144,12 @@ func (k *Kernel) SuggestLocalSize(dev *Device, r NDRange, dynamicLocalMem uint64
 // MaxCooperativeGroups is how many work-groups of local items a
 // cooperative launch of the kernel (LaunchProperties.Cooperative) may
 // have at most on dev.
-func (k *Kernel) MaxCooperativeGroups(dev *Device, local [3]uint64, dynamicLocalMem uint64) (uint64, error) {
+func (k *Kernel) MaxCooperativeGroups(dev *Device, local [3]uint64, dynamicLocalMem uint64) (rv uint64, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Kernel.MaxCooperativeGroups", k, dev)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Kernel.MaxCooperativeGroups"
 	ka, err := k.kernelAttributes(op, dev)
 	if err != nil {
@@ -156,7 +166,13 @@ func (k *Kernel) MaxCooperativeGroups(dev *Device, local [3]uint64, dynamicLocal
 // USM commands read and write (CopyToPtr, CopyFromPtr, EnqueueMemcpy).
 // The handle keeps the program alive until freed; freeing it frees
 // nothing else.
-func (p *Program) Global(dev *Device, name string) (*USM, error) {
+func (p *Program) Global(dev *Device, name string) (rh *USM, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Program.Global", p, dev)
+		tc.args.Str("name", name)
+		defer endNewOf(&tc, &rh, &rerr)
+	}
+
 	const op = "Program.Global"
 	if err := p.enter(op); err != nil {
 		return nil, err
@@ -190,7 +206,12 @@ func (p *Program) Global(dev *Device, name string) (*USM, error) {
 // command buffer instead of running it (cuStreamBeginCapture), until
 // EndCapture returns the buffer, finalized. Adapters without capture give
 // ErrUnsupportedFeature: record with CommandBuffer's Append methods.
-func (q *Queue) BeginCapture() error {
+func (q *Queue) BeginCapture() (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.BeginCapture", q)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Queue.BeginCapture"
 	if err := q.enter(op); err != nil {
 		return err
@@ -206,7 +227,12 @@ func (q *Queue) BeginCapture() error {
 // EndCapture ends the capture BeginCapture started and returns what was
 // enqueued as a finalized command buffer, replayed with
 // EnqueueCommandBuffer.
-func (q *Queue) EndCapture() (*CommandBuffer, error) {
+func (q *Queue) EndCapture() (rh *CommandBuffer, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EndCapture", q)
+		defer endNewOf(&tc, &rh, &rerr)
+	}
+
 	const op = "Queue.EndCapture"
 	if err := q.enter(op); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package ur
 import (
 	"context"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -29,6 +30,11 @@ func init() {
 // the host time is the Unix clock. A driver without the call gives
 // ErrUnsupportedFeature.
 func (d *Device) GlobalTimestamps() (device, host uint64, err error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Device.GlobalTimestamps", d)
+		defer tc.end(&err)
+	}
+
 	const op = "Device.GlobalTimestamps"
 	if d == nil {
 		return 0, 0, nilHandle("Device", op)
@@ -51,7 +57,12 @@ func (d *Device) GlobalTimestamps() (device, host uint64, err error) {
 // every event's profiling. Blocking waits for it before returning. The
 // queue must have been made with QueueProperties.Profiling (the device
 // time is read through profiling: ErrInvalidQueueProperties otherwise).
-func (q *Queue) EnqueueTimestampRecording(blocking bool, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueueTimestampRecording(blocking bool, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueTimestampRecording", q)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	const op = "Queue.EnqueueTimestampRecording"
 	if err := q.enter(op); err != nil {
 		return nil, err

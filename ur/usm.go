@@ -397,7 +397,12 @@ func HostSlice[T Scalar](u *USM) ([]T, error) {
 // it: memory gour allocated, memory another library allocated through
 // the same driver, or, with Kind USMUnknown, memory the driver does not
 // know (ordinary host memory).
-func (c *Context) PointerInfo(addr uintptr) (USMPointerInfo, error) {
+func (c *Context) PointerInfo(addr uintptr) (rv USMPointerInfo, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.PointerInfo", c)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Context.PointerInfo"
 	if err := c.enter(op); err != nil {
 		return USMPointerInfo{}, err
@@ -428,7 +433,12 @@ func (c *Context) PointerInfo(addr uintptr) (USMPointerInfo, error) {
 // *USM. An address that is not the start of a live allocation of this
 // context gives ErrInvalidMemObject (or ErrInvalidContext when it is one
 // of another context of the adapter) and frees nothing.
-func (c *Context) FreePointer(addr uintptr) error {
+func (c *Context) FreePointer(addr uintptr) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.FreePointer", c)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Context.FreePointer"
 	if err := c.enter(op); err != nil {
 		return err
@@ -449,7 +459,13 @@ func (c *Context) FreePointer(addr uintptr) error {
 // so that gour's commands and kernels can use it. gour never frees it:
 // Free forgets the handle, and the other library keeps the memory alive
 // while gour uses it. The driver's pointer query must know the memory.
-func (c *Context) WrapPointer(addr uintptr, size uint64) (*USM, error) {
+func (c *Context) WrapPointer(addr uintptr, size uint64) (rh *USM, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.WrapPointer", c)
+		tc.args.Uint("bytes", size)
+		defer endNewOf(&tc, &rh, &rerr)
+	}
+
 	const op = "Context.WrapPointer"
 	if err := c.enter(op); err != nil {
 		return nil, err

@@ -224,7 +224,13 @@ func checkPattern(op, adapter string, pattern []byte, offset, size uint64) error
 // queue's device (urEnqueueUSMPrefetch, cuMemPrefetchAsync); toHost moves
 // them to the host instead. A prefetch is a hint: on memory that does not
 // migrate it only orders the queue.
-func (q *Queue) EnqueuePrefetch(p Ptr, size uint64, toHost bool, wait ...*Event) (*Event, error) {
+func (q *Queue) EnqueuePrefetch(p Ptr, size uint64, toHost bool, wait ...*Event) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueuePrefetch", q)
+		tc.args.Uint("bytes", size)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	const op = "Queue.EnqueuePrefetch"
 	ptrs := [1]Ptr{p}
 	return q.usmCommand(op, ptrs[:], size, wait, nil, false, nil, func(uq driver.USMQueue, dw []driver.Event, want bool) (driver.Event, error) {
@@ -235,7 +241,13 @@ func (q *Queue) EnqueuePrefetch(p Ptr, size uint64, toHost bool, wait ...*Event)
 // EnqueueAdvise gives the driver a hint about size bytes of shared memory
 // from p (urEnqueueUSMAdvise, cuMemAdvise); "device" in the advice is the
 // queue's device.
-func (q *Queue) EnqueueAdvise(p Ptr, size uint64, advice USMAdvice) (*Event, error) {
+func (q *Queue) EnqueueAdvise(p Ptr, size uint64, advice USMAdvice) (rh *Event, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Queue.EnqueueAdvise", q)
+		tc.args.Uint("bytes", size)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
 	const op = "Queue.EnqueueAdvise"
 	check := func(adapter string) error {
 		if advice < AdviseReadMostly || advice > AdviseClearAccessedByDevice {

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -54,7 +55,12 @@ func (c *Context) vmemContext(op string) (driver.VirtualMemContext, error) {
 // and mappings on dev must be multiples of (urVirtualMemGranularityGetInfo):
 // the least one, or with recommended the one the driver recommends for
 // speed.
-func (c *Context) VirtualMemGranularity(dev *Device, recommended bool) (uint64, error) {
+func (c *Context) VirtualMemGranularity(dev *Device, recommended bool) (rv uint64, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.VirtualMemGranularity", c, dev)
+		defer tc.end(&rerr)
+	}
+
 	const op = "Context.VirtualMemGranularity"
 	if err := c.enter(op); err != nil {
 		return 0, err
@@ -125,7 +131,13 @@ type vmap struct {
 // where the driver can (0: anywhere), as urVirtualMemReserve. size must
 // be a multiple of the granularity (VirtualMemGranularity, the largest
 // of the context's devices'): ErrInvalidSize otherwise, or for 0.
-func (c *Context) ReserveVirtualMem(hint uintptr, size uint64) (*VirtualMem, error) {
+func (c *Context) ReserveVirtualMem(hint uintptr, size uint64) (rh *VirtualMem, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.ReserveVirtualMem", c)
+		tc.args.Uint("bytes", size)
+		defer endNewOf(&tc, &rh, &rerr)
+	}
+
 	const op = "Context.ReserveVirtualMem"
 	if err := c.enter(op); err != nil {
 		return nil, err
@@ -248,7 +260,13 @@ type PhysicalMem struct {
 
 // NewPhysicalMem makes size bytes of memory on dev, a multiple of its
 // granularity (ErrInvalidSize otherwise), as urPhysicalMemCreate.
-func (c *Context) NewPhysicalMem(dev *Device, size uint64) (*PhysicalMem, error) {
+func (c *Context) NewPhysicalMem(dev *Device, size uint64) (rh *PhysicalMem, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.NewPhysicalMem", c, dev)
+		tc.args.Uint("bytes", size)
+		defer endNewOf(&tc, &rh, &rerr)
+	}
+
 	const op = "Context.NewPhysicalMem"
 	if err := c.enter(op); err != nil {
 		return nil, err
@@ -346,7 +364,13 @@ func checkAccess(op, adapter string, access VirtualAccess) error {
 // overlap no mapping of the range (ErrInvalidValue, ErrInvalidSize); pm
 // must be of the range's context (ErrInvalidContext). pm stays alive
 // while mapped.
-func (v *VirtualMem) Map(offset, size uint64, pm *PhysicalMem, pmOffset uint64, access VirtualAccess) error {
+func (v *VirtualMem) Map(offset, size uint64, pm *PhysicalMem, pmOffset uint64, access VirtualAccess) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "VirtualMem.Map", v, pm)
+		tc.args.Uint("bytes", size)
+		defer tc.end(&rerr)
+	}
+
 	const op = "VirtualMem.Map"
 	if err := v.enter(op); err != nil {
 		return err
@@ -403,7 +427,12 @@ func (v *VirtualMem) find(offset, size uint64) int {
 // Unmap unmaps the mapping made at offset of size bytes (urVirtualMemUnmap);
 // another region is ErrInvalidValue. Commands using it must have
 // completed.
-func (v *VirtualMem) Unmap(offset, size uint64) error {
+func (v *VirtualMem) Unmap(offset, size uint64) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "VirtualMem.Unmap", v)
+		defer tc.end(&rerr)
+	}
+
 	const op = "VirtualMem.Unmap"
 	if err := v.enter(op); err != nil {
 		return err
@@ -428,7 +457,12 @@ func (v *VirtualMem) Unmap(offset, size uint64) error {
 
 // SetAccess changes the access of the mapping at offset of size bytes
 // (urVirtualMemSetAccess).
-func (v *VirtualMem) SetAccess(offset, size uint64, access VirtualAccess) error {
+func (v *VirtualMem) SetAccess(offset, size uint64, access VirtualAccess) (rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "VirtualMem.SetAccess", v)
+		defer tc.end(&rerr)
+	}
+
 	const op = "VirtualMem.SetAccess"
 	if err := v.enter(op); err != nil {
 		return err
@@ -456,7 +490,12 @@ func (v *VirtualMem) SetAccess(offset, size uint64, access VirtualAccess) error 
 // Access is the access of the mapping holding offset
 // (urVirtualMemGetInfo's UR_VIRTUAL_MEM_INFO_ACCESS_MODE); an offset not
 // mapped is ErrInvalidValue.
-func (v *VirtualMem) Access(offset uint64) (VirtualAccess, error) {
+func (v *VirtualMem) Access(offset uint64) (rv VirtualAccess, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "VirtualMem.Access", v)
+		defer tc.end(&rerr)
+	}
+
 	const op = "VirtualMem.Access"
 	if err := v.enter(op); err != nil {
 		return 0, err

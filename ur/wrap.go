@@ -3,6 +3,7 @@ package ur
 import (
 	"slices"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -16,7 +17,12 @@ import (
 // WrapContext makes a Context of a native context (cl_context,
 // CUcontext, ze_context_handle_t) over devices, which must be the
 // devices the native context was made for, of one platform.
-func WrapContext(native uintptr, owned bool, devices ...*Device) (*Context, error) {
+func WrapContext(native uintptr, owned bool, devices ...*Device) (rh *Context, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "WrapContext")
+		defer endNewOf(&tc, &rh, &rerr)
+	}
+
 	const op = "WrapContext"
 	if len(devices) == 0 {
 		return nil, newError(ErrInvalidValue, op, "", "no devices given")
@@ -62,7 +68,12 @@ func (c *Context) nativeContext(op string) (driver.NativeContext, error) {
 // WrapQueue makes a Queue of a native queue on dev (cl_command_queue,
 // CUstream, an immediate ze_command_list_handle_t). gour treats it as in
 // order, as its own queues are.
-func (c *Context) WrapQueue(native uintptr, dev *Device, owned bool) (*Queue, error) {
+func (c *Context) WrapQueue(native uintptr, dev *Device, owned bool) (rh *Queue, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.WrapQueue", c)
+		defer endNewOf(&tc, &rh, &rerr)
+	}
+
 	const op = "Context.WrapQueue"
 	if err := c.enter(op); err != nil {
 		return nil, err
@@ -91,7 +102,12 @@ func (c *Context) WrapQueue(native uintptr, dev *Device, owned bool) (*Queue, er
 // WrapBuffer makes a read-write Mem of a native buffer: a cl_mem, or on
 // CUDA and Level Zero a device pointer to size bytes. size must not
 // exceed the native buffer's.
-func (c *Context) WrapBuffer(native uintptr, size uint64, owned bool) (*Mem, error) {
+func (c *Context) WrapBuffer(native uintptr, size uint64, owned bool) (rh *Mem, rerr error) {
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, "Context.WrapBuffer", c)
+		defer endNewOf(&tc, &rh, &rerr)
+	}
+
 	const op = "Context.WrapBuffer"
 	if err := c.enter(op); err != nil {
 		return nil, err
