@@ -413,6 +413,26 @@ func (q *Queue) imageQueue(op string) (driver.ImageQueue, error) {
 	return iq, nil
 }
 
+// enterImage enters the queue and an image of its context for op, and
+// gives the adapter's image queue and the image's format and shape; on
+// nil error the caller must leave both.
+func (q *Queue) enterImage(op string, img *Mem) (driver.ImageQueue, imageInfo, error) {
+	if err := q.enter(op); err != nil {
+		return nil, imageInfo{}, err
+	}
+	iq, err := q.imageQueue(op)
+	if err != nil {
+		q.life.leave()
+		return nil, imageInfo{}, err
+	}
+	info, err := q.useImage(op, img)
+	if err != nil {
+		q.life.leave()
+		return nil, imageInfo{}, err
+	}
+	return iq, info, nil
+}
+
 // EnqueueReadImage copies a box of the image, origin and region in
 // pixels ({x, y, z}; y the layer of a 1D array, z that of a 2D array),
 // into dst laid out with the pitches (0: tight) (urEnqueueMemImageRead).
@@ -440,18 +460,11 @@ func (q *Queue) EnqueueWriteImage(img *Mem, blocking bool, origin, region [3]uin
 }
 
 func (q *Queue) imageTransfer(op string, write bool, img *Mem, blocking bool, origin, region [3]uint64, rowPitch, slicePitch uint64, host []byte, wait []*Event) (*Event, error) {
-	if err := q.enter(op); err != nil {
+	iq, info, err := q.enterImage(op, img)
+	if err != nil {
 		return nil, err
 	}
 	defer q.life.leave()
-	iq, err := q.imageQueue(op)
-	if err != nil {
-		return nil, err
-	}
-	info, err := q.useImage(op, img)
-	if err != nil {
-		return nil, err
-	}
 	defer img.life.leave()
 	if err := q.checkBox(op, info, origin, region); err != nil {
 		return nil, err
@@ -491,18 +504,11 @@ func (q *Queue) EnqueueCopyImage(src, dst *Mem, srcOrigin, dstOrigin, region [3]
 	}
 
 	const op = "Queue.EnqueueCopyImage"
-	if err := q.enter(op); err != nil {
+	iq, si, err := q.enterImage(op, src)
+	if err != nil {
 		return nil, err
 	}
 	defer q.life.leave()
-	iq, err := q.imageQueue(op)
-	if err != nil {
-		return nil, err
-	}
-	si, err := q.useImage(op, src)
-	if err != nil {
-		return nil, err
-	}
 	defer src.life.leave()
 	di, err := q.useImage(op, dst)
 	if err != nil {
@@ -558,18 +564,11 @@ func (q *Queue) EnqueueFillImage(img *Mem, color [16]byte, origin, region [3]uin
 	}
 
 	const op = "Queue.EnqueueFillImage"
-	if err := q.enter(op); err != nil {
+	iq, info, err := q.enterImage(op, img)
+	if err != nil {
 		return nil, err
 	}
 	defer q.life.leave()
-	iq, err := q.imageQueue(op)
-	if err != nil {
-		return nil, err
-	}
-	info, err := q.useImage(op, img)
-	if err != nil {
-		return nil, err
-	}
 	defer img.life.leave()
 	if err := q.checkBox(op, info, origin, region); err != nil {
 		return nil, err
@@ -606,18 +605,11 @@ func (q *Queue) EnqueueCopyBufferToImage(src *Mem, srcOffset uint64, dst *Mem, o
 }
 
 func (q *Queue) imageBufferCopy(op string, toBuffer bool, img *Mem, origin, region [3]uint64, buf *Mem, offset uint64, wait []*Event) (*Event, error) {
-	if err := q.enter(op); err != nil {
+	iq, info, err := q.enterImage(op, img)
+	if err != nil {
 		return nil, err
 	}
 	defer q.life.leave()
-	iq, err := q.imageQueue(op)
-	if err != nil {
-		return nil, err
-	}
-	info, err := q.useImage(op, img)
-	if err != nil {
-		return nil, err
-	}
 	defer img.life.leave()
 	if err := q.useMem(op, buf); err != nil {
 		return nil, err
