@@ -51,6 +51,20 @@ func (c *Context) vmemContext(op string) (driver.VirtualMemContext, error) {
 	return vc, nil
 }
 
+// enterVMem enters the context for op and returns its virtual memory;
+// on nil error the caller must leave the context.
+func (c *Context) enterVMem(op string) (driver.VirtualMemContext, error) {
+	if err := c.enter(op); err != nil {
+		return nil, err
+	}
+	vc, err := c.vmemContext(op)
+	if err != nil {
+		c.life.leave()
+		return nil, err
+	}
+	return vc, nil
+}
+
 // VirtualMemGranularity is the size that reservations, physical memory
 // and mappings on dev must be multiples of (urVirtualMemGranularityGetInfo):
 // the least one, or with recommended the one the driver recommends for
@@ -62,14 +76,17 @@ func (c *Context) VirtualMemGranularity(dev *Device, recommended bool) (rv uint6
 	}
 
 	const op = "Context.VirtualMemGranularity"
-	if err := c.enter(op); err != nil {
-		return 0, err
-	}
-	defer c.life.leave()
-	vc, err := c.vmemContext(op)
+	vc, err := c.enterVMem(op)
 	if err != nil {
 		return 0, err
 	}
+	defer c.life.leave()
+	return c.deviceGranularity(op, vc, dev, recommended)
+}
+
+// deviceGranularity is the granularity of dev, one of the context's
+// devices (checkVMDevice).
+func (c *Context) deviceGranularity(op string, vc driver.VirtualMemContext, dev *Device, recommended bool) (uint64, error) {
 	if err := c.checkVMDevice(op, dev); err != nil {
 		return 0, err
 	}
@@ -139,14 +156,11 @@ func (c *Context) ReserveVirtualMem(hint uintptr, size uint64) (rh *VirtualMem, 
 	}
 
 	const op = "Context.ReserveVirtualMem"
-	if err := c.enter(op); err != nil {
-		return nil, err
-	}
-	defer c.life.leave()
-	vc, err := c.vmemContext(op)
+	vc, err := c.enterVMem(op)
 	if err != nil {
 		return nil, err
 	}
+	defer c.life.leave()
 	g, err := c.granularity(op, vc)
 	if err != nil {
 		return nil, err
@@ -268,20 +282,14 @@ func (c *Context) NewPhysicalMem(dev *Device, size uint64) (rh *PhysicalMem, rer
 	}
 
 	const op = "Context.NewPhysicalMem"
-	if err := c.enter(op); err != nil {
+	vc, err := c.enterVMem(op)
+	if err != nil {
 		return nil, err
 	}
 	defer c.life.leave()
-	vc, err := c.vmemContext(op)
+	g, err := c.deviceGranularity(op, vc, dev, false)
 	if err != nil {
 		return nil, err
-	}
-	if err := c.checkVMDevice(op, dev); err != nil {
-		return nil, err
-	}
-	g, err := vc.VirtualMemGranularity(dev.drv, false)
-	if err != nil {
-		return nil, wrapError(err, op, c.adapter.name)
 	}
 	if size == 0 || g == 0 || size%g != 0 {
 		return nil, newError(ErrInvalidSize, op, c.adapter.name, "%d bytes is not a positive multiple of the granularity, %d", size, g)
@@ -414,14 +422,14 @@ func (v *VirtualMem) Map(offset, size uint64, pm *PhysicalMem, pmOffset uint64, 
 }
 
 // find returns the index of the mapping at exactly [offset, offset+size),
-// or -1.
-func (v *VirtualMem) find(offset, size uint64) int {
+// or ErrInvalidValue for op; v.mu must be held.
+func (v *VirtualMem) find(op string, offset, size uint64) (int, error) {
 	for i, m := range v.maps {
 		if m.offset == offset && m.size == size {
-			return i
+			return i, nil
 		}
 	}
-	return -1
+	return -1, newError(ErrInvalidValue, op, v.adapter.name, "no mapping at [%d, %d+%d)", offset, offset, size)
 }
 
 // Unmap unmaps the mapping made at offset of size bytes (urVirtualMemUnmap);
@@ -443,9 +451,9 @@ func (v *VirtualMem) Unmap(offset, size uint64) (rerr error) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	i := v.find(offset, size)
-	if i < 0 {
-		return newError(ErrInvalidValue, op, v.adapter.name, "no mapping at [%d, %d+%d)", offset, offset, size)
+	i, err := v.find(op, offset, size)
+	if err != nil {
+		return err
 	}
 	if err := v.vc.VirtualMemUnmap(v.base+uintptr(offset), size); err != nil {
 		return wrapError(err, op, v.adapter.name)
@@ -476,9 +484,9 @@ func (v *VirtualMem) SetAccess(offset, size uint64, access VirtualAccess) (rerr 
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	i := v.find(offset, size)
-	if i < 0 {
-		return newError(ErrInvalidValue, op, v.adapter.name, "no mapping at [%d, %d+%d)", offset, offset, size)
+	i, err := v.find(op, offset, size)
+	if err != nil {
+		return err
 	}
 	if err := v.vc.VirtualMemSetAccess(v.base+uintptr(offset), size, access); err != nil {
 		return wrapError(err, op, v.adapter.name)
