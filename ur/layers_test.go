@@ -26,6 +26,56 @@ func layersDevice(t *testing.T) *ur.Device {
 	return nil
 }
 
+// startLayersTrace starts tracing into a file of the test's, stopped at
+// its end, and returns the file's path.
+func startLayersTrace(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "trace.json")
+	if err := ur.StartTrace(path); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ur.StopTrace() })
+	return path
+}
+
+// layersProgram makes a context of d and builds layersKernel in it, both
+// released at the test's end.
+func layersProgram(t *testing.T, d *ur.Device) (*ur.Context, *ur.Program) {
+	t.Helper()
+	ctx, err := ur.NewContext(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctx.Release() })
+	prog, err := ctx.NewProgramFromSource(layersKernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { prog.Release() })
+	if err := prog.Build(""); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, prog
+}
+
+// stopLayersTrace stops the trace and reads the file back whole (not
+// truncated).
+func stopLayersTrace(t *testing.T, path string) ([]byte, []trace.Event) {
+	t.Helper()
+	if err := ur.StopTrace(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, truncated, _, err := trace.Read(data)
+	if err != nil || truncated {
+		t.Fatalf("Read: truncated %v, %v", truncated, err)
+	}
+	return data, evs
+}
+
 // TestLeakCheckNamesTheSite: a buffer never released is listed with the
 // line that made it; released, it is gone.
 func TestLeakCheckNamesTheSite(t *testing.T) {
@@ -69,24 +119,8 @@ func TestLeakCheckNamesTheSite(t *testing.T) {
 // queue's track with device times.
 func TestTraceOpens(t *testing.T) {
 	d := layersDevice(t)
-	path := filepath.Join(t.TempDir(), "trace.json")
-	if err := ur.StartTrace(path); err != nil {
-		t.Fatal(err)
-	}
-	defer ur.StopTrace()
-	ctx, err := ur.NewContext(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Release()
-	prog, err := ctx.NewProgramFromSource(layersKernel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer prog.Release()
-	if err := prog.Build(""); err != nil {
-		t.Fatal(err)
-	}
+	path := startLayersTrace(t)
+	ctx, prog := layersProgram(t, d)
 	const workers, launches = 4, 20
 	var wg sync.WaitGroup
 	for range workers {
@@ -120,20 +154,10 @@ func TestTraceOpens(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if err := ur.StopTrace(); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data, evs := stopLayersTrace(t, path)
 	var raw []map[string]any
 	if err := json.Unmarshal(data, &raw); err != nil {
 		t.Fatalf("the trace is not a JSON array: %v", err)
-	}
-	evs, truncated, _, err := trace.Read(data)
-	if err != nil || truncated {
-		t.Fatalf("Read: truncated %v, %v", truncated, err)
 	}
 	host, device := map[int64]int{}, map[int64]int{}
 	named := map[[2]int64]bool{}
@@ -192,16 +216,8 @@ func TestTraceUnwritable(t *testing.T) {
 // the call fails typed: a call is traced either way.
 func TestTraceEveryArea(t *testing.T) {
 	d := layersDevice(t)
-	path := filepath.Join(t.TempDir(), "trace.json")
-	if err := ur.StartTrace(path); err != nil {
-		t.Fatal(err)
-	}
-	defer ur.StopTrace()
-	ctx, err := ur.NewContext(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Release()
+	path := startLayersTrace(t)
+	ctx, prog := layersProgram(t, d)
 	q, err := ctx.NewQueue(d, ur.QueueProperties{})
 	if err != nil {
 		t.Fatal(err)
@@ -212,14 +228,6 @@ func TestTraceEveryArea(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Release()
-	prog, err := ctx.NewProgramFromSource(layersKernel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer prog.Release()
-	if err := prog.Build(""); err != nil {
-		t.Fatal(err)
-	}
 	k, err := prog.NewKernel("inc")
 	if err != nil {
 		t.Fatal(err)
@@ -302,17 +310,7 @@ func TestTraceEveryArea(t *testing.T) {
 		a.call()
 	}
 	q.Finish()
-	if err := ur.StopTrace(); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, truncated, _, err := trace.Read(data)
-	if err != nil || truncated {
-		t.Fatalf("Read: truncated %v, %v", truncated, err)
-	}
+	_, evs := stopLayersTrace(t, path)
 	seen := map[string]bool{}
 	for _, e := range evs {
 		if e.Ph == "X" && e.Pid == trace.HostPID {
