@@ -12,39 +12,24 @@ import (
 // BenchmarkLaunchTraced is BenchmarkLaunchLayers with the tracing layer
 // on: the cost of tracing a call is the difference between the two.
 func BenchmarkLaunchTraced(b *testing.B) {
-	a := &Adapter{name: "nop"}
-	ctx := &Context{object: object{adapter: a}}
-	p := &Program{object: object{adapter: a}, ctx: ctx}
-	q := &Queue{object: object{adapter: a}, ctx: ctx, drv: nopQueue{}}
-	k := &Kernel{object: object{adapter: a}, ctx: ctx, program: p, name: "axpy"}
-	if _, err := trace.Start(filepath.Join(b.TempDir(), "t.json"), trace.Options{}); err != nil {
-		b.Fatal(err)
-	}
-	defer trace.Stop()
-	r := Range1D(32)
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := q.Launch(k, r); err != nil {
-			b.Fatal(err)
-		}
-	}
+	q, k := nopLaunchHandles("axpy")
+	benchLaunchTraced(b, q, k)
 }
 
 // BenchmarkLaunchRepeatTraced is BenchmarkLaunchRepeatLayers with the
 // tracing layer on.
 func BenchmarkLaunchRepeatTraced(b *testing.B) {
 	q, k := fakeLaunchHandles(new(preparingQueue), new([2]int))
+	benchLaunchTraced(b, q, k)
+}
+
+// benchLaunchTraced is benchLaunch with a trace being written.
+func benchLaunchTraced(b *testing.B, q *Queue, k *Kernel) {
 	if _, err := trace.Start(filepath.Join(b.TempDir(), "t.json"), trace.Options{}); err != nil {
 		b.Fatal(err)
 	}
 	defer trace.Stop()
-	r := Range1D(32)
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := q.Launch(k, r); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchLaunch(b, q, k)
 }
 
 func TestLayersFromEnv(t *testing.T) {
