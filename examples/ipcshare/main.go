@@ -49,14 +49,24 @@ func main() {
 	}
 }
 
+// defaultContext is the default device and a context of it, the same
+// in the parent and in the child.
+func defaultContext() (*ur.Device, *ur.Context, error) {
+	dev, err := ur.DefaultDevice()
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, err := ur.NewContext(dev)
+	if err != nil {
+		return nil, nil, err
+	}
+	return dev, ctx, nil
+}
+
 // parent allocates and fills the buffer, and runs the child with its
 // handle through run.
 func parent(w io.Writer, size uint64, run func(handle string) ([]byte, error)) error {
-	dev, err := ur.DefaultDevice()
-	if err != nil {
-		return err
-	}
-	ctx, err := ur.NewContext(dev)
+	dev, ctx, err := defaultContext()
 	if err != nil {
 		return err
 	}
@@ -111,11 +121,7 @@ func child(w io.Writer, handle string, size uint64) error {
 	if err != nil {
 		return err
 	}
-	dev, err := ur.DefaultDevice()
-	if err != nil {
-		return err
-	}
-	ctx, err := ur.NewContext(dev)
+	dev, ctx, err := defaultContext()
 	if err != nil {
 		return err
 	}
