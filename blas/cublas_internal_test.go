@@ -53,14 +53,7 @@ func TestCUBLASErrors(t *testing.T) {
 func cublasEngineOn(t testing.TB) (*Handle, *cublasEngine) {
 	t.Helper()
 	dev := testenv.MustHaveDevice(t, "cuda")[0]
-	ctx, err := ur.NewContext(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, q := testenv.ContextQueue(t, dev)
 	h, err := New(q, Options{Backend: BackendCUBLAS})
 	if errors.Is(err, ErrLibraryUnavailable) && !testenv.IsRequired("cuda") {
 		t.Skip(err)
@@ -69,7 +62,7 @@ func cublasEngineOn(t testing.TB) (*Handle, *cublasEngine) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := errors.Join(h.Close(), q.Release(), ctx.Release()); err != nil {
+		if err := h.Close(); err != nil {
 			t.Error(err)
 		}
 	})

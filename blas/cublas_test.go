@@ -18,19 +18,7 @@ import (
 func cublasEnv(t testing.TB) *env {
 	t.Helper()
 	dev := testenv.MustHaveDevice(t, "cuda")[0]
-	ctx, err := ur.NewContext(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := errors.Join(q.Release(), ctx.Release()); err != nil {
-			t.Errorf("release: %v", err)
-		}
-	})
+	ctx, q := testenv.ContextQueue(t, dev)
 	h, err := blas.New(q, blas.Options{Backend: blas.BackendCUBLAS})
 	if errors.Is(err, blas.ErrLibraryUnavailable) {
 		if testenv.IsRequired("cuda") {

@@ -39,19 +39,7 @@ func envs(t *testing.T) []*env {
 		if dev.Backend() != "opencl" && dev.Backend() != "cuda" {
 			continue
 		}
-		ctx, err := ur.NewContext(dev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q, err := ctx.NewQueue(dev, ur.QueueProperties{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if err := errors.Join(q.Release(), ctx.Release()); err != nil {
-				t.Errorf("release: %v", err)
-			}
-		})
+		ctx, q := testenv.ContextQueue(t, dev)
 		vendor := blas.BackendCLBlast
 		if dev.Backend() == "cuda" {
 			vendor = blas.BackendCUBLAS

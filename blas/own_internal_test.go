@@ -19,14 +19,7 @@ import (
 // manager without a persistent cache, released when the test ends.
 func ownHandle(t *testing.T, dev *ur.Device) *Handle {
 	t.Helper()
-	ctx, err := ur.NewContext(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, q := testenv.ContextQueue(t, dev)
 	off := false
 	disk, err := cache.Open(cache.Config{Persistent: &off})
 	if err != nil {
@@ -41,7 +34,7 @@ func ownHandle(t *testing.T, dev *ur.Device) *Handle {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := errors.Join(h.Close(), mgr.Close(), q.Release(), ctx.Release()); err != nil {
+		if err := errors.Join(h.Close(), mgr.Close()); err != nil {
 			t.Errorf("release: %v", err)
 		}
 	})

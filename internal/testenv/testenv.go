@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/gour-dev/gour/internal/devreq"
@@ -98,4 +99,25 @@ func Devices(t testing.TB) []*ur.Device {
 		t.Skipf("testenv: %s", why)
 	}
 	return devs
+}
+
+// ContextQueue makes a context of dev and a queue on it, both released
+// when the test ends (a failed release fails the test).
+func ContextQueue(t testing.TB, dev *ur.Device) (*ur.Context, *ur.Queue) {
+	t.Helper()
+	ctx, err := ur.NewContext(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
+	if err != nil {
+		ctx.Release()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := errors.Join(q.Release(), ctx.Release()); err != nil {
+			t.Errorf("release: %v", err)
+		}
+	})
+	return ctx, q
 }
