@@ -15,9 +15,10 @@ import (
 	"github.com/gour-dev/gour/ur"
 )
 
-// ownHandle is a Handle on the own kernels over dev, with a program
-// manager without a persistent cache, released when the test ends.
-func ownHandle(t *testing.T, dev *ur.Device) *Handle {
+// ownEngineOn returns the own engine of a Handle on the own kernels over
+// dev, with a program manager without a persistent cache, and the Handle
+// (released when the test ends).
+func ownEngineOn(t *testing.T, dev *ur.Device) (*Handle, *ownEngine) {
 	t.Helper()
 	ctx, q := testenv.ContextQueue(t, dev)
 	off := false
@@ -38,7 +39,11 @@ func ownHandle(t *testing.T, dev *ur.Device) *Handle {
 			t.Errorf("release: %v", err)
 		}
 	})
-	return h
+	e, err := h.ownEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, e
 }
 
 // TestTilings runs a float32 GEMM with the tilings float32 does not get
@@ -51,11 +56,7 @@ func TestTilings(t *testing.T) {
 		if dev.Backend() != "opencl" {
 			continue
 		}
-		h := ownHandle(t, dev)
-		e, err := h.ownEngine()
-		if err != nil {
-			t.Fatal(err)
-		}
+		h, e := ownEngineOn(t, dev)
 		for _, g := range []gemmTiling{tilingBig, tilingMid, tilingSmall} {
 			if g == e.tilingFor(Float32) {
 				continue
@@ -146,11 +147,7 @@ func TestLevelZeroPrograms(t *testing.T) {
 			continue
 		}
 		found = true
-		h := ownHandle(t, dev)
-		e, err := h.ownEngine()
-		if err != nil {
-			t.Fatal(err)
-		}
+		h, e := ownEngineOn(t, dev)
 		mgr, err := h.programs()
 		if err != nil {
 			t.Fatal(err)
@@ -192,11 +189,7 @@ func TestFloat16Storage(t *testing.T) {
 		if dev.Backend() != "opencl" {
 			continue
 		}
-		h := ownHandle(t, dev)
-		e, err := h.ownEngine()
-		if err != nil {
-			t.Fatal(err)
-		}
+		h, e := ownEngineOn(t, dev)
 		const m, n, k = 33, 20, 17
 		half := func(xs []float32) *ur.Mem {
 			b := make([]uint16, len(xs))
@@ -229,7 +222,7 @@ func TestFloat16Storage(t *testing.T) {
 			B[i] = float32(i%7-3) / 2
 		}
 		a, b, c := half(A), half(B), half(make([]float32, m*n))
-		err = e.gemm(&GemmArgs{Type: Float16, TransA: NoTrans, TransB: Trans, M: m, N: n, K: k, Alpha: 2, Beta: 0,
+		err := e.gemm(&GemmArgs{Type: Float16, TransA: NoTrans, TransB: Trans, M: m, N: n, K: k, Alpha: 2, Beta: 0,
 			A: OnBuffer(a, 0), B: OnBuffer(b, 0), C: OnBuffer(c, 0), LDA: k, LDB: k, LDC: n, Batch: 1})
 		if err != nil {
 			t.Fatal(err)
