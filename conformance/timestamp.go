@@ -41,6 +41,9 @@ func TestEnqueueTimestampRecording(t *testing.T) {
 		ctx := f.Context(t)
 		q := f.QueueIn(t, ctx, ur.QueueProperties{Profiling: true})
 		e1, err := q.EnqueueTimestampRecording(false)
+		if errors.Is(err, ur.ErrUnsupportedFeature) {
+			t.Skipf("the device reports timestamp recording, its adapter's queues do not: %v", err)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -100,7 +100,8 @@ func hostBackingOf(m *Mem) ([]byte, bool) {
 // EnqueueMapBuffer maps size bytes of m at offset into host memory, as
 // urEnqueueMemBufferMap. With blocking set the mapping holds the bytes on
 // return and the event is nil; otherwise they are there once the event
-// completes. The buffer stays alive until the unmap. Bad input is a typed
+// completes (a MapWriteInvalidateRegion mapping, which reads nothing, is
+// ready on return with no event on a queue without markers). The buffer stays alive until the unmap. Bad input is a typed
 // error: no flags, unknown bits or MapWriteInvalidateRegion with another
 // flag ErrInvalidValue, a zero size or a region past the buffer's end
 // ErrInvalidSize, a buffer of another context ErrInvalidContext.
