@@ -40,19 +40,6 @@ func checkRing(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator) 
 	t.Helper()
 	n := len(comms)
 	const count = 1001
-	group := func(f func(r int, c *collectives.Communicator) error) {
-		t.Helper()
-		if err := collectives.Group(func() error {
-			for r, c := range comms {
-				if err := f(r, c); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	in := make([][]float64, n)
 	for r := range n {
 		in[r] = inputs(r, n*count)
@@ -74,7 +61,7 @@ func checkRing(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator) 
 			send[r] = upload(t, qs[r], tc.dt, in[r][:count], 0)
 			recv[r] = alloc(t, qs[r], count*tc.dt.Size())
 		}
-		group(func(r int, c *collectives.Communicator) error {
+		inGroup(t, comms, func(r int, c *collectives.Communicator) error {
 			return c.AllReduce(send[r].Ptr(), recv[r].Ptr(), count, tc.dt, tc.op)
 		})
 		for r := range n {
@@ -89,7 +76,7 @@ func checkRing(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator) 
 		for r := range n {
 			send[r] = upload(t, qs[r], tc.dt, in[r], 0)
 		}
-		group(func(r int, c *collectives.Communicator) error {
+		inGroup(t, comms, func(r int, c *collectives.Communicator) error {
 			return c.ReduceScatter(send[r].Ptr(), recv[r].Ptr(), count, tc.dt, tc.op)
 		})
 		for r := range n {
@@ -109,7 +96,7 @@ func checkRing(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator) 
 		send[r] = upload(t, qs[r], dt, in[r][:count], 0)
 		recv[r] = alloc(t, qs[r], n*count*dt.Size())
 	}
-	group(func(r int, c *collectives.Communicator) error {
+	inGroup(t, comms, func(r int, c *collectives.Communicator) error {
 		return c.AllGather(send[r].Ptr(), recv[r].Ptr(), count, dt)
 	})
 	for r := range n {
@@ -121,7 +108,7 @@ func checkRing(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator) 
 		}
 	}
 	root := n - 1
-	group(func(r int, c *collectives.Communicator) error {
+	inGroup(t, comms, func(r int, c *collectives.Communicator) error {
 		return c.Broadcast(send[r].Ptr(), recv[r].Ptr(), count, dt, root)
 	})
 	for r := range n {
@@ -130,7 +117,7 @@ func checkRing(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator) 
 		}
 	}
 	to := 1 % n
-	group(func(r int, c *collectives.Communicator) error {
+	inGroup(t, comms, func(r int, c *collectives.Communicator) error {
 		return c.Reduce(send[r].Ptr(), recv[r].Ptr(), count, dt, collectives.Sum, to)
 	})
 	got := download(t, qs[to], recv[to].Ptr(), dt, count)
@@ -142,7 +129,7 @@ func checkRing(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator) 
 	if n == 1 {
 		return // no peer to send to
 	}
-	group(func(r int, c *collectives.Communicator) error {
+	inGroup(t, comms, func(r int, c *collectives.Communicator) error {
 		if err := c.Send(send[r].Ptr(), count, dt, (r+1)%n); err != nil {
 			return err
 		}
