@@ -76,29 +76,55 @@ func stopLayersTrace(t *testing.T, path string) ([]byte, []trace.Event) {
 	return data, evs
 }
 
-// TestLeakCheckNamesTheSite: a buffer never released is listed with the
-// line that made it; released, it is gone.
-func TestLeakCheckNamesTheSite(t *testing.T) {
+// leakCheckContext turns the leak check on and makes a context of the
+// OpenCL device, released when the test ends.
+func leakCheckContext(t *testing.T) *ur.Context {
+	t.Helper()
 	d := layersDevice(t)
 	ur.EnableLayers(ur.LayerOptions{LeakCheck: true})
 	ctx, err := ur.NewContext(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ctx.Release()
-	m, err := ctx.NewBuffer(ur.MemReadWrite, 64) // the leak
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { ctx.Release() })
+	return ctx
+}
+
+// leakOf is the leak of a handle of kind made by the test (what names it
+// in the failure), the last listed.
+func leakOf(t *testing.T, kind, what string) *ur.Leak {
+	t.Helper()
 	var found *ur.Leak
 	for _, l := range ur.Leaks() {
-		if l.Kind == "Mem" && strings.Contains(l.Stack, "TestLeakCheckNamesTheSite") {
+		if l.Kind == kind && strings.Contains(l.Stack, t.Name()) {
 			found = &l
 		}
 	}
 	if found == nil {
-		t.Fatalf("the buffer is not among the leaks: %v", ur.Leaks())
+		t.Fatalf("%s is not among the leaks: %v", what, ur.Leaks())
 	}
+	return found
+}
+
+// checkNoLeak checks the handle of leak, released, is a leak no more.
+func checkNoLeak(t *testing.T, leak *ur.Leak, what string) {
+	t.Helper()
+	for _, l := range ur.Leaks() {
+		if l.ID == leak.ID {
+			t.Errorf("released, %s is still a leak", what)
+		}
+	}
+}
+
+// TestLeakCheckNamesTheSite: a buffer never released is listed with the
+// line that made it; released, it is gone.
+func TestLeakCheckNamesTheSite(t *testing.T) {
+	ctx := leakCheckContext(t)
+	m, err := ctx.NewBuffer(ur.MemReadWrite, 64) // the leak
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := leakOf(t, "Mem", "the buffer")
 	if !strings.Contains(found.Stack, "layers_test.go:") {
 		t.Errorf("the leak's stack does not name this file:\n%s", found.Stack)
 	}
@@ -106,11 +132,7 @@ func TestLeakCheckNamesTheSite(t *testing.T) {
 		t.Errorf("CheckLeaks: %v", err)
 	}
 	m.Release()
-	for _, l := range ur.Leaks() {
-		if l.ID == found.ID {
-			t.Errorf("released, the buffer is still a leak")
-		}
-	}
+	checkNoLeak(t, found, "the buffer")
 }
 
 // TestTraceOpens traces launches from several goroutines on their own
@@ -329,30 +351,12 @@ func TestTraceEveryArea(t *testing.T) {
 // TestLeakCheckSampler: the newer handle kinds are leak-checked too; a
 // sampler never released is listed as one, released it is gone.
 func TestLeakCheckSampler(t *testing.T) {
-	d := layersDevice(t)
-	ur.EnableLayers(ur.LayerOptions{LeakCheck: true})
-	ctx, err := ur.NewContext(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ctx.Release()
+	ctx := leakCheckContext(t)
 	s, err := ctx.NewSampler(ur.SamplerDesc{}) // the leak
 	if err != nil {
 		t.Skipf("no samplers: %v", err)
 	}
-	var found *ur.Leak
-	for _, l := range ur.Leaks() {
-		if l.Kind == "Sampler" && strings.Contains(l.Stack, "TestLeakCheckSampler") {
-			found = &l
-		}
-	}
-	if found == nil {
-		t.Fatalf("the sampler is not among the leaks: %v", ur.Leaks())
-	}
+	found := leakOf(t, "Sampler", "the sampler")
 	s.Release()
-	for _, l := range ur.Leaks() {
-		if l.ID == found.ID {
-			t.Errorf("released, the sampler is still a leak")
-		}
-	}
+	checkNoLeak(t, found, "the sampler")
 }
