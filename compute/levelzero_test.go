@@ -401,12 +401,6 @@ func levelZeroMulti(t *testing.T, dev *ur.Device, separate bool) {
 	defer b.Release()
 	err = Fill(m, a, 1.5)
 	skipWithoutCompiler(t, err)
-	if !separate && errors.Is(err, ur.ErrInvalidProgramExecutable) && strings.Contains(err.Error(), "Program.Binaries") {
-		// The manager builds a context's program for one of identical
-		// devices; the Level Zero adapter's Program.Binaries then wants
-		// a module for every device of the program. Below compute.
-		t.Skipf("a program built once for the tiles of one context has no binaries on Level Zero yet: %v", err)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -318,20 +318,29 @@ func (p *program) BuildLog(dd driver.Device) (string, error) {
 }
 
 // Binaries returns each device's native binary (zeModuleGetNativeBinary):
-// what NewProgramFromBinaries takes back without the SPIR-V compile.
+// what NewProgramFromBinaries takes back without the SPIR-V compile. A
+// device the program is not built for has an empty binary, as OpenCL's
+// CL_PROGRAM_BINARIES gives one (the program manager builds once for
+// identical devices of a context, then asks for that device's binary);
+// a program built for none of its devices is an error.
 func (p *program) Binaries() ([][]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := make([][]byte, len(p.devices))
+	built := false
 	for i, m := range p.modules {
 		if m == 0 {
-			return nil, driver.Errorf(driver.ResultInvalidProgramExecutable, "the program is not built for %q", p.devices[i].info.Name)
+			continue
 		}
+		built = true
 		bin, r := p.c.ze.ModuleGetNativeBinary(m)
 		if err := check("zeModuleGetNativeBinary", r); err != nil {
 			return nil, err
 		}
 		out[i] = bin
+	}
+	if !built {
+		return nil, driver.Errorf(driver.ResultInvalidProgramExecutable, "the program is built for none of its %d devices", len(p.devices))
 	}
 	return out, nil
 }
