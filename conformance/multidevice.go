@@ -298,6 +298,14 @@ func (m *multiContext) program(t *testing.T, f *Fixture) *ur.Program {
 	return p
 }
 
+// kernel is the suite's kernel of that name, built for both devices.
+func (m *multiContext) kernel(t *testing.T, f *Fixture, name string) *ur.Kernel {
+	t.Helper()
+	k, err := m.program(t, f).NewKernel(name)
+	must(t, "NewKernel("+name+")", err)
+	return cleanup(t, k)
+}
+
 func TestMultiDeviceContext(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, f *Fixture) {
 		m := newMultiContext(t, f)
@@ -358,10 +366,7 @@ func TestMultiDeviceProgram(t *testing.T) {
 func TestMultiDeviceBufferAcrossQueues(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, f *Fixture) {
 		m := newMultiContext(t, f)
-		p := m.program(t, f)
-		k, err := p.NewKernel("add_one")
-		must(t, "NewKernel(add_one)", err)
-		cleanup(t, k)
+		k := m.kernel(t, f, "add_one")
 		const n = 4096
 		in := make([]uint32, n)
 		for i := range in {
@@ -389,10 +394,7 @@ func TestMultiDeviceBufferAcrossQueues(t *testing.T) {
 func TestMultiDeviceEventChain(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, f *Fixture) {
 		m := newMultiContext(t, f)
-		p := m.program(t, f)
-		k, err := p.NewKernel("add_one")
-		must(t, "NewKernel(add_one)", err)
-		cleanup(t, k)
+		k := m.kernel(t, f, "add_one")
 		const n, steps = 256, 8
 		buf := f.BufferIn(t, m.ctx, ur.MemReadWrite, n*4)
 		ev, err := m.qs[0].EnqueueFill(buf, ur.AsBytes([]uint32{100}), 0, n*4)
@@ -442,10 +444,7 @@ func TestMultiDeviceUSM(t *testing.T) {
 				t.Skipf("no USM device memory on %s: %s", d.Name(), d.Info().USM)
 			}
 		}
-		p := m.program(t, f)
-		k, err := p.NewKernel("fill_u32")
-		must(t, "NewKernel(fill_u32)", err)
-		cleanup(t, k)
+		k := m.kernel(t, f, "fill_u32")
 		const n = 1024
 		var allocs []*ur.USM
 		for i, d := range m.devs {
