@@ -253,6 +253,12 @@ func (q *Queue) peerCommand(op string, ptrs []Ptr, size uint64, wait []*Event, e
 		}
 	}
 	defer leavePtrs(ptrs)
+	return q.enqueueAfter(op, wait, enqueue)
+}
+
+// enqueueAfter enters the wait list around enqueue, and finishes the
+// command for op.
+func (q *Queue) enqueueAfter(op string, wait []*Event, enqueue func(dw []driver.Event) (driver.Event, error)) (*Event, error) {
 	dw, err := q.useWaitList(op, wait)
 	if err != nil {
 		return nil, err
@@ -276,13 +282,7 @@ func (q *Queue) peerBufferCommand(op string, dst, src *Mem, size uint64, wait []
 		return nil, err
 	}
 	defer src.life.leave()
-	dw, err := q.useWaitList(op, wait)
-	if err != nil {
-		return nil, err
-	}
-	defer leaveEvents(wait)
-	ev, err := enqueue(dw)
-	return q.finishEnqueue(op, ev, err, nil)
+	return q.enqueueAfter(op, wait, enqueue)
 }
 
 // staged copies size bytes through host memory: read on a queue of
