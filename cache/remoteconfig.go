@@ -129,7 +129,7 @@ func (p remoteParam) want() string {
 	return "want a duration of at least " + p.show(p.least) + ", such as 300ms or 1m"
 }
 
-// resolve fills o's zero fields from the query q (which loses gour's
+// resolveRemoteOptions fills o's zero fields from the query q (which loses gour's
 // parameters), then from the defaults. A malformed or too small value is
 // a *SettingError naming the parameter or the field.
 func resolveRemoteOptions(o RemoteOptions, q url.Values, shown string) (RemoteOptions, error) {
