@@ -68,7 +68,7 @@ func Copy[T Element](ctx Context, dst, src *Array[T]) error {
 	et := dst.c.et
 	op := &ewOp{
 		n: dst.c.n, kernelSrc: kernelSrc{builtinKey(et), builtinSource(et), et.fp64}, name: "copy_" + et.suffix,
-		out: &dst.c, ins: []*core{&src.c}, cpu: copyBody[T]{},
+		out: &dst.c, ins: []*core{&src.c}, cpu: copyBody[T]{}, driverCopy: true,
 	}
 	return run(ctx, op, []use{{&src.c, In}, {&dst.c, Out}})
 }

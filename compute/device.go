@@ -328,6 +328,26 @@ func (m *devMem) read(dst []byte) error {
 	return m.d.q.ReadBuffer(m.mem, 0, dst)
 }
 
+// copyFrom copies size bytes of src into m with the driver's copy, in
+// the queue's order: a copy engine's bandwidth, not a kernel's. ok is
+// false where the two storages are not of one kind (never, within one
+// Device).
+func (m *devMem) copyFrom(src *devMem, size uint64) (ok bool, err error) {
+	var ev *ur.Event
+	switch {
+	case m.usm != nil && src.usm != nil:
+		ev, err = m.d.q.EnqueueMemcpy(m.usm.Ptr(), src.usm.Ptr(), size)
+	case m.mem != nil && src.mem != nil:
+		ev, err = m.d.q.EnqueueCopy(src.mem, m.mem, 0, 0, size)
+	default:
+		return false, nil
+	}
+	if ev != nil {
+		ev.Release() // the queue's order is what the next operation waits on
+	}
+	return true, err
+}
+
 // readAsync enqueues copying the storage into dst, its size, after the
 // work enqueued so far; dst holds it once the event completes (the
 // queue keeps dst alive until then).

@@ -18,6 +18,11 @@ type ewOp struct {
 	fn any
 	// kernel is the device kernel, found by kernels.
 	kernel *kernelEntry
+	// driverCopy marks Copy: on a device the driver's copy moves the
+	// bytes (its copy engine reaches the memory's bandwidth where the
+	// copy kernel fell short by a fifth on the H100); the kernel is the
+	// fallback.
+	driverCopy bool
 
 	// Room for the slices of a small operation: a Transform on a device
 	// then allocates nothing (BenchmarkDispatch, with a NewFunc or an
@@ -50,6 +55,11 @@ func (op *ewOp) kernels(d *Device) (err error) {
 func (op *ewOp) onDevice(d *Device) error {
 	if op.n == 0 {
 		return nil
+	}
+	if op.driverCopy {
+		if ok, err := op.out.dev.copyFrom(op.ins[0].dev, op.out.bytes()); ok {
+			return err
+		}
 	}
 	e := op.kernel
 	args := op.argBuf[:0]
