@@ -36,6 +36,11 @@ const (
 	sigHeadSize = len(sigMagic) + ed25519.PublicKeySize + ed25519.SignatureSize
 )
 
+// RemoteSignatureSize is the size of a signed remote value's envelope:
+// the value without its first RemoteSignatureSize bytes is the same
+// entry unsigned.
+const RemoteSignatureSize = sigHeadSize
+
 // remoteName is the name of k in the remote store: the hex SHA-256 of
 // its four directory names, so the same on every machine.
 func remoteName(h hashFunc, k Key) string {

@@ -375,7 +375,6 @@ func signatureCost(u string) (verify, check float64, size int, err error) {
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	const sigHead = 104 // the signature envelope before the entry
 	if signer, err := cache.VerifyRemote(name, v); err != nil || signer == nil {
 		return 0, 0, 0, fmt.Errorf("signature cost: the entry is not signed and valid: %v", err)
 	}
@@ -385,7 +384,7 @@ func signatureCost(u string) (verify, check float64, size int, err error) {
 		_, err1 := cache.VerifyRemote(name, v)
 		signed[i] = float64(time.Since(t))
 		t = time.Now()
-		_, err2 := cache.VerifyRemote(name, v[sigHead:])
+		_, err2 := cache.VerifyRemote(name, v[cache.RemoteSignatureSize:])
 		unsigned[i] = float64(time.Since(t))
 		if err1 != nil || err2 != nil {
 			return 0, 0, 0, fmt.Errorf("signature cost: %v, %v", err1, err2)
