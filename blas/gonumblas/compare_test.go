@@ -172,13 +172,7 @@ func compare[T float](t *testing.T, got, want realBLAS[T]) {
 				for _, ul := range uplos {
 					for _, sc := range scalars {
 						pad := pads[rnd.IntN(len(pads))]
-						k := n
-						if s == blas.Left {
-							k = m
-						}
-						a, lda := randMat[T](rnd, k, k, pad)
-						spoil(a, k, lda, unused(ul, false))
-						b, ldb := randMat[T](rnd, m, n, pad)
+						a, lda, b, ldb, k := sideOperands[T](rnd, s, ul, false, m, n, pad)
 						c, ldc := randMat[T](rnd, m, n, pad)
 						alpha, beta := T(sc[0]), T(sc[1])
 						wc, gc := clone(c), clone(c)
@@ -224,13 +218,7 @@ func compare[T float](t *testing.T, got, want realBLAS[T]) {
 					for _, tA := range transposes {
 						for _, d := range diags {
 							pad := pads[rnd.IntN(len(pads))]
-							k := n
-							if s == blas.Left {
-								k = m
-							}
-							a, lda := randMat[T](rnd, k, k, pad)
-							spoil(a, k, lda, unused(ul, d == blas.Unit))
-							b, ldb := randMat[T](rnd, m, n, pad)
+							a, lda, b, ldb, k := sideOperands[T](rnd, s, ul, d == blas.Unit, m, n, pad)
 							alpha := T(scalars[rnd.IntN(len(scalars))][0])
 							wb, gb := clone(b), clone(b)
 							want.trmm(s, ul, tA, d, m, n, alpha, a, lda, wb, ldb)
@@ -278,6 +266,20 @@ func unused(ul blas.Uplo, unitDiag bool) func(i, j int) bool {
 		}
 		return (j > i) != (ul == blas.Upper)
 	}
+}
+
+// sideOperands is the k×k symmetric or triangular A of a routine with
+// side s (k is m on the left, n on the right), its unused elements
+// spoiled, and an m×n B, both with row padding pad.
+func sideOperands[T float](rnd *rand.Rand, s blas.Side, ul blas.Uplo, unitDiag bool, m, n, pad int) (a []T, lda int, b []T, ldb, k int) {
+	k = n
+	if s == blas.Left {
+		k = m
+	}
+	a, lda = randMat[T](rnd, k, k, pad)
+	spoil(a, k, lda, unused(ul, unitDiag))
+	b, ldb = randMat[T](rnd, m, n, pad)
+	return a, lda, b, ldb, k
 }
 
 func stored(t blas.Transpose, r, c int) (int, int) {
