@@ -12,11 +12,7 @@ var _ driver.PrintfContext = (*context)(nil)
 // been loaded in the context; after, the driver's CUDA_ERROR_INVALID_VALUE
 // or NOT_SUPPORTED is the error.
 func (c *context) SetPrintfBufferSize(bytes uint64) error {
-	devs := c.devs
-	if len(devs) == 0 {
-		devs = []*device{c.dev}
-	}
-	for _, d := range devs {
+	for _, d := range c.devices() {
 		if err := d.bind(); err != nil {
 			return err
 		}
