@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -336,12 +335,7 @@ func collBench(w io.Writer, c *cli.Command, f collFlags) error {
 	} else {
 		redisURL := f.redis
 		if redisURL == "" {
-			tmp, err := os.MkdirTemp("", "urbench-collectives-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(tmp)
-			srv, err := startRedis(f.redisServer, filepath.Join(tmp, "redis"))
+			srv, err := redisserver.Start(f.redisServer, "")
 			if err != nil {
 				return fmt.Errorf("starting redis-server (give -redis URL or -redis-server PATH): %w", err)
 			}
@@ -410,58 +404,6 @@ func sizeText(b int64) string {
 type collResult struct {
 	backend                      string
 	big, small, rendezvous, join time.Duration
-}
-
-// startRedis starts bin (redis-server from PATH when empty). A server
-// carried in a bin/redis folder, with the libraries it needs beside it
-// (scripts/bench/collectives.sh), gets that folder on its
-// LD_LIBRARY_PATH, however it was found (-redis-server, or PATH holding
-// bin/redis): without it the server exits at once. The variable is set
-// for the server only, not for the ranks.
-func startRedis(bin, dir string) (*redisserver.Server, error) {
-	name := bin
-	if name == "" {
-		name = "redis-server"
-	}
-	if path, err := exec.LookPath(name); err == nil {
-		if libs := carriedRedisLibs(path); libs != "" {
-			old, had := os.LookupEnv("LD_LIBRARY_PATH")
-			v := libs
-			if old != "" {
-				v += ":" + old
-			}
-			os.Setenv("LD_LIBRARY_PATH", v)
-			defer func() {
-				if had {
-					os.Setenv("LD_LIBRARY_PATH", old)
-				} else {
-					os.Unsetenv("LD_LIBRARY_PATH")
-				}
-			}()
-		}
-	}
-	return redisserver.Start(bin, dir)
-}
-
-// carriedRedisLibs is the absolute folder of the redis-server at path
-// where it is a carried one: in a folder bin/redis, or beside shared
-// libraries (lib*.so*); else "".
-func carriedRedisLibs(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return ""
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = r
-	}
-	dir := filepath.Dir(abs)
-	if filepath.Base(dir) == "redis" && filepath.Base(filepath.Dir(dir)) == "bin" {
-		return dir
-	}
-	if libs, _ := filepath.Glob(filepath.Join(dir, "lib*.so*")); len(libs) > 0 {
-		return dir
-	}
-	return ""
 }
 
 // collProcesses runs one two-process run: this binary again, one rank

@@ -39,7 +39,9 @@ func (s *Server) URL(password string) string {
 
 // Start runs bin (redis-server from PATH when empty) with the given
 // extra arguments (such as "--requirepass", "x") in dir (a new temporary
-// directory when empty), and waits until it answers PING.
+// directory when empty), and waits until it answers PING. A carried
+// server (see carriedLibs) gets its folder on its LD_LIBRARY_PATH, the
+// server's only.
 func Start(bin, dir string, args ...string) (*Server, error) {
 	if bin == "" {
 		bin = "redis-server"
@@ -52,6 +54,13 @@ func Start(bin, dir string, args ...string) (*Server, error) {
 	}
 	if bin, err = filepath.Abs(bin); err != nil {
 		return nil, err
+	}
+	var env []string // nil: this process's environment
+	if libs := carriedLibs(bin); libs != "" {
+		if old := os.Getenv("LD_LIBRARY_PATH"); old != "" {
+			libs += ":" + old
+		}
+		env = append(os.Environ(), "LD_LIBRARY_PATH="+libs)
 	}
 	own := dir == ""
 	if !own {
@@ -76,6 +85,7 @@ func Start(bin, dir string, args ...string) (*Server, error) {
 			"--logfile", filepath.Join(dir, "redis.log")}, args...)
 		cmd := exec.Command(bin, all...)
 		cmd.Dir = dir
+		cmd.Env = env
 		cmd.SysProcAttr = sysProcAttr()
 		if err := cmd.Start(); err != nil {
 			if own {
@@ -97,6 +107,25 @@ func Start(bin, dir string, args ...string) (*Server, error) {
 		os.RemoveAll(dir)
 	}
 	return nil, lastErr
+}
+
+// carriedLibs is the folder of the redis-server at the absolute path bin
+// where it is a carried one, with the libraries it needs beside it
+// (scripts/bench/collectives.sh): in a folder bin/redis, or beside shared
+// libraries (lib*.so*); else "". Without them on its LD_LIBRARY_PATH such
+// a server exits at once.
+func carriedLibs(bin string) string {
+	if r, err := filepath.EvalSymlinks(bin); err == nil {
+		bin = r
+	}
+	dir := filepath.Dir(bin)
+	if filepath.Base(dir) == "redis" && filepath.Base(filepath.Dir(dir)) == "bin" {
+		return dir
+	}
+	if libs, _ := filepath.Glob(filepath.Join(dir, "lib*.so*")); len(libs) > 0 {
+		return dir
+	}
+	return ""
 }
 
 // FreePort returns a TCP port of 127.0.0.1 that nothing listens on now.
