@@ -219,13 +219,9 @@ func (q *Queue) replayOne(op string, c *Command, wait []*Event, wantEvent bool) 
 		if !ok {
 			return q.launchArgs(op, c.kernel, &c.r, c.props, c.args, wait, wantEvent)
 		}
-		dw, err := q.useWaitList(op, wait)
-		if err != nil {
-			return nil, err
-		}
-		dev, err := al.LaunchWithArgs(c.kernel.drv, c.r, c.dargs, c.props, dw, wantEvent)
-		leaveEvents(wait)
-		return q.finishEnqueue(op, dev, err, nil)
+		return q.enqueueAfter(op, wait, func(dw []driver.Event) (driver.Event, error) {
+			return al.LaunchWithArgs(c.kernel.drv, c.r, c.dargs, c.props, dw, wantEvent)
+		})
 	case cmdCopy:
 		ev, err = q.EnqueueCopy(c.mems[0], c.mems[1], c.offsets[0], c.offsets[1], c.size, wait...)
 	case cmdFill:
