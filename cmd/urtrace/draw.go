@@ -120,27 +120,17 @@ func drawTimeline(out string, events []trace.Event, from, to float64) error {
 	p := plot.New()
 	p.Title.Text = "gour trace: host calls (blue), device commands (orange), program manager (purple), cache (green)"
 	p.X.Label.Text = "ms"
-	if from > 0 {
-		p.X.Min = from
-	}
-	if to > 0 {
-		p.X.Max = to
-	}
 	var ticks []plot.Tick
 	for _, k := range keys {
 		ticks = append(ticks, plot.Tick{Value: t.y(rows[k]), Label: names.name(k[0], k[1])})
 	}
 	p.Y.Tick.Marker = plot.ConstantTicks(ticks)
-	p.Add(t)
-	if from > 0 || to > 0 {
-		xmin, xmax, _, _ := t.DataRange()
-		if from > 0 {
-			xmin = from
-		}
-		if to > 0 {
-			xmax = to
-		}
-		p.X.Min, p.X.Max = xmin, xmax
+	p.Add(t) // sets the axes to the data's range
+	if from > 0 {
+		p.X.Min = from
+	}
+	if to > 0 {
+		p.X.Max = to
 	}
 	height := vg.Length(1.2+0.3*float64(len(keys))) * vg.Inch
 	return p.Save(11*vg.Inch, height, out)
