@@ -77,7 +77,7 @@ func half(v float64) uint16 { return Float16Bits(float32(v)) }
 // even when beta is 0, so a NaN there would survive; where C is one
 // contiguous run (LDC = N, and the batch's matrices adjacent) it is
 // zeroed first, otherwise the call goes to the own kernels.
-func (e *clblastEngine) gemm(a *GemmArgs) error {
+func (e *clblastEngine) gemm(a GemmArgs) error {
 	if a.Type == BFloat16 || a.K == 0 || !buffers(a.A, a.B, a.C) {
 		return errFallback
 	}

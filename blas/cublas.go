@@ -178,7 +178,7 @@ func (e *cublasEngine) matrix(o Operand, t Type, ld, stride int) cublas.Matrix {
 	return cublas.Matrix{Ptr: o.addr("cuda"), Type: cublasType(t), LD: ld, Stride: int64(stride)}
 }
 
-func (e *cublasEngine) gemm(a *GemmArgs) error {
+func (e *cublasEngine) gemm(a GemmArgs) error {
 	if a.K == 0 {
 		return errFallback // C = beta*C: cuBLAS's quick returns are not BLAS's everywhere
 	}

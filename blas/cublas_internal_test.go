@@ -82,7 +82,7 @@ func TestCUBLASEngineAllocatesNothing(t *testing.T) {
 	p := u.Ptr()
 	a := GemmArgs{Type: Float32, M: n, N: n, K: n, Alpha: 1, A: OnPtr(p), B: OnPtr(p.Add(n * n * 4)), C: OnPtr(p.Add(2 * n * n * 4)), LDA: n, LDB: n, LDC: n, Batch: 1}
 	if allocs := testing.AllocsPerRun(200, func() {
-		if err := e.gemm(&a); err != nil {
+		if err := e.gemm(a); err != nil {
 			t.Fatal(err)
 		}
 	}); allocs != 0 {
@@ -110,7 +110,7 @@ func BenchmarkCUBLASGemm64(b *testing.B) {
 		call func() error
 	}{
 		{"Handle", func() error { return h.Gemm(a) }},
-		{"engine", func() error { return e.gemm(&a) }},
+		{"engine", func() error { return e.gemm(a) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -233,7 +233,7 @@ func TestCUBLASSmallBreakdown(t *testing.T) {
 		}},
 		{name: "engine", q: h.q, call: func(k int) error {
 			for range k {
-				if err := e.gemm(&a); err != nil {
+				if err := e.gemm(a); err != nil {
 					return err
 				}
 			}

@@ -34,8 +34,10 @@ import (
 // package's own kernels.
 type engine interface {
 	// gemm is C = alpha*op(A)*op(B) + beta*C, a.Batch times (a.Batch >=
-	// 1) with the strides of a between matrices when a.Batch > 1.
-	gemm(a *GemmArgs) error
+	// 1) with the strides of a between matrices when a.Batch > 1. a comes
+	// by value: a pointer through this interface would move the Handle's
+	// copy to the heap on every call.
+	gemm(a GemmArgs) error
 	// gemmBatched is gemm over as[i], bs[i], cs[i], len(as) >= 1 times;
 	// a's operands, strides and Batch are not used.
 	gemmBatched(a *GemmArgs, as, bs, cs []Operand) error

@@ -39,7 +39,7 @@ func (h *Handle) Gemm(a GemmArgs) error {
 	if a.M == 0 || a.N == 0 {
 		return nil
 	}
-	return h.run(func(e engine) error { return e.gemm(&a) })
+	return h.run(func(e engine) error { return e.gemm(a) })
 }
 
 // GemmBatched enqueues C = alpha*op(A)*op(B) + beta*C for every i, with

@@ -235,13 +235,13 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // CUDA's limit on a grid's third dimension.
 const maxBatchLaunch = 65535
 
-func (e *ownEngine) gemm(a *GemmArgs) error {
+func (e *ownEngine) gemm(a GemmArgs) error {
 	p, err := e.program(a.Type)
 	if err != nil {
 		return err
 	}
 	g := p.tiling
-	name := gemmKernelName(a.TransA, a.TransB, g.vec() && e.vectorizable(a))
+	name := gemmKernelName(a.TransA, a.TransB, g.vec() && e.vectorizable(&a))
 	size := a.Type.Size()
 	A, B := unread(a.A, a.K == 0, a.C), unread(a.B, a.K == 0, a.C)
 	argA, offA := arg(A, size)

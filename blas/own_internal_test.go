@@ -222,7 +222,7 @@ func TestFloat16Storage(t *testing.T) {
 			B[i] = float32(i%7-3) / 2
 		}
 		a, b, c := half(A), half(B), half(make([]float32, m*n))
-		err := e.gemm(&GemmArgs{Type: Float16, TransA: NoTrans, TransB: Trans, M: m, N: n, K: k, Alpha: 2, Beta: 0,
+		err := e.gemm(GemmArgs{Type: Float16, TransA: NoTrans, TransB: Trans, M: m, N: n, K: k, Alpha: 2, Beta: 0,
 			A: OnBuffer(a, 0), B: OnBuffer(b, 0), C: OnBuffer(c, 0), LDA: k, LDB: k, LDC: n, Batch: 1})
 		if err != nil {
 			t.Fatal(err)
