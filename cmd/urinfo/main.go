@@ -230,19 +230,26 @@ type field struct {
 type fields []field
 
 func (fs fields) MarshalJSON() ([]byte, error) {
+	return orderedJSON(len(fs), func(i int) (string, string, any) { return fs[i].Key, fs[i].Name, jsonValue(fs[i].Value) })
+}
+
+// orderedJSON is a JSON object of n members in order: member i's key and
+// value, and its name in an error.
+func orderedJSON(n int, member func(i int) (key, name string, value any)) ([]byte, error) {
 	var b strings.Builder
 	b.WriteByte('{')
-	for i, f := range fs {
+	for i := range n {
+		key, name, value := member(i)
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, err := json.Marshal(f.Key)
+		k, err := json.Marshal(key)
 		if err != nil {
 			return nil, err
 		}
-		v, err := json.Marshal(jsonValue(f.Value))
+		v, err := json.Marshal(value)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Name, err)
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		b.Write(k)
 		b.WriteByte(':')
@@ -360,23 +367,7 @@ type queryField struct {
 type queryFields []queryField
 
 func (qs queryFields) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, q := range qs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(q.Name)
-		v, err := json.Marshal(q.jsonValue())
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", q.Name, err)
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
+	return orderedJSON(len(qs), func(i int) (string, string, any) { return qs[i].Name, qs[i].Name, qs[i].jsonValue() })
 }
 
 // queriesOf answers every query; the unanswered are listed by name.
