@@ -4,10 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
-	"runtime"
 	"slices"
-	"sync"
-	"weak"
 
 	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
@@ -101,14 +98,11 @@ type imageInfo struct {
 	pixel  uint64
 }
 
-var images sync.Map // weak.Pointer[Mem] → imageInfo
-
 func imageOf(m *Mem) (imageInfo, bool) {
-	v, ok := images.Load(weak.Make(m))
-	if !ok {
+	if m.image == nil {
 		return imageInfo{}, false
 	}
-	return v.(imageInfo), true
+	return *m.image, true
 }
 
 func (c *Context) imageContext(op string) (driver.ImageContext, error) {
@@ -356,12 +350,10 @@ func (c *Context) NewImage(flags MemFlags, format ImageFormat, desc ImageDesc, h
 		return nil, wrapError(err, op, c.adapter.name)
 	}
 	size := ext[0] * ext[1] * ext[2] * pixel // within the devices' limits, or the driver refused it
-	m := &Mem{object: object{adapter: c.adapter}, ctx: c, drv: drv, size: size, flags: flags}
+	m := &Mem{object: object{adapter: c.adapter}, ctx: c, drv: drv, size: size, flags: flags,
+		image: &imageInfo{format: format, desc: desc, pixel: pixel}}
 	m.created("Mem")
 	m.life.free = drv.Release
-	key := weak.Make(m)
-	images.Store(key, imageInfo{format: format, desc: desc, pixel: pixel})
-	runtime.AddCleanup(m, func(k weak.Pointer[Mem]) { images.Delete(k) }, key)
 	return m, nil
 }
 

@@ -2,9 +2,7 @@ package ur
 
 import (
 	"context"
-	"runtime"
 	"sync"
-	"weak"
 
 	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur/driver"
@@ -79,24 +77,6 @@ func (mp *Mapping) Flags() MapFlags {
 	return mp.flags
 }
 
-// hostBacked holds, for a buffer over host memory, that memory, until
-// the buffer handle is garbage.
-var hostBacked sync.Map // weak.Pointer[Mem] → []byte
-
-func setHostBacked(m *Mem, host []byte) {
-	key := weak.Make(m)
-	hostBacked.Store(key, host)
-	runtime.AddCleanup(m, func(k weak.Pointer[Mem]) { hostBacked.Delete(k) }, key)
-}
-
-func hostBackingOf(m *Mem) ([]byte, bool) {
-	v, ok := hostBacked.Load(weak.Make(m))
-	if !ok {
-		return nil, false
-	}
-	return v.([]byte), true
-}
-
 // EnqueueMapBuffer maps size bytes of m at offset into host memory, as
 // urEnqueueMemBufferMap. With blocking set the mapping holds the bytes on
 // return and the event is nil; otherwise they are there once the event
@@ -134,7 +114,7 @@ func (q *Queue) EnqueueMapBuffer(m *Mem, blocking bool, flags MapFlags, offset, 
 	}
 	// m stays entered until the unmap.
 	mp := &Mapping{m: m, flags: flags, offset: offset}
-	if host, ok := hostBackingOf(m); ok {
+	if host := m.host; host != nil {
 		mp.data = host[offset : offset+size : offset+size]
 	} else {
 		mp.data = make([]byte, size)
@@ -255,7 +235,7 @@ func (c *Context) NewBufferUseHost(flags MemFlags, host []byte) (rh *Mem, rerr e
 	if err != nil {
 		return nil, err
 	}
-	setHostBacked(m, host)
+	m.host = host
 	return m, nil
 }
 
@@ -275,7 +255,7 @@ func (c *Context) NewBufferAllocHost(flags MemFlags, size uint64) (rh *Mem, rerr
 		return nil, err
 	}
 	host := make([]byte, size)
-	setHostBacked(m, host)
+	m.host = host
 	return m, nil
 }
 
@@ -285,6 +265,5 @@ func (m *Mem) HostMemory() []byte {
 	if m == nil {
 		return nil
 	}
-	host, _ := hostBackingOf(m)
-	return host
+	return m.host
 }

@@ -28,6 +28,11 @@ type Mem struct {
 	// which it keeps alive; parent is nil for a whole buffer.
 	parent *Mem
 	offset uint64
+	// image is the format and shape of an image (NewImage), nil for a
+	// buffer; host the host memory of a buffer made over it
+	// (NewBufferUseHost, NewBufferAllocHost), nil for another.
+	image *imageInfo
+	host  []byte
 }
 
 // NewBuffer allocates size bytes of device memory.
