@@ -39,8 +39,8 @@ if ((ngpu < 2)); then
 fi
 
 # The redis-server: from PATH, else the one carried in bin/redis. A
-# carried one (in bin/redis, however found: PATH may hold bin/redis) needs
-# the libraries beside it: its folder goes on its LD_LIBRARY_PATH.
+# carried one needs the libraries beside it: urbench (internal/redisserver)
+# puts its folder on the server's LD_LIBRARY_PATH, the server's only.
 redis_bin=$(command -v redis-server || true)
 if [[ -z $redis_bin && -x bin/redis/redis-server ]]; then
 	redis_bin=$root/bin/redis/redis-server
@@ -52,12 +52,7 @@ fi
 redis_dir=$(cd "$(dirname "$redis_bin")" && pwd -P)
 redis_bin=$redis_dir/$(basename "$redis_bin")
 redis_flags=(-redis-server "$redis_bin")
-redis_env=()
-carried=$(cd "$root/bin/redis" 2>/dev/null && pwd -P || true)
-if [[ -n $carried && $redis_dir == "$carried" ]] || compgen -G "$redis_dir/lib*.so*" >/dev/null; then
-	redis_env=(LD_LIBRARY_PATH="$redis_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
-fi
-echo "redis-server: $redis_bin${redis_env[0]:+ (${redis_env[0]%%:*})}"
+echo "redis-server: $redis_bin"
 
 # PyTorch's NCCL, for gour too.
 if [[ -z ${NCCL_LIB:-} ]]; then
@@ -86,7 +81,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 echo
 echo "== gour: a process per GPU (urbench collectives -procs 2 -runs $runs)"
-env "${redis_env[@]}" bin/urbench collectives -device 'cuda:*' -backend nccl -procs 2 -runs "$runs" "${redis_flags[@]}" | tee "$tmp/gour2"
+bin/urbench collectives -device 'cuda:*' -backend nccl -procs 2 -runs "$runs" "${redis_flags[@]}" | tee "$tmp/gour2"
 echo
 echo "== gour: both GPUs in one process (urbench collectives -procs 1 -runs $runs)"
 bin/urbench collectives -device 'cuda:*' -backend nccl -procs 1 -runs "$runs" | tee "$tmp/gour1"
