@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -228,12 +229,9 @@ func chart(rec *record.Record, name string) (Chart, error) {
 		p.X.Max = xmax * 1.02
 	}
 	// The labels from the top: NominalY puts the first at the bottom.
-	rev := make([]string, len(labels))
-	for i, l := range labels {
-		rev[len(labels)-1-i] = l
-	}
-	if len(rev) > 0 {
-		p.NominalY(rev...)
+	slices.Reverse(labels)
+	if len(labels) > 0 {
+		p.NominalY(labels...)
 	}
 	p.Y.Padding = 0
 	width := 7.5 * vg.Inch
