@@ -164,10 +164,8 @@ func (m *Metric) Summarize() {
 		return
 	}
 	m.Median, m.Min, m.Max = Median(m.Rounds), slices.Min(m.Rounds), slices.Max(m.Rounds)
-	if groups := m.Processes(); groups != nil {
-		for _, g := range groups {
-			m.ProcessMedians = append(m.ProcessMedians, Median(g))
-		}
+	for _, g := range m.Processes() {
+		m.ProcessMedians = append(m.ProcessMedians, Median(g))
 	}
 }
 
