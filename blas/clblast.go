@@ -176,7 +176,7 @@ func repeat[T any](v T, n int) []T {
 
 // gemv serves buffers with positive increments; beta 0 on a y that
 // is not contiguous goes to the own kernels (see gemm).
-func (e *clblastEngine) gemv(a *GemvArgs) error {
+func (e *clblastEngine) gemv(a GemvArgs) error {
 	if a.Type == BFloat16 || a.M == 0 || a.N == 0 || a.IncX < 0 || a.IncY < 0 || !buffers(a.A, a.X, a.Y) {
 		return errFallback
 	}

@@ -242,7 +242,7 @@ func (e *cublasEngine) gemmBatched(a *GemmArgs, as, bs, cs []Operand) error {
 	return errors.Join(e.err(op, err), arrays.Free())
 }
 
-func (e *cublasEngine) gemv(a *GemvArgs) error {
+func (e *cublasEngine) gemv(a GemvArgs) error {
 	if a.M == 0 || a.N == 0 || a.IncX < 0 || a.IncY < 0 {
 		return errFallback
 	}

@@ -41,8 +41,8 @@ type engine interface {
 	// gemmBatched is gemm over as[i], bs[i], cs[i], len(as) >= 1 times;
 	// a's operands, strides and Batch are not used.
 	gemmBatched(a *GemmArgs, as, bs, cs []Operand) error
-	// gemv is y = alpha*op(A)*x + beta*y.
-	gemv(a *GemvArgs) error
+	// gemv is y = alpha*op(A)*x + beta*y; a by value, as for gemm.
+	gemv(a GemvArgs) error
 	// vector runs a Level 1 routine.
 	vector(a *vecArgs) error
 	// close releases what the engine holds; work already enqueued still

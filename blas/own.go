@@ -338,7 +338,7 @@ func (e *ownEngine) gemmBatched(a *GemmArgs, as, bs, cs []Operand) error {
 	return nil
 }
 
-func (e *ownEngine) gemv(a *GemvArgs) error {
+func (e *ownEngine) gemv(a GemvArgs) error {
 	p, err := e.program(a.Type)
 	if err != nil {
 		return err
