@@ -44,6 +44,9 @@ type device struct {
 	// parent and partition are set for a sub-device (subdevice.go).
 	parent    *device
 	partition driver.Partition
+	// timer is the private profiling queue of markerTimestamps
+	// (timestamp.go), made on first use.
+	timer timerQueue
 }
 
 // Open loads libOpenCL and enumerates its platforms and devices. It reports

@@ -59,8 +59,8 @@ func (d *device) GlobalTimestamps() (device, host uint64, err error) {
 	return 0, 0, check("clGetDeviceAndHostTimer", st)
 }
 
-// timerQueue is a device's private profiling queue for markerTimestamps,
-// made on first use and kept for the life of the process.
+// timerQueue is a device's private profiling queue for markerTimestamps
+// (device.timer), made on first use and kept for the life of the process.
 type timerQueue struct {
 	once sync.Once
 	err  error
@@ -68,12 +68,9 @@ type timerQueue struct {
 	q    cl.Queue
 }
 
-var timerQueues sync.Map // *device → *timerQueue
-
 func (d *device) markerTimestamps() (device, host uint64, err error) {
 	lib := d.p.a.lib
-	v, _ := timerQueues.LoadOrStore(d, &timerQueue{})
-	tq := v.(*timerQueue)
+	tq := &d.timer
 	tq.once.Do(func() {
 		props := []uintptr{cl.ContextPlatform, uintptr(d.p.handle), 0}
 		c, st := lib.CreateContext(props, []cl.Device{d.handle})
