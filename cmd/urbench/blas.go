@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/binary"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -52,17 +51,7 @@ Every product is read back and one element checked.`)
 	c.DeviceFlag()
 	return c, func(w io.Writer) error {
 		if *quick {
-			given := map[string]bool{}
-			c.Flags.Visit(func(f *flag.Flag) { given[f.Name] = true })
-			for _, s := range []struct {
-				name string
-				v    *int
-				to   int
-			}{{"n", n, 256}, {"vs-n", vsN, 128}, {"calls", calls, 20}, {"rounds", rounds, 2}} {
-				if !given[s.name] {
-					*s.v = s.to
-				}
-			}
+			applyQuick(c, []quickSize{{"n", n, 256}, {"vs-n", vsN, 128}, {"calls", calls, 20}, {"rounds", rounds, 2}})
 		}
 		b := &blasBench{w: w, c: c, backend: blas.Backend(*backend), n: *n, vsN: *vsN, small: *small, calls: *calls, rounds: *rounds, cSmall: *cSmall}
 		if err := b.parse(*types, *memKind); err != nil {

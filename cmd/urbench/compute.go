@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -126,17 +125,7 @@ split into N sub-devices, as PoCL's CPU device) against one
 			return err
 		}
 		if *quick {
-			given := map[string]bool{}
-			c.Flags.Visit(func(f *flag.Flag) { given[f.Name] = true })
-			for _, s := range []struct {
-				name string
-				v    *int
-				to   int
-			}{{"n", n, 1 << 16}, {"reduce-n", reduceN, 1 << 16}, {"cpu-n", cpuN, 1 << 16}, {"calls", calls, 100}, {"mm-n", mmN, 128}, {"mm-cpu-n", mmCPUN, 128}} {
-				if !given[s.name] {
-					*s.v = s.to
-				}
-			}
+			applyQuick(c, []quickSize{{"n", n, 1 << 16}, {"reduce-n", reduceN, 1 << 16}, {"cpu-n", cpuN, 1 << 16}, {"calls", calls, 100}, {"mm-n", mmN, 128}, {"mm-cpu-n", mmCPUN, 128}})
 		}
 		if *n < computeSmall || *reduceN < computeSmall || *cpuN < computeSmall {
 			return cli.Usagef(c.Name, "-n, -reduce-n and -cpu-n must be at least %d", computeSmall)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -149,6 +150,25 @@ func firstContext(c *cli.Command, backend string) (*ur.Device, *ur.Context, erro
 		return nil, nil, err
 	}
 	return dev, ctx, nil
+}
+
+// quickSize is a size flag's value under -quick.
+type quickSize struct {
+	name string
+	v    *int
+	to   int
+}
+
+// applyQuick gives each of sizes that c's command line did not set its
+// -quick value.
+func applyQuick(c *cli.Command, sizes []quickSize) {
+	given := map[string]bool{}
+	c.Flags.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, s := range sizes {
+		if !given[s.name] {
+			*s.v = s.to
+		}
+	}
 }
 
 func median(xs []float64) float64 {
