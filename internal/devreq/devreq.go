@@ -66,22 +66,14 @@ func IsRequired(name string) bool {
 	return slices.Contains(RequiredAdapters(), strings.ToLower(name))
 }
 
-var (
-	discoverOnce sync.Once
-	discovered   *ur.System
-	discoverErr  error
-)
+// discover is discovery with the environment's settings, run once.
+var discover = sync.OnceValues(func() (*ur.System, error) { return ur.Discover(ur.Config{}) })
 
 // System returns the result of discovery with the environment's settings,
 // run once per process, so that every user in a process sees the same
 // devices. Its error is a malformed setting (UR_ADAPTERS_FORCE_LOAD,
 // ONEAPI_DEVICE_SELECTOR): a mistake in the command, not a missing driver.
-func System() (*ur.System, error) {
-	discoverOnce.Do(func() {
-		discovered, discoverErr = ur.Discover(ur.Config{})
-	})
-	return discovered, discoverErr
-}
+func System() (*ur.System, error) { return discover() }
 
 // AdapterProblem says why the adapter is not usable in sys: not
 // registered, left out by UR_ADAPTERS_FORCE_LOAD, or failed to load (the
