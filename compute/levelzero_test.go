@@ -52,18 +52,11 @@ func levelZeroDevices(t *testing.T) []*ur.Device {
 // own over disk, a persistent cache (nil: none), released at the end.
 func levelZeroDevice(t *testing.T, dev *ur.Device, disk *cache.Cache) *Device {
 	t.Helper()
-	ctx, err := ur.NewContext(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
-	if err != nil {
-		ctx.Release()
-		t.Fatal(err)
-	}
+	ctx, q := testenv.ContextQueue(t, dev)
 	off := false
 	opts := programmgr.Options{DiskCache: disk}
 	if disk == nil {
+		var err error
 		opts.DiskCache, err = cache.Open(cache.Config{Persistent: &off})
 		if err != nil {
 			t.Fatal(err)
@@ -78,7 +71,7 @@ func levelZeroDevice(t *testing.T, dev *ur.Device, disk *cache.Cache) *Device {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := errors.Join(d.Release(), mgr.Close(), q.Release(), ctx.Release()); err != nil {
+		if err := errors.Join(d.Release(), mgr.Close()); err != nil {
 			t.Errorf("release: %v", err)
 		}
 	})
