@@ -65,6 +65,9 @@ type device struct {
 	// concurrent: CONCURRENT_MANAGED_ACCESS itself, which a context of
 	// several devices needs for managed buffers.
 	managed, prefetch, pools, concurrent bool
+	// stamps is the anchor of GlobalTimestamps (timestamp.go), made on
+	// first use; a view has its own.
+	stamps anchor
 }
 
 // busyCount is the count of calls that suspend quick launches, shared by

@@ -26,16 +26,11 @@ type anchor struct {
 	now    cu.Event
 }
 
-// anchors holds one anchor per device (a view of another context has its own), made on first use and kept
-// for the life of the process, as the primary context is.
-var anchors sync.Map // *device → *anchor
-
 // GlobalTimestamps records an event on the primary context's NULL
 // stream, waits for it and returns its elapsed time from the anchor, and
 // the host clock read right after.
 func (d *device) GlobalTimestamps() (device, host uint64, err error) {
-	v, _ := anchors.LoadOrStore(d, &anchor{})
-	a := v.(*anchor)
+	a := &d.stamps
 	if err := d.bind(); err != nil {
 		return 0, 0, err
 	}
