@@ -67,16 +67,7 @@ func TestCUBLASAvailable(t *testing.T) {
 					st = &s
 				}
 			}
-			ctx, err := ur.NewContext(dev)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ctx.Release()
-			q, err := ctx.NewQueue(dev, ur.QueueProperties{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer q.Release()
+			_, q := testenv.ContextQueue(t, dev)
 			if dev.Backend() != "cuda" {
 				if st != nil {
 					t.Errorf("Available lists cuBLAS for a %s device: %+v", dev.Backend(), *st)
