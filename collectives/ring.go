@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/gour-dev/gour/internal/half"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -418,9 +419,9 @@ func reduce(dst, src []byte, dt DataType, op Op) {
 	case Float64:
 		reduceT(view[float64](dst), view[float64](src), op)
 	case Float16:
-		halfOp(view[uint16](dst), view[uint16](src), f16ToF32, f32ToF16, op)
+		halfOp(view[uint16](dst), view[uint16](src), half.Float16From, half.Float16Bits, op)
 	case BFloat16:
-		halfOp(view[uint16](dst), view[uint16](src), bf16ToF32, f32ToBF16, op)
+		halfOp(view[uint16](dst), view[uint16](src), half.BFloat16From, half.BFloat16Bits, op)
 	}
 }
 
@@ -444,9 +445,9 @@ func scale(d []byte, dt DataType, n int) {
 	case Float64:
 		scaleT(view[float64](d), n)
 	case Float16, BFloat16:
-		widen, narrow := f16ToF32, f32ToF16
+		widen, narrow := half.Float16From, half.Float16Bits
 		if dt == BFloat16 {
-			widen, narrow = bf16ToF32, f32ToBF16
+			widen, narrow = half.BFloat16From, half.BFloat16Bits
 		}
 		h := view[uint16](d)
 		for i := range h {
