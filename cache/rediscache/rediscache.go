@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/gour-dev/gour/cache"
+	"github.com/gour-dev/gour/internal/redisopt"
 )
 
 // DefaultPrefix namespaces the keys of a store whose URL sets no prefix.
@@ -115,16 +115,7 @@ func New(opt *redis.Options, prefix string) (*Store, error) {
 	if why := checkPrefix(prefix); why != "" {
 		return nil, fmt.Errorf("%w %q: %s", ErrBadPrefix, prefix, why)
 	}
-	o := *opt
-	o.MaxRetries = -1
-	o.DialerRetries = 1 // one dial: a refused connection fails at once
-	o.ContextTimeoutEnabled = true
-	o.DisableIdentity = true
-	o.Protocol = 2
-	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-	if o.DialTimeout == 0 || o.DialTimeout > 2*time.Second {
-		o.DialTimeout = 2 * time.Second
-	}
+	o := redisopt.Strict(opt)
 	if o.PoolTimeout == 0 {
 		o.PoolTimeout = time.Second
 	}
@@ -134,7 +125,7 @@ func New(opt *redis.Options, prefix string) (*Store, error) {
 		// wait for a dial.
 		o.MinIdleConns = 1
 	}
-	return &Store{c: redis.NewClient(&o), prefix: prefix, url: o.Addr}, nil
+	return &Store{c: redis.NewClient(o), prefix: prefix, url: o.Addr}, nil
 }
 
 // Client is the store's go-redis client.

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/gour-dev/gour/collectives"
+	"github.com/gour-dev/gour/internal/redisopt"
 )
 
 // Defaults.
@@ -46,16 +46,7 @@ func Open(url, job string, o Options) (*Rendezvous, error) {
 	if err != nil {
 		return nil, &collectives.Error{Op: "redisrendezvous.Open", Rank: -1, Kind: collectives.ErrInvalidArgument, Err: err}
 	}
-	opt.MaxRetries = -1
-	opt.DialerRetries = 1
-	opt.ContextTimeoutEnabled = true
-	opt.DisableIdentity = true
-	opt.Protocol = 2
-	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-	if opt.DialTimeout == 0 || opt.DialTimeout > 2*time.Second {
-		opt.DialTimeout = 2 * time.Second
-	}
-	r, err := New(redis.NewClient(opt), job, o)
+	r, err := New(redis.NewClient(redisopt.Strict(opt)), job, o)
 	if err != nil {
 		return nil, err
 	}
