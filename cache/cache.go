@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gour-dev/gour/internal/fileowner"
 	"github.com/gour-dev/gour/trace"
 )
 
@@ -251,8 +252,8 @@ func (c *Cache) checkOwner(path string, fi os.FileInfo) error {
 	if c.s.allowShared {
 		return nil
 	}
-	if uid, ok := ownerOf(fi); ok && uid != currentUID() && uid != 0 {
-		return fmt.Errorf("%s is owned by user %d, not by this user %d (set %s=1 to share a cache)", path, uid, currentUID(), EnvAllowShared)
+	if uid, ok := fileowner.Of(fi); ok && uid != fileowner.Me() && uid != 0 {
+		return fmt.Errorf("%s is owned by user %d, not by this user %d (set %s=1 to share a cache)", path, uid, fileowner.Me(), EnvAllowShared)
 	}
 	if fi.Mode().Perm()&0o022 != 0 {
 		return fmt.Errorf("%s is writable by group or others (mode %v; set %s=1 to share a cache)", path, fi.Mode().Perm(), EnvAllowShared)

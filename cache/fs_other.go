@@ -13,10 +13,6 @@ const (
 	oNonblock = 0
 )
 
-func ownerOf(fi os.FileInfo) (uid int, ok bool) { return 0, false }
-
-func currentUID() int { return 0 }
-
 func isLoop(err error) bool { return false }
 
 // isReadOnlyFS reports a write refused because the directory is not this

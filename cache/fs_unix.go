@@ -4,7 +4,6 @@ package cache
 
 import (
 	"io/fs"
-	"os"
 	"syscall"
 )
 
@@ -14,17 +13,6 @@ const (
 	oNoFollow = syscall.O_NOFOLLOW
 	oNonblock = syscall.O_NONBLOCK
 )
-
-// ownerOf returns the user ID that owns fi.
-func ownerOf(fi os.FileInfo) (uid int, ok bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return int(st.Uid), true
-}
-
-func currentUID() int { return os.Geteuid() }
 
 // isLoop reports an open refused because the path is a symbolic link
 // (O_NOFOLLOW) or a FIFO without a reader.

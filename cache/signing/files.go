@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/gour-dev/gour/internal/fileowner"
 )
 
 // The most a key file may hold: a list of trusted keys is a few lines.
@@ -153,8 +155,8 @@ func unsafeFile(fi fs.FileInfo, private bool) string {
 	if !fi.Mode().IsRegular() {
 		return "not a regular file"
 	}
-	uid, known := ownerOf(fi)
-	me := currentUID()
+	uid, known := fileowner.Of(fi)
+	me := fileowner.Me()
 	perm := fi.Mode().Perm()
 	switch {
 	case private && known && uid != me:
