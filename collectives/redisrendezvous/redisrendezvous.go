@@ -84,14 +84,14 @@ func (r *Rendezvous) Publish(ctx context.Context, key string, value []byte) erro
 	const op = "redisrendezvous.Publish"
 	ok, err := r.c.SetNX(ctx, r.ns+key, value, r.ttl).Result()
 	if err != nil {
-		return r.storeError(op, key, err)
+		return r.storeError(ctx, op, key, err)
 	}
 	if ok {
 		return nil
 	}
 	old, err := r.c.Get(ctx, r.ns+key).Bytes()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return r.storeError(op, key, err)
+		return r.storeError(ctx, op, key, err)
 	}
 	if bytes.Equal(old, value) {
 		return nil
@@ -113,11 +113,11 @@ func (r *Rendezvous) Wait(ctx context.Context, key string) ([]byte, error) {
 			}
 			return v, nil
 		}
-		if ctx.Err() != nil {
-			return nil, collectives.WaitError(op, r.ns+key, ctx.Err())
+		if cause := ended(ctx); cause != nil {
+			return nil, collectives.WaitError(op, r.ns+key, cause)
 		}
 		if !errors.Is(err, redis.Nil) {
-			return nil, r.storeError(op, key, err)
+			return nil, r.storeError(ctx, op, key, err)
 		}
 		if timer == nil {
 			timer = time.NewTimer(pause)
@@ -142,11 +142,11 @@ func (r *Rendezvous) Clear(ctx context.Context) error {
 		keys = append(keys, iter.Val())
 	}
 	if err := iter.Err(); err != nil {
-		return r.storeError("redisrendezvous.Clear", "*", err)
+		return r.storeError(ctx, "redisrendezvous.Clear", "*", err)
 	}
 	if len(keys) > 0 {
 		if err := r.c.Unlink(ctx, keys...).Err(); err != nil {
-			return r.storeError("redisrendezvous.Clear", "*", err)
+			return r.storeError(ctx, "redisrendezvous.Clear", "*", err)
 		}
 	}
 	return nil
@@ -160,9 +160,23 @@ func (r *Rendezvous) Close() error {
 	return nil
 }
 
-func (r *Rendezvous) storeError(op, key string, err error) error {
+// ended is ctx.Err(), or context.DeadlineExceeded once ctx's deadline
+// has passed: the client sets the socket's deadline from ctx's, and the
+// socket's can fire a moment before the context's own timer does, so a
+// read that timed out at the deadline is the deadline, not a store error.
+func ended(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+func (r *Rendezvous) storeError(ctx context.Context, op, key string, err error) error {
 	kind := collectives.ErrRendezvous
-	if errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.DeadlineExceeded) || ended(ctx) == context.DeadlineExceeded {
 		kind = collectives.ErrTimeout
 	}
 	return &collectives.Error{Op: op, Rank: -1, Kind: kind, Message: fmt.Sprintf("key %q", r.ns+key), Err: err}
