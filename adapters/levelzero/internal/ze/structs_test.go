@@ -40,6 +40,12 @@ var checkedStructs = map[string]any{
 	"ze_kernel_uuid_t":                     KernelUUID{},
 	"ze_kernel_properties_t":               KernelProperties{},
 	"ze_group_count_t":                     GroupCount{},
+	"ze_device_image_properties_t":         DeviceImageProperties{},
+	"ze_image_format_t":                    ImageFormat{},
+	"ze_image_desc_t":                      ImageDesc{},
+	"ze_image_properties_t":                ImageProperties{},
+	"ze_image_region_t":                    ImageRegion{},
+	"ze_sampler_desc_t":                    SamplerDesc{},
 }
 
 // checkedConstants maps the C name of each constant package ze defines to
@@ -143,6 +149,60 @@ var checkedConstants = map[string]uint64{
 	"ZE_MEMORY_ADVICE_CLEAR_NON_ATOMIC_MOSTLY":  uint64(MemoryAdviceClearNonAtomicMostly),
 	"ZE_MEMORY_ADVICE_BIAS_CACHED":              uint64(MemoryAdviceBiasCached),
 	"ZE_MEMORY_ADVICE_BIAS_UNCACHED":            uint64(MemoryAdviceBiasUncached),
+
+	"ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES": uint64(StructureTypeDeviceImageProperties),
+	"ZE_STRUCTURE_TYPE_IMAGE_DESC":              uint64(StructureTypeImageDesc),
+	"ZE_STRUCTURE_TYPE_IMAGE_PROPERTIES":        uint64(StructureTypeImageProperties),
+	"ZE_STRUCTURE_TYPE_SAMPLER_DESC":            uint64(StructureTypeSamplerDesc),
+
+	"ZE_IMAGE_TYPE_1D":      uint64(ImageType1D),
+	"ZE_IMAGE_TYPE_1DARRAY": uint64(ImageType1DArray),
+	"ZE_IMAGE_TYPE_2D":      uint64(ImageType2D),
+	"ZE_IMAGE_TYPE_2DARRAY": uint64(ImageType2DArray),
+	"ZE_IMAGE_TYPE_3D":      uint64(ImageType3D),
+
+	"ZE_IMAGE_FLAG_KERNEL_WRITE":  ImageFlagKernelWrite,
+	"ZE_IMAGE_FLAG_BIAS_UNCACHED": ImageFlagBiasUncached,
+
+	"ZE_IMAGE_FORMAT_LAYOUT_8":           uint64(ImageFormatLayout8),
+	"ZE_IMAGE_FORMAT_LAYOUT_16":          uint64(ImageFormatLayout16),
+	"ZE_IMAGE_FORMAT_LAYOUT_32":          uint64(ImageFormatLayout32),
+	"ZE_IMAGE_FORMAT_LAYOUT_8_8":         uint64(ImageFormatLayout8_8),
+	"ZE_IMAGE_FORMAT_LAYOUT_8_8_8_8":     uint64(ImageFormatLayout8_8_8_8),
+	"ZE_IMAGE_FORMAT_LAYOUT_16_16":       uint64(ImageFormatLayout16_16),
+	"ZE_IMAGE_FORMAT_LAYOUT_16_16_16_16": uint64(ImageFormatLayout16_16_16_16),
+	"ZE_IMAGE_FORMAT_LAYOUT_32_32":       uint64(ImageFormatLayout32_32),
+	"ZE_IMAGE_FORMAT_LAYOUT_32_32_32_32": uint64(ImageFormatLayout32_32_32_32),
+	"ZE_IMAGE_FORMAT_LAYOUT_10_10_10_2":  uint64(ImageFormatLayout10_10_10_2),
+	"ZE_IMAGE_FORMAT_LAYOUT_11_11_10":    uint64(ImageFormatLayout11_11_10),
+	"ZE_IMAGE_FORMAT_LAYOUT_5_6_5":       uint64(ImageFormatLayout5_6_5),
+	"ZE_IMAGE_FORMAT_LAYOUT_5_5_5_1":     uint64(ImageFormatLayout5_5_5_1),
+	"ZE_IMAGE_FORMAT_LAYOUT_4_4_4_4":     uint64(ImageFormatLayout4_4_4_4),
+
+	"ZE_IMAGE_FORMAT_TYPE_UINT":  uint64(ImageFormatTypeUint),
+	"ZE_IMAGE_FORMAT_TYPE_SINT":  uint64(ImageFormatTypeSint),
+	"ZE_IMAGE_FORMAT_TYPE_UNORM": uint64(ImageFormatTypeUnorm),
+	"ZE_IMAGE_FORMAT_TYPE_SNORM": uint64(ImageFormatTypeSnorm),
+	"ZE_IMAGE_FORMAT_TYPE_FLOAT": uint64(ImageFormatTypeFloat),
+
+	"ZE_IMAGE_FORMAT_SWIZZLE_R": uint64(SwizzleR),
+	"ZE_IMAGE_FORMAT_SWIZZLE_G": uint64(SwizzleG),
+	"ZE_IMAGE_FORMAT_SWIZZLE_B": uint64(SwizzleB),
+	"ZE_IMAGE_FORMAT_SWIZZLE_A": uint64(SwizzleA),
+	"ZE_IMAGE_FORMAT_SWIZZLE_0": uint64(Swizzle0),
+	"ZE_IMAGE_FORMAT_SWIZZLE_1": uint64(Swizzle1),
+	"ZE_IMAGE_FORMAT_SWIZZLE_X": uint64(SwizzleNone),
+
+	"ZE_IMAGE_SAMPLER_FILTER_FLAG_POINT":  ImageSamplerFilterFlagPoint,
+	"ZE_IMAGE_SAMPLER_FILTER_FLAG_LINEAR": ImageSamplerFilterFlagLinear,
+
+	"ZE_SAMPLER_ADDRESS_MODE_NONE":            uint64(SamplerAddressModeNone),
+	"ZE_SAMPLER_ADDRESS_MODE_REPEAT":          uint64(SamplerAddressModeRepeat),
+	"ZE_SAMPLER_ADDRESS_MODE_CLAMP":           uint64(SamplerAddressModeClamp),
+	"ZE_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER": uint64(SamplerAddressModeClampToBorder),
+	"ZE_SAMPLER_ADDRESS_MODE_MIRROR":          uint64(SamplerAddressModeMirror),
+	"ZE_SAMPLER_FILTER_MODE_NEAREST":          uint64(SamplerFilterModeNearest),
+	"ZE_SAMPLER_FILTER_MODE_LINEAR":           uint64(SamplerFilterModeLinear),
 
 	"ZE_MODULE_FORMAT_IL_SPIRV": uint64(ModuleFormatILSPIRV),
 	"ZE_MODULE_FORMAT_NATIVE":   uint64(ModuleFormatNative),
