@@ -53,7 +53,9 @@ type IPCEvent interface {
 	// EnqueueSignal makes the event complete once the work q was given
 	// before has completed, replacing any earlier signal: cuEventRecord;
 	// on Level Zero, whose events keep their state, a reset of the event
-	// in q, then a barrier that signals it. q is a queue of the event's
+	// in q, then a barrier that signals it. The signal must be submitted
+	// when the call returns, without a Flush or Finish of q: the process
+	// that waits for it cannot ask for one. q is a queue of the event's
 	// device.
 	EnqueueSignal(q Queue) error
 	// EnqueueWait makes the work q is given afterwards wait until the
