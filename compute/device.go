@@ -47,18 +47,19 @@ type DeviceOptions struct {
 // ToSlice, Host): the queue's order is what keeps an array's copies
 // consistent. A Device may be used by several goroutines at once.
 type Device struct {
-	dev     *ur.Device
-	ctx     *ur.Context
-	q       *ur.Queue
-	mgr     *programmgr.Manager
-	pool    *ur.Pool
-	ownCtx  bool // ctx and q are the Device's
-	ownMgr  bool
-	useUSM  bool
-	backend string
-	local   uint64 // work-group size
-	groups  uint64 // the first reduction pass's work-groups, at most
-	options string // build options of the package's kernels
+	dev      *ur.Device
+	ctx      *ur.Context
+	q        *ur.Queue
+	mgr      *programmgr.Manager
+	pool     *ur.Pool
+	ownCtx   bool // ctx and q are the Device's
+	ownQueue bool // q (not ctx) is the Device's: a task sequence's lane
+	ownMgr   bool
+	useUSM   bool
+	backend  string
+	local    uint64 // work-group size
+	groups   uint64 // the first reduction pass's work-groups, at most
+	options  string // build options of the package's kernels
 
 	mu      sync.Mutex
 	kernels map[kernelID]*kernelEntry
@@ -72,6 +73,18 @@ type Device struct {
 
 	released atomic.Bool
 	launches atomic.Int64
+
+	// enqueued counts the commands enqueued on q that return before they
+	// complete, each counted after its enqueue returned; settled is the
+	// largest count read before a call that waited for q (a blocking
+	// read or write, Finish) began: q is in order, so every command
+	// counted up to settled has completed. fence needs no marker when
+	// settled has caught up. sharedQueue: others may enqueue on q too
+	// (NewDeviceFrom's caller, or anyone given q by UR), unseen here, so
+	// fence always marks.
+	enqueued    atomic.Uint64
+	settled     atomic.Uint64
+	sharedQueue atomic.Bool
 }
 
 // kernelID names a kernel: its program's key and its name.
@@ -104,6 +117,7 @@ func NewDevice(dev *ur.Device) (*Device, error) {
 		return nil, err
 	}
 	d.ownCtx = true
+	d.sharedQueue.Store(false)
 	return d, nil
 }
 
@@ -125,6 +139,7 @@ func newDevice(q *ur.Queue, opts DeviceOptions) (*Device, error) {
 	info := dev.Info()
 	d := &Device{dev: dev, ctx: ctx, q: q, backend: dev.Backend(), kernels: map[kernelID]*kernelEntry{},
 		blasBackend: opts.BLAS, fp16: info.FP16, fp64: info.FP64}
+	d.sharedQueue.Store(true) // the caller's queue, until NewDevice says it is the Device's own
 	if opts.LocalSize < 0 || opts.LocalSize&(opts.LocalSize-1) != 0 {
 		return nil, fmt.Errorf("%w: LocalSize %d is not a power of two", ErrInvalid, opts.LocalSize)
 	}
@@ -165,12 +180,33 @@ func newDevice(q *ur.Queue, opts DeviceOptions) (*Device, error) {
 	return d, nil
 }
 
+// newLane returns a Device on a new in-order queue of d's device and
+// context, with d's program manager and options: a task sequence's lane.
+// Its Release releases the queue, not the context or the manager.
+func (d *Device) newLane() (*Device, error) {
+	if err := d.checkOpen(); err != nil {
+		return nil, err
+	}
+	q, err := d.ctx.NewQueue(d.dev, ur.QueueProperties{})
+	if err != nil {
+		return nil, err
+	}
+	lane, err := newDevice(q, DeviceOptions{Manager: d.mgr, LocalSize: int(d.local), Buffers: !d.useUSM, BLAS: d.blasBackend})
+	if err != nil {
+		return nil, errors.Join(err, q.Release())
+	}
+	lane.ownQueue = true
+	lane.sharedQueue.Store(false)
+	return lane, nil
+}
+
 // UR returns the device, context and queue the Device works on: for
 // launching kernels of one's own on arrays (Array.Arg), on q.
 func (d *Device) UR() (*ur.Device, *ur.Context, *ur.Queue) {
 	if d == nil {
 		return nil, nil, nil
 	}
+	d.sharedQueue.Store(true)
 	return d.dev, d.ctx, d.q
 }
 
@@ -214,7 +250,7 @@ func (d *Device) Wait() error {
 	if err := d.checkOpen(); err != nil {
 		return err
 	}
-	return d.q.Finish()
+	return d.finish()
 }
 
 // Release waits for the queue, then releases the kernels, the pool, the
@@ -238,8 +274,11 @@ func (d *Device) Release() error {
 	if d.ownMgr {
 		errs = append(errs, d.mgr.Close())
 	}
-	if d.ownCtx {
+	switch {
+	case d.ownCtx:
 		errs = append(errs, d.q.Release(), d.ctx.Release())
+	case d.ownQueue:
+		errs = append(errs, d.q.Release())
 	}
 	return errors.Join(errs...)
 }
@@ -286,6 +325,7 @@ func (d *Device) allocDev(size uint64) (*devMem, error) {
 		if err != nil {
 			return nil, err
 		}
+		d.enqueued.Add(1)
 		return &devMem{d: d, usm: u, pooled: true}, nil
 	}
 	u, err := d.ctx.AllocDevice(d.dev, size)
@@ -304,28 +344,33 @@ func (m *devMem) free() error {
 	case m.mem != nil:
 		return m.mem.Release()
 	case m.pooled:
+		defer m.d.enqueued.Add(1)
 		return m.d.q.FreeAsync(m.usm)
 	default:
-		return errors.Join(m.d.q.Finish(), m.usm.Free())
+		return errors.Join(m.d.finish(), m.usm.Free())
 	}
 }
 
 // write copies src, the storage's size, to the device, in the queue's
 // order.
 func (m *devMem) write(src []byte) error {
-	if m.usm != nil {
-		return m.d.q.CopyToPtr(m.usm.Ptr(), src)
-	}
-	return m.d.q.WriteBuffer(m.mem, 0, src)
+	return m.d.waiting(func() error {
+		if m.usm != nil {
+			return m.d.q.CopyToPtr(m.usm.Ptr(), src)
+		}
+		return m.d.q.WriteBuffer(m.mem, 0, src)
+	})
 }
 
 // read copies the storage into dst, its size, after the work enqueued so
 // far.
 func (m *devMem) read(dst []byte) error {
-	if m.usm != nil {
-		return m.d.q.CopyFromPtr(dst, m.usm.Ptr())
-	}
-	return m.d.q.ReadBuffer(m.mem, 0, dst)
+	return m.d.waiting(func() error {
+		if m.usm != nil {
+			return m.d.q.CopyFromPtr(dst, m.usm.Ptr())
+		}
+		return m.d.q.ReadBuffer(m.mem, 0, dst)
+	})
 }
 
 // copyFrom copies size bytes of src into m with the driver's copy, in
@@ -342,6 +387,7 @@ func (m *devMem) copyFrom(src *devMem, size uint64) (ok bool, err error) {
 	default:
 		return false, nil
 	}
+	m.d.enqueued.Add(1)
 	if ev != nil {
 		ev.Release() // the queue's order is what the next operation waits on
 	}
@@ -352,6 +398,7 @@ func (m *devMem) copyFrom(src *devMem, size uint64) (ok bool, err error) {
 // work enqueued so far; dst holds it once the event completes (the
 // queue keeps dst alive until then).
 func (m *devMem) readAsync(dst []byte) (*ur.Event, error) {
+	defer m.d.enqueued.Add(1)
 	if m.usm != nil {
 		return m.d.q.EnqueueCopyFromPtr(dst, m.usm.Ptr())
 	}
@@ -411,6 +458,7 @@ func (d *Device) zeros(c *core) error {
 	} else {
 		ev, err = d.q.EnqueueFill(m.mem, zero, 0, c.bytes())
 	}
+	d.enqueued.Add(1)
 	if err != nil {
 		m.free()
 		return err
@@ -422,7 +470,34 @@ func (d *Device) zeros(c *core) error {
 	return nil
 }
 
-func (d *Device) fence() (*ur.Event, error) { return d.q.EnqueueMarker() }
+// fence returns a marker after the work enqueued so far, or nil where
+// that work has completed already: a task sequence's invocation that
+// ended by reading a result back needs no marker to wait on.
+func (d *Device) fence() (*ur.Event, error) {
+	if !d.sharedQueue.Load() && d.settled.Load() >= d.enqueued.Load() {
+		return nil, nil
+	}
+	return d.q.EnqueueMarker()
+}
+
+// waiting runs call, which waits for q (a blocking read or write, in the
+// queue's order), and marks the commands counted before it began
+// complete once it succeeded.
+func (d *Device) waiting(call func() error) error {
+	n := d.enqueued.Load()
+	if err := call(); err != nil {
+		return err
+	}
+	for {
+		s := d.settled.Load()
+		if s >= n || d.settled.CompareAndSwap(s, n) {
+			return nil
+		}
+	}
+}
+
+// finish waits for q.
+func (d *Device) finish() error { return d.waiting(d.q.Finish) }
 
 // kernel returns the kernel name of the program that source makes,
 // building it through the manager the first time key is asked for.
@@ -477,7 +552,9 @@ func (d *Device) kernel(s *kernelSrc, name string) (*kernelEntry, error) {
 
 func (d *Device) launch(e *kernelEntry, global, local uint64, args []ur.Arg) error {
 	r := ur.Range1D(global).WithLocal(local)
-	if err := d.q.LaunchArgs(e.k.UR(), r, args...); err != nil {
+	err := d.q.LaunchArgs(e.k.UR(), r, args...)
+	d.enqueued.Add(1)
+	if err != nil {
 		return err
 	}
 	d.launches.Add(1)

@@ -201,6 +201,7 @@ func (w *mmOp) onDevice(d *Device) error {
 	}
 	g := w.args()
 	g.A, g.B, g.C = operand(w.a), operand(w.b), operand(w.c)
+	defer d.enqueued.Add(1)
 	return w.h.Gemm(g)
 }
 

@@ -198,7 +198,7 @@ func (op *redOp) readBack(async bool) error {
 	}
 	if async {
 		if op.ev, err = op.part.readAsync(out); err == nil && op.ev == nil {
-			err = op.part.d.q.Finish() // no event to wait on
+			err = op.part.d.finish() // no event to wait on
 		}
 	} else {
 		err = op.part.read(out)

@@ -2,8 +2,10 @@ package compute
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gour-dev/gour/ur"
 )
@@ -19,12 +21,16 @@ type TaskFunc[A, R any] func(goctx context.Context, ctx Context, arg A) (R, erro
 // Async starts an invocation, Get returns the results in the order the
 // invocations were started.
 //
-// Order: invocations run on one goroutine of the sequence, in start
-// order, each after the previous has returned; on a Device context their
-// commands go to its in-order queue, so an invocation's device work also
-// runs after the previous one's, while the host goes on to enqueue the
-// next (an invocation's function returns once its work is enqueued; Get
-// waits for the device, through a marker enqueued after it).
+// Order: NewTaskSequence's invocations run on one goroutine of the
+// sequence, in start order, each after the previous has returned; on a
+// Device context their commands go to its in-order queue, so an
+// invocation's device work also runs after the previous one's, while the
+// host goes on to enqueue the next (an invocation's function returns
+// once its work is enqueued; Get waits for the device, through a marker
+// enqueued after it, or none where the function waited for the device
+// itself, reading a result back). NewConcurrentTaskSequence's run up to
+// its concurrency at once, each on a lane of its own (see there); Get
+// still returns results in start order.
 //
 // Capacity: an invocation is outstanding from the Async that starts it
 // to the Get that returns it; Async waits while capacity are.
@@ -41,8 +47,8 @@ type TaskFunc[A, R any] func(goctx context.Context, ctx Context, arg A) (R, erro
 // the invocation's function included.
 //
 // Release cancels: invocations not yet running do not run and their
-// results are dropped, the running one's goctx is cancelled and Release
-// waits for it to return; later calls give ErrReleased. A Get waiting at
+// results are dropped, the running ones' goctx is cancelled and Release
+// waits for them to return; later calls give ErrReleased. A Get waiting at
 // that moment returns ErrReleased, unless it had already taken its
 // invocation, whose result it then returns. Called by the running
 // invocation's function with its goctx (or a context made from it),
@@ -51,8 +57,10 @@ type TaskFunc[A, R any] func(goctx context.Context, ctx Context, arg A) (R, erro
 // A function must not wait for a Release on another goroutine, which
 // waits for it.
 type TaskSequence[A, R any] struct {
-	ctx Context
-	fn  TaskFunc[A, R]
+	ctx   Context
+	fn    TaskFunc[A, R]
+	lanes []Context // one per invocation running at once; lanes[0] may be ctx
+	owned []*Device // the lanes the sequence made, released with it
 
 	// life is done once the sequence is released: the one record of it.
 	// The invocations' goctx is taskCtx, life marked with the sequence.
@@ -60,10 +68,12 @@ type TaskSequence[A, R any] struct {
 	release context.CancelFunc
 	taskCtx context.Context
 
-	slots   chan struct{} // one token per outstanding invocation
-	pending chan *task[A, R]
-	results chan *task[A, R]
-	done    chan struct{} // closed when the worker has returned
+	slots    chan struct{} // one token per outstanding invocation
+	pending  chan *task[A, R]
+	results  chan *task[A, R]
+	done     chan struct{} // closed when the workers have returned
+	running  atomic.Int32  // workers not yet returned; the last one drains
+	lanesErr error         // releasing the lanes; read after done
 
 	asyncMu sync.Mutex  // serialises Async: start order; the worker's drain waits for it
 	getMu   sync.Mutex  // serialises Get: result order
@@ -83,8 +93,31 @@ type task[A, R any] struct {
 }
 
 // NewTaskSequence returns a sequence running fn on ctx with up to
-// capacity invocations outstanding.
+// capacity invocations outstanding, one running at a time.
 func NewTaskSequence[A, R any](ctx Context, fn TaskFunc[A, R], capacity int) (*TaskSequence[A, R], error) {
+	return newTaskSequence(ctx, fn, capacity, 1)
+}
+
+// NewConcurrentTaskSequence returns a sequence running fn with up to
+// capacity invocations outstanding and up to concurrency of them (at
+// most capacity) running at once, for invocations that do not depend on
+// each other: a pipeline's chunks, each uploaded, transformed and
+// downloaded. Each running invocation has a lane of its own, the Context
+// its function is given. On a Device, a lane is a Device on a queue of
+// its own, in the same ur.Context with the same program manager (the
+// kernels are built once), so one invocation's transfers overlap
+// another's kernels; an invocation's arrays must be made on its lane
+// (FromSlice, Zeros), and arrays of ctx used there give ErrWrongContext,
+// since no queue order joins a lane's work to ctx's. A CPU or
+// MultiDevice context is its own lane: invocations share it.
+func NewConcurrentTaskSequence[A, R any](ctx Context, fn TaskFunc[A, R], capacity, concurrency int) (*TaskSequence[A, R], error) {
+	if concurrency < 1 {
+		return nil, fmt.Errorf("%w: concurrency %d", ErrInvalid, concurrency)
+	}
+	return newTaskSequence(ctx, fn, capacity, concurrency)
+}
+
+func newTaskSequence[A, R any](ctx Context, fn TaskFunc[A, R], capacity, concurrency int) (*TaskSequence[A, R], error) {
 	if err := checkCtx(ctx); err != nil {
 		return nil, err
 	}
@@ -104,10 +137,47 @@ func NewTaskSequence[A, R any](ctx Context, fn TaskFunc[A, R], capacity int) (*T
 		results: make(chan *task[A, R], capacity),
 		done:    make(chan struct{}),
 	}
+	if err := s.makeLanes(min(concurrency, capacity)); err != nil {
+		return nil, err
+	}
 	s.life, s.release = context.WithCancel(context.Background())
 	s.taskCtx = context.WithValue(s.life, taskKey{}, s)
-	go s.work()
+	s.running.Store(int32(len(s.lanes)))
+	for _, lane := range s.lanes {
+		go s.work(lane)
+	}
 	return s, nil
+}
+
+// makeLanes gives the sequence n lanes: ctx itself for one, or where
+// ctx is not a Device; else Devices on queues of their own.
+func (s *TaskSequence[A, R]) makeLanes(n int) error {
+	d, ok := s.ctx.(*Device)
+	if n == 1 || !ok {
+		s.lanes = make([]Context, n)
+		for i := range s.lanes {
+			s.lanes[i] = s.ctx
+		}
+		return nil
+	}
+	for range n {
+		lane, err := d.newLane()
+		if err != nil {
+			return errors.Join(err, s.releaseLanes())
+		}
+		s.lanes = append(s.lanes, lane)
+		s.owned = append(s.owned, lane)
+	}
+	return nil
+}
+
+func (s *TaskSequence[A, R]) releaseLanes() error {
+	var errs []error
+	for _, d := range s.owned {
+		errs = append(errs, d.Release())
+	}
+	s.owned = nil
+	return errors.Join(errs...)
 }
 
 // Capacity returns the most invocations outstanding at once.
@@ -126,22 +196,26 @@ func (s *TaskSequence[A, R]) Outstanding() int {
 	return len(s.slots)
 }
 
-// work runs the invocations until the sequence is released, then ends
-// the ones never run and drops the results no Get collected: here rather
-// than in Release, which does not wait for the worker when the running
-// invocation calls it.
-func (s *TaskSequence[A, R]) work() {
-	defer close(s.done)
+// work runs invocations on lane until the sequence is released; the
+// last worker to return then ends the ones never run, drops the results
+// no Get collected and releases the lanes: here rather than in Release,
+// which does not wait for the workers when a running invocation calls
+// it.
+func (s *TaskSequence[A, R]) work(lane Context) {
 run:
 	for {
 		select {
 		case t := <-s.pending:
-			s.run(t)
+			s.run(lane, t)
 			close(t.done)
 		case <-s.life.Done():
 			break run
 		}
 	}
+	if s.running.Add(-1) > 0 {
+		return
+	}
+	defer close(s.done)
 	// An Async sends under asyncMu after seeing the sequence live: once
 	// it is free, pending holds every invocation that will ever start.
 	s.asyncMu.Lock()
@@ -161,6 +235,7 @@ run:
 	for len(s.results) > 0 {
 		(<-s.results).dropEvent()
 	}
+	s.lanesErr = s.releaseLanes()
 }
 
 var errNotRun = fmt.Errorf("%w: task sequence released before the invocation ran", ErrReleased)
@@ -172,15 +247,15 @@ func (t *task[A, R]) dropEvent() {
 	}
 }
 
-func (s *TaskSequence[A, R]) run(t *task[A, R]) {
+func (s *TaskSequence[A, R]) run(lane Context, t *task[A, R]) {
 	if s.life.Err() != nil { // released while t waited in pending
 		t.err = errNotRun
 		return
 	}
 	defer recovered("task", &t.err)
-	t.res, t.err = s.fn(s.taskCtx, s.ctx, t.arg)
+	t.res, t.err = s.fn(s.taskCtx, lane, t.arg)
 	if t.err == nil {
-		t.ev, t.err = s.ctx.eng().fence()
+		t.ev, t.err = lane.eng().fence()
 	}
 }
 
@@ -267,7 +342,8 @@ var (
 )
 
 // Release cancels the invocations not yet running, waits for the running
-// one (and for a Get in progress) and drops the results not collected.
+// ones (and for a Get in progress), drops the results not collected and
+// releases the lanes, returning the error of that.
 // It gives up waiting with ctx's error when ctx ends first: the sequence
 // is released all the same, and finishes when the running invocation
 // returns. Called by the running invocation's function with its goctx,
@@ -284,7 +360,7 @@ func (s *TaskSequence[A, R]) Release(ctx context.Context) error {
 	}
 	select {
 	case <-s.done:
-		return nil
+		return s.lanesErr
 	case <-ctx.Done():
 		return ctx.Err()
 	}
