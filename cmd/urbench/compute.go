@@ -87,6 +87,12 @@ y = a*x + y (float32, a = 2), compute.Expr:
                   Transform on 1024 elements and reads one element back:
                   Async + Get round trips a second, against
                   taskseq.plain, the same work called in a loop
+  pipeline        chunks of -chunk float32, -chunks a round, each
+                  uploaded, transformed and downloaded by a task
+                  sequence whose invocations overlap
+                  (NewConcurrentTaskSequence, 4 in flight), GB/s counting
+                  8 bytes an element, against pipeline.loop: the same
+                  steps one chunk after another
   matmul.sgemm    compute.MatMul of -mm-n × -mm-n float32 matrices on the
                   device (package blas: cuBLAS on CUDA), TFLOP/s, against
                   blas.sgemm: the same product through a blas.Handle
@@ -113,6 +119,8 @@ split into N sub-devices, as PoCL's CPU device) against one
 	reduceN := c.Flags.Int("reduce-n", 1<<28, "elements of reduce.sum and reduce.read")
 	cpuN := c.Flags.Int("cpu-n", 1<<24, "elements of cpu.axpy and cpu.goroutines")
 	calls := c.Flags.Int("calls", 10000, "calls per round of transform.dispatch and taskseq")
+	chunk := c.Flags.Int("chunk", 1<<22, "elements of each chunk of pipeline")
+	chunks := c.Flags.Int("chunks", 32, "chunks per round of pipeline")
 	rounds := c.Flags.Int("rounds", 10, "rounds of each measurement")
 	firstRuns := c.Flags.Int("first-runs", 5, "warm child processes of transform.first")
 	mmN := c.Flags.Int("mm-n", 4096, "rows and columns of matmul.sgemm and blas.sgemm")
@@ -125,7 +133,7 @@ split into N sub-devices, as PoCL's CPU device) against one
 			return err
 		}
 		if *quick {
-			applyQuick(c, []quickSize{{"n", n, 1 << 16}, {"reduce-n", reduceN, 1 << 16}, {"cpu-n", cpuN, 1 << 16}, {"calls", calls, 100}, {"mm-n", mmN, 128}, {"mm-cpu-n", mmCPUN, 128}})
+			applyQuick(c, []quickSize{{"n", n, 1 << 16}, {"reduce-n", reduceN, 1 << 16}, {"cpu-n", cpuN, 1 << 16}, {"calls", calls, 100}, {"chunk", chunk, 1 << 14}, {"chunks", chunks, 16}, {"mm-n", mmN, 128}, {"mm-cpu-n", mmCPUN, 128}})
 		}
 		if *n < computeSmall || *reduceN < computeSmall || *cpuN < computeSmall {
 			return cli.Usagef(c.Name, "-n, -reduce-n and -cpu-n must be at least %d", computeSmall)
@@ -133,8 +141,11 @@ split into N sub-devices, as PoCL's CPU device) against one
 		if *mmN < 1 || *mmCPUN < 1 || *mmN > 1<<14 || *mmCPUN > 1<<14 {
 			return cli.Usagef(c.Name, "-mm-n and -mm-cpu-n must be in [1, 16384]")
 		}
-		if *rounds < 1 || *calls < 1 || *firstRuns < 1 {
-			return cli.Usagef(c.Name, "-rounds, -calls and -first-runs must be at least 1")
+		if *rounds < 1 || *calls < 1 || *firstRuns < 1 || *chunks < 1 {
+			return cli.Usagef(c.Name, "-rounds, -calls, -chunks and -first-runs must be at least 1")
+		}
+		if *chunk < 2 {
+			return cli.Usagef(c.Name, "-chunk must be at least 2")
 		}
 		if os.Getenv(envComputeChild) != "" {
 			return computeChild(w, c, *backend)
@@ -154,7 +165,7 @@ split into N sub-devices, as PoCL's CPU device) against one
 			return err
 		}
 		defer d.Release()
-		b := &computeBench{w: w, c: c, dev: dev, d: d, n: *n, reduceN: *reduceN, cpuN: *cpuN, calls: *calls, rounds: *rounds, firstRuns: *firstRuns, mmN: *mmN, mmCPUN: *mmCPUN}
+		b := &computeBench{w: w, c: c, dev: dev, d: d, n: *n, reduceN: *reduceN, cpuN: *cpuN, calls: *calls, chunk: *chunk, chunks: *chunks, rounds: *rounds, firstRuns: *firstRuns, mmN: *mmN, mmCPUN: *mmCPUN}
 		return b.run()
 	}
 }
@@ -184,6 +195,7 @@ type computeBench struct {
 	local            uint64 // work-group size of the hand-written kernels' launches
 	n, reduceN, cpuN int
 	calls, rounds    int
+	chunk, chunks    int // pipeline
 	firstRuns        int
 	mmN, mmCPUN      int // matmul's sizes
 }
@@ -291,7 +303,7 @@ func (b *computeBench) run() error {
 	}
 	fmt.Fprintf(b.w, "%s\n%d rounds; %s (a = %d); -n %d, -reduce-n %d, -cpu-n %d, %d calls per round\n",
 		b.dev, b.rounds, computeAxpy, computeA, b.n, b.reduceN, b.cpuN, b.calls)
-	for _, step := range []func() error{b.axpy, b.reduce, b.dispatch, b.cpu, b.first, b.taskseq, b.matmul} {
+	for _, step := range []func() error{b.axpy, b.reduce, b.dispatch, b.cpu, b.first, b.taskseq, b.pipeline, b.matmul} {
 		if err := step(); err != nil {
 			return err
 		}

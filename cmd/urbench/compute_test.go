@@ -26,7 +26,7 @@ func TestCompute(t *testing.T) {
 	}
 	for _, want := range []string{"2 rounds; y = a*x + y (a = 2); -n 65536, -reduce-n 65536, -cpu-n 65536, 20 calls per round\n",
 		"\ntransform.axpy ", "\ncopy.d2d ", "\nreduce.sum ", "\nreduce.read ", "\ntransform.dispatch ", "\ndispatch.prepared ", "\ndispatch.arglaunch ",
-		"\ncpu.axpy ", "\ncpu.goroutines ", "\ntransform.first ", "\ntransform.first.alone ", "\ntaskseq ", "\ntaskseq.plain ", "\nmatmul.sgemm ", "\nblas.sgemm ", "\ncpu.matmul "} {
+		"\ncpu.axpy ", "\ncpu.goroutines ", "\ntransform.first ", "\ntransform.first.alone ", "\ntaskseq ", "\ntaskseq.plain ", "\npipeline ", "\npipeline.loop ", "\nmatmul.sgemm ", "\nblas.sgemm ", "\ncpu.matmul "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -105,8 +105,9 @@
 // the CPU context's Transform against goroutines by hand; a new process's
 // first Transform with gour's persistent cache warm (this program run as
 // a child, once cold into a new cache directory, then -first-runs times);
-// and a TaskSequence's Async + Get round trips against the same work in a
-// loop. -quick makes the sizes small, for PoCL; see compute.go.
+// a TaskSequence's Async + Get round trips against the same work in a
+// loop; and a pipeline of chunks (upload, Transform, download) as a
+// concurrent TaskSequence against the same steps in a loop. -quick makes the sizes small, for PoCL; see compute.go.
 //
 // blas times package blas's GEMM (n×n×n, alpha 1, beta 0) on the backend
 // asked for (-backend; empty: the device's vendor library where it loads)
