@@ -70,7 +70,9 @@ func parseIPCEventHandle(h IPCEventHandle) (ipcHandle, bool) {
 // (Context.OpenIPCEvent). Any of them may signal it on a queue of its
 // device (Queue.SignalIPCEvent) and wait for it there (Queue.WaitIPCEvent)
 // or on the host (Wait, Query). The process that made it must keep it
-// until the others have released theirs.
+// until the others have released theirs, and the one that signalled last
+// until the waits for that signal are done (CUDA's rule for imported
+// events).
 type IPCEvent struct {
 	object
 	ctx *Context
