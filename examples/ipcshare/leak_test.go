@@ -12,7 +12,7 @@ import (
 // is on (make test sets GOUR_LEAK_CHECK=1).
 func TestMain(m *testing.M) {
 	if h := os.Getenv(envHandle); h != "" {
-		if err := child(os.Stdout, h, 16<<20); err != nil {
+		if err := child(os.Stdout, h, os.Getenv(envEvent), 16<<20); err != nil {
 			os.Stdout.WriteString(err.Error() + "\n")
 			os.Exit(1)
 		}

@@ -3,7 +3,10 @@
 // fast the second process reads it: a device-to-device copy out of the
 // opened memory, against the same copy between two of its own
 // allocations. The parent fills the buffer, starts itself again as the
-// child with the handle, and checks what the child reports.
+// child with the handle, and checks what the child reports. Where the
+// adapter shares events too (Context.NewIPCEvent), the parent does not
+// wait for the fill: it signals an IPC event after it and the child's
+// queue waits for that event on the device before its first copy.
 //
 //	go run ./examples/ipcshare               # 1 GiB
 //	go run ./examples/ipcshare -mib 64
@@ -28,19 +31,24 @@ import (
 	"github.com/gour-dev/gour/ur"
 )
 
-// envHandle carries the handle to the child.
-const envHandle = "GOUR_IPCSHARE_HANDLE"
+// envHandle carries the handle to the child, envEvent the handle of the
+// event signalled after the fill (empty where the parent waited for the
+// fill on the host).
+const (
+	envHandle = "GOUR_IPCSHARE_HANDLE"
+	envEvent  = "GOUR_IPCSHARE_EVENT"
+)
 
 func main() {
 	mib := flag.Uint64("mib", 1024, "buffer size in MiB")
 	flag.Parse()
 	var err error
 	if h := os.Getenv(envHandle); h != "" {
-		err = child(os.Stdout, h, *mib<<20)
+		err = child(os.Stdout, h, os.Getenv(envEvent), *mib<<20)
 	} else {
-		err = parent(os.Stdout, *mib<<20, func(handle string) ([]byte, error) {
+		err = parent(os.Stdout, *mib<<20, func(handle, event string) ([]byte, error) {
 			cmd := exec.Command(os.Args[0], os.Args[1:]...)
-			cmd.Env = append(os.Environ(), envHandle+"="+handle)
+			cmd.Env = append(os.Environ(), envHandle+"="+handle, envEvent+"="+event)
 			return cmd.CombinedOutput()
 		})
 	}
@@ -64,8 +72,8 @@ func defaultContext() (*ur.Device, *ur.Context, error) {
 }
 
 // parent allocates and fills the buffer, and runs the child with its
-// handle through run.
-func parent(w io.Writer, size uint64, run func(handle string) ([]byte, error)) error {
+// handle and the event's through run.
+func parent(w io.Writer, size uint64, run func(handle, event string) ([]byte, error)) error {
 	dev, ctx, err := defaultContext()
 	if err != nil {
 		return err
@@ -93,6 +101,7 @@ func parent(w io.Writer, size uint64, run func(handle string) ([]byte, error)) e
 		return err
 	}
 	defer q.Release()
+	defer q.Finish() // the fill, if the child failed before it waited
 	ev, err := q.EnqueueMemFill(u.Ptr(), []byte{0x5A}, size)
 	if err != nil {
 		return err
@@ -100,10 +109,14 @@ func parent(w io.Writer, size uint64, run func(handle string) ([]byte, error)) e
 	if ev != nil {
 		defer ev.Release()
 	}
-	if err := q.Finish(); err != nil {
+	e, event, err := signalFill(w, ctx, dev, q)
+	if err != nil {
 		return err
 	}
-	out, err := run(hex.EncodeToString(h))
+	if e != nil {
+		defer e.Release()
+	}
+	out, err := run(hex.EncodeToString(h), event)
 	fmt.Fprint(w, string(out))
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
@@ -114,9 +127,36 @@ func parent(w io.Writer, size uint64, run func(handle string) ([]byte, error)) e
 	return nil
 }
 
+// signalFill is how the child learns that the fill enqueued on q is
+// done: an IPC event signalled after it, which the caller releases once
+// the child has exited, and its hex handle; or, on an adapter without
+// IPC events, no event and "" once this process has waited for the fill.
+func signalFill(w io.Writer, ctx *ur.Context, dev *ur.Device, q *ur.Queue) (*ur.IPCEvent, string, error) {
+	e, err := ctx.NewIPCEvent(dev)
+	var h ur.IPCEventHandle
+	if err == nil {
+		// A driver may make the event and have no handle for it.
+		if h, err = e.Handle(); err == nil {
+			err = q.SignalIPCEvent(e)
+		}
+		if err != nil {
+			e.Release()
+		}
+	}
+	if errors.Is(err, ur.ErrUnsupportedFeature) {
+		fmt.Fprintf(w, "%s cannot share events between processes, so the parent waits for the fill: %v\n", dev, err)
+		return nil, "", q.Finish()
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return e, hex.EncodeToString(h), nil
+}
+
 // child opens the handle and times copies out of it and between its own
-// allocations.
-func child(w io.Writer, handle string, size uint64) error {
+// allocations, after the fill: on the device, through the IPC event whose
+// handle is event, or at once where event is "".
+func child(w io.Writer, handle, event string, size uint64) error {
 	h, err := hex.DecodeString(handle)
 	if err != nil {
 		return err
@@ -147,6 +187,24 @@ func child(w io.Writer, handle string, size uint64) error {
 		return err
 	}
 	defer q.Release()
+	if event != "" {
+		eh, err := hex.DecodeString(event)
+		if err != nil {
+			return err
+		}
+		e, err := ctx.OpenIPCEvent(dev, eh)
+		if err != nil {
+			return err
+		}
+		defer e.Release()
+		// The copies below wait for the parent's fill on the device: the
+		// host goes on, and the first copy's time includes the wait,
+		// which the best of five leaves out.
+		if err := q.WaitIPCEvent(e); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "the child's queue waits for the parent's fill through an IPC event")
+	}
 	timeCopy := func(dst, src ur.Ptr) (time.Duration, error) {
 		best := time.Duration(1 << 62)
 		for range 5 {

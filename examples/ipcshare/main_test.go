@@ -14,9 +14,9 @@ import (
 func TestIPCShare(t *testing.T) {
 	testenv.Devices(t)
 	var out strings.Builder
-	err := parent(&out, 16<<20, func(handle string) ([]byte, error) {
+	err := parent(&out, 16<<20, func(handle, event string) ([]byte, error) {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), envHandle+"="+handle)
+		cmd.Env = append(os.Environ(), envHandle+"="+handle, envEvent+"="+event)
 		return cmd.CombinedOutput()
 	})
 	if err != nil {
