@@ -45,6 +45,8 @@ type mem struct {
 	// borrowed: the memory is another's, a sub-buffer's parent or a
 	// device pointer wrapped without ownership; Release frees nothing.
 	borrowed bool
+	// img is set on an image (image.go), whose ptr is 0.
+	img *image
 }
 
 func (c *context) NewBuffer(_ driver.MemFlags, size uint64, host []byte) (driver.Mem, error) {
@@ -91,11 +93,21 @@ func (m *mem) Release() error {
 		return err
 	}
 	defer m.dev.unbindBusy()
+	if m.img != nil {
+		return m.img.release(m.dev.a.cu)
+	}
 	return check("cuMemFree", m.dev.a.cu.MemFree(m.ptr))
 }
 
-func (m *mem) Size() uint64    { return m.size }
-func (m *mem) Native() uintptr { return uintptr(m.ptr) }
+func (m *mem) Size() uint64 { return m.size }
+
+// Native is a buffer's device address, an image's CUarray.
+func (m *mem) Native() uintptr {
+	if m.img != nil {
+		return uintptr(m.img.array)
+	}
+	return uintptr(m.ptr)
+}
 
 func (c *context) NewQueue(dev driver.Device, props driver.QueueProperties) (driver.Queue, error) {
 	d := c.own(dev)

@@ -56,6 +56,13 @@ func (d *device) Query(q driver.DeviceQuery) (any, error) {
 		}
 		return uint64(max(v, 0)), nil
 	}
+	minU64 := func(a, b cu.DeviceAttribute) (any, error) {
+		v := min(attr(a), attr(b))
+		if attrErr != nil {
+			return nil, driver.Unanswered(q, fmt.Sprintf("cuDeviceGetAttribute(%d, %d): %v", a, b, attrErr))
+		}
+		return uint64(max(v, 0)), nil
+	}
 	flag := func(a cu.DeviceAttribute) (any, error) {
 		v := attr(a)
 		if attrErr != nil {
@@ -105,25 +112,25 @@ func (d *device) Query(q driver.DeviceQuery) (any, error) {
 		// Double data rate: two transfers a clock.
 		return uint64(khz) * 1000 * 2 * uint64(bits) / 8, nil
 	case driver.DeviceInfoImageSupported:
-		// CUDA has textures and surfaces, but gour does not yet make
-		// images of them on this adapter.
-		return false, nil
+		return true, nil // CUDA arrays with surface objects (image.go)
 	case driver.DeviceInfoMaxReadImageArgs, driver.DeviceInfoMaxWriteImageArgs, driver.DeviceInfoMaxReadWriteImageArgs:
 		return uint32(128), nil // the texture and surface objects a kernel may take (UR's CUDA adapter says the same)
+	// An image is an array that textures and surfaces both reach
+	// (image.go): its limits are the smaller of the two.
 	case driver.DeviceInfoImage2DMaxWidth:
-		return u64(attrTexture2DWidth)
+		return minU64(attrTexture2DWidth, attrSurface2DWidth)
 	case driver.DeviceInfoImage2DMaxHeight:
-		return u64(attrTexture2DHeight)
+		return minU64(attrTexture2DHeight, attrSurface2DHeight)
 	case driver.DeviceInfoImage3DMaxWidth:
-		return u64(attrTexture3DWidth)
+		return minU64(attrTexture3DWidth, attrSurface3DWidth)
 	case driver.DeviceInfoImage3DMaxHeight:
-		return u64(attrTexture3DHeight)
+		return minU64(attrTexture3DHeight, attrSurface3DHeight)
 	case driver.DeviceInfoImage3DMaxDepth:
-		return u64(attrTexture3DDepth)
+		return minU64(attrTexture3DDepth, attrSurface3DDepth)
 	case driver.DeviceInfoImageMaxBufferSize:
 		return u64(attrTexture1DWidth)
 	case driver.DeviceInfoImageMaxArraySize:
-		return u64(attrTexture2DLayeredLayers)
+		return minU64(attrTexture2DLayeredLayers, attrSurface2DLayeredLayers)
 	case driver.DeviceInfoImagePitchAlignExp:
 		return u32(attrTexturePitchAlignment)
 	case driver.DeviceInfoMaxImageLinearWidthExp:

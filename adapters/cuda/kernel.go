@@ -172,7 +172,7 @@ func (k *kernel) SetArgMem(index uint32, m driver.Mem) error {
 	if err != nil {
 		return err
 	}
-	*(*cu.DevicePtr)(unsafe.Pointer(&b[0])) = mm.ptr
+	*(*cu.DevicePtr)(unsafe.Pointer(&b[0])) = mm.arg() // an image's surface object (image.go)
 	k.setLocal(int(index), 0)
 	return nil
 }

@@ -128,7 +128,7 @@ func (t *argTable) fill(k *kernel, args []driver.LaunchArg, dynamic uint64) (uin
 func writeArg(p unsafe.Pointer, size uintptr, a *driver.LaunchArg, k *kernel, i int) error {
 	switch {
 	case a.Kind == driver.ArgMem && a.Mem != nil:
-		*(*cu.DevicePtr)(p) = a.Mem.(*mem).ptr
+		*(*cu.DevicePtr)(p) = a.Mem.(*mem).arg()
 	case a.Kind == driver.ArgMem:
 		*(*cu.DevicePtr)(p) = cu.DevicePtr(a.Ptr)
 	case a.Bytes != nil:
