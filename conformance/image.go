@@ -391,30 +391,42 @@ func TestSampler(t *testing.T) {
 	})
 }
 
-var imageKernelSource = `
-__kernel void sample(__read_only image2d_t img, sampler_t s, __global float4* out, int w) {
-	int x = get_global_id(0), y = get_global_id(1);
-	out[y*w + x] = read_imagef(img, s, (int2)(x, y));
+// imageProgram builds the image kernels (testdata/opencl/images.cl):
+// from the OpenCL C for an adapter that compiles it, from its SPIR-V
+// (testdata/spirv/images.spv, made as the suite's other SPIR-V) for one
+// whose device code is SPIR-V. Other adapters skip.
+func imageProgram(t *testing.T, f *Fixture, ctx *ur.Context) *ur.Program {
+	t.Helper()
+	code := f.DeviceCode(t)
+	var p *ur.Program
+	var err error
+	switch {
+	case code.ILOnly && code.Ext == ".spv":
+		var il []byte
+		if il, err = testdata.ReadFile("testdata/spirv/images.spv"); err == nil {
+			p, err = ctx.NewProgramFromIL(il)
+		}
+	case !code.ILOnly && code.Ext == ".cl":
+		var src []byte
+		if src, err = testdata.ReadFile("testdata/opencl/images.cl"); err == nil {
+			p, err = ctx.NewProgramFromSource(string(src))
+		}
+	default:
+		t.Skipf("no image kernels for %s in the suite", f.Backend)
+	}
+	must(t, "creating the image program", err)
+	cleanup(t, p)
+	must(t, "Build", p.Build("", f.Device))
+	return p
 }
-__kernel void invert(__read_only image2d_t in, __write_only image2d_t out) {
-	int2 p = (int2)(get_global_id(0), get_global_id(1));
-	uint4 v = read_imageui(in, p);
-	write_imageui(out, p, (uint4)(255) - v);
-}`
 
 // TestImageKernelArgs: kernels take images and samplers as arguments,
 // read through the sampler and write images.
 func TestImageKernelArgs(t *testing.T) {
 	forEachDevice(t, func(t *testing.T, f *Fixture) {
-		if f.Backend != "opencl" {
-			t.Skipf("no image kernels for %s in the suite", f.Backend)
-		}
 		ctx := imageCtx(t, f)
 		q := f.Queue(t)
-		p, err := ctx.NewProgramFromSource(imageKernelSource)
-		must(t, "NewProgramFromSource", err)
-		defer p.Release()
-		must(t, "Build", p.Build("", f.Device))
+		p := imageProgram(t, f, ctx)
 		f.Run(t, "SampleRead", func(t *testing.T) {
 			host := pattern(4*4*4, 0)
 			img := newImage2D(t, ctx, 4, 4, host)

@@ -24,6 +24,9 @@ type context struct {
 	mu        sync.Mutex
 	queues    map[*queue]struct{}
 	initLists map[*device]ze.CommandList // synchronous lists for buffer uploads
+	// imageFormats caches SupportedImageFormats, which asks the driver of
+	// every format.
+	imageFormats map[formatsKey][]driver.ImageFormat
 
 	// Event slots: plain events, and events with kernel timestamps for
 	// profiling queues.
@@ -141,12 +144,22 @@ func (c *context) initList(d *device) (ze.CommandList, error) {
 // mem is a buffer: a device allocation on the context's device, or a
 // shared allocation when the context has several devices. A borrowed one
 // (a sub-buffer, or a pointer another library allocated and keeps) frees
-// nothing.
+// nothing. An image (image.go) has no address: ptr is 0.
 type mem struct {
 	c        *context
 	ptr      uintptr // kept in the struct: SetArgMem passes its address
 	size     uint64
 	borrowed bool
+	image    *image
+}
+
+// argValue is what a kernel argument of the memory is: a buffer's device
+// address, or an image's ze_image_handle_t.
+func (m *mem) argValue() uintptr {
+	if m.image != nil {
+		return uintptr(m.image.handle)
+	}
+	return m.ptr
 }
 
 func (c *context) NewBuffer(_ driver.MemFlags, size uint64, host []byte) (driver.Mem, error) {
@@ -183,7 +196,12 @@ func (c *context) NewBuffer(_ driver.MemFlags, size uint64, host []byte) (driver
 // Release frees the allocation once the context's queues are idle.
 func (m *mem) Release() error {
 	var err error
-	if !m.borrowed {
+	if m.image != nil {
+		err = m.c.quiesce()
+		if err2 := check("zeImageDestroy", m.c.ze.ImageDestroy(m.image.handle)); err == nil {
+			err = err2
+		}
+	} else if !m.borrowed {
 		err = m.c.quiesce()
 		if err2 := check("zeMemFree", m.c.ze.MemFree(m.c.handle, m.ptr)); err == nil {
 			err = err2
@@ -196,7 +214,7 @@ func (m *mem) Release() error {
 }
 
 func (m *mem) Size() uint64    { return m.size }
-func (m *mem) Native() uintptr { return m.ptr }
+func (m *mem) Native() uintptr { return m.argValue() }
 
 // eventAllocator hands out event slots from pools of one kind.
 type eventAllocator struct {

@@ -169,6 +169,40 @@
 //     (zeCommandListReset): the mutable command list extension is spec
 //     1.9, newer than the loader's headers gour is checked against.
 //
+// Images and samplers (ur/driver/image.go; image.go):
+//
+//   - Formats map onto ze_image_format_t as the Unified Runtime's Level
+//     Zero adapter reads them back: the layout from the channel count and
+//     width (8, 16, 32 bits; 5_6_5, 5_5_5_1 and 10_10_10_2 for the packed
+//     types), the type (UINT, SINT, UNORM, SNORM, FLOAT), and swizzles
+//     naming the channels in memory order (BGRA is B, G, R, A), the
+//     missing ones 0 (alpha 1). Level Zero 1.4 has no three-channel
+//     layout but the packed ones, and no intensity, luminance or sRGB:
+//     those formats are never listed. SupportedImageFormats asks
+//     zeImageGetProperties of every other format on every device of the
+//     context, once per context, access and image type; a format the
+//     devices lack is ErrUnsupportedImageFormat naming it. IMAGE_SUPPORTED
+//     and the size limits come from zeDeviceGetImageProperties.
+//   - An image is zeImageCreate (ZE_IMAGE_FLAG_KERNEL_WRITE unless read
+//     only) on the context's first device, as Intel's adapter does: a
+//     Level Zero image belongs to one device. Host data is copied in on
+//     the context's synchronous list. Release waits for the context's
+//     queues, then zeImageDestroy.
+//   - Reads and writes are zeCommandListAppendImageCopyToMemory and
+//     FromMemory, which take tightly packed pixels: host memory with
+//     other pitches goes through a packed copy on the host, and such a
+//     read waits for the queue before unpacking. Image copies are
+//     zeCommandListAppendImageCopy (whole images of one size) or
+//     zeCommandListAppendImageCopyRegion; image↔buffer copies the same
+//     to and from the buffer's address. Level Zero has no image fill: a
+//     fill copies a host buffer of the region's pixels, encoded from the
+//     color as the format stores them (rounded and saturated, as OpenCL's
+//     writes are).
+//   - A sampler is zeSamplerCreate (clamp to edge is Level Zero's clamp,
+//     clamp its clamp to border). Kernels take an image or a sampler as
+//     its ze_image_handle_t or ze_sampler_handle_t value through
+//     zeKernelSetArgumentValue, SetArgMem and launch arguments alike.
+//
 // Status: the adapter has not run on Intel hardware. The bindings'
 // structure layouts and constants are checked against ze_api.h
 // (layout_cgo_test.go in internal/ze); discovery without a driver and

@@ -10,9 +10,9 @@ import (
 // This file answers the Unified Runtime's device queries
 // (driver.DeviceQuerier) from zeDeviceGetProperties,
 // zeDeviceGetComputeProperties, zeDeviceGetModuleProperties,
-// zeDeviceGetMemoryProperties and zeDeviceGetMemoryAccessProperties, read
-// when asked. Image, cache and P2P properties are not read: those queries
-// are unsupported here.
+// zeDeviceGetMemoryProperties, zeDeviceGetMemoryAccessProperties and
+// zeDeviceGetImageProperties, read when asked. Cache and P2P properties
+// are not read: those queries are unsupported here.
 
 var _ driver.DeviceQuerier = (*device)(nil)
 
@@ -144,8 +144,13 @@ func (d *device) Query(q driver.DeviceQuery) (any, error) {
 		return true, nil
 	case driver.DeviceInfoVirtualMemorySupport:
 		return true, nil // zeVirtualMem*, in every Level Zero 1.0 driver
-	case driver.DeviceInfoImageSupported, driver.DeviceInfoProgramSetSpecializationConstants:
+	case driver.DeviceInfoProgramSetSpecializationConstants:
 		return false, nil // not yet through gour on this adapter
+	case driver.DeviceInfoImageSupported, driver.DeviceInfoImage2DMaxWidth, driver.DeviceInfoImage2DMaxHeight,
+		driver.DeviceInfoImage3DMaxWidth, driver.DeviceInfoImage3DMaxHeight, driver.DeviceInfoImage3DMaxDepth,
+		driver.DeviceInfoImageMaxArraySize, driver.DeviceInfoImageMaxBufferSize, driver.DeviceInfoMaxSamplers,
+		driver.DeviceInfoMaxReadImageArgs, driver.DeviceInfoMaxWriteImageArgs, driver.DeviceInfoMaxReadWriteImageArgs:
+		return d.imageQuery(q)
 	case driver.DeviceInfoProfile:
 		return "FULL_PROFILE", nil
 	case driver.DeviceInfoBuiltInKernels:

@@ -142,15 +142,15 @@ func (k *kernel) SetArgValue(index uint32, value []byte) error {
 	return k.setArg(index, uintptr(len(value)), unsafe.Pointer(&value[0]))
 }
 
-// SetArgMem passes the buffer's device address, from heap memory the
-// kernel owns.
+// SetArgMem passes the buffer's device address, or the image's handle,
+// from heap memory the kernel owns.
 func (k *kernel) SetArgMem(index uint32, m driver.Mem) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if index >= k.numArgs {
 		return driver.Errorf(driver.ResultInvalidKernelArgumentIndex, "argument %d: kernel %s takes %d", index, k.name, k.numArgs)
 	}
-	k.memArgs[index] = m.(*mem).ptr
+	k.memArgs[index] = m.(*mem).argValue()
 	return k.setArg(index, unsafe.Sizeof(uintptr(0)), unsafe.Pointer(&k.memArgs[index]))
 }
 

@@ -116,7 +116,7 @@ func (k *kernel) setArgs(c *kernelDev, args []driver.LaunchArg) error {
 		case a.Kind == driver.ArgMem:
 			c.arg = uint64(a.Ptr)
 			if a.Mem != nil {
-				c.arg = uint64(a.Mem.(*mem).ptr)
+				c.arg = uint64(a.Mem.(*mem).argValue())
 			}
 			size, v = unsafe.Sizeof(uintptr(0)), unsafe.Pointer(&c.arg)
 		case a.Bytes != nil:

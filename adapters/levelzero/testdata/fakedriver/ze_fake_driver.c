@@ -24,6 +24,11 @@
 // them; every module has one global variable, gour_global_counter.
 // Prefetches, memory advice, queue priorities, cooperative launches and
 // executions are counted, for the test to read through gour_fake_counter.
+// Images are pixel stores of the layouts and types the image section lists
+// (no snorm, no 16_16, no packed or media layouts), copied to and from
+// memory and between images on immediate lists; samplers are checked and
+// kept; the image kernels of conformance/testdata/opencl/images.cl,
+// sample and invert, read and write them in C.
 #define _GNU_SOURCE // memfd_create
 #include <level_zero/ze_api.h>
 #include <level_zero/ze_ddi.h>
@@ -57,7 +62,7 @@ static ze_result_t fail(ze_result_t r, const char *fmt, ...) {
 	return r;
 }
 
-enum { M_DRIVER = 0x6f7a4401, M_DEVICE, M_CONTEXT, M_LIST, M_POOL, M_EVENT, M_MODULE, M_LOG, M_KERNEL, M_QUEUE, M_FENCE };
+enum { M_DRIVER = 0x6f7a4401, M_DEVICE, M_CONTEXT, M_LIST, M_POOL, M_EVENT, M_MODULE, M_LOG, M_KERNEL, M_QUEUE, M_FENCE, M_IMAGE, M_SAMPLER };
 
 typedef struct { unsigned magic; } object;
 static object the_driver = {M_DRIVER}, the_device = {M_DEVICE};
@@ -137,11 +142,14 @@ static uint64_t prefetches, advice_count[8], context_destroys, list_destroys, me
 // Immediate lists made per ze_command_queue_priority_t, cooperative
 // launches run, and command list executions.
 static uint64_t priorities[3], cooperative_launches, executions;
+// Images and samplers that exist.
+static uint64_t images_live, samplers_live;
 
 // gour_fake_counter returns a counter by name: "prefetch", "advise:N" for
 // ze_memory_advice_t N, "context_destroy", "list_destroy", "mem_free",
-// "priority:N" for ze_command_queue_priority_t N, "cooperative" or
-// "execute".
+// "priority:N" for ze_command_queue_priority_t N, "cooperative",
+// "execute", or the images and samplers that exist, "images" and
+// "samplers".
 ZE_DLLEXPORT uint64_t gour_fake_counter(const char *name) {
 	unsigned n;
 	uint64_t v = 0;
@@ -152,6 +160,8 @@ ZE_DLLEXPORT uint64_t gour_fake_counter(const char *name) {
 	else if (!strcmp(name, "mem_free")) v = mem_frees;
 	else if (!strcmp(name, "cooperative")) v = cooperative_launches;
 	else if (!strcmp(name, "execute")) v = executions;
+	else if (!strcmp(name, "images")) v = images_live;
+	else if (!strcmp(name, "samplers")) v = samplers_live;
 	else if (sscanf(name, "advise:%u", &n) == 1 && n < 8) v = advice_count[n];
 	else if (sscanf(name, "priority:%u", &n) == 1 && n < 3) v = priorities[n];
 	else fprintf(stderr, "ze_fake_driver: gour_fake_counter: no counter %s\n", name);
@@ -200,6 +210,8 @@ typedef struct {
 } module;
 
 #define P (-1) // a pointer to device memory (8 bytes)
+#define I (-2) // a ze_image_handle_t
+#define S (-3) // a ze_sampler_handle_t
 
 typedef struct {
 	const char *name;
@@ -225,6 +237,9 @@ static const signature signatures[] = {
 	{"fill_f32", 3, {P, 4, 8}},
 	{"copy_f32", 3, {P, P, 8}},
 	{"reduce_sum_f32", 5, {P, P, 0, 4, 8}},
+	// conformance/testdata/opencl/images.cl
+	{"sample", 4, {I, S, P, 4}},
+	{"invert", 2, {I, I}},
 };
 
 typedef struct {
@@ -1108,10 +1123,16 @@ static ze_result_t KernelSetArgumentValue(ze_kernel_handle_t h, uint32_t index, 
 		if (size == 0) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
 		k->local[index] = size;
 	} else {
-		size_t n = want == P ? sizeof(void *) : (size_t)want;
+		size_t n = want < 0 ? sizeof(void *) : (size_t)want;
 		if (size != n) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
 		if (!value) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeKernelSetArgumentValue: no value for argument %u", index);
 		memcpy(k->args[index], value, size);
+		if (want == I || want == S) {
+			void *h;
+			memcpy(&h, value, sizeof h);
+			if (!is(h, want == I ? M_IMAGE : M_SAMPLER))
+				return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeKernelSetArgumentValue: argument %u of %s is %p, not a %s", index, k->sig->name, h, want == I ? "ze_image_handle_t" : "ze_sampler_handle_t");
+		}
 		if (want == P) {
 			void *p;
 			memcpy(&p, value, sizeof p);
@@ -1161,6 +1182,357 @@ typedef struct {
 
 #define PTR(T, i) (*(T **)k->args[i])
 #define VAL(T, i) (*(T *)k->args[i])
+
+// ---- images and samplers ------------------------------------------------------
+// An image is a pixel store of its extent, rows of width pixels, slices of
+// rows: {width, height or 1D layers, depth or 2D layers}. The fake takes
+// the layouts of one, two and four 8-, 16- and 32-bit components but
+// 16_16, of unsigned, signed, unorm (8 and 16 bits) and float (16 and 32
+// bits) components, with swizzles naming distinct channels for the
+// components and 0, 1 or "don't care" for the rest: no snorm, no packed
+// layouts, no media formats.
+
+#define IMAGE_DIM_MAX 16384
+#define IMAGE_DIM3D_MAX 2048
+#define IMAGE_LAYERS_MAX 2048
+
+typedef struct {
+	unsigned magic;
+	ze_image_desc_t desc;
+	int comps, bits;
+	size_t pixel;
+	uint32_t ext[3];
+	unsigned char *data;
+} image;
+
+typedef struct {
+	unsigned magic;
+	ze_sampler_desc_t desc;
+} sampler;
+
+static ze_result_t DeviceGetImageProperties(ze_device_handle_t h, ze_device_image_properties_t *p) {
+	CHECK(h, M_DEVICE);
+	STYPE(p, ZE_STRUCTURE_TYPE_DEVICE_IMAGE_PROPERTIES);
+	p->maxImageDims1D = p->maxImageDims2D = IMAGE_DIM_MAX;
+	p->maxImageDims3D = IMAGE_DIM3D_MAX;
+	p->maxImageBufferSize = 1u << 27;
+	p->maxImageArraySlices = IMAGE_LAYERS_MAX;
+	p->maxSamplers = 16;
+	p->maxReadImageArgs = 128;
+	p->maxWriteImageArgs = 64;
+	return ZE_RESULT_SUCCESS;
+}
+
+// layout_shape gives a layout's components and bits; 0 for the layouts
+// the fake lacks.
+static int layout_shape(ze_image_format_layout_t l, int *bits) {
+	switch (l) {
+	case ZE_IMAGE_FORMAT_LAYOUT_8: *bits = 8; return 1;
+	case ZE_IMAGE_FORMAT_LAYOUT_16: *bits = 16; return 1;
+	case ZE_IMAGE_FORMAT_LAYOUT_32: *bits = 32; return 1;
+	case ZE_IMAGE_FORMAT_LAYOUT_8_8: *bits = 8; return 2;
+	case ZE_IMAGE_FORMAT_LAYOUT_32_32: *bits = 32; return 2;
+	case ZE_IMAGE_FORMAT_LAYOUT_8_8_8_8: *bits = 8; return 4;
+	case ZE_IMAGE_FORMAT_LAYOUT_16_16_16_16: *bits = 16; return 4;
+	case ZE_IMAGE_FORMAT_LAYOUT_32_32_32_32: *bits = 32; return 4;
+	default: return 0;
+	}
+}
+
+// check_image_desc checks an image descriptor: ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT
+// for a format the fake lacks, an error with a message for one no driver
+// takes.
+static ze_result_t check_image_desc(const char *fn, const ze_image_desc_t *d, int *comps, int *bits, uint32_t ext[3]) {
+	STYPE(d, ZE_STRUCTURE_TYPE_IMAGE_DESC);
+	if (d->pNext) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s: pNext", fn);
+	if (d->flags > 0x3) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "%s: flags 0x%x", fn, d->flags);
+	if (d->type > ZE_IMAGE_TYPE_3D) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "%s: image type %u", fn, d->type);
+	if (d->miplevels) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s: %u mip levels", fn, d->miplevels);
+	const ze_image_format_t *f = &d->format;
+	if (f->layout > ZE_IMAGE_FORMAT_LAYOUT_BRGP) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "%s: layout %u", fn, f->layout);
+	if (f->type > ZE_IMAGE_FORMAT_TYPE_FLOAT) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "%s: format type %u", fn, f->type);
+	ze_image_format_swizzle_t sw[4] = {f->x, f->y, f->z, f->w};
+	for (int i = 0; i < 4; i++)
+		if (sw[i] > ZE_IMAGE_FORMAT_SWIZZLE_X) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "%s: swizzle %u", fn, sw[i]);
+	*comps = layout_shape(f->layout, bits);
+	if (!*comps) return ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT;
+	// Every component names a channel, each once; the rest are constants.
+	unsigned seen = 0;
+	for (int i = 0; i < 4; i++) {
+		if (i < *comps) {
+			if (sw[i] > ZE_IMAGE_FORMAT_SWIZZLE_A || (seen & (1u << sw[i])))
+				return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s: component %d of a %d-component layout has swizzle %u", fn, i, *comps, sw[i]);
+			seen |= 1u << sw[i];
+		} else if (sw[i] < ZE_IMAGE_FORMAT_SWIZZLE_0) {
+			return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s: swizzle %d of a %d-component layout names channel %u", fn, i, *comps, sw[i]);
+		}
+	}
+	switch (f->type) {
+	case ZE_IMAGE_FORMAT_TYPE_SNORM: return ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT;
+	case ZE_IMAGE_FORMAT_TYPE_UNORM: if (*bits == 32) return ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT; break;
+	case ZE_IMAGE_FORMAT_TYPE_FLOAT: if (*bits == 8) return ZE_RESULT_ERROR_UNSUPPORTED_IMAGE_FORMAT; break;
+	default: break;
+	}
+	// Dimensions a type does not use are 1, layers of other than arrays 0.
+	int array = d->type == ZE_IMAGE_TYPE_1DARRAY || d->type == ZE_IMAGE_TYPE_2DARRAY;
+	int twod = d->type == ZE_IMAGE_TYPE_2D || d->type == ZE_IMAGE_TYPE_2DARRAY || d->type == ZE_IMAGE_TYPE_3D;
+	if (!d->width || !d->height || !d->depth || (!twod && d->height != 1) || (d->type != ZE_IMAGE_TYPE_3D && d->depth != 1) || (array != (d->arraylevels != 0)))
+		return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s: a type %u image of %llux%ux%u, %u layers", fn, d->type, (unsigned long long)d->width, d->height, d->depth, d->arraylevels);
+	uint64_t lim = d->type == ZE_IMAGE_TYPE_3D ? IMAGE_DIM3D_MAX : IMAGE_DIM_MAX;
+	if (d->width > lim || d->height > lim || d->depth > lim || d->arraylevels > IMAGE_LAYERS_MAX) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
+	ext[0] = (uint32_t)d->width;
+	ext[1] = d->type == ZE_IMAGE_TYPE_1DARRAY ? d->arraylevels : d->height;
+	ext[2] = d->type == ZE_IMAGE_TYPE_2DARRAY ? d->arraylevels : d->depth;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ImageGetProperties(ze_device_handle_t h, const ze_image_desc_t *d, ze_image_properties_t *p) {
+	CHECK(h, M_DEVICE);
+	STYPE(p, ZE_STRUCTURE_TYPE_IMAGE_PROPERTIES);
+	int comps, bits;
+	uint32_t ext[3];
+	ze_result_t r = check_image_desc("zeImageGetProperties", d, &comps, &bits, ext);
+	if (r) return r;
+	p->samplerFilterFlags = ZE_IMAGE_SAMPLER_FILTER_FLAG_POINT | ZE_IMAGE_SAMPLER_FILTER_FLAG_LINEAR;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ImageCreate(ze_context_handle_t c, ze_device_handle_t h, const ze_image_desc_t *d, ze_image_handle_t *ph) {
+	CHECK(c, M_CONTEXT);
+	CHECK(h, M_DEVICE);
+	if (!ph) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeImageCreate: phImage");
+	image img = {M_IMAGE};
+	ze_result_t r = check_image_desc("zeImageCreate", d, &img.comps, &img.bits, img.ext);
+	if (r) return r;
+	img.desc = *d;
+	img.pixel = (size_t)img.comps * (size_t)img.bits / 8;
+	size_t n = (size_t)img.ext[0] * img.ext[1] * img.ext[2] * img.pixel;
+	img.data = malloc(n);
+	if (!img.data) return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+	memset(img.data, 0xcd, n);
+	image *p = (image *)new_object(M_IMAGE, sizeof(image));
+	*p = img;
+	*ph = (ze_image_handle_t)p;
+	images_live++;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t ImageDestroy(ze_image_handle_t h) {
+	CHECK(h, M_IMAGE);
+	free(((image *)h)->data);
+	free_object(h);
+	images_live--;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t SamplerCreate(ze_context_handle_t c, ze_device_handle_t h, const ze_sampler_desc_t *d, ze_sampler_handle_t *ph) {
+	CHECK(c, M_CONTEXT);
+	CHECK(h, M_DEVICE);
+	STYPE(d, ZE_STRUCTURE_TYPE_SAMPLER_DESC);
+	if (!ph) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeSamplerCreate: phSampler");
+	if (d->addressMode > ZE_SAMPLER_ADDRESS_MODE_MIRROR) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeSamplerCreate: address mode %u", d->addressMode);
+	if (d->filterMode > ZE_SAMPLER_FILTER_MODE_LINEAR) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeSamplerCreate: filter mode %u", d->filterMode);
+	if (d->isNormalized > 1) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeSamplerCreate: isNormalized %u", d->isNormalized);
+	sampler *s = (sampler *)new_object(M_SAMPLER, sizeof(sampler));
+	s->desc = *d;
+	*ph = (ze_sampler_handle_t)s;
+	samplers_live++;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t SamplerDestroy(ze_sampler_handle_t h) {
+	CHECK(h, M_SAMPLER);
+	free_object(h);
+	samplers_live--;
+	return ZE_RESULT_SUCCESS;
+}
+
+// check_region checks that a region lies in the image and has no empty
+// dimension, and that the dimensions the image's type lacks are origin 0
+// and extent 1.
+static ze_result_t check_region(const char *fn, const image *img, const ze_image_region_t *r) {
+	if (!r) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "%s: null region", fn);
+	uint32_t o[3] = {r->originX, r->originY, r->originZ}, e[3] = {r->width, r->height, r->depth};
+	for (int i = 0; i < 3; i++)
+		if (!e[i] || o[i] > img->ext[i] || e[i] > img->ext[i] - o[i])
+			return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s: region (%u,%u,%u) of %ux%ux%u outside an image of %ux%ux%u", fn, o[0], o[1], o[2], e[0], e[1], e[2], img->ext[0], img->ext[1], img->ext[2]);
+	return ZE_RESULT_SUCCESS;
+}
+
+static unsigned char *texel(const image *img, uint32_t x, uint32_t y, uint32_t z) {
+	return img->data + (((size_t)z * img->ext[1] + y) * img->ext[0] + x) * img->pixel;
+}
+
+// copy_box copies a region between an image and packed memory.
+static void copy_box(image *img, const ze_image_region_t *r, unsigned char *mem, int to_image) {
+	size_t row = (size_t)r->width * img->pixel;
+	for (uint32_t z = 0; z < r->depth; z++)
+		for (uint32_t y = 0; y < r->height; y++) {
+			unsigned char *t = texel(img, r->originX, r->originY + y, r->originZ + z);
+			unsigned char *m = mem + ((size_t)z * r->height + y) * row;
+			if (to_image) memmove(t, m, row);
+			else memmove(m, t, row);
+		}
+}
+
+static ze_result_t image_memory(const char *fn, int to_image, ze_command_list_handle_t l, ze_image_handle_t h, void *mem, const ze_image_region_t *r, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
+	ze_result_t res = begin(fn, l, signal, n, wait);
+	if (res == RECORD) return fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, "%s: the fake records no image copies", fn);
+	if (res) return res;
+	CHECK(h, M_IMAGE);
+	if (!mem) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "%s: null pointer", fn);
+	image *img = (image *)h;
+	ze_image_region_t whole = {0, 0, 0, img->ext[0], img->ext[1], img->ext[2]};
+	if (!r) r = &whole;
+	if ((res = check_region(fn, img, r))) return res;
+	size_t size = (size_t)r->width * r->height * r->depth * img->pixel;
+	if (!check_range(mem, size)) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "%s: %zu bytes overrun an allocation", fn, size);
+	uint64_t start = now_ticks();
+	copy_box(img, r, mem, to_image);
+	finish(signal, start);
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t AppendImageCopyToMemory(ze_command_list_handle_t l, void *dst, ze_image_handle_t src, const ze_image_region_t *r, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
+	return image_memory("zeCommandListAppendImageCopyToMemory", 0, l, src, dst, r, signal, n, wait);
+}
+
+static ze_result_t AppendImageCopyFromMemory(ze_command_list_handle_t l, ze_image_handle_t dst, const void *src, const ze_image_region_t *r, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
+	return image_memory("zeCommandListAppendImageCopyFromMemory", 1, l, dst, (void *)src, r, signal, n, wait);
+}
+
+static ze_result_t AppendImageCopyRegion(ze_command_list_handle_t l, ze_image_handle_t dst, ze_image_handle_t src, const ze_image_region_t *dr, const ze_image_region_t *sr, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
+	const char *fn = "zeCommandListAppendImageCopyRegion";
+	ze_result_t res = begin(fn, l, signal, n, wait);
+	if (res == RECORD) return fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, "%s: the fake records no image copies", fn);
+	if (res) return res;
+	CHECK(dst, M_IMAGE);
+	CHECK(src, M_IMAGE);
+	image *d = (image *)dst, *s = (image *)src;
+	if (memcmp(&d->desc.format, &s->desc.format, sizeof d->desc.format))
+		return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s: images of different formats", fn);
+	ze_image_region_t dw = {0, 0, 0, d->ext[0], d->ext[1], d->ext[2]}, sw = {0, 0, 0, s->ext[0], s->ext[1], s->ext[2]};
+	if (!dr) dr = &dw;
+	if (!sr) sr = &sw;
+	if (dr->width != sr->width || dr->height != sr->height || dr->depth != sr->depth)
+		return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s: regions of %ux%ux%u and %ux%ux%u", fn, dr->width, dr->height, dr->depth, sr->width, sr->height, sr->depth);
+	if ((res = check_region(fn, d, dr)) || (res = check_region(fn, s, sr))) return res;
+	uint64_t start = now_ticks();
+	size_t size = (size_t)sr->width * sr->height * sr->depth * s->pixel;
+	unsigned char *tmp = malloc(size);
+	copy_box(s, sr, tmp, 0);
+	copy_box(d, dr, tmp, 1);
+	free(tmp);
+	finish(signal, start);
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t AppendImageCopy(ze_command_list_handle_t l, ze_image_handle_t dst, ze_image_handle_t src, ze_event_handle_t signal, uint32_t n, ze_event_handle_t *wait) {
+	CHECK(dst, M_IMAGE);
+	CHECK(src, M_IMAGE);
+	image *d = (image *)dst, *s = (image *)src;
+	if (memcmp(d->ext, s->ext, sizeof d->ext)) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeCommandListAppendImageCopy: images of different sizes");
+	return AppendImageCopyRegion(l, dst, src, NULL, NULL, signal, n, wait);
+}
+
+// read_texel reads a pixel as the kernel's read_image{f,ui,i} would, its
+// components put in the channels the swizzle names: floats for unorm and
+// float formats (f), integers (u) for the others.
+static void read_texel(const image *img, uint32_t x, uint32_t y, uint32_t z, float f[4], uint32_t u[4]) {
+	const unsigned char *t = texel(img, x, y, z);
+	ze_image_format_swizzle_t sw[4] = {img->desc.format.x, img->desc.format.y, img->desc.format.z, img->desc.format.w};
+	for (int c = 0; c < 4; c++) f[c] = c == 3, u[c] = c == 3;
+	for (int i = 0; i < img->comps; i++) {
+		uint32_t v = 0;
+		memcpy(&v, t + i * img->bits / 8, (size_t)img->bits / 8);
+		int c = sw[i];
+		u[c] = v;
+		switch (img->desc.format.type) {
+		case ZE_IMAGE_FORMAT_TYPE_UNORM: f[c] = (float)v / (float)((1u << img->bits) - 1); break;
+		case ZE_IMAGE_FORMAT_TYPE_FLOAT:
+			if (img->bits == 32) memcpy(&f[c], &v, 4);
+			else f[c] = 0; // half reads are not faked
+			break;
+		default: f[c] = (float)v; break;
+		}
+	}
+}
+
+// write_texel_u writes integer channels, saturated to the components'
+// width, as write_imageui does.
+static void write_texel_u(image *img, uint32_t x, uint32_t y, uint32_t z, const uint32_t u[4]) {
+	unsigned char *t = texel(img, x, y, z);
+	ze_image_format_swizzle_t sw[4] = {img->desc.format.x, img->desc.format.y, img->desc.format.z, img->desc.format.w};
+	for (int i = 0; i < img->comps; i++) {
+		uint32_t v = u[sw[i]];
+		if (img->bits < 32 && v > (1u << img->bits) - 1) v = (1u << img->bits) - 1;
+		memcpy(t + i * img->bits / 8, &v, (size_t)img->bits / 8);
+	}
+}
+
+// sample_coord applies a sampler's addressing to a pixel coordinate; 0
+// where the read is of the border.
+static int sample_coord(const sampler *s, int64_t v, uint32_t size, uint32_t *out) {
+	if (v >= 0 && v < size) {
+		*out = (uint32_t)v;
+		return 1;
+	}
+	if (s->desc.addressMode == ZE_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER) return 0;
+	*out = v < 0 ? 0 : size - 1; // clamp; none is undefined, and clamps here
+	return 1;
+}
+
+// image_kernel runs one work-item of the image kernels (images.cl).
+static void image_kernel(kernel *k, const item *it) {
+	image *in = *(image **)k->args[0];
+	uint32_t x = (uint32_t)it->gid[0], y = (uint32_t)it->gid[1];
+	float f[4];
+	uint32_t u[4];
+	if (!strcmp(k->sig->name, "sample")) {
+		const sampler *s = *(sampler **)k->args[1];
+		float *out = *(float **)k->args[2] + 4 * ((size_t)y * (size_t)*(int32_t *)k->args[3] + x);
+		uint32_t sx, sy;
+		if (sample_coord(s, x, in->ext[0], &sx) && sample_coord(s, y, in->ext[1], &sy)) read_texel(in, sx, sy, 0, f, u);
+		else f[0] = f[1] = f[2] = f[3] = 0;
+		memcpy(out, f, sizeof f);
+	} else { // invert
+		image *out = *(image **)k->args[1];
+		read_texel(in, x, y, 0, f, u);
+		for (int c = 0; c < 4; c++) u[c] = 255 - u[c];
+		write_texel_u(out, x, y, 0, u);
+	}
+}
+
+// check_image_launch checks the image kernels' arguments before a launch:
+// live handles, 2D images of the sizes the launch reads and writes, and
+// an output buffer for sample's every work-item.
+static ze_result_t check_image_launch(kernel *k, const size_t gsize[3]) {
+	const char *name = k->sig->name;
+	for (int i = 0; i < k->sig->nargs; i++) {
+		int want = k->sig->sizes[i];
+		if (want != I && want != S) continue;
+		void *h = *(void **)k->args[i];
+		if (!is(h, want == I ? M_IMAGE : M_SAMPLER)) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s: argument %d was destroyed", name, i);
+		if (want == I) {
+			image *img = h;
+			if (img->desc.type != ZE_IMAGE_TYPE_2D) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s: argument %d is not a 2D image", name, i);
+			if (gsize[0] > img->ext[0] || gsize[1] > img->ext[1] || gsize[2] != 1) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s: %zux%zux%zu work-items for a %ux%u image", name, gsize[0], gsize[1], gsize[2], img->ext[0], img->ext[1]);
+		}
+	}
+	if (!strcmp(name, "sample")) {
+		int32_t w = *(int32_t *)k->args[3];
+		if (w <= 0 || !check_range(*(void **)k->args[2], 16 * (size_t)w * gsize[1])) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of sample: w = %d overruns argument 2's allocation", w);
+		if (((image *)*(void **)k->args[0])->desc.format.type != ZE_IMAGE_FORMAT_TYPE_UNORM && ((image *)*(void **)k->args[0])->desc.format.type != ZE_IMAGE_FORMAT_TYPE_FLOAT)
+			return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of sample: read_imagef of an integer image");
+	} else {
+		image *in = *(image **)k->args[0], *out = *(image **)k->args[1];
+		if (in->desc.format.type != ZE_IMAGE_FORMAT_TYPE_UINT || out->desc.format.type != ZE_IMAGE_FORMAT_TYPE_UINT)
+			return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of invert: read_imageui or write_imageui of an image that is not unsigned");
+		if (!(out->desc.flags & ZE_IMAGE_FLAG_KERNEL_WRITE)) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of invert: argument 1 was made without ZE_IMAGE_FLAG_KERNEL_WRITE");
+	}
+	return ZE_RESULT_SUCCESS;
+}
+
 
 // reduce_sum_f32_group runs one work-group of compute's reduce_sum_f32
 // (in, partial, __local scratch, ident, n), as the kernel does on a GPU
@@ -1222,6 +1594,8 @@ static void run_item(kernel *k, const item *it, char *scratch) {
 		if (i < VAL(uint64_t, 2)) PTR(float, 0)[i] = VAL(float, 1);
 	} else if (!strcmp(n, "copy_f32")) {
 		if (i < VAL(uint64_t, 2)) PTR(float, 0)[i] = PTR(float, 1)[i];
+	} else if (!strcmp(n, "sample") || !strcmp(n, "invert")) {
+		image_kernel(k, it);
 	} else if (!strcmp(n, "reduce_sum_f32")) {
 		if (it->lid[0] == it->lsize[0] - 1) reduce_sum_f32_group(k, it);
 	} else if (!strcmp(n, "scalars")) {
@@ -1289,6 +1663,9 @@ static ze_result_t launch(const char *fn, int op, ze_command_list_handle_t l, ze
 			if (!check_range(PTR(float, 0), 4 * elems) || (name[0] == 'c' && !check_range(PTR(float, 1), 4 * elems)))
 				return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s: %llu elements overrun an allocation", name, (unsigned long long)elems);
 		}
+	}
+	if (!strcmp(name, "sample") || !strcmp(name, "invert")) {
+		if ((r = check_image_launch(k, it.gsize))) return r;
 	}
 	uint64_t start = now_ticks();
 	char scratch[8];
@@ -1508,6 +1885,16 @@ LOCKED(ze_result_t, KernelSetArgumentValue, (ze_kernel_handle_t a, uint32_t b, s
 LOCKED(ze_result_t, KernelSetGroupSize, (ze_kernel_handle_t a, uint32_t b, uint32_t c, uint32_t d), (a, b, c, d))
 LOCKED(ze_result_t, KernelSuggestGroupSize, (ze_kernel_handle_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t *e, uint32_t *f, uint32_t *g), (a, b, c, d, e, f, g))
 LOCKED(ze_result_t, KernelSetGlobalOffsetExp, (ze_kernel_handle_t a, uint32_t b, uint32_t c, uint32_t d), (a, b, c, d))
+LOCKED(ze_result_t, DeviceGetImageProperties, (ze_device_handle_t a, ze_device_image_properties_t *b), (a, b))
+LOCKED(ze_result_t, ImageGetProperties, (ze_device_handle_t a, const ze_image_desc_t *b, ze_image_properties_t *c), (a, b, c))
+LOCKED(ze_result_t, ImageCreate, (ze_context_handle_t a, ze_device_handle_t b, const ze_image_desc_t *c, ze_image_handle_t *d), (a, b, c, d))
+LOCKED(ze_result_t, ImageDestroy, (ze_image_handle_t a), (a))
+LOCKED(ze_result_t, SamplerCreate, (ze_context_handle_t a, ze_device_handle_t b, const ze_sampler_desc_t *c, ze_sampler_handle_t *d), (a, b, c, d))
+LOCKED(ze_result_t, SamplerDestroy, (ze_sampler_handle_t a), (a))
+LOCKED(ze_result_t, AppendImageCopy, (ze_command_list_handle_t a, ze_image_handle_t b, ze_image_handle_t c, ze_event_handle_t d, uint32_t e, ze_event_handle_t *f), (a, b, c, d, e, f))
+LOCKED(ze_result_t, AppendImageCopyRegion, (ze_command_list_handle_t a, ze_image_handle_t b, ze_image_handle_t c, const ze_image_region_t *d, const ze_image_region_t *e, ze_event_handle_t f, uint32_t g, ze_event_handle_t *h), (a, b, c, d, e, f, g, h))
+LOCKED(ze_result_t, AppendImageCopyToMemory, (ze_command_list_handle_t a, void *b, ze_image_handle_t c, const ze_image_region_t *d, ze_event_handle_t e, uint32_t f, ze_event_handle_t *g), (a, b, c, d, e, f, g))
+LOCKED(ze_result_t, AppendImageCopyFromMemory, (ze_command_list_handle_t a, ze_image_handle_t b, const void *c, const ze_image_region_t *d, ze_event_handle_t e, uint32_t f, ze_event_handle_t *g), (a, b, c, d, e, f, g))
 
 // ---- the tables the loader asks for -------------------------------------------
 
@@ -1536,6 +1923,7 @@ EXPORT zeGetDeviceProcAddrTable(ze_api_version_t v, ze_device_dditable_t *t) {
 	t->pfnGetMemoryAccessProperties = DeviceGetMemoryAccessProperties;
 	t->pfnGetGlobalTimestamps = DeviceGetGlobalTimestamps;
 	t->pfnGetSubDevices = DeviceGetSubDevices;
+	t->pfnGetImageProperties = DeviceGetImageProperties_locked;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -1589,6 +1977,10 @@ EXPORT zeGetCommandListProcAddrTable(ze_api_version_t v, ze_command_list_dditabl
 	t->pfnCreate = CommandListCreate_locked;
 	t->pfnClose = CommandListClose_locked;
 	t->pfnReset = CommandListReset_locked;
+	t->pfnAppendImageCopy = AppendImageCopy_locked;
+	t->pfnAppendImageCopyRegion = AppendImageCopyRegion_locked;
+	t->pfnAppendImageCopyToMemory = AppendImageCopyToMemory_locked;
+	t->pfnAppendImageCopyFromMemory = AppendImageCopyFromMemory_locked;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -1629,6 +2021,19 @@ EXPORT zeGetCommandQueueProcAddrTable(ze_api_version_t v, ze_command_queue_ddita
 	t->pfnDestroy = CommandQueueDestroy_locked;
 	t->pfnExecuteCommandLists = CommandQueueExecuteCommandLists_locked;
 	t->pfnSynchronize = CommandQueueSynchronize_locked;
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetImageProcAddrTable(ze_api_version_t v, ze_image_dditable_t *t) {
+	t->pfnGetProperties = ImageGetProperties_locked;
+	t->pfnCreate = ImageCreate_locked;
+	t->pfnDestroy = ImageDestroy_locked;
+	return ZE_RESULT_SUCCESS;
+}
+
+EXPORT zeGetSamplerProcAddrTable(ze_api_version_t v, ze_sampler_dditable_t *t) {
+	t->pfnCreate = SamplerCreate_locked;
+	t->pfnDestroy = SamplerDestroy_locked;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -1777,8 +2182,6 @@ EMPTY(zeGetEventExpProcAddrTable, ze_event_exp_dditable_t)
 EMPTY(zeGetFabricEdgeExpProcAddrTable, ze_fabric_edge_exp_dditable_t)
 EMPTY(zeGetFabricVertexExpProcAddrTable, ze_fabric_vertex_exp_dditable_t)
 EMPTY(zeGetImageExpProcAddrTable, ze_image_exp_dditable_t)
-EMPTY(zeGetImageProcAddrTable, ze_image_dditable_t)
-EMPTY(zeGetSamplerProcAddrTable, ze_sampler_dditable_t)
 EMPTY(zetGetCommandListProcAddrTable, zet_command_list_dditable_t)
 EMPTY(zetGetContextProcAddrTable, zet_context_dditable_t)
 EMPTY(zetGetDebugProcAddrTable, zet_debug_dditable_t)
