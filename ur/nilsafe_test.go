@@ -19,7 +19,7 @@ var handles = []any{
 	(*Adapter)(nil), (*Platform)(nil), (*Device)(nil), (*Context)(nil), (*Queue)(nil),
 	(*Mem)(nil), (*Program)(nil), (*Kernel)(nil), (*Event)(nil), (*PreparedLaunch)(nil), (*ArgLaunch)(nil),
 	(*System)(nil), (*USM)(nil), (*Pool)(nil), (*HostRegistration)(nil), (*CommandBuffer)(nil),
-	(*VirtualMem)(nil), (*PhysicalMem)(nil), (*Sampler)(nil),
+	(*VirtualMem)(nil), (*PhysicalMem)(nil), (*Sampler)(nil), (*IPCEvent)(nil),
 }
 
 // TestHandleListIsComplete fails when a type of the package that embeds
@@ -149,7 +149,8 @@ func releasedHandles(t *testing.T) []any {
 	vm := &VirtualMem{object: object{adapter: a}, ctx: ctx, base: 0x2000, size: 64, gran: 64}
 	pm := &PhysicalMem{object: object{adapter: a}, ctx: ctx, dev: d, size: 64}
 	smp := &Sampler{object: object{adapter: a}, ctx: ctx}
-	all := []any{pl, ev, k, prog, m, q, ctx, d, p, a, pool, usm, reg, cb, al, vm, pm, smp}
+	ipcEv := &IPCEvent{object: object{adapter: a}, ctx: ctx, dev: d}
+	all := []any{pl, ev, k, prog, m, q, ctx, d, p, a, pool, usm, reg, cb, al, vm, pm, smp, ipcEv}
 	for _, h := range all {
 		var err error
 		switch h := h.(type) {
