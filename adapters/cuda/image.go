@@ -189,9 +189,9 @@ func (d *device) checkSurfaceSize(desc driver.ImageDesc) error {
 		ls = []limit{{attrSurface3DWidth, desc.Width, "width"}, {attrSurface3DHeight, desc.Height, "height"}, {attrSurface3DDepth, desc.Depth, "depth"}}
 	}
 	for _, l := range ls {
-		max, r := d.a.cu.DeviceGetAttribute(l.attr, d.ordinal)
-		if r == cu.Success && max > 0 && l.v > uint64(max) {
-			return driver.Errorf(driver.ResultInvalidImageSize, "%s %d exceeds the device's surface limit of %d (CUdevice_attribute %d)", l.what, l.v, max, l.attr)
+		most, r := d.a.cu.DeviceGetAttribute(l.attr, d.ordinal)
+		if r == cu.Success && most > 0 && l.v > uint64(most) {
+			return driver.Errorf(driver.ResultInvalidImageSize, "%s %d exceeds the device's surface limit of %d (CUdevice_attribute %d)", l.what, l.v, most, l.attr)
 		}
 	}
 	return nil
@@ -319,9 +319,9 @@ func (img *image) copy3D(toImage bool, origin, region [3]uint64) (*cu.Memcpy3D, 
 	return p, r
 }
 
-// hostCopy is a copy between an image and host memory: memory laid out with the
-// pitches. CUDA counts a slice in rows (height), so a slice pitch that is
-// not a whole number of rows is a copy per slice (slices).
+// hostCopy is a copy between a box of an image and host memory laid out
+// with the pitches. CUDA counts a slice in rows (its height), so a slice
+// pitch that is not a whole number of rows is a copy a slice (copyAll).
 type hostCopy struct {
 	p      *cu.Memcpy3D
 	toHost bool
@@ -341,8 +341,15 @@ func (img *image) hostCopy(toImage bool, origin, region [3]uint64, rowPitch, sli
 	return &hostCopy{p: p, toHost: !toImage, host: host, row: rowPitch, slice: slicePitch, depth: r[2]}
 }
 
-// copyAll makes the copy on stream s: one cuMemcpy3DAsync, or one a slice.
+// copyAll makes the copy on stream s.
 func copyAll(l *cu.Lib, c *hostCopy, s cu.Stream) cu.Result {
+	return c.each(func(p *cu.Memcpy3D) cu.Result { return l.Memcpy3DAsync(p, s) })
+}
+
+// each calls do with the copy's CUDA_MEMCPY3D: once, or once a slice
+// (p.Depth 1, the host address and the array's z advanced), stopping at
+// the first failure.
+func (c *hostCopy) each(do func(p *cu.Memcpy3D) cu.Result) cu.Result {
 	p := c.p
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(c.host)))
 	setHost := func(off, height uint64) {
@@ -354,10 +361,9 @@ func copyAll(l *cu.Lib, c *hostCopy, s cu.Stream) cu.Result {
 	}
 	if c.depth == 1 || c.slice%c.row == 0 {
 		setHost(0, max(c.slice/c.row, p.Height))
-		return l.Memcpy3DAsync(p, s)
+		return do(p)
 	}
-	// The array's z of the box, advanced a slice at a time.
-	z := &p.DstZ
+	z := &p.DstZ // the array's z of the box
 	if c.toHost {
 		z = &p.SrcZ
 	}
@@ -366,7 +372,7 @@ func copyAll(l *cu.Lib, c *hostCopy, s cu.Stream) cu.Result {
 	for i := range depth {
 		setHost(i*c.slice, p.Height)
 		*z = z0 + i
-		if r := l.Memcpy3DAsync(p, s); r != cu.Success {
+		if r := do(p); r != cu.Success {
 			return r
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
 	"github.com/gour-dev/gour/internal/half"
@@ -58,6 +59,19 @@ func TestImageFormatTable(t *testing.T) {
 	}
 }
 
+// TestImageSeveralDevices: a context of several devices has no images
+// (an array belongs to one device's context), typed.
+func TestImageSeveralDevices(t *testing.T) {
+	c := &context{devs: []*device{{}, {}}}
+	if _, err := c.SupportedImageFormats(driver.MemReadWrite, driver.Image2D); !errors.Is(err, driver.ResultUnsupportedFeature) {
+		t.Errorf("SupportedImageFormats: %v, want UNSUPPORTED_FEATURE", err)
+	}
+	f := driver.ImageFormat{Order: driver.ChannelRGBA, Type: driver.ChannelFloat}
+	if _, err := c.NewImage(driver.MemReadWrite, f, driver.ImageDesc{Type: driver.Image2D, Width: 4, Height: 4}, nil); !errors.Is(err, driver.ResultUnsupportedFeature) {
+		t.Errorf("NewImage: %v, want UNSUPPORTED_FEATURE", err)
+	}
+}
+
 // TestImageArrayDescriptor: the descriptor of each image type, as
 // cuArray3DCreate wants it (Height 0 for 1D, Depth the layers of the
 // layered types).
@@ -95,6 +109,63 @@ func TestImageArrayBox(t *testing.T) {
 	b := &image{typ: driver.Image3D, pixel: 4}
 	if o, r := b.arrayBox([3]uint64{1, 2, 3}, [3]uint64{4, 5, 6}); o != [3]uint64{1, 2, 3} || r != [3]uint64{4, 5, 6} {
 		t.Errorf("3D box: %v %v", o, r)
+	}
+}
+
+// TestImageHostCopies: the CUDA_MEMCPY3D of host copies: one when the
+// slice pitch is a whole number of rows (its height that many rows), one
+// a slice otherwise, host addresses a slice pitch apart and the array's z
+// advancing; a 1D array's layers are slices of one row.
+func TestImageHostCopies(t *testing.T) {
+	type call struct {
+		host, pitch, height, z, depth uint64
+	}
+	host := make([]byte, 4096)
+	base := uint64(uintptr(unsafe.Pointer(&host[0])))
+	for _, c := range []struct {
+		name           string
+		typ            driver.ImageType
+		toImage        bool
+		origin, region [3]uint64
+		row, slice     uint64
+		want           []call
+	}{
+		{"WholeRows", driver.Image2DArray, true, [3]uint64{1, 2, 1}, [3]uint64{3, 2, 2}, 60, 180,
+			[]call{{base, 60, 3, 1, 2}}},
+		{"SliceBySlice", driver.Image3D, false, [3]uint64{1, 2, 1}, [3]uint64{3, 2, 2}, 60, 140,
+			[]call{{base, 60, 2, 1, 1}, {base + 140, 60, 2, 2, 1}}},
+		{"2D", driver.Image2D, false, [3]uint64{0, 0, 0}, [3]uint64{3, 5, 1}, 50, 250,
+			[]call{{base, 50, 5, 0, 1}}},
+		{"1DArrayLayers", driver.Image1DArray, true, [3]uint64{3, 1, 0}, [3]uint64{10, 2, 1}, 32, 40,
+			[]call{{base, 32, 1, 1, 1}, {base + 40, 32, 1, 2, 1}}},
+		{"1DArrayTight", driver.Image1DArray, false, [3]uint64{0, 0, 0}, [3]uint64{10, 3, 1}, 160, 160,
+			[]call{{base, 160, 1, 0, 3}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			img := &image{typ: c.typ, pixel: 16, array: 5}
+			hc := img.hostCopy(c.toImage, c.origin, c.region, c.row, c.slice, host)
+			var got []call
+			hc.each(func(p *cu.Memcpy3D) cu.Result {
+				if c.toImage {
+					if p.SrcMemoryType != cu.MemoryTypeHost || p.DstMemoryType != cu.MemoryTypeArray || p.DstArray != 5 {
+						t.Errorf("write: memory types %d→%d, array %d", p.SrcMemoryType, p.DstMemoryType, p.DstArray)
+					}
+					got = append(got, call{uint64(p.SrcHost), p.SrcPitch, p.SrcHeight, p.DstZ, p.Depth})
+				} else {
+					if p.SrcMemoryType != cu.MemoryTypeArray || p.DstMemoryType != cu.MemoryTypeHost || p.SrcArray != 5 {
+						t.Errorf("read: memory types %d→%d, array %d", p.SrcMemoryType, p.DstMemoryType, p.SrcArray)
+					}
+					got = append(got, call{uint64(p.DstHost), p.DstPitch, p.DstHeight, p.SrcZ, p.Depth})
+				}
+				if p.WidthInBytes != c.region[0]*16 {
+					t.Errorf("WidthInBytes %d", p.WidthInBytes)
+				}
+				return cu.Success
+			})
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("copies (host, pitch, height, z, depth) %v, want %v", got, c.want)
+			}
+		})
 	}
 }
 
@@ -431,11 +502,10 @@ func TestImageRegionPitches(t *testing.T) {
 func TestImageCopies(t *testing.T) {
 	f := newImgFixture(t)
 	for _, c := range []struct {
-		name                   string
-		format                 ur.ImageFormat
-		d                      ur.ImageDesc
-		srcO, dstO, region     [3]uint64
-		bufDstO, bufDstRegionO [3]uint64
+		name               string
+		format             ur.ImageFormat
+		d                  ur.ImageDesc
+		srcO, dstO, region [3]uint64
 	}{
 		{name: "3D", format: ur.ImageFormat{Order: ur.ChannelRGBA, Type: ur.ChannelHalfFloat}, d: ur.ImageDesc{Type: ur.Image3D, Width: 8, Height: 5, Depth: 4},
 			srcO: [3]uint64{1, 1, 1}, dstO: [3]uint64{4, 0, 2}, region: [3]uint64{3, 4, 2}},
@@ -704,8 +774,8 @@ func TestImageKernelSampler(t *testing.T) {
 	}
 }
 
-// imageCopyBytes is the image of BenchmarkImageCopyVsBuffer: 4096×4096
-// RGBA float, 256 MiB.
+// imageCopySide is the side of BenchmarkImageCopyVsBuffer's image:
+// 4096×4096 RGBA float, 256 MiB.
 const imageCopySide = 4096
 
 // BenchmarkImageCopyVsBuffer (GPU) copies 256 MiB on one queue, as a
@@ -736,7 +806,6 @@ func BenchmarkImageCopyVsBuffer(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.SetBytes(size)
-		b.ResetTimer()
 		for b.Loop() {
 			copyOnce()
 		}
@@ -767,7 +836,6 @@ func BenchmarkImageCopyVsBuffer(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.SetBytes(size)
-		b.ResetTimer()
 		for b.Loop() {
 			copyOnce()
 		}
