@@ -104,6 +104,17 @@
 //     pitches are 32-bit: the origins are folded into the pointers, and
 //     extents or pitches past 4 GiB give ErrUnsupportedSize. A 2D copy
 //     has depth 0 and no slice pitch, as Level Zero asks.
+//   - Sharing between processes: memory is zeMemGetIpcHandle and
+//     zeMemOpenIpcHandle (ipc.go). Level Zero shares event pools, not
+//     events (ipcevent.go): an IPC event is the one slot of a pool of its
+//     own made with ZE_EVENT_POOL_FLAG_IPC, whose zeEventPoolGetIpcHandle
+//     is the handle; the other process opens the pool
+//     (zeEventPoolOpenIpcHandle) and creates the event of slot 0 in it.
+//     Events keep their state, so a signal is
+//     zeCommandListAppendEventReset, then a barrier that signals the
+//     event; a wait is zeCommandListAppendWaitOnEvents. Release destroys
+//     the event, then destroys the pool or, for an opened one, closes it
+//     (zeEventPoolCloseIpcHandle).
 //   - Native handles: ContextFromNative wraps a ze_context_handle_t over
 //     the devices given, QueueFromNative an immediate
 //     ze_command_list_handle_t (ordered with barriers, since Level Zero

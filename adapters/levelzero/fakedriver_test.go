@@ -33,8 +33,9 @@ const envFakeDriver = "GOUR_ZE_FAKE_DRIVER"
 // arguments, markers, pools, sub-buffers, region copies, native handles;
 // fakememory_test.go) and the launch model (launches with arguments,
 // queue properties and queries, kernel attributes, globals, command
-// buffers; fakelaunch_test.go) and images and samplers
-// (fakeimage_test.go), end to end, on a machine without Intel hardware. The loader's validation layer checks the parameters too.
+// buffers; fakelaunch_test.go), images and samplers
+// (fakeimage_test.go) and events shared with a child process
+// (fakeipcevent_test.go), end to end, on a machine without Intel hardware. The loader's validation layer checks the parameters too.
 //
 // It compiles the driver with the C compiler against the system's
 // level_zero/ze_ddi.h (Debian: libze-dev) and runs the tests in a child
@@ -117,6 +118,7 @@ func TestFakeDriverChild(t *testing.T) {
 	t.Run("Pool", func(t *testing.T) { fakePool(t, ctx, dev, q) })
 	t.Run("CopyRect", func(t *testing.T) { fakeCopyRect(t, ctx, dev, q) })
 	t.Run("Images", func(t *testing.T) { fakeImages(t, ctx, dev, q) })
+	t.Run("IPCEvent", func(t *testing.T) { fakeIPCEvent(t, ctx, dev, q) })
 	prog := fakeProgram(t, ctx, dev, "kernels_fp64.spv")
 	defer prog.Release()
 	t.Run("PointerLaunch", func(t *testing.T) { fakePointerLaunch(t, ctx, dev, q, prog) })

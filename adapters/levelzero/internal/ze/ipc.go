@@ -45,3 +45,47 @@ func (l *Lib) MemCloseIpcHandle(c Context, ptr uintptr) Result {
 	r, _ := call(f, l.sym("zeMemCloseIpcHandle"))
 	return r
 }
+
+// EventPoolGetIpcHandle calls zeEventPoolGetIpcHandle for a pool made
+// with EventPoolFlagIPC.
+func (l *Lib) EventPoolGetIpcHandle(p EventPool) ([IPCHandleSize]byte, Result) {
+	var h [IPCHandleSize]byte
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(p), f.Ptr(0, unsafe.Pointer(&h))}
+	r, _ := call(f, l.sym("zeEventPoolGetIpcHandle"))
+	return h, r
+}
+
+// EventPoolOpenIpcHandle calls zeEventPoolOpenIpcHandle. The handle, a
+// 64-byte struct, is passed by value on the stack, as MemOpenIpcHandle
+// passes its own; the context and the out pointer take the first integer
+// registers.
+func (l *Lib) EventPoolOpenIpcHandle(c Context, h [IPCHandleSize]byte) (EventPool, Result) {
+	fn := l.sym("zeEventPoolOpenIpcHandle")
+	if fn == 0 {
+		return 0, NotSupported
+	}
+	var w [IPCHandleSize / 8]uintptr
+	for i := range w {
+		w[i] = uintptr(binary.LittleEndian.Uint64(h[8*i:]))
+	}
+	var p EventPool
+	r := dl.CallMany(fn, uintptr(c), uintptr(unsafe.Pointer(&p)), 0, 0, 0, 0,
+		w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
+	return p, result(r)
+}
+
+// EventPoolCloseIpcHandle calls zeEventPoolCloseIpcHandle on a pool
+// EventPoolOpenIpcHandle opened.
+func (l *Lib) EventPoolCloseIpcHandle(p EventPool) Result {
+	return call1(l.sym("zeEventPoolCloseIpcHandle"), uintptr(p))
+}
+
+// CommandListAppendEventReset calls zeCommandListAppendEventReset: the
+// event is not signalled once the commands before have run.
+func (l *Lib) CommandListAppendEventReset(cl CommandList, e Event) Result {
+	f := dl.NewFrame()
+	f.Args = dl.Args{uintptr(cl), uintptr(e)}
+	r, _ := call(f, l.sym("zeCommandListAppendEventReset"))
+	return r
+}

@@ -29,6 +29,9 @@
 // memory and between images on immediate lists; samplers are checked and
 // kept; the image kernels of conformance/testdata/opencl/images.cl,
 // sample and invert, read and write them in C.
+// Event pools made with ZE_EVENT_POOL_FLAG_IPC keep their events' states in
+// a memfd another process maps (zeEventPoolOpenIpcHandle), so that events
+// are shared between processes.
 #define _GNU_SOURCE // memfd_create
 #include <level_zero/ze_api.h>
 #include <level_zero/ze_ddi.h>
@@ -36,6 +39,7 @@
 #include <level_zero/zet_ddi.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -142,14 +146,14 @@ static uint64_t prefetches, advice_count[8], context_destroys, list_destroys, me
 // Immediate lists made per ze_command_queue_priority_t, cooperative
 // launches run, and command list executions.
 static uint64_t priorities[3], cooperative_launches, executions;
-// Images and samplers that exist.
-static uint64_t images_live, samplers_live;
+// Images and samplers that exist, and IPC pools opened and not closed.
+static uint64_t images_live, samplers_live, ipc_pools_open;
 
 // gour_fake_counter returns a counter by name: "prefetch", "advise:N" for
 // ze_memory_advice_t N, "context_destroy", "list_destroy", "mem_free",
 // "priority:N" for ze_command_queue_priority_t N, "cooperative",
-// "execute", or the images and samplers that exist, "images" and
-// "samplers".
+// "execute", the images and samplers that exist, "images" and
+// "samplers", or the IPC pools opened and not closed, "ipc_pools".
 ZE_DLLEXPORT uint64_t gour_fake_counter(const char *name) {
 	unsigned n;
 	uint64_t v = 0;
@@ -162,6 +166,7 @@ ZE_DLLEXPORT uint64_t gour_fake_counter(const char *name) {
 	else if (!strcmp(name, "execute")) v = executions;
 	else if (!strcmp(name, "images")) v = images_live;
 	else if (!strcmp(name, "samplers")) v = samplers_live;
+	else if (!strcmp(name, "ipc_pools")) v = ipc_pools_open;
 	else if (sscanf(name, "advise:%u", &n) == 1 && n < 8) v = advice_count[n];
 	else if (sscanf(name, "priority:%u", &n) == 1 && n < 3) v = priorities[n];
 	else fprintf(stderr, "ze_fake_driver: gour_fake_counter: no counter %s\n", name);
@@ -172,17 +177,24 @@ ZE_DLLEXPORT uint64_t gour_fake_counter(const char *name) {
 // ---- objects -----------------------------------------------------------
 
 typedef struct event event;
+// A pool made with ZE_EVENT_POOL_FLAG_IPC keeps its events' states in
+// shared memory (a memfd, which another process maps through
+// /proc/PID/fd), so that an event signalled in one process is signalled
+// in the others; opened is set in a process that opened the pool's handle.
 typedef struct {
 	unsigned magic;
 	ze_event_pool_flags_t flags;
 	uint32_t count;
 	event **slots;
+	int fd, opened;
+	int *shared;
 } pool;
 struct event {
 	unsigned magic;
 	pool *pool;
 	uint32_t index;
-	int signalled;
+	int own;
+	volatile int *signalled; // &own, or the pool's shared slot
 	uint64_t start, end;
 };
 typedef struct cmd cmd;
@@ -576,22 +588,103 @@ static ze_result_t EventPoolCreate(ze_context_handle_t c, const ze_event_pool_de
 	if (d->flags > 0x7) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeEventPoolCreate: flags 0x%x", d->flags);
 	if (d->count == 0) return fail(ZE_RESULT_ERROR_INVALID_SIZE, "zeEventPoolCreate: count 0");
 	for (uint32_t i = 0; i < n; i++) CHECK(devs[i], M_DEVICE);
+	if ((d->flags & ZE_EVENT_POOL_FLAG_IPC) && (d->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
+		return fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, "zeEventPoolCreate: the fake shares no timestamps between processes");
 	pool *p = (pool *)new_object(M_POOL, sizeof(pool));
 	p->flags = d->flags;
 	p->count = d->count;
 	p->slots = calloc(d->count, sizeof(event *));
+	p->fd = -1;
+	if (d->flags & ZE_EVENT_POOL_FLAG_IPC) {
+		size_t size = d->count * sizeof(int);
+		p->fd = memfd_create("ze_fake_ipc_pool", 0);
+		if (p->fd < 0 || ftruncate(p->fd, (off_t)size) != 0 || (p->shared = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0)) == MAP_FAILED) {
+			if (p->fd >= 0) close(p->fd);
+			free(p->slots);
+			free_object(p);
+			return fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "zeEventPoolCreate: shared memory for an IPC pool");
+		}
+	}
 	*ph = (ze_event_pool_handle_t)p;
+	return ZE_RESULT_SUCCESS;
+}
+
+// free_pool frees a pool without events, its shared memory included.
+static ze_result_t free_pool(const char *fn, pool *p) {
+	for (uint32_t i = 0; i < p->count; i++)
+		if (p->slots[i]) return fail(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, "%s: event %u still exists", fn, i);
+	if (p->shared) {
+		munmap(p->shared, p->count * sizeof(int));
+		close(p->fd);
+	}
+	free(p->slots);
+	free_object(p);
 	return ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t EventPoolDestroy(ze_event_pool_handle_t h) {
 	CHECK(h, M_POOL);
 	pool *p = (pool *)h;
-	for (uint32_t i = 0; i < p->count; i++)
-		if (p->slots[i]) return fail(ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE, "zeEventPoolDestroy: event %u still exists", i);
-	free(p->slots);
-	free_object(p);
+	if (p->opened) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventPoolDestroy: a pool opened from an IPC handle (zeEventPoolCloseIpcHandle closes it)");
+	return free_pool("zeEventPoolDestroy", p);
+}
+
+// An IPC handle of a pool names the process and its memfd, and the
+// pool's flags and size.
+#define IPC_POOL_MAGIC "GOURFAKEPOOL"
+typedef struct {
+	char magic[16];
+	int32_t pid, fd;
+	uint32_t flags, count;
+} ipc_pool;
+
+static ze_result_t EventPoolGetIpcHandle(ze_event_pool_handle_t h, ze_ipc_event_pool_handle_t *out) {
+	CHECK(h, M_POOL);
+	if (!out) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeEventPoolGetIpcHandle: phIpc");
+	pool *p = (pool *)h;
+	if (!p->shared || p->opened) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventPoolGetIpcHandle: a pool made without ZE_EVENT_POOL_FLAG_IPC, or opened");
+	ipc_pool ip = {IPC_POOL_MAGIC, (int32_t)getpid(), p->fd, p->flags, p->count};
+	memset(out, 0, sizeof *out);
+	memcpy(out->data, &ip, sizeof ip);
 	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t EventPoolOpenIpcHandle(ze_context_handle_t c, ze_ipc_event_pool_handle_t h, ze_event_pool_handle_t *ph) {
+	CHECK(c, M_CONTEXT);
+	if (!ph) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeEventPoolOpenIpcHandle: phEventPool");
+	ipc_pool ip;
+	memcpy(&ip, h.data, sizeof ip);
+	if (memcmp(ip.magic, IPC_POOL_MAGIC, sizeof IPC_POOL_MAGIC) != 0) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventPoolOpenIpcHandle: not a handle of the fake");
+	if (ip.pid == getpid()) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventPoolOpenIpcHandle: a handle of this process");
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", ip.pid, ip.fd);
+	int fd = open(path, O_RDWR);
+	if (fd < 0) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventPoolOpenIpcHandle: cannot open %s", path);
+	size_t size = ip.count * sizeof(int);
+	int *shared = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (shared == MAP_FAILED) {
+		close(fd);
+		return fail(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY, "zeEventPoolOpenIpcHandle: mmap");
+	}
+	pool *p = (pool *)new_object(M_POOL, sizeof(pool));
+	p->flags = ip.flags;
+	p->count = ip.count;
+	p->slots = calloc(ip.count, sizeof(event *));
+	p->fd = fd;
+	p->shared = shared;
+	p->opened = 1;
+	*ph = (ze_event_pool_handle_t)p;
+	ipc_pools_open++;
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t EventPoolCloseIpcHandle(ze_event_pool_handle_t h) {
+	CHECK(h, M_POOL);
+	pool *p = (pool *)h;
+	if (!p->opened) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventPoolCloseIpcHandle: a pool this process made (zeEventPoolDestroy destroys it)");
+	ze_result_t r = free_pool("zeEventPoolCloseIpcHandle", p);
+	if (!r) ipc_pools_open--;
+	return r;
 }
 
 static ze_result_t EventCreate(ze_event_pool_handle_t h, const ze_event_desc_t *d, ze_event_handle_t *ph) {
@@ -604,6 +697,7 @@ static ze_result_t EventCreate(ze_event_pool_handle_t h, const ze_event_desc_t *
 	event *e = (event *)new_object(M_EVENT, sizeof(event));
 	e->pool = p;
 	e->index = d->index;
+	e->signalled = p->shared ? &p->shared[d->index] : &e->own;
 	p->slots[d->index] = e;
 	*ph = (ze_event_handle_t)e;
 	return ZE_RESULT_SUCCESS;
@@ -619,25 +713,35 @@ static ze_result_t EventDestroy(ze_event_handle_t h) {
 
 static ze_result_t EventHostSynchronize(ze_event_handle_t h, uint64_t timeout) {
 	CHECK(h, M_EVENT);
-	if (((event *)h)->signalled) return ZE_RESULT_SUCCESS;
-	if (timeout == UINT64_MAX) return fail(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT, "zeEventHostSynchronize: waits forever on an event nothing will signal");
+	if (*((event *)h)->signalled) return ZE_RESULT_SUCCESS;
+	if (timeout == UINT64_MAX && !((event *)h)->pool->shared) return fail(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT, "zeEventHostSynchronize: waits forever on an event nothing will signal");
+	if (((event *)h)->pool->shared) { // another process may signal it: poll
+		uint64_t until = timeout == UINT64_MAX ? UINT64_MAX : now_ns() + timeout;
+		while (!*((event *)h)->signalled && now_ns() < until) {
+			pthread_mutex_unlock(&big);
+			usleep(1000);
+			pthread_mutex_lock(&big);
+			if (!is(h, M_EVENT)) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventHostSynchronize: the event was destroyed during the wait");
+		}
+		if (*((event *)h)->signalled) return ZE_RESULT_SUCCESS;
+	}
 	return ZE_RESULT_NOT_READY;
 }
 
 static ze_result_t EventQueryStatus(ze_event_handle_t h) {
 	CHECK(h, M_EVENT);
-	return ((event *)h)->signalled ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
+	return *((event *)h)->signalled ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
 }
 
 static ze_result_t EventHostReset(ze_event_handle_t h) {
 	CHECK(h, M_EVENT);
-	((event *)h)->signalled = 0;
+	*((event *)h)->signalled = 0;
 	return ZE_RESULT_SUCCESS;
 }
 
 static ze_result_t EventHostSignal(ze_event_handle_t h) {
 	CHECK(h, M_EVENT);
-	((event *)h)->signalled = 1;
+	*((event *)h)->signalled = 1;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -646,7 +750,7 @@ static ze_result_t EventQueryKernelTimestamp(ze_event_handle_t h, ze_kernel_time
 	event *e = (event *)h;
 	if (!(e->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
 		return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeEventQueryKernelTimestamp: the pool has no ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP");
-	if (!e->signalled) return ZE_RESULT_NOT_READY;
+	if (!*e->signalled) return ZE_RESULT_NOT_READY;
 	uint64_t mask = (1ull << 32) - 1;
 	r->global.kernelStart = r->context.kernelStart = e->start & mask;
 	r->global.kernelEnd = r->context.kernelEnd = e->end & mask;
@@ -738,9 +842,9 @@ static ze_result_t begin(const char *fn, ze_command_list_handle_t l, ze_event_ha
 		return RECORD;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		if (!((event *)wait[i])->signalled) return fail(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT, "%s: waits on an event nothing signalled", fn);
+		if (!*((event *)wait[i])->signalled) return fail(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT, "%s: waits on an event nothing signalled", fn);
 	}
-	if (signal && ((event *)signal)->signalled) return fail(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT, "%s: signals an event already signalled", fn);
+	if (signal && *((event *)signal)->signalled) return fail(ZE_RESULT_ERROR_INVALID_SYNCHRONIZATION_OBJECT, "%s: signals an event already signalled", fn);
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -749,7 +853,7 @@ static void finish(ze_event_handle_t signal, uint64_t start) {
 	event *e = (event *)signal;
 	e->start = start;
 	e->end = now_ticks() + 1;
-	e->signalled = 1;
+	*e->signalled = 1;
 }
 
 // recorded fills a cmd's common fields.
@@ -783,6 +887,16 @@ static ze_result_t AppendSignalEvent(ze_command_list_handle_t l, ze_event_handle
 	}
 	if (r) return r;
 	finish(e, now_ticks());
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t AppendEventReset(ze_command_list_handle_t l, ze_event_handle_t e) {
+	if (!e) return fail(ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "zeCommandListAppendEventReset: null event");
+	ze_result_t r = begin(__func__, l, NULL, 0, NULL);
+	if (r == RECORD) return fail(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE, "zeCommandListAppendEventReset: the fake records no event resets");
+	if (r) return r;
+	CHECK(e, M_EVENT);
+	*((event *)e)->signalled = 0;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -1885,6 +1999,10 @@ LOCKED(ze_result_t, KernelSetArgumentValue, (ze_kernel_handle_t a, uint32_t b, s
 LOCKED(ze_result_t, KernelSetGroupSize, (ze_kernel_handle_t a, uint32_t b, uint32_t c, uint32_t d), (a, b, c, d))
 LOCKED(ze_result_t, KernelSuggestGroupSize, (ze_kernel_handle_t a, uint32_t b, uint32_t c, uint32_t d, uint32_t *e, uint32_t *f, uint32_t *g), (a, b, c, d, e, f, g))
 LOCKED(ze_result_t, KernelSetGlobalOffsetExp, (ze_kernel_handle_t a, uint32_t b, uint32_t c, uint32_t d), (a, b, c, d))
+LOCKED(ze_result_t, EventPoolGetIpcHandle, (ze_event_pool_handle_t a, ze_ipc_event_pool_handle_t *b), (a, b))
+LOCKED(ze_result_t, EventPoolOpenIpcHandle, (ze_context_handle_t a, ze_ipc_event_pool_handle_t b, ze_event_pool_handle_t *c), (a, b, c))
+LOCKED(ze_result_t, EventPoolCloseIpcHandle, (ze_event_pool_handle_t a), (a))
+LOCKED(ze_result_t, AppendEventReset, (ze_command_list_handle_t a, ze_event_handle_t b), (a, b))
 LOCKED(ze_result_t, DeviceGetImageProperties, (ze_device_handle_t a, ze_device_image_properties_t *b), (a, b))
 LOCKED(ze_result_t, ImageGetProperties, (ze_device_handle_t a, const ze_image_desc_t *b, ze_image_properties_t *c), (a, b, c))
 LOCKED(ze_result_t, ImageCreate, (ze_context_handle_t a, ze_device_handle_t b, const ze_image_desc_t *c, ze_image_handle_t *d), (a, b, c, d))
@@ -1947,6 +2065,9 @@ EXPORT zeGetMemProcAddrTable(ze_api_version_t v, ze_mem_dditable_t *t) {
 EXPORT zeGetEventPoolProcAddrTable(ze_api_version_t v, ze_event_pool_dditable_t *t) {
 	t->pfnCreate = EventPoolCreate_locked;
 	t->pfnDestroy = EventPoolDestroy_locked;
+	t->pfnGetIpcHandle = EventPoolGetIpcHandle_locked;
+	t->pfnOpenIpcHandle = EventPoolOpenIpcHandle_locked;
+	t->pfnCloseIpcHandle = EventPoolCloseIpcHandle_locked;
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -1977,6 +2098,7 @@ EXPORT zeGetCommandListProcAddrTable(ze_api_version_t v, ze_command_list_dditabl
 	t->pfnCreate = CommandListCreate_locked;
 	t->pfnClose = CommandListClose_locked;
 	t->pfnReset = CommandListReset_locked;
+	t->pfnAppendEventReset = AppendEventReset_locked;
 	t->pfnAppendImageCopy = AppendImageCopy_locked;
 	t->pfnAppendImageCopyRegion = AppendImageCopyRegion_locked;
 	t->pfnAppendImageCopyToMemory = AppendImageCopyToMemory_locked;
