@@ -158,6 +158,7 @@ func Transform[T Number](ctx Context, fn Func[T], out *Array[T], ins ...*Array[T
 	defer putEwOp(op)
 	op.n, op.key, op.name, op.source, op.fp64, op.out = out.c.n, fn.Key(), fn.Kernel(), fn, out.c.et.fp64, &out.c
 	op.cpu, op.fn = transformBody[T]{}, fn
+	op.vec, _ = fn.(vec4Func)
 	uses, cores := op.useBuf[:0], op.coreBuf[:0]
 	for _, in := range ins {
 		uses = append(uses, use{&in.c, In})

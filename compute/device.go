@@ -32,6 +32,14 @@ type DeviceOptions struct {
 	// kernels. A backend that cannot serve the device fails MatMul with
 	// an error wrapping blas.ErrLibraryUnavailable.
 	BLAS blas.Backend
+	// ElementsPerThread is how many consecutive elements a work-item of
+	// an expression's Transform computes: 4 loads and stores them as
+	// vectors (where every array is aligned to four elements, as the
+	// package's are; one a work-item otherwise), the way element-wise
+	// kernels reach a GPU's memory bandwidth; 1 computes one. 0 picks 4
+	// on a GPU, 1 elsewhere (a CPU device vectorizes across work-items
+	// itself). A Func of hand-written kernels always has one.
+	ElementsPerThread int
 }
 
 // Device is the context of one gour device: arrays live in its memory and
@@ -47,19 +55,20 @@ type DeviceOptions struct {
 // ToSlice, Host): the queue's order is what keeps an array's copies
 // consistent. A Device may be used by several goroutines at once.
 type Device struct {
-	dev      *ur.Device
-	ctx      *ur.Context
-	q        *ur.Queue
-	mgr      *programmgr.Manager
-	pool     *ur.Pool
-	ownCtx   bool // ctx and q are the Device's
-	ownQueue bool // q (not ctx) is the Device's: a task sequence's lane
-	ownMgr   bool
-	useUSM   bool
-	backend  string
-	local    uint64 // work-group size
-	groups   uint64 // the first reduction pass's work-groups, at most
-	options  string // build options of the package's kernels
+	dev       *ur.Device
+	ctx       *ur.Context
+	q         *ur.Queue
+	mgr       *programmgr.Manager
+	pool      *ur.Pool
+	ownCtx    bool // ctx and q are the Device's
+	ownQueue  bool // q (not ctx) is the Device's: a task sequence's lane
+	ownMgr    bool
+	useUSM    bool
+	backend   string
+	local     uint64 // work-group size
+	groups    uint64 // the first reduction pass's work-groups, at most
+	perThread int    // DeviceOptions.ElementsPerThread, resolved: 1 or 4
+	options   string // build options of the package's kernels
 
 	mu      sync.Mutex
 	kernels map[kernelID]*kernelEntry
@@ -143,6 +152,17 @@ func newDevice(q *ur.Queue, opts DeviceOptions) (*Device, error) {
 	if opts.LocalSize < 0 || opts.LocalSize&(opts.LocalSize-1) != 0 {
 		return nil, fmt.Errorf("%w: LocalSize %d is not a power of two", ErrInvalid, opts.LocalSize)
 	}
+	switch opts.ElementsPerThread {
+	case 0:
+		d.perThread = 1
+		if info.Type == ur.DeviceTypeGPU {
+			d.perThread = 4
+		}
+	case 1, 4:
+		d.perThread = opts.ElementsPerThread
+	default:
+		return nil, fmt.Errorf("%w: ElementsPerThread %d: 0, 1 or 4", ErrInvalid, opts.ElementsPerThread)
+	}
 	d.local = 256
 	if opts.LocalSize > 0 {
 		d.local = uint64(opts.LocalSize)
@@ -191,7 +211,7 @@ func (d *Device) newLane() (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	lane, err := newDevice(q, DeviceOptions{Manager: d.mgr, LocalSize: int(d.local), Buffers: !d.useUSM, BLAS: d.blasBackend})
+	lane, err := newDevice(q, DeviceOptions{Manager: d.mgr, LocalSize: int(d.local), Buffers: !d.useUSM, BLAS: d.blasBackend, ElementsPerThread: d.perThread})
 	if err != nil {
 		return nil, errors.Join(err, q.Release())
 	}
@@ -333,6 +353,13 @@ func (d *Device) allocDev(size uint64) (*devMem, error) {
 		return nil, err
 	}
 	return &devMem{d: d, usm: u}, nil
+}
+
+// alignedTo reports whether m's storage starts at a multiple of b bytes:
+// a buffer's does (OpenCL aligns a buffer to CL_DEVICE_MEM_BASE_ADDR_ALIGN,
+// and vload4 needs no more than an element's alignment).
+func (m *devMem) alignedTo(b uint64) bool {
+	return m.usm == nil || uint64(m.usm.Ptr().Addr())%b == 0
 }
 
 // free frees m after the work enqueued so far: a pooled allocation is

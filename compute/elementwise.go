@@ -23,6 +23,12 @@ type ewOp struct {
 	// copy kernel fell short by a fifth on the H100); the kernel is the
 	// fallback.
 	driverCopy bool
+	// vec is the Func's four-a-work-item kernel, where it has one (an
+	// ExprFunc): a Device whose ElementsPerThread is 4 launches it over a
+	// quarter of the work-items when every array is aligned to four
+	// elements, and the one-a-work-item kernel otherwise.
+	vec     vec4Func
+	vecUsed bool // kernel is vec's
 
 	// Room for the slices of a small operation: a Transform on a device
 	// then allocates nothing (BenchmarkDispatch, with a NewFunc or an
@@ -46,10 +52,45 @@ type cpuBody interface {
 }
 
 func (op *ewOp) kernels(d *Device) (err error) {
-	if op.n > 0 {
-		op.kernel, err = d.kernel(&op.kernelSrc, op.name)
+	if op.n == 0 {
+		return nil
 	}
+	if op.vec != nil && d.perThread == 4 {
+		op.kernel, err = d.kernel(&kernelSrc{key: op.vec.vec4Key(), source: vec4Src{op.vec}, fp64: op.fp64}, op.vec.vec4Kernel())
+		op.vecUsed = err == nil
+		return err
+	}
+	op.kernel, err = d.kernel(&op.kernelSrc, op.name)
 	return err
+}
+
+// vec4Func is a Func with a kernel computing four consecutive elements a
+// work-item (an ExprFunc), with the arguments of its one-a-work-item
+// kernel.
+type vec4Func interface {
+	vec4Key() string
+	vec4Kernel() string
+	vec4Source(backend string) (string, error)
+}
+
+// vec4Src is a vec4Func's kernel as a sourcer.
+type vec4Src struct{ f vec4Func }
+
+func (s vec4Src) Source(backend string) (string, error) { return s.f.vec4Source(backend) }
+
+// aligned4 reports whether every array of op starts at a multiple of
+// four elements, as the four-a-work-item kernel's vector loads need.
+func (op *ewOp) aligned4() bool {
+	b := uint64(4 * op.out.et.size)
+	if !op.out.dev.alignedTo(b) {
+		return false
+	}
+	for _, in := range op.ins {
+		if !in.dev.alignedTo(uint64(4 * in.et.size)) {
+			return false
+		}
+	}
+	return true
 }
 
 func (op *ewOp) onDevice(d *Device) error {
@@ -61,7 +102,17 @@ func (op *ewOp) onDevice(d *Device) error {
 			return err
 		}
 	}
-	e := op.kernel
+	e, items := op.kernel, uint64(op.n)
+	if op.vecUsed {
+		if op.aligned4() {
+			items = (items + 3) / 4
+		} else {
+			var err error
+			if e, err = d.kernel(&op.kernelSrc, op.name); err != nil {
+				return err
+			}
+		}
+	}
 	args := op.argBuf[:0]
 	args = append(args, op.out.dev.arg())
 	for _, in := range op.ins {
@@ -69,7 +120,7 @@ func (op *ewOp) onDevice(d *Device) error {
 	}
 	args = append(args, op.params...)
 	args = append(args, ur.ArgOf(uint64(op.n)))
-	return d.launch(e, roundUp(uint64(op.n), e.local), e.local, args)
+	return d.launch(e, roundUp(items, e.local), e.local, args)
 }
 
 // onCPU recovers a panic in making the body (which views the arrays'

@@ -183,6 +183,24 @@ func underlyingValue[T Number](v T) any {
 	return *(*uint64)(p)
 }
 
+// The four-a-work-item kernel (vec4Func): the expression over four
+// consecutive elements a work-item, loaded and stored as vectors.
+
+const exprVec4Kernel = "compute_expr_v4"
+
+func (f *ExprFunc[T]) vec4Key() string    { return f.key + "/v4" }
+func (f *ExprFunc[T]) vec4Kernel() string { return exprVec4Kernel }
+
+func (f *ExprFunc[T]) vec4Source(backend string) (string, error) {
+	switch backend {
+	case "opencl", "level_zero":
+		return f.c.OpenCLVec4(exprVec4Kernel), nil
+	case "cuda":
+		return f.c.CUDAVec4(exprVec4Kernel), nil
+	}
+	return "", errUnsupportedBackend(backend)
+}
+
 // The broadcast kernel (stridedFunc): the expression with each array
 // read at its broadcast index.
 

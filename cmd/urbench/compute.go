@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -121,6 +122,7 @@ split into N sub-devices, as PoCL's CPU device) against one
 	calls := c.Flags.Int("calls", 10000, "calls per round of transform.dispatch and taskseq")
 	chunk := c.Flags.Int("chunk", 1<<22, "elements of each chunk of pipeline")
 	chunks := c.Flags.Int("chunks", 32, "chunks per round of pipeline")
+	perThread := c.Flags.Int("elements-per-thread", 0, "compute.DeviceOptions.ElementsPerThread of the Device: 0 (the device's default), 1 or 4")
 	rounds := c.Flags.Int("rounds", 10, "rounds of each measurement")
 	firstRuns := c.Flags.Int("first-runs", 5, "warm child processes of transform.first")
 	mmN := c.Flags.Int("mm-n", 4096, "rows and columns of matmul.sgemm and blas.sgemm")
@@ -160,11 +162,11 @@ split into N sub-devices, as PoCL's CPU device) against one
 		if err != nil {
 			return err
 		}
-		d, err := compute.NewDevice(dev)
+		d, release, err := newComputeDevice(dev, compute.DeviceOptions{ElementsPerThread: *perThread})
 		if err != nil {
 			return err
 		}
-		defer d.Release()
+		defer release()
 		b := &computeBench{w: w, c: c, dev: dev, d: d, n: *n, reduceN: *reduceN, cpuN: *cpuN, calls: *calls, chunk: *chunk, chunks: *chunks, rounds: *rounds, firstRuns: *firstRuns, mmN: *mmN, mmCPUN: *mmCPUN}
 		return b.run()
 	}
@@ -342,6 +344,31 @@ func transfers(as ...*compute.Array[float32]) []compute.Transfers {
 		t[i] = a.Transfers()
 	}
 	return t
+}
+
+// newComputeDevice returns a Device on dev with opts, in a context and on
+// a queue of its own, and what releases the three.
+func newComputeDevice(dev *ur.Device, opts compute.DeviceOptions) (*compute.Device, func() error, error) {
+	if opts == (compute.DeviceOptions{}) {
+		d, err := compute.NewDevice(dev)
+		if err != nil {
+			return nil, nil, err
+		}
+		return d, d.Release, nil
+	}
+	ctx, err := ur.NewContext(dev)
+	if err != nil {
+		return nil, nil, err
+	}
+	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
+	if err != nil {
+		return nil, nil, errors.Join(err, ctx.Release())
+	}
+	d, err := compute.NewDeviceFrom(q, opts)
+	if err != nil {
+		return nil, nil, errors.Join(err, q.Release(), ctx.Release())
+	}
+	return d, func() error { return errors.Join(d.Release(), q.Release(), ctx.Release()) }, nil
 }
 
 // axpy times Transform on resident arrays against compute.Copy.

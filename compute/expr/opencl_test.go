@@ -127,11 +127,18 @@ func TestOpenCLLongChain(t *testing.T) {
 	}
 }
 
-// runOnDeviceWith runs c on the device over n elements of arrays with
-// params and compares every element with the evaluator's.
+// runOnDeviceWith runs c's kernel and its four-a-work-item kernel on the
+// device over n elements of arrays with params and compares every
+// element with the evaluator's.
 func runOnDeviceWith(t *testing.T, ctx *ur.Context, q *ur.Queue, c *expr.Compiled, n int, arrays, params []any) {
 	t.Helper()
-	src := c.OpenCL("gx_test")
+	runKernel(t, ctx, q, c, c.OpenCL("gx_test"), n, n, arrays, params)
+	runKernel(t, ctx, q, c, c.OpenCLVec4("gx_test"), (n+3)/4, n, arrays, params)
+}
+
+// runKernel runs the kernel gx_test of src over items work-items.
+func runKernel(t *testing.T, ctx *ur.Context, q *ur.Queue, c *expr.Compiled, src string, items, n int, arrays, params []any) {
+	t.Helper()
 	prog, err := ctx.NewProgramFromSource(src)
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +197,7 @@ func runOnDeviceWith(t *testing.T, ctx *ur.Context, q *ur.Queue, c *expr.Compile
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Launch(k, ur.Range1D(uint64(n))); err != nil {
+	if err := q.Launch(k, ur.Range1D(uint64(items))); err != nil {
 		t.Fatal(err)
 	}
 	got := newSlice(c.Out(), n)

@@ -1,0 +1,107 @@
+package compute
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/ur"
+)
+
+// TestElementsPerThread runs expressions' Transforms on Devices computing
+// four elements a work-item (the GPU default, forced here on every
+// device) and one, on USM and on buffers, at sizes with and without a
+// tail past the last whole four, for float32, int32 and float64, and
+// checks every element against the CPU's.
+func TestElementsPerThread(t *testing.T) {
+	testenv.CheckRequired(t)
+	for _, dev := range testenv.System(t).Devices {
+		if dev.Backend() != "opencl" && dev.Backend() != "cuda" {
+			continue
+		}
+		for _, opts := range []DeviceOptions{{ElementsPerThread: 4}, {ElementsPerThread: 4, Buffers: true}, {ElementsPerThread: 1}} {
+			t.Run(fmt.Sprintf("%s/%d-buffers=%v", dev.Name(), opts.ElementsPerThread, opts.Buffers), func(t *testing.T) {
+				q := newQueue(t, dev)
+				d, err := NewDeviceFrom(q, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer d.Release()
+				if d.perThread != opts.ElementsPerThread {
+					t.Fatalf("perThread %d, want %d", d.perThread, opts.ElementsPerThread)
+				}
+				for _, n := range []int{1, 3, 4, 1000, 4099} {
+					checkVec4[float32](t, d, "y = a*x + y", n)
+					checkVec4[int32](t, d, "let t = x*x; y = t > 10 ? t - y : a*y + x", n)
+					if d.fp64 {
+						checkVec4[float64](t, d, "y = fma(a, x, y) / 2", n)
+					}
+				}
+				d.mu.Lock()
+				vec := 0
+				for id := range d.kernels {
+					if id.name == exprVec4Kernel {
+						vec++
+					}
+				}
+				d.mu.Unlock()
+				if (vec > 0) != (opts.ElementsPerThread == 4) {
+					t.Errorf("%d four-a-work-item kernels built with ElementsPerThread %d", vec, opts.ElementsPerThread)
+				}
+			})
+		}
+	}
+	if _, err := NewDeviceFrom(newQueue(t, testenv.System(t).Devices[0]), DeviceOptions{ElementsPerThread: 3}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("ElementsPerThread 3: %v, want ErrInvalid", err)
+	}
+}
+
+func checkVec4[T int32 | float32 | float64](t *testing.T, d *Device, src string, n int) {
+	t.Helper()
+	f, err := Expr[T](src, map[string]T{"a": 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs, ys := make([]T, n), make([]T, n)
+	for i := range n {
+		xs[i], ys[i] = T(i%13-6), T(i%5)
+	}
+	cpu := NewCPU(1)
+	want := transformOn(t, cpu, f, xs, ys)
+	got := transformOn(t, d, f, xs, ys)
+	for i := range n {
+		if got[i] != want[i] {
+			t.Fatalf("%s over %d elements on %v: element %d = %v, want %v", src, n, d, i, got[i], want[i])
+		}
+	}
+}
+
+func transformOn[T int32 | float32 | float64](t *testing.T, ctx Context, f Func[T], xs, ys []T) []T {
+	t.Helper()
+	x := must[*Array[T]](t)(FromSlice(ctx, xs))
+	defer x.Release()
+	y := must[*Array[T]](t)(FromSlice(ctx, ys))
+	defer y.Release()
+	if err := Transform(ctx, f, y, x, y); err != nil {
+		t.Fatal(err)
+	}
+	return must[[]T](t)(y.ToSlice())
+}
+
+// newQueue returns an in-order queue of dev in a context of its own,
+// both released when the test ends.
+func newQueue(t *testing.T, dev *ur.Device) *ur.Queue {
+	t.Helper()
+	ctx, err := ur.NewContext(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctx.Release() })
+	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Release() })
+	return q
+}
