@@ -126,6 +126,8 @@ func handleKey(x traced, dflt string) string {
 		return "virtual_mem"
 	case *PhysicalMem:
 		return "physical_mem"
+	case *IPCEvent:
+		return "ipc_event"
 	}
 	return dflt
 }
