@@ -379,25 +379,84 @@ func (c *hostCopy) each(do func(p *cu.Memcpy3D) cu.Result) cu.Result {
 	return cu.Success
 }
 
+// imageOf is the image of m; a buffer is INVALID_MEM_OBJECT (the front
+// end refuses one before the adapter sees it).
+func imageOf(m driver.Mem) (*image, error) {
+	if mm, ok := m.(*mem); ok && mm.img != nil {
+		return mm.img, nil
+	}
+	return nil, driver.Errorf(driver.ResultInvalidMemObject, "a buffer where an image goes")
+}
+
+// bufferOf is the device address of a buffer; an image is
+// INVALID_MEM_OBJECT.
+func bufferOf(m driver.Mem) (cu.DevicePtr, error) {
+	if mm, ok := m.(*mem); ok && mm.img == nil {
+		return mm.ptr, nil
+	}
+	return 0, driver.Errorf(driver.ResultInvalidMemObject, "an image where a buffer goes")
+}
+
 func (q *queue) ReadImage(img driver.Mem, blocking bool, r driver.ImageRegion, rowPitch, slicePitch uint64, dst []byte, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	c := img.(*mem).img.hostCopy(false, r.Origin, r.Region, rowPitch, slicePitch, dst)
+	im, err := imageOf(img)
+	if err != nil {
+		return nil, err
+	}
+	c := im.hostCopy(false, r.Origin, r.Region, rowPitch, slicePitch, dst)
 	return q.enqueue("cuMemcpy3DAsync", blocking, wait, wantEvent, func(s cu.Stream) cu.Result { return copyAll(q.cu, c, s) })
 }
 
 func (q *queue) WriteImage(img driver.Mem, blocking bool, r driver.ImageRegion, rowPitch, slicePitch uint64, src []byte, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	c := img.(*mem).img.hostCopy(true, r.Origin, r.Region, rowPitch, slicePitch, src)
+	im, err := imageOf(img)
+	if err != nil {
+		return nil, err
+	}
+	c := im.hostCopy(true, r.Origin, r.Region, rowPitch, slicePitch, src)
 	return q.enqueue("cuMemcpy3DAsync", blocking, wait, wantEvent, func(s cu.Stream) cu.Result { return copyAll(q.cu, c, s) })
 }
 
-// CopyImage is one array-to-array cuMemcpy3DAsync; the front end checked
-// that the formats match.
+// CopyImage is array-to-array cuMemcpy3DAsync; the front end checked that
+// the formats match. Between a 1D array, whose layers are the array's z,
+// and another type, whose rows are its y, it is a copy a row.
 func (q *queue) CopyImage(src, dst driver.Mem, srcOrigin [3]uint64, d driver.ImageRegion, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	si, di := src.(*mem).img, dst.(*mem).img
-	p, _ := di.copy3D(true, d.Origin, d.Region)
-	so, _ := si.arrayBox(srcOrigin, d.Region)
-	p.SrcMemoryType, p.SrcArray = cu.MemoryTypeArray, uintptr(si.array)
-	p.SrcXInBytes, p.SrcY, p.SrcZ = so[0]*si.pixel, so[1], so[2]
-	return q.enqueue("cuMemcpy3DAsync", false, wait, wantEvent, func(s cu.Stream) cu.Result { return q.cu.Memcpy3DAsync(p, s) })
+	si, err := imageOf(src)
+	if err != nil {
+		return nil, err
+	}
+	di, err := imageOf(dst)
+	if err != nil {
+		return nil, err
+	}
+	ps := imageCopies(si, di, srcOrigin, d.Origin, d.Region)
+	return q.enqueue("cuMemcpy3DAsync", false, wait, wantEvent, func(s cu.Stream) cu.Result {
+		for _, p := range ps {
+			if r := q.cu.Memcpy3DAsync(p, s); r != cu.Success {
+				return r
+			}
+		}
+		return cu.Success
+	})
+}
+
+// imageCopies are the CUDA_MEMCPY3D of an image-to-image copy.
+func imageCopies(si, di *image, srcOrigin, dstOrigin, region [3]uint64) []*cu.Memcpy3D {
+	one := func(so, do, r [3]uint64) *cu.Memcpy3D {
+		p, _ := di.copy3D(true, do, r)
+		o, _ := si.arrayBox(so, r)
+		p.SrcMemoryType, p.SrcArray = cu.MemoryTypeArray, uintptr(si.array)
+		p.SrcXInBytes, p.SrcY, p.SrcZ = o[0]*si.pixel, o[1], o[2]
+		return p
+	}
+	if (si.typ == driver.Image1DArray) == (di.typ == driver.Image1DArray) {
+		return []*cu.Memcpy3D{one(srcOrigin, dstOrigin, region)}
+	}
+	// region[2] is 1: a 1D array's boxes have no z.
+	ps := make([]*cu.Memcpy3D, region[1])
+	for i := range region[1] {
+		ps[i] = one([3]uint64{srcOrigin[0], srcOrigin[1] + i, srcOrigin[2]}, [3]uint64{dstOrigin[0], dstOrigin[1] + i, dstOrigin[2]},
+			[3]uint64{region[0], 1, 1})
+	}
+	return ps
 }
 
 // bufferSide fills the device-memory side of p: pixels tightly packed at
@@ -411,14 +470,26 @@ func bufferSide(p *cu.Memcpy3D, toImage bool, ptr cu.DevicePtr, r [3]uint64) {
 }
 
 func (q *queue) CopyImageToBuffer(src driver.Mem, r driver.ImageRegion, dst driver.Mem, dstOffset uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	p, box := src.(*mem).img.copy3D(false, r.Origin, r.Region)
-	bufferSide(p, false, dst.(*mem).ptr+cu.DevicePtr(dstOffset), box)
-	return q.enqueue("cuMemcpy3DAsync", false, wait, wantEvent, func(s cu.Stream) cu.Result { return q.cu.Memcpy3DAsync(p, s) })
+	return q.imageBuffer(false, src, r, dst, dstOffset, wait, wantEvent)
 }
 
 func (q *queue) CopyBufferToImage(src driver.Mem, srcOffset uint64, dst driver.Mem, r driver.ImageRegion, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	p, box := dst.(*mem).img.copy3D(true, r.Origin, r.Region)
-	bufferSide(p, true, src.(*mem).ptr+cu.DevicePtr(srcOffset), box)
+	return q.imageBuffer(true, dst, r, src, srcOffset, wait, wantEvent)
+}
+
+// imageBuffer is one cuMemcpy3DAsync between the box of the image and
+// the buffer at offset, pixels tightly packed.
+func (q *queue) imageBuffer(toImage bool, img driver.Mem, r driver.ImageRegion, buf driver.Mem, offset uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	im, err := imageOf(img)
+	if err != nil {
+		return nil, err
+	}
+	ptr, err := bufferOf(buf)
+	if err != nil {
+		return nil, err
+	}
+	p, box := im.copy3D(toImage, r.Origin, r.Region)
+	bufferSide(p, toImage, ptr+cu.DevicePtr(offset), box)
 	return q.enqueue("cuMemcpy3DAsync", false, wait, wantEvent, func(s cu.Stream) cu.Result { return q.cu.Memcpy3DAsync(p, s) })
 }
 
@@ -434,7 +505,10 @@ func (q *queue) CopyBufferToImage(src driver.Mem, srcOffset uint64, dst driver.M
 // wait; without it the fill allocates with cuMemAlloc and waits for the
 // copy before freeing.
 func (q *queue) FillImage(dimg driver.Mem, color [16]byte, r driver.ImageRegion, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	img := dimg.(*mem).img
+	img, err := imageOf(dimg)
+	if err != nil {
+		return nil, err
+	}
 	pattern := fillPixel(img, color)
 	p, box := img.copy3D(true, r.Origin, r.Region)
 	size := box[0] * box[1] * box[2] * img.pixel

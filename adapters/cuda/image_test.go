@@ -169,6 +169,56 @@ func TestImageHostCopies(t *testing.T) {
 	}
 }
 
+// TestImageToImageCopies: one copy between images whose layers lie
+// alike, one a row between a 1D array (layers in the array's z) and a 2D
+// image (rows in its y).
+func TestImageToImageCopies(t *testing.T) {
+	a := &image{typ: driver.Image1DArray, pixel: 4, array: 1}
+	b := &image{typ: driver.Image2D, pixel: 4, array: 2}
+	c := &image{typ: driver.Image2DArray, pixel: 4, array: 3}
+	ps := imageCopies(b, c, [3]uint64{1, 2, 0}, [3]uint64{3, 0, 1}, [3]uint64{5, 2, 1})
+	if len(ps) != 1 || ps[0].SrcArray != 2 || ps[0].DstArray != 3 || ps[0].SrcXInBytes != 4 || ps[0].SrcY != 2 ||
+		ps[0].DstXInBytes != 12 || ps[0].DstZ != 1 || ps[0].Height != 2 || ps[0].Depth != 1 {
+		t.Errorf("2D to 2D array: %+v", ps)
+	}
+	ps = imageCopies(a, b, [3]uint64{0, 3, 0}, [3]uint64{2, 1, 0}, [3]uint64{6, 2, 1})
+	if len(ps) != 2 {
+		t.Fatalf("1D array to 2D: %d copies, want 2", len(ps))
+	}
+	for i, p := range ps {
+		if p.SrcY != 0 || p.SrcZ != uint64(3+i) || p.DstY != uint64(1+i) || p.DstZ != 0 || p.Height != 1 || p.Depth != 1 || p.WidthInBytes != 24 {
+			t.Errorf("1D array to 2D, row %d: %+v", i, p)
+		}
+	}
+}
+
+// TestImageBufferMixups: an image call given a buffer, or a buffer side
+// given an image, is INVALID_MEM_OBJECT before any driver call.
+func TestImageBufferMixups(t *testing.T) {
+	q := &queue{}
+	buf, img := &mem{ptr: 0x1000}, &mem{img: &image{typ: driver.Image2D, pixel: 4}}
+	r := driver.ImageRegion{Region: [3]uint64{1, 1, 1}}
+	want := driver.ResultInvalidMemObject
+	if _, err := q.ReadImage(buf, true, r, 0, 0, make([]byte, 4), nil, false); !errors.Is(err, want) {
+		t.Errorf("ReadImage(buffer): %v", err)
+	}
+	if _, err := q.WriteImage(buf, true, r, 0, 0, make([]byte, 4), nil, false); !errors.Is(err, want) {
+		t.Errorf("WriteImage(buffer): %v", err)
+	}
+	if _, err := q.CopyImage(img, buf, [3]uint64{}, r, nil, true); !errors.Is(err, want) {
+		t.Errorf("CopyImage(image, buffer): %v", err)
+	}
+	if _, err := q.FillImage(buf, [16]byte{}, r, nil, true); !errors.Is(err, want) {
+		t.Errorf("FillImage(buffer): %v", err)
+	}
+	if _, err := q.CopyImageToBuffer(img, r, img, 0, nil, true); !errors.Is(err, want) {
+		t.Errorf("CopyImageToBuffer(image, image): %v", err)
+	}
+	if _, err := q.CopyBufferToImage(buf, 0, buf, r, nil, true); !errors.Is(err, want) {
+		t.Errorf("CopyBufferToImage(buffer, buffer): %v", err)
+	}
+}
+
 // TestImageFillPixel: the fill color as each channel type stores it.
 func TestImageFillPixel(t *testing.T) {
 	le16 := func(v ...uint16) []byte {
