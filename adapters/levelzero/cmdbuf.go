@@ -231,7 +231,15 @@ func (l *cbLaunch) set(d *device, args []driver.LaunchArg, r *driver.NDRange) er
 }
 
 func (cb *cmdBuffer) AppendCopy(src, dst driver.Mem, srcOffset, dstOffset, size uint64) (driver.Command, error) {
-	return cb.AppendUSMCopy(dst.(*mem).ptr+uintptr(dstOffset), src.(*mem).ptr+uintptr(srcOffset), size)
+	s, err := bufferAddr(src, srcOffset)
+	if err != nil {
+		return nil, err
+	}
+	d, err := bufferAddr(dst, dstOffset)
+	if err != nil {
+		return nil, err
+	}
+	return cb.AppendUSMCopy(d, s, size)
 }
 
 func (cb *cmdBuffer) AppendUSMCopy(dst, src uintptr, size uint64) (driver.Command, error) {
@@ -241,7 +249,11 @@ func (cb *cmdBuffer) AppendUSMCopy(dst, src uintptr, size uint64) (driver.Comman
 }
 
 func (cb *cmdBuffer) AppendFill(m driver.Mem, pattern []byte, offset, size uint64) (driver.Command, error) {
-	return cb.AppendUSMFill(m.(*mem).ptr+uintptr(offset), pattern, size)
+	ptr, err := bufferAddr(m, offset)
+	if err != nil {
+		return nil, err
+	}
+	return cb.AppendUSMFill(ptr, pattern, size)
 }
 
 // AppendUSMFill is zeCommandListAppendMemoryFill, or, for a pattern
