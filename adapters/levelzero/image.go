@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/levelzero/internal/ze"
@@ -167,7 +168,7 @@ func (c *context) SupportedImageFormats(flags driver.MemFlags, t driver.ImageTyp
 	fs, ok := c.imageFormats[key]
 	c.mu.Unlock()
 	if ok {
-		return fs, nil
+		return slices.Clone(fs), nil
 	}
 	fs = []driver.ImageFormat{}
 	for o := driver.ChannelA; o <= driver.ChannelSRGBA; o++ {
@@ -183,12 +184,15 @@ func (c *context) SupportedImageFormats(flags driver.MemFlags, t driver.ImageTyp
 			}
 			all := true
 			for _, d := range c.devices {
+				// A driver may refuse a format it cannot describe with
+				// another code than UNSUPPORTED_IMAGE_FORMAT: only a lost
+				// device, no memory or no entry point fails the listing.
 				switch _, r := c.ze.ImageGetProperties(d.handle, desc); r {
 				case ze.Success:
-				case ze.ErrorUnsupportedImageFormat, ze.ErrorUnsupportedEnumeration, ze.ErrorUnsupportedFeature:
-					all = false
+				case ze.NotSupported, ze.ErrorUninitialized, ze.ErrorDeviceLost, ze.ErrorOutOfHostMemory, ze.ErrorOutOfDeviceMemory:
+					return nil, ipcCheck("zeImageGetProperties", r)
 				default:
-					return nil, zeError("zeImageGetProperties", r)
+					all = false
 				}
 			}
 			if all {
@@ -202,7 +206,7 @@ func (c *context) SupportedImageFormats(flags driver.MemFlags, t driver.ImageTyp
 	}
 	c.imageFormats[key] = fs
 	c.mu.Unlock()
-	return fs, nil
+	return slices.Clone(fs), nil
 }
 
 // NewImage is zeImageCreate on the context's first device, then, with
@@ -228,7 +232,7 @@ func (c *context) NewImage(flags driver.MemFlags, f driver.ImageFormat, d driver
 		e.Message += " for an image of " + imageSize(d)
 		return nil, e
 	default:
-		return nil, zeError("zeImageCreate", r)
+		return nil, ipcCheck("zeImageCreate", r)
 	}
 	img := &image{handle: h, format: f, desc: d, pixel: f.PixelSize()}
 	ext := imageExtent(d)
@@ -385,7 +389,7 @@ func (c *context) NewSampler(d driver.SamplerDesc) (driver.Sampler, error) {
 		desc.IsNormalized = 1
 	}
 	h, r := c.ze.SamplerCreate(c.handle, c.devices[0].handle, desc)
-	if err := check("zeSamplerCreate", r); err != nil {
+	if err := ipcCheck("zeSamplerCreate", r); err != nil {
 		return nil, err
 	}
 	c.retain()

@@ -10,6 +10,8 @@ import (
 
 var _ driver.IPCContext = (*context)(nil)
 
+// ipcCheck is check for entry points a loader or driver may lack (IPC,
+// images): their absence is ErrUnsupportedFeature.
 func ipcCheck(fn string, r ze.Result) error {
 	if r == ze.NotSupported || r == ze.ErrorUninitialized {
 		return driver.Errorf(driver.ResultUnsupportedFeature, "the Level Zero driver has no %s", fn)
