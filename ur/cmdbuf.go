@@ -352,6 +352,9 @@ func (cb *CommandBuffer) AppendCopy(src, dst *Mem, srcOffset, dstOffset, size ui
 		if cb != nil && m.ctx != cb.ctx {
 			return nil, newError(ErrInvalidContext, op, cb.adapter.name, "buffer belongs to another context")
 		}
+		if err := m.notImage(op); err != nil {
+			return nil, err
+		}
 	}
 	if err := src.checkRange(op, srcOffset, size); err != nil {
 		return nil, err
@@ -382,6 +385,9 @@ func (cb *CommandBuffer) AppendFill(m *Mem, pattern []byte, offset, size uint64)
 	defer m.life.leave()
 	if cb != nil && m.ctx != cb.ctx {
 		return nil, newError(ErrInvalidContext, op, cb.adapter.name, "buffer belongs to another context")
+	}
+	if err := m.notImage(op); err != nil {
+		return nil, err
 	}
 	if err := checkPattern(op, m.adapter.name, pattern, offset, size); err != nil {
 		return nil, err

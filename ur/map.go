@@ -105,7 +105,7 @@ func (q *Queue) EnqueueMapBuffer(m *Mem, blocking bool, flags MapFlags, offset, 
 	case flags&MapWriteInvalidateRegion != 0 && flags != MapWriteInvalidateRegion:
 		return nil, nil, newError(ErrInvalidValue, op, q.adapter.name, "MapWriteInvalidateRegion cannot be combined with MapRead or MapWrite")
 	}
-	if err := q.useMem(op, m); err != nil {
+	if err := q.useBuffer(op, m); err != nil {
 		return nil, nil, err
 	}
 	if size == 0 || offset > m.size || size > m.size-offset {

@@ -35,6 +35,14 @@ type Mem struct {
 	host  []byte
 }
 
+// notImage refuses an image where a buffer operation takes a buffer.
+func (m *Mem) notImage(op string) error {
+	if m.image != nil {
+		return newError(ErrInvalidMemObject, op, m.adapter.name, "an image where a buffer goes")
+	}
+	return nil
+}
+
 // NewBuffer allocates size bytes of device memory.
 func (c *Context) NewBuffer(flags MemFlags, size uint64) (rh *Mem, rerr error) {
 	if t := trace.Active(); t != nil {

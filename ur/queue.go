@@ -169,6 +169,19 @@ func (q *Queue) useMem(op string, m *Mem) error {
 	return nil
 }
 
+// useBuffer is useMem for a buffer operation: an image there is
+// ErrInvalidMemObject, before an adapter takes it for a buffer.
+func (q *Queue) useBuffer(op string, m *Mem) error {
+	if err := q.useMem(op, m); err != nil {
+		return err
+	}
+	if err := m.notImage(op); err != nil {
+		m.life.leave()
+		return err
+	}
+	return nil
+}
+
 // useWaitList enters every event of a wait list and returns the adapter's
 // events; the caller must call leaveEvents afterwards. The empty list of
 // most enqueues is answered inline, without a call.
@@ -242,7 +255,7 @@ func (q *Queue) transfer(t transfer) (*Event, error) {
 		return nil, err
 	}
 	defer q.life.leave()
-	if err := q.useMem(op, t.m); err != nil {
+	if err := q.useBuffer(op, t.m); err != nil {
 		return nil, err
 	}
 	defer t.m.life.leave()
@@ -330,11 +343,11 @@ func (q *Queue) EnqueueCopy(src, dst *Mem, srcOffset, dstOffset, size uint64, wa
 		return nil, err
 	}
 	defer q.life.leave()
-	if err := q.useMem(op, src); err != nil {
+	if err := q.useBuffer(op, src); err != nil {
 		return nil, err
 	}
 	defer src.life.leave()
-	if err := q.useMem(op, dst); err != nil {
+	if err := q.useBuffer(op, dst); err != nil {
 		return nil, err
 	}
 	defer dst.life.leave()
@@ -370,7 +383,7 @@ func (q *Queue) EnqueueFill(m *Mem, pattern []byte, offset, size uint64, wait ..
 		return nil, err
 	}
 	defer q.life.leave()
-	if err := q.useMem(op, m); err != nil {
+	if err := q.useBuffer(op, m); err != nil {
 		return nil, err
 	}
 	defer m.life.leave()

@@ -27,6 +27,9 @@ func (m *Mem) SubBuffer(offset, size uint64) (rh *Mem, rerr error) {
 		return nil, err
 	}
 	defer m.life.leave()
+	if err := m.notImage(op); err != nil {
+		return nil, err
+	}
 	if err := m.checkRange(op, offset, size); err != nil {
 		return nil, err
 	}
@@ -154,7 +157,7 @@ func (q *Queue) copyRect(op string, dst, src RectOperand, r Rect, blocking bool,
 		end := side.span[1]
 		switch {
 		case o.mem != nil:
-			if err := q.useMem(op, o.mem); err != nil {
+			if err := q.useBuffer(op, o.mem); err != nil {
 				return nil, err
 			}
 			defer o.mem.life.leave()
