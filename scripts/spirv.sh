@@ -70,6 +70,7 @@ spv kernels_fp64 "$src/kernels.cl"
 spv link_main "$src/link_main.cl"
 spv link_lib "$src/link_lib.cl"
 spv invalid "$dst/invalid.cl"
+spv images "$src/images.cl" -Xclang -cl-ext=-cl_khr_fp64
 
 if ((check)); then
 	status=0

@@ -15,8 +15,11 @@ import (
 // copies, image fills and urSamplerCreate. An image is a *Mem (kernels
 // take it with Kernel.SetArgMem) with a pixel format and a shape; the
 // image enqueues check regions in pixels against the shape before the
-// adapter sees them. OpenCL has them (clCreateImage); CUDA and Level
-// Zero give ErrUnsupportedFeature in gour for now.
+// adapter sees them. OpenCL has them (clCreateImage), CUDA as CUDA arrays
+// with surface objects (kernels take an image as its cudaSurfaceObject_t
+// and a sampler as a 32-bit unsigned int of the Unified Runtime's sampler
+// bits), Level Zero as zeImageCreate's images and zeSamplerCreate's
+// samplers. A buffer operation given an image is ErrInvalidMemObject.
 
 // Image kinds, channel orders and types, samplers: the Unified Runtime's
 // values (ur_mem_type_t, ur_image_channel_order_t,
