@@ -323,6 +323,28 @@ func TestImageBadInput(t *testing.T) {
 				_, err := q.EnqueueReadImage(buf, true, [3]uint64{}, [3]uint64{1, 1, 1}, 0, 0, make([]byte, 64))
 				return err
 			}, ur.ErrInvalidMemObject},
+			{"ReadBufferOfImage", func() error { return q.ReadBuffer(img, 0, make([]byte, 64)) }, ur.ErrInvalidMemObject},
+			{"CopyBufferFromImage", func() error {
+				ev, err := q.EnqueueCopy(img, buf, 0, 0, 64)
+				if ev != nil {
+					ev.Release()
+				}
+				return err
+			}, ur.ErrInvalidMemObject},
+			{"FillOfImage", func() error {
+				ev, err := q.EnqueueFill(img, []byte{1, 2, 3, 4}, 0, 64)
+				if ev != nil {
+					ev.Release()
+				}
+				return err
+			}, ur.ErrInvalidMemObject},
+			{"SubBufferOfImage", func() error {
+				sub, err := img.SubBuffer(0, 64)
+				if sub != nil {
+					sub.Release()
+				}
+				return err
+			}, ur.ErrInvalidMemObject},
 			{"ReadNilImage", func() error {
 				_, err := q.EnqueueReadImage(nil, true, [3]uint64{}, [3]uint64{1, 1, 1}, 0, 0, make([]byte, 64))
 				return err
