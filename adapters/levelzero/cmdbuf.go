@@ -231,15 +231,7 @@ func (l *cbLaunch) set(d *device, args []driver.LaunchArg, r *driver.NDRange) er
 }
 
 func (cb *cmdBuffer) AppendCopy(src, dst driver.Mem, srcOffset, dstOffset, size uint64) (driver.Command, error) {
-	s, err := bufferAddr(src, srcOffset)
-	if err != nil {
-		return nil, err
-	}
-	d, err := bufferAddr(dst, dstOffset)
-	if err != nil {
-		return nil, err
-	}
-	return cb.AppendUSMCopy(d, s, size)
+	return cb.AppendUSMCopy(dst.(*mem).ptr+uintptr(dstOffset), src.(*mem).ptr+uintptr(srcOffset), size)
 }
 
 func (cb *cmdBuffer) AppendUSMCopy(dst, src uintptr, size uint64) (driver.Command, error) {
@@ -249,11 +241,7 @@ func (cb *cmdBuffer) AppendUSMCopy(dst, src uintptr, size uint64) (driver.Comman
 }
 
 func (cb *cmdBuffer) AppendFill(m driver.Mem, pattern []byte, offset, size uint64) (driver.Command, error) {
-	ptr, err := bufferAddr(m, offset)
-	if err != nil {
-		return nil, err
-	}
-	return cb.AppendUSMFill(ptr, pattern, size)
+	return cb.AppendUSMFill(m.(*mem).ptr+uintptr(offset), pattern, size)
 }
 
 // AppendUSMFill is zeCommandListAppendMemoryFill, or, for a pattern

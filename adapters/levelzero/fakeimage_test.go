@@ -112,19 +112,6 @@ func fakeImages(t *testing.T, ctx *ur.Context, dev *ur.Device, q *ur.Queue) {
 			}
 		}
 	})
-	t.Run("ImageAsBuffer", func(t *testing.T) {
-		// The front end lets buffer operations take an image; the adapter
-		// refuses, typed, rather than pass a null address.
-		img, err := ctx.NewImage(ur.MemReadWrite, rgba8, ur.ImageDesc{Type: ur.Image2D, Width: 4, Height: 4}, nil)
-		must(t, "NewImage", err)
-		defer img.Release()
-		if err := q.ReadBuffer(img, 0, make([]byte, 16)); !errors.Is(err, ur.ErrInvalidMemObject) {
-			t.Errorf("ReadBuffer of an image: %v", err)
-		}
-		if err := q.WriteBuffer(img, 0, make([]byte, 16)); !errors.Is(err, ur.ErrInvalidMemObject) {
-			t.Errorf("WriteBuffer of an image: %v", err)
-		}
-	})
 	t.Run("Fill", func(t *testing.T) {
 		for _, c := range []struct {
 			f     ur.ImageFormat

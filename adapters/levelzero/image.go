@@ -277,17 +277,6 @@ func imageExtent(d driver.ImageDesc) [3]uint64 {
 	return [3]uint64{d.Width, d.Height, d.Depth}
 }
 
-// bufferAddr is the device address of a buffer operand at offset; an
-// image, which has none, is ErrInvalidMemObject rather than a null
-// pointer for the driver.
-func bufferAddr(dm driver.Mem, offset uint64) (uintptr, error) {
-	m := dm.(*mem)
-	if m.image != nil {
-		return 0, driver.Errorf(driver.ResultInvalidMemObject, "an image where a buffer goes")
-	}
-	return m.ptr + uintptr(offset), nil
-}
-
 // zeRegion is a box as a ze_image_region_t, on the heap for C. The front
 // end has checked it lies in an image, whose extents are 32-bit.
 func zeRegion(r driver.ImageRegion) *ze.ImageRegion {

@@ -273,53 +273,37 @@ func (q *queue) blocking(blocking bool, ev driver.Event, err error) (driver.Even
 }
 
 func (q *queue) WriteBuffer(m driver.Mem, blocking bool, offset uint64, src []byte, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	dst, err := bufferAddr(m, offset)
-	if err != nil {
-		return nil, err
-	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	cmd, err := q.begin(wait, wantEvent)
 	if err != nil {
 		return nil, err
 	}
-	r := q.ze.CommandListAppendCopyFromHost(q.list, dst, unsafe.Pointer(&src[0]), uintptr(len(src)), cmd.signal, cmd.wait)
+	r := q.ze.CommandListAppendCopyFromHost(q.list, m.(*mem).ptr+uintptr(offset), unsafe.Pointer(&src[0]), uintptr(len(src)), cmd.signal, cmd.wait)
 	ev, err := q.end("zeCommandListAppendMemoryCopy", cmd, r, src)
 	return q.blocking(blocking, ev, err)
 }
 
 func (q *queue) ReadBuffer(m driver.Mem, blocking bool, offset uint64, dst []byte, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	src, err := bufferAddr(m, offset)
-	if err != nil {
-		return nil, err
-	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	cmd, err := q.begin(wait, wantEvent)
 	if err != nil {
 		return nil, err
 	}
-	r := q.ze.CommandListAppendCopyToHost(q.list, unsafe.Pointer(&dst[0]), src, uintptr(len(dst)), cmd.signal, cmd.wait)
+	r := q.ze.CommandListAppendCopyToHost(q.list, unsafe.Pointer(&dst[0]), m.(*mem).ptr+uintptr(offset), uintptr(len(dst)), cmd.signal, cmd.wait)
 	ev, err := q.end("zeCommandListAppendMemoryCopy", cmd, r, dst)
 	return q.blocking(blocking, ev, err)
 }
 
 func (q *queue) CopyBuffer(src, dst driver.Mem, srcOffset, dstOffset, size uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	s, err := bufferAddr(src, srcOffset)
-	if err != nil {
-		return nil, err
-	}
-	d, err := bufferAddr(dst, dstOffset)
-	if err != nil {
-		return nil, err
-	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	cmd, err := q.begin(wait, wantEvent)
 	if err != nil {
 		return nil, err
 	}
-	r := q.ze.CommandListAppendMemoryCopy(q.list, d, s, uintptr(size), cmd.signal, cmd.wait)
+	r := q.ze.CommandListAppendMemoryCopy(q.list, dst.(*mem).ptr+uintptr(dstOffset), src.(*mem).ptr+uintptr(srcOffset), uintptr(size), cmd.signal, cmd.wait)
 	return q.end("zeCommandListAppendMemoryCopy", cmd, r, nil)
 }
 
@@ -328,13 +312,9 @@ func (q *queue) CopyBuffer(src, dst driver.Mem, srcOffset, dstOffset, size uint6
 // engines take 16 bytes at most) is copied from the host once, then
 // doubled by device-to-device copies, each after the previous.
 func (q *queue) FillBuffer(m driver.Mem, pattern []byte, offset, size uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	dst, err := bufferAddr(m, offset)
-	if err != nil {
-		return nil, err
-	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.fill(dst, pattern, size, wait, wantEvent)
+	return q.fill(m.(*mem).ptr+uintptr(offset), pattern, size, wait, wantEvent)
 }
 
 // fill is FillBuffer at a device address. The caller holds q.mu.

@@ -131,16 +131,8 @@ func (q *queue) Marker(wait []driver.Event, _ bool) (driver.Event, error) {
 // or pitches past 4 GiB give UNSUPPORTED_SIZE. A 2D copy has depth 0, as
 // Level Zero asks, and no slice pitch.
 func (q *queue) CopyRect(dst, src driver.RectOperand, r driver.Rect, blocking bool, wait []driver.Event, wantEvent bool) (driver.Event, error) {
-	dbase, err := rectBase(dst)
-	if err != nil {
-		return nil, err
-	}
-	sbase, err := rectBase(src)
-	if err != nil {
-		return nil, err
-	}
-	dptr := dbase + uintptr(r.DstOrigin[0]+r.DstOrigin[1]*r.DstRowPitch+r.DstOrigin[2]*r.DstSlicePitch)
-	sptr := sbase + uintptr(r.SrcOrigin[0]+r.SrcOrigin[1]*r.SrcRowPitch+r.SrcOrigin[2]*r.SrcSlicePitch)
+	dptr := rectBase(dst) + uintptr(r.DstOrigin[0]+r.DstOrigin[1]*r.DstRowPitch+r.DstOrigin[2]*r.DstSlicePitch)
+	sptr := rectBase(src) + uintptr(r.SrcOrigin[0]+r.SrcOrigin[1]*r.SrcRowPitch+r.SrcOrigin[2]*r.SrcSlicePitch)
 	depth, dslice, sslice := r.Region[2], r.DstSlicePitch, r.SrcSlicePitch
 	if depth == 1 {
 		depth, dslice, sslice = 0, 0, 0
@@ -166,11 +158,11 @@ func (q *queue) CopyRect(dst, src driver.RectOperand, r driver.Rect, blocking bo
 
 // rectBase is the address of one side of a CopyRect: a buffer's device
 // address, or the pointer.
-func rectBase(o driver.RectOperand) (uintptr, error) {
+func rectBase(o driver.RectOperand) uintptr {
 	if o.Mem != nil {
-		return bufferAddr(o.Mem, 0)
+		return o.Mem.(*mem).ptr
 	}
-	return o.Ptr, nil
+	return o.Ptr
 }
 
 // SetArgPointer passes the address as the argument's value, as SetArgMem
