@@ -69,24 +69,34 @@ func (e *Event) Wait(ctx context.Context) (rerr error) {
 	if err := e.enter(op); err != nil {
 		return err
 	}
+	return e.waitEntered(ctx, op, e.drv)
+}
+
+// driverWaiter is what waitEntered waits through: a driver's event. An
+// interface, not a func, so that a wait allocates no method value.
+type driverWaiter interface{ Wait(context.Context) error }
+
+// waitEntered waits through w for the handle o, which the caller has
+// entered, and leaves it. The driver's wait may not be interruptible:
+// where ctx can end, it runs aside and holds o alive until it returns,
+// even if ctx ends first.
+func (o *object) waitEntered(ctx context.Context, op string, w driverWaiter) error {
 	if ctx.Done() == nil {
-		defer e.life.leave()
-		return wrapError(e.drv.Wait(ctx), op, e.adapter.name)
+		defer o.life.leave()
+		return wrapError(w.Wait(ctx), op, o.adapter.name)
 	}
 	if err := ctx.Err(); err != nil {
-		e.life.leave()
+		o.life.leave()
 		return err
 	}
-	// The driver wait may not be interruptible: run it aside and let it
-	// hold the event alive until it returns, even if ctx ends first.
 	done := make(chan error, 1)
 	go func() {
-		defer e.life.leave()
-		done <- e.drv.Wait(ctx)
+		defer o.life.leave()
+		done <- w.Wait(ctx)
 	}()
 	select {
 	case err := <-done:
-		return wrapError(err, op, e.adapter.name)
+		return wrapError(err, op, o.adapter.name)
 	case <-ctx.Done():
 		return ctx.Err()
 	}

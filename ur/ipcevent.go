@@ -275,27 +275,7 @@ func (e *IPCEvent) Wait(ctx context.Context) (rerr error) {
 	if err := e.enter(op); err != nil {
 		return err
 	}
-	if ctx.Done() == nil {
-		defer e.life.leave()
-		return wrapError(e.drv.Wait(ctx), op, e.adapter.name)
-	}
-	if err := ctx.Err(); err != nil {
-		e.life.leave()
-		return err
-	}
-	// As Event.Wait: the driver's wait may not be interruptible, so it
-	// runs aside and holds the event alive until it returns.
-	done := make(chan error, 1)
-	go func() {
-		defer e.life.leave()
-		done <- e.drv.Wait(ctx)
-	}()
-	select {
-	case err := <-done:
-		return wrapError(err, op, e.adapter.name)
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return e.waitEntered(ctx, op, e.drv)
 }
 
 // Query reports, without blocking, whether the event's latest signal has
