@@ -193,22 +193,6 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// extent is an image's size in pixels per dimension as regions count
-// them: {width, height or layers, depth or layers}.
-func extent(d ImageDesc) [3]uint64 {
-	switch d.Type {
-	case Image1D:
-		return [3]uint64{d.Width, 1, 1}
-	case Image1DArray:
-		return [3]uint64{d.Width, d.ArraySize, 1}
-	case Image2D:
-		return [3]uint64{d.Width, d.Height, 1}
-	case Image2DArray:
-		return [3]uint64{d.Width, d.Height, d.ArraySize}
-	}
-	return [3]uint64{d.Width, d.Height, d.Depth}
-}
-
 // checkDesc checks the shape: the dimensions its type uses are positive,
 // the others 0 (or 1).
 func checkDesc(op, adapter string, d ImageDesc) error {
@@ -335,7 +319,7 @@ func (c *Context) NewImage(flags MemFlags, format ImageFormat, desc ImageDesc, h
 	if fs, err := ic.SupportedImageFormats(flags, desc.Type); err == nil && !slices.Contains(fs, format) {
 		return nil, newError(ErrUnsupportedImageFormat, op, c.adapter.name, "the devices have no %s %s images", imageTypeName(desc.Type), format)
 	}
-	ext := extent(desc)
+	ext := desc.Extent()
 	if host != nil {
 		row, slice, need, err := hostLayout(op, c.adapter.name, desc.Type, pixel, ext, desc.RowPitch, desc.SlicePitch)
 		if err != nil {
@@ -388,7 +372,7 @@ func (q *Queue) useImage(op string, m *Mem) (imageInfo, error) {
 // dimension, and that the unused dimensions of the image's type are
 // origin 0 and region 1.
 func (q *Queue) checkBox(op string, info imageInfo, origin, region [3]uint64) error {
-	ext := extent(info.desc)
+	ext := info.desc.Extent()
 	for i := range 3 {
 		if region[i] == 0 {
 			return newError(ErrInvalidSize, op, q.adapter.name, "region %v has an empty dimension", region)

@@ -2,11 +2,9 @@ package cuda
 
 import (
 	"encoding/binary"
-	"math"
 	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
-	"github.com/gour-dev/gour/internal/half"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -230,7 +228,7 @@ func (c *context) NewImage(_ driver.MemFlags, f driver.ImageFormat, desc driver.
 		return nil, cuError("cuSurfObjectCreate", r)
 	}
 	img := &image{arrays: arrays, array: h, surf: surf, typ: desc.Type, format: f, pixel: f.PixelSize()}
-	ext := imageExtent(desc)
+	ext := desc.Extent()
 	if len(host) > 0 {
 		// The legacy stream, which the queues' streams do not wait for:
 		// wait for it here.
@@ -245,22 +243,6 @@ func (c *context) NewImage(_ driver.MemFlags, f driver.ImageFormat, desc driver.
 		}
 	}
 	return &mem{dev: d, size: ext[0] * ext[1] * ext[2] * img.pixel, img: img}, nil
-}
-
-// imageExtent is the image's size in pixels as regions count it (the
-// front end's extent): {width, height or layers, depth or layers}.
-func imageExtent(d driver.ImageDesc) [3]uint64 {
-	switch d.Type {
-	case driver.Image1D:
-		return [3]uint64{d.Width, 1, 1}
-	case driver.Image1DArray:
-		return [3]uint64{d.Width, d.ArraySize, 1}
-	case driver.Image2D:
-		return [3]uint64{d.Width, d.Height, 1}
-	case driver.Image2DArray:
-		return [3]uint64{d.Width, d.Height, d.ArraySize}
-	}
-	return [3]uint64{d.Width, d.Height, d.Depth}
 }
 
 // release destroys the surface object, then the array, after the device's
@@ -509,7 +491,10 @@ func (q *queue) FillImage(dimg driver.Mem, color [16]byte, r driver.ImageRegion,
 	if err != nil {
 		return nil, err
 	}
-	pattern := fillPixel(img, color)
+	pattern, err := driver.EncodePixel(img.format, color)
+	if err != nil {
+		return nil, err
+	}
 	p, box := img.copy3D(true, r.Origin, r.Region)
 	size := box[0] * box[1] * box[2] * img.pixel
 	d := q.dev
@@ -574,57 +559,6 @@ func memsetPattern(l *cu.Lib, ptr cu.DevicePtr, pattern []byte, size uint64, s c
 		}
 		return cu.Success
 	}
-}
-
-// fillPixel is the pixel of the fill color as the image stores it: four
-// float32 (normalized, half and float channels), int32 or uint32 values,
-// converted as OpenCL's write_image* converts them (normalized values
-// clamped and rounded to nearest even, integers saturated), the first
-// one, two or four of them as the channels.
-func fillPixel(img *image, color [16]byte) []byte {
-	f := img.format
-	_, channels, _ := arrayFormat(f)
-	out := make([]byte, 0, img.pixel)
-	for i := range channels {
-		w := binary.LittleEndian.Uint32(color[4*i:])
-		fv := math.Float32frombits(w)
-		iv := int64(int32(w))
-		uv := uint64(w)
-		switch f.Type {
-		case driver.ChannelUnormInt8:
-			out = append(out, byte(normalized(fv, 0, 255)))
-		case driver.ChannelUnormInt16:
-			out = binary.LittleEndian.AppendUint16(out, uint16(normalized(fv, 0, 65535)))
-		case driver.ChannelSnormInt8:
-			out = append(out, byte(int8(normalized(fv, -127, 127))))
-		case driver.ChannelSnormInt16:
-			out = binary.LittleEndian.AppendUint16(out, uint16(int16(normalized(fv, -32767, 32767))))
-		case driver.ChannelSignedInt8:
-			out = append(out, byte(int8(min(max(iv, math.MinInt8), math.MaxInt8))))
-		case driver.ChannelSignedInt16:
-			out = binary.LittleEndian.AppendUint16(out, uint16(int16(min(max(iv, math.MinInt16), math.MaxInt16))))
-		case driver.ChannelUnsignedInt8:
-			out = append(out, byte(min(uv, math.MaxUint8)))
-		case driver.ChannelUnsignedInt16:
-			out = binary.LittleEndian.AppendUint16(out, uint16(min(uv, math.MaxUint16)))
-		case driver.ChannelHalfFloat:
-			out = binary.LittleEndian.AppendUint16(out, half.Float16Bits(fv))
-		default: // 32-bit channels: the value's bits as they are
-			out = binary.LittleEndian.AppendUint32(out, w)
-		}
-	}
-	return out
-}
-
-// normalized is v, a normalized value, as an integer of [lo, hi]: v
-// clamped to [lo/hi, 1], scaled by hi and rounded to nearest even; NaN is
-// 0.
-func normalized(v float32, lo, hi float64) int64 {
-	if v != v {
-		return 0
-	}
-	x := math.RoundToEven(float64(v) * hi)
-	return int64(min(max(x, lo), hi))
 }
 
 // sampler is a CUDA "sampler": the packed properties a kernel takes as an

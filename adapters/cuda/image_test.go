@@ -219,58 +219,6 @@ func TestImageBufferMixups(t *testing.T) {
 	}
 }
 
-// TestImageFillPixel: the fill color as each channel type stores it.
-func TestImageFillPixel(t *testing.T) {
-	le16 := func(v ...uint16) []byte {
-		var b []byte
-		for _, x := range v {
-			b = binary.LittleEndian.AppendUint16(b, x)
-		}
-		return b
-	}
-	le32 := func(v ...uint32) []byte {
-		var b []byte
-		for _, x := range v {
-			b = binary.LittleEndian.AppendUint32(b, x)
-		}
-		return b
-	}
-	f32 := math.Float32bits
-	neg := func(v int16) uint16 { return uint16(v) }
-	for _, c := range []struct {
-		order driver.ChannelOrder
-		typ   driver.ChannelType
-		color [16]byte
-		want  []byte
-	}{
-		{driver.ChannelRGBA, driver.ChannelUnormInt8, ur.FillColorFloat(1, 0, 0.5, 2), []byte{255, 0, 128, 255}},
-		{driver.ChannelR, driver.ChannelUnormInt8, ur.FillColorFloat(float32(math.NaN()), 0, 0, 0), []byte{0}},
-		{driver.ChannelRG, driver.ChannelUnormInt16, ur.FillColorFloat(0.25, -1, 0, 0), le16(16384, 0)},
-		{driver.ChannelRG, driver.ChannelSnormInt8, ur.FillColorFloat(-1, 0.5, 0, 0), []byte{0x81, 64}},
-		{driver.ChannelRG, driver.ChannelSnormInt16, ur.FillColorFloat(-2, 0.5, 0, 0), le16(neg(-32767), 16384)},
-		{driver.ChannelRGBA, driver.ChannelSignedInt8, ur.FillColorInt(-200, 100, -5, 300), []byte{0x80, 100, 0xfb, 127}},
-		{driver.ChannelR, driver.ChannelSignedInt16, ur.FillColorInt(-40000, 0, 0, 0), le16(neg(-32768))},
-		{driver.ChannelR, driver.ChannelSignedInt32, ur.FillColorInt(-7, 0, 0, 0), le32(uint32(0xfffffff9))},
-		{driver.ChannelRG, driver.ChannelUnsignedInt8, ur.FillColorUint(300, 7, 0, 0), []byte{255, 7}},
-		{driver.ChannelR, driver.ChannelUnsignedInt16, ur.FillColorUint(70000, 0, 0, 0), le16(65535)},
-		{driver.ChannelRGBA, driver.ChannelUnsignedInt32, ur.FillColorUint(1, 2, 3, 1<<31), le32(1, 2, 3, 1<<31)},
-		{driver.ChannelRGBA, driver.ChannelHalfFloat, ur.FillColorFloat(1, 0.5, -2, 0), le16(0x3c00, 0x3800, 0xc000, 0)},
-		{driver.ChannelRGBA, driver.ChannelFloat, ur.FillColorFloat(1.5, -2, 0, 3), le32(f32(1.5), f32(-2), 0, f32(3))},
-	} {
-		f := driver.ImageFormat{Order: c.order, Type: c.typ}
-		got := fillPixel(&image{format: f, pixel: f.PixelSize()}, c.color)
-		if !bytes.Equal(got, c.want) {
-			t.Errorf("%v: % x, want % x", f, got, c.want)
-		}
-		if uint64(len(got)) != f.PixelSize() {
-			t.Errorf("%v: %d bytes, pixel %d", f, len(got), f.PixelSize())
-		}
-	}
-	if half.Float16Bits(1) != 0x3c00 {
-		t.Fatal("internal/half: 1.0 is not 0x3c00")
-	}
-}
-
 // TestImageSamplerArgument: the sampler's 32-bit value (bit 0
 // normalized, bit 1 filter, bits 2-4 addressing, bit 31 set) goes into a
 // 4-byte argument, and one of another size is refused when the kernel's
@@ -398,7 +346,7 @@ var imgShapes = []struct {
 }
 
 func imgExtent(d ur.ImageDesc) [3]uint64 {
-	return imageExtent(driver.ImageDesc(d))
+	return driver.ImageDesc(d).Extent()
 }
 
 // imgPixels is n pixels of the format, different from seed to seed, with
@@ -643,7 +591,8 @@ func TestImageFill(t *testing.T) {
 			n := ext[0] * ext[1] * ext[2]
 			img := f.image(t, c.format, c.d, make([]byte, n*px))
 			must(t, "enqueue and wait", waitEv(f.q.EnqueueFillImage(img, c.color, c.origin, c.region)))
-			pixel := fillPixel(&image{format: driver.ImageFormat(c.format), pixel: px}, c.color)
+			pixel, err := driver.EncodePixel(driver.ImageFormat(c.format), c.color)
+			must(t, "EncodePixel", err)
 			want := &imgModel{ext: ext, pixel: px, b: make([]byte, n*px)}
 			for z := range c.region[2] {
 				for y := range c.region[1] {

@@ -1,14 +1,12 @@
 package levelzero
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
 	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/levelzero/internal/ze"
-	"github.com/gour-dev/gour/internal/half"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -235,7 +233,7 @@ func (c *context) NewImage(flags driver.MemFlags, f driver.ImageFormat, d driver
 		return nil, ipcCheck("zeImageCreate", r)
 	}
 	img := &image{handle: h, format: f, desc: d, pixel: f.PixelSize()}
-	ext := imageExtent(d)
+	ext := d.Extent()
 	m := &mem{c: c, size: ext[0] * ext[1] * ext[2] * img.pixel, image: img}
 	c.retain()
 	if len(host) > 0 {
@@ -258,23 +256,8 @@ func (c *context) NewImage(flags driver.MemFlags, f driver.ImageFormat, d driver
 }
 
 func imageSize(d driver.ImageDesc) string {
-	ext := imageExtent(d)
+	ext := d.Extent()
 	return fmt.Sprintf("%dx%dx%d pixels", ext[0], ext[1], ext[2])
-}
-
-// imageExtent is an image's size in pixels as regions count them.
-func imageExtent(d driver.ImageDesc) [3]uint64 {
-	switch d.Type {
-	case driver.Image1D:
-		return [3]uint64{d.Width, 1, 1}
-	case driver.Image1DArray:
-		return [3]uint64{d.Width, d.ArraySize, 1}
-	case driver.Image2D:
-		return [3]uint64{d.Width, d.Height, 1}
-	case driver.Image2DArray:
-		return [3]uint64{d.Width, d.Height, d.ArraySize}
-	}
-	return [3]uint64{d.Width, d.Height, d.Depth}
 }
 
 // zeRegion is a box as a ze_image_region_t, on the heap for C. The front
@@ -444,7 +427,7 @@ func (q *queue) WriteImage(dm driver.Mem, blocking bool, r driver.ImageRegion, r
 // onto another of its size, zeCommandListAppendImageCopyRegion otherwise.
 func (q *queue) CopyImage(src, dst driver.Mem, srcOrigin [3]uint64, d driver.ImageRegion, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	si, di := src.(*mem).image, dst.(*mem).image
-	whole := srcOrigin == [3]uint64{} && d.Origin == [3]uint64{} && d.Region == imageExtent(si.desc) && d.Region == imageExtent(di.desc)
+	whole := srcOrigin == [3]uint64{} && d.Origin == [3]uint64{} && d.Region == si.desc.Extent() && d.Region == di.desc.Extent()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	cmd, err := q.begin(wait, wantEvent)
@@ -464,7 +447,7 @@ func (q *queue) CopyImage(src, dst driver.Mem, srcOrigin [3]uint64, d driver.Ima
 // image fill.
 func (q *queue) FillImage(dm driver.Mem, color [16]byte, r driver.ImageRegion, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	img := dm.(*mem).image
-	px, err := encodePixel(img.format, color)
+	px, err := driver.EncodePixel(img.format, color)
 	if err != nil {
 		return nil, err
 	}
@@ -505,71 +488,6 @@ func (q *queue) CopyBufferToImage(src driver.Mem, srcOffset uint64, dst driver.M
 	}
 	res := q.ze.CommandListAppendImageCopyFromMemory(q.list, img.handle, src.(*mem).ptr+uintptr(srcOffset), zeRegion(r), cmd.signal, cmd.wait)
 	return q.end("zeCommandListAppendImageCopyFromMemory", cmd, res, nil)
-}
-
-// encodePixel is one pixel of the format holding color: four float32
-// (normalized, half and float channels), int32 or uint32 values in RGBA
-// order, converted as OpenCL's image writes do (rounded, saturated).
-func encodePixel(f driver.ImageFormat, color [16]byte) ([]byte, error) {
-	var u [4]uint32
-	var fl [4]float32
-	for i := range 4 {
-		u[i] = binary.NativeEndian.Uint32(color[4*i:])
-		fl[i] = math.Float32frombits(u[i])
-	}
-	unorm := func(v float32, max float64) uint32 {
-		return uint32(math.RoundToEven(math.Min(math.Max(float64(v), 0), 1) * max))
-	}
-	switch f.Type {
-	case driver.ChannelUnormShort565:
-		v := unorm(fl[0], 31)<<11 | unorm(fl[1], 63)<<5 | unorm(fl[2], 31)
-		return binary.NativeEndian.AppendUint16(nil, uint16(v)), nil
-	case driver.ChannelUnormShort555:
-		v := unorm(fl[0], 31)<<10 | unorm(fl[1], 31)<<5 | unorm(fl[2], 31)
-		return binary.NativeEndian.AppendUint16(nil, uint16(v)), nil
-	case driver.ChannelInt101010:
-		v := unorm(fl[0], 1023)<<20 | unorm(fl[1], 1023)<<10 | unorm(fl[2], 1023)
-		return binary.NativeEndian.AppendUint32(nil, v), nil
-	}
-	sw, ok := orderSwizzles[f.Order]
-	if !ok {
-		return nil, driver.Errorf(driver.ResultUnsupportedImageFormat, "Level Zero has no image format for %v", f)
-	}
-	var out []byte
-	for _, s := range sw {
-		i := int(s) // SwizzleR to SwizzleA are the color's indices
-		sint := func(lo, hi int64) int64 { return min(max(int64(int32(u[i])), lo), hi) }
-		snorm := func(max float64) int64 {
-			return int64(math.RoundToEven(math.Min(math.Max(float64(fl[i]), -1), 1) * max))
-		}
-		switch f.Type {
-		case driver.ChannelUnormInt8:
-			out = append(out, byte(unorm(fl[i], 255)))
-		case driver.ChannelUnormInt16:
-			out = binary.NativeEndian.AppendUint16(out, uint16(unorm(fl[i], 65535)))
-		case driver.ChannelSnormInt8:
-			out = append(out, byte(int8(snorm(127))))
-		case driver.ChannelSnormInt16:
-			out = binary.NativeEndian.AppendUint16(out, uint16(int16(snorm(32767))))
-		case driver.ChannelSignedInt8:
-			out = append(out, byte(int8(sint(math.MinInt8, math.MaxInt8))))
-		case driver.ChannelSignedInt16:
-			out = binary.NativeEndian.AppendUint16(out, uint16(int16(sint(math.MinInt16, math.MaxInt16))))
-		case driver.ChannelSignedInt32:
-			out = binary.NativeEndian.AppendUint32(out, u[i])
-		case driver.ChannelUnsignedInt8:
-			out = append(out, byte(min(u[i], math.MaxUint8)))
-		case driver.ChannelUnsignedInt16:
-			out = binary.NativeEndian.AppendUint16(out, uint16(min(u[i], math.MaxUint16)))
-		case driver.ChannelUnsignedInt32:
-			out = binary.NativeEndian.AppendUint32(out, u[i])
-		case driver.ChannelHalfFloat:
-			out = binary.NativeEndian.AppendUint16(out, half.Float16Bits(fl[i]))
-		default:
-			out = binary.NativeEndian.AppendUint32(out, u[i])
-		}
-	}
-	return out, nil
 }
 
 // imageQuery answers the image queries from zeDeviceGetImageProperties.

@@ -31,7 +31,7 @@ func TestZeFormat(t *testing.T) {
 			if got := layoutBytes[zf.Layout]; got != f.PixelSize() {
 				t.Errorf("%v: layout %d of %d bytes, pixels of %d", f, zf.Layout, got, f.PixelSize())
 			}
-			px, err := encodePixel(f, [16]byte{})
+			px, err := driver.EncodePixel(f, [16]byte{})
 			if err != nil || uint64(len(px)) != f.PixelSize() {
 				t.Errorf("%v: a fill pixel of %d bytes (%v)", f, len(px), err)
 			}
