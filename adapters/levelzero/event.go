@@ -46,15 +46,18 @@ func (e *event) free() error {
 	return err
 }
 
-// Wait blocks in zeEventHostSynchronize, in slices of waitSlice when ctx
-// can be cancelled, so that a cancelled wait returns ctx's error.
-func (e *event) Wait(ctx ctxpkg.Context) error {
-	l := e.q.ze
+// Wait blocks in zeEventHostSynchronize (hostSynchronize).
+func (e *event) Wait(ctx ctxpkg.Context) error { return hostSynchronize(ctx, e.q.ze, e.handle) }
+
+// hostSynchronize blocks in zeEventHostSynchronize, in slices of
+// waitSlice when ctx can be cancelled, so that a cancelled wait returns
+// ctx's error.
+func hostSynchronize(ctx ctxpkg.Context, l *ze.Lib, ev ze.Event) error {
 	if ctx == nil || ctx.Done() == nil {
-		return check("zeEventHostSynchronize", l.EventHostSynchronize(e.handle, ze.TimeoutInfinite))
+		return check("zeEventHostSynchronize", l.EventHostSynchronize(ev, ze.TimeoutInfinite))
 	}
 	for {
-		switch r := l.EventHostSynchronize(e.handle, waitSlice); r {
+		switch r := l.EventHostSynchronize(ev, waitSlice); r {
 		case ze.Success:
 			return nil
 		case ze.NotReady:

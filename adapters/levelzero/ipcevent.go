@@ -124,26 +124,8 @@ func (e *ipcEvent) EnqueueWait(dq driver.Queue) error {
 	return nil
 }
 
-// Wait is zeEventHostSynchronize, in slices when ctx can be cancelled,
-// as event.Wait.
-func (e *ipcEvent) Wait(ctx ctxpkg.Context) error {
-	l := e.c.ze
-	if ctx == nil || ctx.Done() == nil {
-		return check("zeEventHostSynchronize", l.EventHostSynchronize(e.ev, ze.TimeoutInfinite))
-	}
-	for {
-		switch r := l.EventHostSynchronize(e.ev, waitSlice); r {
-		case ze.Success:
-			return nil
-		case ze.NotReady:
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		default:
-			return zeError("zeEventHostSynchronize", r)
-		}
-	}
-}
+// Wait blocks in zeEventHostSynchronize, as event.Wait.
+func (e *ipcEvent) Wait(ctx ctxpkg.Context) error { return hostSynchronize(ctx, e.c.ze, e.ev) }
 
 func (e *ipcEvent) Query() (bool, error) {
 	switch r := e.c.ze.EventQueryStatus(e.ev); r {
