@@ -33,12 +33,13 @@ type DeviceOptions struct {
 	// an error wrapping blas.ErrLibraryUnavailable.
 	BLAS blas.Backend
 	// ElementsPerThread is how many consecutive elements a work-item of
-	// an expression's Transform computes: 4 loads and stores them as
-	// vectors (where every array is aligned to four elements, as the
-	// package's are; one a work-item otherwise), the way element-wise
-	// kernels reach a GPU's memory bandwidth; 1 computes one. 0 picks 4
-	// on a GPU, 1 elsewhere (a CPU device vectorizes across work-items
-	// itself). A Func of hand-written kernels always has one.
+	// an expression's Transform computes, and a work-item of a
+	// reduction's first pass reads at a time: 4 loads (and stores) them
+	// as vectors (where every array is aligned to four elements, as the
+	// package's are; one at a time otherwise), the way kernels reach a
+	// GPU's memory bandwidth; 1 one. 0 picks 4 on a GPU, 1 elsewhere (a
+	// CPU device vectorizes across work-items itself). A Func of
+	// hand-written kernels always has one a work-item.
 	ElementsPerThread int
 }
 

@@ -20,7 +20,9 @@ const (
 // OpenCL doubles, the dynamic shared memory CUDA local arguments index.
 func kernelPrelude(backend string, et *elemType) string {
 	if backend == "cuda" {
-		return "extern __shared__ unsigned char gour_local[];\n"
+		// gour_vec4 is four elements loaded as one (a 16-byte load for
+		// 4-byte types): the reductions' four-a-load first pass.
+		return "extern __shared__ unsigned char gour_local[];\ntemplate <typename T> struct __align__(4 * sizeof(T)) gour_vec4 { T v[4]; };\n"
 	}
 	if et.fp64 {
 		return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
@@ -46,7 +48,11 @@ func fillCopySource(backend string, et *elemType) string {
 
 // reduceSource is the reduction kernels of one operator on et:
 // reduce_NAME_S(in, partial, scratch, ident, n) and, with the product of
-// two inputs as the element, dot_NAME_S(a, b, partial, scratch, ident, n).
+// two inputs as the element, dot_NAME_S(a, b, partial, scratch, ident, n);
+// and reduce4_NAME_S and dot4_NAME_S, with the same arguments, whose
+// work-items read their share four elements at a time, as one vector
+// (see vec4Loop): the first pass on a GPU where the inputs are aligned to
+// four elements.
 // Each work-group reduces a grid-strided share of the input into a
 // register, then its work-items' values in local memory, halving (the
 // group size is a power of two), and writes one partial. Reducing the
@@ -58,10 +64,14 @@ func reduceSource(backend string, et *elemType, name, expr string) string {
 	if backend == "cuda" {
 		t := et.cu
 		fmt.Fprintf(&b, "__device__ __forceinline__ %s op_%s_%s(%s a, %s b) { return (%s); }\n", t, name, s, t, t, expr)
-		for _, dot := range []bool{false, true} {
-			kname, ins, elem := "reduce", fmt.Sprintf("const %s* in", t), "in[%s]"
-			if dot {
-				kname, ins, elem = "dot", fmt.Sprintf("const %s* a, const %s* b", t, t), "a[%[1]s] * b[%[1]s]"
+		for _, k := range reduceKernels {
+			kname, ins, elem := k.name, fmt.Sprintf("const %s* in", t), "in[%s]"
+			if k.dot {
+				ins, elem = fmt.Sprintf("const %s* a, const %s* b", t, t), "a[%[1]s] * b[%[1]s]"
+			}
+			loop := stridedLoop("unsigned long long", "(unsigned long long)blockIdx.x * L + lid", t, "op_"+name+"_"+s, elem)
+			if k.vec4 {
+				loop = vec4Loop(backend, "unsigned long long", "(unsigned long long)blockIdx.x * L + lid", t, "op_"+name+"_"+s, elem, k.dot)
 			}
 			fmt.Fprintf(&b, `extern "C" __global__ void %s_%s_%s(%s, %s* partial, size_t scratch_off, %s ident, unsigned long long n) {
 	%s* scratch = (%s*)(gour_local + scratch_off);
@@ -76,7 +86,7 @@ func reduceSource(backend string, et *elemType, name, expr string) string {
 	}
 	if (lid == 0) partial[blockIdx.x] = scratch[0];
 }
-`, kname, name, s, ins, t, t, t, t, stridedLoop("unsigned long long", "(unsigned long long)blockIdx.x * L + lid", t, "op_"+name+"_"+s, elem), name, s)
+`, kname, name, s, ins, t, t, t, t, loop, name, s)
 		}
 		return b.String()
 	}
@@ -84,10 +94,14 @@ func reduceSource(backend string, et *elemType, name, expr string) string {
 	// A plain function: C99 inline semantics would want an external
 	// definition some OpenCL compilers do not make.
 	fmt.Fprintf(&b, "%s op_%s_%s(%s a, %s b) { return (%s); }\n", t, name, s, t, t, expr)
-	for _, dot := range []bool{false, true} {
-		kname, ins, elem := "reduce", fmt.Sprintf("__global const %s* in", t), "in[%s]"
-		if dot {
-			kname, ins, elem = "dot", fmt.Sprintf("__global const %s* a, __global const %s* b", t, t), "a[%[1]s] * b[%[1]s]"
+	for _, k := range reduceKernels {
+		kname, ins, elem := k.name, fmt.Sprintf("__global const %s* in", t), "in[%s]"
+		if k.dot {
+			ins, elem = fmt.Sprintf("__global const %s* a, __global const %s* b", t, t), "a[%[1]s] * b[%[1]s]"
+		}
+		loop := stridedLoop("ulong", "(ulong)get_group_id(0) * L + lid", t, "op_"+name+"_"+s, elem)
+		if k.vec4 {
+			loop = vec4Loop(backend, "ulong", "(ulong)get_group_id(0) * L + lid", t, "op_"+name+"_"+s, elem, k.dot)
 		}
 		fmt.Fprintf(&b, `__kernel void %s_%s_%s(%s, __global %s* partial, __local %s* scratch, %s ident, ulong n) {
 	size_t lid = get_local_id(0), L = get_local_size(0);
@@ -101,8 +115,54 @@ func reduceSource(backend string, et *elemType, name, expr string) string {
 	}
 	if (lid == 0) partial[get_group_id(0)] = scratch[0];
 }
-`, kname, name, s, ins, t, t, t, stridedLoop("ulong", "(ulong)get_group_id(0) * L + lid", t, "op_"+name+"_"+s, elem), name, s)
+`, kname, name, s, ins, t, t, t, loop, name, s)
 	}
+	return b.String()
+}
+
+// reduceKernels are the kernels reduceSource makes of an operator.
+var reduceKernels = []struct {
+	name      string
+	dot, vec4 bool
+}{{"reduce", false, false}, {"dot", true, false}, {"reduce4", false, true}, {"dot4", true, true}}
+
+// vec4Loop is stridedLoop for reduce4 and dot4: work-item j of the grid
+// combines vectors j, j+stride, ... of four consecutive elements, two
+// vectors an iteration (two loads in flight), each component into an
+// accumulator of its own, then the elements past the last whole four,
+// one each for the first n%4 work-items. The inputs must be aligned to four
+// elements (on CUDA a vector is one aligned load; OpenCL's vload4 needs
+// only an element's alignment).
+func vec4Loop(backend, idx, start, t, op, elem string, dot bool) string {
+	ins := []string{"in"}
+	if dot {
+		ins = []string{"a", "b"}
+	}
+	vt, load, comp := "const "+t+"4", "vload4(%[2]s, %[1]s)", "%s.s%d"
+	if backend == "cuda" {
+		vt, load, comp = "const gour_vec4<"+t+">", "reinterpret_cast<const gour_vec4<"+t+">*>(%[1]s)[%[2]s]", "%s.v[%d]"
+	}
+	var b strings.Builder
+	// step combines the vectors at index at into the four accumulators.
+	step := func(at, tag string) {
+		for _, in := range ins {
+			fmt.Fprintf(&b, "\t\t%s v%s_%s = %s;\n", vt, tag, in, fmt.Sprintf(load, in, at))
+		}
+		for k, acc := range []string{"acc", "acc1", "acc2", "acc3"} {
+			e := fmt.Sprintf(comp, "v"+tag+"_"+ins[0], k)
+			if dot {
+				e += " * " + fmt.Sprintf(comp, "v"+tag+"_"+ins[1], k)
+			}
+			fmt.Fprintf(&b, "\t\t%s = %s(%s, %s);\n", acc, op, acc, e)
+		}
+	}
+	fmt.Fprintf(&b, "%[1]s acc = ident, acc1 = ident, acc2 = ident, acc3 = ident;\n\tconst %[2]s n4 = n / 4;\n\t%[2]s i = %[3]s;\n", t, idx, start)
+	b.WriteString("\tfor (; i + stride < n4; i += 2 * stride) {\n")
+	step("i", "0")
+	step("i + stride", "1")
+	b.WriteString("\t}\n\tfor (; i < n4; i += stride) {\n")
+	step("i", "0")
+	fmt.Fprintf(&b, "\t}\n\tfor (%[1]s t = 4 * n4 + (%[2]s); t < n; t += stride) acc = %[3]s(acc, %[4]s);\n\tacc = %[3]s(%[3]s(acc, acc1), %[3]s(acc2, acc3));", idx, start, op, fmt.Sprintf(elem, "t"))
 	return b.String()
 }
 

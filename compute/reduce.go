@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/gour-dev/gour/ur"
 )
@@ -111,8 +112,11 @@ type redOp struct {
 	a, b   *core
 	ident  ur.Arg
 	identB []byte // the identity's bytes: the result of an empty reduction
-	// k1 and k2 are the passes' device kernels, found by kernels.
-	k1, k2 *kernelEntry
+	// k1 and k2 are the passes' device kernels, found by kernels; k1v
+	// the first pass reading four elements at a time (reduce4, dot4),
+	// on a Device of ElementsPerThread 4, used where the inputs are
+	// aligned to four elements.
+	k1, k2, k1v *kernelEntry
 	// cpu returns, for chunks chunks, the chunk body (storing the chunk's
 	// partial result) and the combination of the partials in order.
 	cpu func(chunks int) (body func(chunk, lo, hi int), finish func() []byte)
@@ -126,12 +130,22 @@ type redOp struct {
 }
 
 func (op *redOp) kernels(d *Device) (err error) {
-	if op.n > 0 {
-		if op.k1, err = d.kernel(&op.kernelSrc, op.name); err == nil {
-			op.k2, err = d.kernel(&op.kernelSrc, op.name2)
-		}
+	if op.n == 0 {
+		return nil
+	}
+	if op.k1, err = d.kernel(&op.kernelSrc, op.name); err == nil {
+		op.k2, err = d.kernel(&op.kernelSrc, op.name2)
+	}
+	if err == nil && d.perThread == 4 {
+		op.k1v, err = d.kernel(&op.kernelSrc, vec4Name(op.name))
 	}
 	return err
+}
+
+// vec4Name is the four-a-load kernel of a first pass: reduce4_..., dot4_...
+func vec4Name(name string) string {
+	kind, rest, _ := strings.Cut(name, "_")
+	return kind + "4_" + rest
 }
 
 // onDevice is a two-pass tree reduction: the first pass has up to
@@ -157,8 +171,12 @@ func (op *redOp) onDevice(d *Device) error {
 func (op *redOp) launch(d *Device) error {
 	k1, k2 := op.k1, op.k2
 	n, size := uint64(op.n), uint64(op.a.et.size)
+	items := n // the first pass's work: elements, or vectors of four
+	if op.k1v != nil && op.a.dev.alignedTo(4*size) && (op.b == nil || op.b.dev.alignedTo(4*size)) {
+		k1, items = op.k1v, max(1, n/4)
+	}
 	l1 := k1.local
-	g := min(d.groups, (n+l1-1)/l1)
+	g := min(d.groups, (items+l1-1)/l1)
 	part, err := d.allocDev(g * size)
 	if err != nil {
 		return err

@@ -37,6 +37,8 @@ func TestElementsPerThread(t *testing.T) {
 					if d.fp64 {
 						checkVec4[float64](t, d, "y = fma(a, x, y) / 2", n)
 					}
+					checkReduce4[float32](t, d, n)
+					checkReduce4[int32](t, d, n)
 				}
 				d.mu.Lock()
 				vec := 0
@@ -48,6 +50,17 @@ func TestElementsPerThread(t *testing.T) {
 				d.mu.Unlock()
 				if (vec > 0) != (opts.ElementsPerThread == 4) {
 					t.Errorf("%d four-a-work-item kernels built with ElementsPerThread %d", vec, opts.ElementsPerThread)
+				}
+				d.mu.Lock()
+				red4 := 0
+				for id := range d.kernels {
+					if id.name == "reduce4_sum_f32" || id.name == "dot4_sum_i32" {
+						red4++
+					}
+				}
+				d.mu.Unlock()
+				if (red4 == 2) != (opts.ElementsPerThread == 4) {
+					t.Errorf("%d of reduce4_sum_f32, dot4_sum_i32 built with ElementsPerThread %d", red4, opts.ElementsPerThread)
 				}
 			})
 		}
@@ -104,4 +117,30 @@ func newQueue(t *testing.T, dev *ur.Device) *ur.Queue {
 	}
 	t.Cleanup(func() { q.Release() })
 	return q
+}
+
+// checkReduce4 checks Reduce (Sum, Max) and Dot on d against the CPU's,
+// over values whose sums are exact in float32.
+func checkReduce4[T int32 | float32](t *testing.T, d *Device, n int) {
+	t.Helper()
+	xs, ys := make([]T, n), make([]T, n)
+	for i := range n {
+		xs[i], ys[i] = T(i%13-6), T(i%5)
+	}
+	xs[n-1] = 100 // the last element: past the last whole four where n%4 != 0
+	want, got := reductions(t, NewCPU(1), xs, ys), reductions(t, d, xs, ys)
+	if got != want {
+		t.Errorf("%T over %d on %v: sum, max, dot %v; want %v", xs[0], n, d, got, want)
+	}
+}
+
+// reductions returns the Sum and Max of xs and the Dot of xs and ys on
+// ctx.
+func reductions[T int32 | float32](t *testing.T, ctx Context, xs, ys []T) [3]T {
+	t.Helper()
+	x := must[*Array[T]](t)(FromSlice(ctx, xs))
+	defer x.Release()
+	y := must[*Array[T]](t)(FromSlice(ctx, ys))
+	defer y.Release()
+	return [3]T{must[T](t)(Reduce(ctx, x, Sum[T]())), must[T](t)(Reduce(ctx, x, Max[T]())), must[T](t)(Dot(ctx, x, y))}
 }

@@ -8,8 +8,9 @@
 // ranges of device memory, event pools and slots) and answers like a small
 // GPU whose "device memory" is host memory: every command runs when it is
 // appended, and the kernels of conformance/testdata/spirv, and package
-// compute's fill_f32, copy_f32 and reduce_sum_f32 (compiled from its
-// OpenCL C by clang and llvm-spirv), are run by C code of the same name.
+// compute's fill_f32, copy_f32, reduce_sum_f32 and reduce4_sum_f32
+// (compiled from its OpenCL C by clang and llvm-spirv), are run by C code
+// of the same name.
 // Anything it does not expect is an error with a message on stderr, never
 // a silent success.
 //
@@ -249,6 +250,7 @@ static const signature signatures[] = {
 	{"fill_f32", 3, {P, 4, 8}},
 	{"copy_f32", 3, {P, P, 8}},
 	{"reduce_sum_f32", 5, {P, P, 0, 4, 8}},
+	{"reduce4_sum_f32", 5, {P, P, 0, 4, 8}},
 	// conformance/testdata/opencl/images.cl
 	{"sample", 4, {I, S, P, 4}},
 	{"invert", 2, {I, I}},
@@ -1655,6 +1657,16 @@ static ze_result_t check_image_launch(kernel *k, const size_t gsize[3]) {
 // a halving tree, and writes one partial. The same additions in the same
 // order as the kernel, so the result is the same to the bit. Reads come
 // before the write, so the second pass may run in place.
+// group_sum_f32 adds a work-group's L values in a halving tree, as the
+// kernels do in local memory, frees them and returns the sum.
+static float group_sum_f32(float *scratch, size_t L) {
+	for (size_t h = L / 2; h > 0; h >>= 1)
+		for (size_t lid = 0; lid < h; lid++) scratch[lid] = scratch[lid] + scratch[lid + h];
+	float sum = scratch[0];
+	free(scratch);
+	return sum;
+}
+
 static void reduce_sum_f32_group(kernel *k, const item *it) {
 	const float *in = PTR(float, 0);
 	float *partial = PTR(float, 1);
@@ -1675,10 +1687,35 @@ static void reduce_sum_f32_group(kernel *k, const item *it) {
 		for (; i < n; i += stride) acc = acc + in[i];
 		scratch[lid] = (acc + acc1) + (acc2 + acc3);
 	}
-	for (size_t h = L / 2; h > 0; h >>= 1)
-		for (size_t lid = 0; lid < h; lid++) scratch[lid] = scratch[lid] + scratch[lid + h];
-	partial[it->grp[0]] = scratch[0];
-	free(scratch);
+	partial[it->grp[0]] = group_sum_f32(scratch, L);
+}
+
+// reduce4_sum_f32_group runs one work-group of compute's reduce4_sum_f32,
+// the first pass that reads four elements at a time (vload4): work-item j
+// adds vectors j, j+stride, ... two an iteration, each component into its
+// own accumulator, then one of the elements past the last whole four;
+// the same additions in the same order as the kernel.
+static void reduce4_sum_f32_group(kernel *k, const item *it) {
+	const float *in = PTR(float, 0);
+	float *partial = PTR(float, 1);
+	float ident = VAL(float, 3);
+	uint64_t n = VAL(uint64_t, 4), n4 = n / 4;
+	size_t L = it->lsize[0];
+	uint64_t stride = it->gsize[0];
+	float *scratch = malloc(L * sizeof(float));
+	for (size_t lid = 0; lid < L; lid++) {
+		float acc[4] = {ident, ident, ident, ident};
+		uint64_t i = (uint64_t)it->grp[0] * L + lid;
+		for (; i + stride < n4; i += 2 * stride) {
+			for (int c = 0; c < 4; c++) acc[c] = acc[c] + in[4 * i + c];
+			for (int c = 0; c < 4; c++) acc[c] = acc[c] + in[4 * (i + stride) + c];
+		}
+		for (; i < n4; i += stride)
+			for (int c = 0; c < 4; c++) acc[c] = acc[c] + in[4 * i + c];
+		for (uint64_t t = 4 * n4 + (uint64_t)it->grp[0] * L + lid; t < n; t += stride) acc[0] = acc[0] + in[t];
+		scratch[lid] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+	}
+	partial[it->grp[0]] = group_sum_f32(scratch, L);
 }
 
 static void run_item(kernel *k, const item *it, char *scratch) {
@@ -1712,6 +1749,8 @@ static void run_item(kernel *k, const item *it, char *scratch) {
 		image_kernel(k, it);
 	} else if (!strcmp(n, "reduce_sum_f32")) {
 		if (it->lid[0] == it->lsize[0] - 1) reduce_sum_f32_group(k, it);
+	} else if (!strcmp(n, "reduce4_sum_f32")) {
+		if (it->lid[0] == it->lsize[0] - 1) reduce4_sum_f32_group(k, it);
 	} else if (!strcmp(n, "scalars")) {
 		if (i == 0) {
 			int64_t *out = PTR(int64_t, 0);
