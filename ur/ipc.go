@@ -53,14 +53,20 @@ func (u *USM) IPCHandle() (rv IPCMemHandle, rerr error) {
 	if err != nil {
 		return nil, wrapError(err, op, u.adapter.name)
 	}
+	return ipcEnvelope(ipcMagic, u.adapter.name, u.size, payload), nil
+}
+
+// ipcEnvelope wraps a driver's handle for another process: magic, the
+// adapter's name, this process's id, a size, then the driver's bytes.
+func ipcEnvelope(magic, adapter string, size uint64, payload []byte) []byte {
 	var b bytes.Buffer
-	b.WriteString(ipcMagic)
-	b.WriteByte(byte(len(u.adapter.name)))
-	b.WriteString(u.adapter.name)
+	b.WriteString(magic)
+	b.WriteByte(byte(len(adapter)))
+	b.WriteString(adapter)
 	_ = binary.Write(&b, binary.LittleEndian, uint64(os.Getpid()))
-	_ = binary.Write(&b, binary.LittleEndian, u.size)
+	_ = binary.Write(&b, binary.LittleEndian, size)
 	b.Write(payload)
-	return b.Bytes(), nil
+	return b.Bytes()
 }
 
 // ipcHandle is a parsed IPCMemHandle.
@@ -71,11 +77,14 @@ type ipcHandle struct {
 	payload []byte
 }
 
-func parseIPCHandle(h IPCMemHandle) (ipcHandle, bool) {
-	if len(h) < len(ipcMagic)+1 || string(h[:len(ipcMagic)]) != ipcMagic {
+func parseIPCHandle(h IPCMemHandle) (ipcHandle, bool) { return parseEnvelope(ipcMagic, h) }
+
+// parseEnvelope parses what ipcEnvelope made under magic.
+func parseEnvelope(magic string, h []byte) (ipcHandle, bool) {
+	if len(h) < len(magic)+1 || string(h[:len(magic)]) != magic {
 		return ipcHandle{}, false
 	}
-	rest := h[len(ipcMagic):]
+	rest := h[len(magic):]
 	n := int(rest[0])
 	if len(rest) < 1+n+16 {
 		return ipcHandle{}, false

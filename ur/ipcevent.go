@@ -3,7 +3,6 @@ package ur
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"os"
 
 	"github.com/gour-dev/gour/trace"
@@ -37,31 +36,12 @@ import (
 // alike (64 bytes on CUDA).
 type IPCEventHandle []byte
 
-const ipcEventMagic = "gourEVT1" // as long as ipcMagic: parseIPCEventHandle swaps them
+const ipcEventMagic = "gourEVT1"
 
-// ipcEnvelope wraps a driver's handle as IPCMemHandle does, under magic.
-func ipcEnvelope(magic, adapter string, size uint64, payload []byte) []byte {
-	var b bytes.Buffer
-	b.WriteString(magic)
-	b.WriteByte(byte(len(adapter)))
-	b.WriteString(adapter)
-	_ = binary.Write(&b, binary.LittleEndian, uint64(os.Getpid()))
-	_ = binary.Write(&b, binary.LittleEndian, size)
-	b.Write(payload)
-	return b.Bytes()
-}
-
-// parseIPCEventHandle parses h with parseIPCHandle, its magic swapped for
-// the memory handle's. The size field holds the payload's length, so a
-// handle cut short or run on is no handle.
+// parseIPCEventHandle parses h. The size field holds the payload's
+// length, so a handle cut short or run on is no handle.
 func parseIPCEventHandle(h IPCEventHandle) (ipcHandle, bool) {
-	if len(h) < len(ipcEventMagic) || string(h[:len(ipcEventMagic)]) != ipcEventMagic {
-		return ipcHandle{}, false
-	}
-	m := make([]byte, len(h))
-	copy(m, ipcMagic)
-	copy(m[len(ipcMagic):], h[len(ipcEventMagic):])
-	p, ok := parseIPCHandle(m)
+	p, ok := parseEnvelope(ipcEventMagic, h)
 	return p, ok && p.size == uint64(len(p.payload))
 }
 
