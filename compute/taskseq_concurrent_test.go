@@ -244,3 +244,56 @@ func TestDeviceFence(t *testing.T) {
 		fence("after UR gave the queue away", true)
 	}
 }
+
+// TestConcurrentTaskSequenceRelease: Release with several invocations
+// running cancels each one's goctx, waits for all of them, drops what
+// was never collected, releases the lanes, and leaves later calls
+// ErrReleased.
+func TestConcurrentTaskSequenceRelease(t *testing.T) {
+	const n = 3
+	for _, ctx := range contexts(t) {
+		t.Run(ctx.String(), func(t *testing.T) {
+			var started, returned atomic.Int32
+			running := make(chan struct{}, n)
+			step := func(goctx context.Context, _ Context, k int) (int, error) {
+				started.Add(1)
+				running <- struct{}{}
+				<-goctx.Done()
+				time.Sleep(10 * time.Millisecond) // Release must wait for this
+				returned.Add(1)
+				return k, goctx.Err()
+			}
+			seq, err := NewConcurrentTaskSequence(ctx, step, 2*n, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bg := context.Background()
+			for k := range 2 * n {
+				if err := seq.Async(bg, k); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range n {
+				<-running
+			}
+			owned := append([]*Device(nil), seq.owned...)
+			if err := seq.Release(bg); err != nil {
+				t.Fatal(err)
+			}
+			if s, r := started.Load(), returned.Load(); s != n || r != n {
+				t.Errorf("Release returned with %d of %d started invocations returned (want %d running at once, the rest never run)", r, s, n)
+			}
+			if _, err := seq.Get(bg); !errors.Is(err, ErrReleased) {
+				t.Errorf("Get after Release: %v, want ErrReleased", err)
+			}
+			if err := seq.Async(bg, 0); !errors.Is(err, ErrReleased) {
+				t.Errorf("Async after Release: %v, want ErrReleased", err)
+			}
+			for _, d := range owned {
+				if err := d.checkOpen(); !errors.Is(err, ErrReleased) {
+					t.Errorf("a lane after Release: %v, want ErrReleased", err)
+				}
+			}
+		})
+	}
+}
