@@ -56,7 +56,7 @@ func (op *ewOp) kernels(d *Device) (err error) {
 		return nil
 	}
 	if op.vec != nil && d.perThread == 4 {
-		op.kernel, err = d.kernel(&kernelSrc{key: op.vec.vec4Key(), source: vec4Src{op.vec}, fp64: op.fp64}, op.vec.vec4Kernel())
+		op.kernel, err = d.kernel(op.vec.vec4())
 		op.vecUsed = err == nil
 		return err
 	}
@@ -66,17 +66,10 @@ func (op *ewOp) kernels(d *Device) (err error) {
 
 // vec4Func is a Func with a kernel computing four consecutive elements a
 // work-item (an ExprFunc), with the arguments of its one-a-work-item
-// kernel.
+// kernel: vec4 returns its program and its name.
 type vec4Func interface {
-	vec4Key() string
-	vec4Kernel() string
-	vec4Source(backend string) (string, error)
+	vec4() (*kernelSrc, string)
 }
-
-// vec4Src is a vec4Func's kernel as a sourcer.
-type vec4Src struct{ f vec4Func }
-
-func (s vec4Src) Source(backend string) (string, error) { return s.f.vec4Source(backend) }
 
 // aligned4 reports whether every array of op starts at a multiple of
 // four elements, as the four-a-work-item kernel's vector loads need.

@@ -25,6 +25,9 @@ type ExprFunc[T Number] struct {
 	params []T
 	key    string
 	inputs int // len(c.Arrays()), which copies: Transform asks per call
+	// vec4Src is the four-a-work-item kernel's program, made once so
+	// that a Transform asking for it allocates nothing.
+	vec4Src *kernelSrc
 }
 
 // exprKernel is the name of every generated kernel: the Key, which holds
@@ -66,6 +69,7 @@ func newExprFunc[T Number](c *expr.Compiled, params map[string]T) (*ExprFunc[T],
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	f := &ExprFunc[T]{c: c, eval: ev, key: "compute/" + c.Key(), inputs: len(c.Arrays())}
+	f.vec4Src = &kernelSrc{key: f.key + "/v4", source: sourceFunc(f.vec4Source), fp64: typeOf[T]().fp64}
 	for _, name := range c.Params() {
 		f.params = append(f.params, params[name])
 	}
@@ -188,8 +192,7 @@ func underlyingValue[T Number](v T) any {
 
 const exprVec4Kernel = "compute_expr_v4"
 
-func (f *ExprFunc[T]) vec4Key() string    { return f.key + "/v4" }
-func (f *ExprFunc[T]) vec4Kernel() string { return exprVec4Kernel }
+func (f *ExprFunc[T]) vec4() (*kernelSrc, string) { return f.vec4Src, exprVec4Kernel }
 
 func (f *ExprFunc[T]) vec4Source(backend string) (string, error) {
 	switch backend {

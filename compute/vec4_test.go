@@ -144,3 +144,41 @@ func reductions[T int32 | float32](t *testing.T, ctx Context, xs, ys []T) [3]T {
 	defer y.Release()
 	return [3]T{must[T](t)(Reduce(ctx, x, Sum[T]())), must[T](t)(Reduce(ctx, x, Max[T]())), must[T](t)(Dot(ctx, x, y))}
 }
+
+// TestTransformFourAllocatesNoMore: an expression's Transform on a
+// Device of four elements a work-item, its kernel built, allocates no
+// more than one of one element a work-item: the kernel's program is the
+// ExprFunc's, made once.
+func TestTransformFourAllocatesNoMore(t *testing.T) {
+	testenv.CheckRequired(t)
+	f := must[*ExprFunc[float32]](t)(Expr[float32]("y = a*x + y", map[string]float32{"a": 2}))
+	for _, dev := range testenv.System(t).Devices {
+		if dev.Backend() != "opencl" && dev.Backend() != "cuda" {
+			continue
+		}
+		allocs := map[int]float64{}
+		for _, per := range []int{1, 4} {
+			d := must[*Device](t)(NewDeviceFrom(newQueue(t, dev), DeviceOptions{ElementsPerThread: per}))
+			x := must[*Array[float32]](t)(FromSlice(d, make([]float32, 4096)))
+			y := must[*Array[float32]](t)(FromSlice(d, make([]float32, 4096)))
+			if err := Transform(d, f, y, x, y); err != nil { // builds
+				t.Fatal(err)
+			}
+			allocs[per] = testing.AllocsPerRun(50, func() {
+				if err := Transform(d, f, y, x, y); err != nil {
+					t.Fatal(err)
+				}
+			})
+			must[[]float32](t)(y.ToSlice())
+			x.Release()
+			y.Release()
+			if err := d.Release(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Logf("%s: allocations a Transform: %v", dev.Name(), allocs)
+		if allocs[4] > allocs[1] {
+			t.Errorf("%s: a Transform allocates %v times with four elements a work-item, %v with one", dev.Name(), allocs[4], allocs[1])
+		}
+	}
+}
