@@ -108,8 +108,10 @@ func NewTaskSequence[A, R any](ctx Context, fn TaskFunc[A, R], capacity int) (*T
 // kernels are built once), so one invocation's transfers overlap
 // another's kernels; an invocation's arrays must be made on its lane
 // (FromSlice, Zeros), and arrays of ctx used there give ErrWrongContext,
-// since no queue order joins a lane's work to ctx's. A CPU or
-// MultiDevice context is its own lane: invocations share it.
+// since no queue order joins a lane's work to ctx's; an array of a lane
+// that a result carries out must be released before the sequence, whose
+// Release releases the lanes. A CPU or MultiDevice context is its own
+// lane: invocations share it.
 func NewConcurrentTaskSequence[A, R any](ctx Context, fn TaskFunc[A, R], capacity, concurrency int) (*TaskSequence[A, R], error) {
 	if concurrency < 1 {
 		return nil, fmt.Errorf("%w: concurrency %d", ErrInvalid, concurrency)
