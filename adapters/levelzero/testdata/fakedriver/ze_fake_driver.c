@@ -106,8 +106,19 @@ static uint64_t now_ticks(void) { return now_ns() / TICK_NS; }
 
 // kind: 1 device, 2 host, 3 shared (memory_type maps it to
 // ze_memory_type_t); dev is the allocation's device, NULL for host memory
-// and shared memory of every device.
-typedef struct { char *base; size_t size; int kind; ze_device_handle_t dev; } allocation;
+// and shared memory of every device. Device memory is a memfd mapped
+// shared, so that another process can map it through an IPC handle
+// (zeMemGetIpcHandle): memfd is its descriptor, 0 for memory that is no
+// memfd (descriptor 0 is standard input, never one of these); opened
+// marks an allocation mapped from another process's handle, which
+// zeMemCloseIpcHandle unmaps and zeMemFree refuses.
+typedef struct {
+	char *base;
+	size_t size;
+	int kind;
+	ze_device_handle_t dev;
+	int memfd, opened;
+} allocation;
 static allocation allocs[MAX_ALLOCS];
 
 static allocation *find_alloc(const void *p) {
@@ -131,13 +142,33 @@ static ze_result_t alloc(int kind, ze_device_handle_t dev, size_t size, size_t a
 	for (int i = 0; i < MAX_ALLOCS; i++) {
 		if (allocs[i].base) continue;
 		void *p = NULL;
-		if (posix_memalign(&p, alignment < 64 ? 64 : alignment, size)) return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+		int fd = 0;
+		if (kind == 1 && alignment <= 4096) { // mmap's pages are aligned enough
+			fd = memfd_create("ze_fake_device_memory", 0);
+			if (fd <= 0 || ftruncate(fd, (off_t)size) != 0 || (p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+				if (fd > 0) close(fd);
+				return fail(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, "alloc: a memfd of %zu bytes", size);
+			}
+		} else if (posix_memalign(&p, alignment < 64 ? 64 : alignment, size)) {
+			return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
+		}
 		memset(p, 0xcd, size);
-		allocs[i] = (allocation){p, size, kind, dev};
+		allocs[i] = (allocation){p, size, kind, dev, fd, 0};
 		*pptr = p;
 		return ZE_RESULT_SUCCESS;
 	}
 	return fail(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, "alloc: too many allocations");
+}
+
+// release_alloc frees what alloc or MemOpenIpcHandle made.
+static void release_alloc(allocation *a) {
+	if (a->memfd > 0) {
+		munmap(a->base, a->size);
+		close(a->memfd);
+	} else {
+		free(a->base);
+	}
+	*a = (allocation){0};
 }
 
 // Counters of calls with no effect the test can see otherwise, to check
@@ -541,9 +572,67 @@ static ze_result_t MemFree(ze_context_handle_t c, void *p) {
 	CHECK(c, M_CONTEXT);
 	allocation *a = find_alloc(p);
 	if (!a || a->base != p) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeMemFree: %p is not an allocation", p);
-	free(a->base);
-	a->base = NULL;
+	if (a->opened) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeMemFree: %p was opened from an IPC handle (zeMemCloseIpcHandle closes it)", p);
+	release_alloc(a);
 	mem_frees++;
+	return ZE_RESULT_SUCCESS;
+}
+
+// An IPC handle of device memory names the process, the allocation's
+// memfd and its size.
+#define IPC_MEM_MAGIC "GOURFAKEMEM"
+typedef struct {
+	char magic[16];
+	int32_t pid, fd;
+	uint64_t size;
+} ipc_mem;
+
+static ze_result_t MemGetIpcHandle(ze_context_handle_t c, const void *ptr, ze_ipc_mem_handle_t *out) {
+	CHECK(c, M_CONTEXT);
+	if (!ptr || !out) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeMemGetIpcHandle: null pointer");
+	allocation *a = find_alloc(ptr);
+	if (!a || a->base != ptr || a->kind != 1 || a->memfd <= 0 || a->opened)
+		return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeMemGetIpcHandle: %p is no device allocation of this process", ptr);
+	ipc_mem im = {IPC_MEM_MAGIC, (int32_t)getpid(), a->memfd, a->size};
+	memset(out, 0, sizeof *out);
+	memcpy(out->data, &im, sizeof im);
+	return ZE_RESULT_SUCCESS;
+}
+
+static ze_result_t MemOpenIpcHandle(ze_context_handle_t c, ze_device_handle_t dev, ze_ipc_mem_handle_t h, ze_ipc_memory_flags_t flags, void **pptr) {
+	CHECK(c, M_CONTEXT);
+	CHECK(dev, M_DEVICE);
+	if (!pptr) return fail(ZE_RESULT_ERROR_INVALID_NULL_POINTER, "zeMemOpenIpcHandle: pptr");
+	if (flags > 0x3) return fail(ZE_RESULT_ERROR_INVALID_ENUMERATION, "zeMemOpenIpcHandle: flags 0x%x", flags);
+	ipc_mem im;
+	memcpy(&im, h.data, sizeof im);
+	if (memcmp(im.magic, IPC_MEM_MAGIC, sizeof IPC_MEM_MAGIC) != 0) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeMemOpenIpcHandle: not a handle of the fake");
+	if (im.pid == getpid()) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeMemOpenIpcHandle: a handle of this process");
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", im.pid, im.fd);
+	int fd = open(path, O_RDWR);
+	if (fd <= 0) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeMemOpenIpcHandle: cannot open %s", path);
+	void *p = mmap(NULL, im.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		close(fd);
+		return fail(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, "zeMemOpenIpcHandle: mmap of %llu bytes", (unsigned long long)im.size);
+	}
+	for (int i = 0; i < MAX_ALLOCS; i++) {
+		if (allocs[i].base) continue;
+		allocs[i] = (allocation){p, im.size, 1, dev, fd, 1};
+		*pptr = p;
+		return ZE_RESULT_SUCCESS;
+	}
+	munmap(p, im.size);
+	close(fd);
+	return fail(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY, "zeMemOpenIpcHandle: too many allocations");
+}
+
+static ze_result_t MemCloseIpcHandle(ze_context_handle_t c, const void *ptr) {
+	CHECK(c, M_CONTEXT);
+	allocation *a = find_alloc(ptr);
+	if (!a || a->base != ptr || !a->opened) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "zeMemCloseIpcHandle: %p was not opened from an IPC handle", ptr);
+	release_alloc(a);
 	return ZE_RESULT_SUCCESS;
 }
 
@@ -1116,9 +1205,7 @@ static ze_result_t ModuleCreate(ze_context_handle_t c, ze_device_handle_t d, con
 static ze_result_t ModuleDestroy(ze_module_handle_t h) {
 	CHECK(h, M_MODULE);
 	module *m = (module *)h;
-	allocation *a = find_alloc(m->global);
-	free(a->base);
-	a->base = NULL;
+	release_alloc(find_alloc(m->global));
 	free(m->spirv);
 	free_object(h);
 	return ZE_RESULT_SUCCESS;
@@ -1987,6 +2074,9 @@ LOCKED(ze_result_t, MemAllocDevice, (ze_context_handle_t a, const ze_device_mem_
 LOCKED(ze_result_t, MemAllocHost, (ze_context_handle_t a, const ze_host_mem_alloc_desc_t *b, size_t c, size_t d, void **e), (a, b, c, d, e))
 LOCKED(ze_result_t, MemAllocShared, (ze_context_handle_t a, const ze_device_mem_alloc_desc_t *b, const ze_host_mem_alloc_desc_t *c, size_t d, size_t e, ze_device_handle_t f, void **g), (a, b, c, d, e, f, g))
 LOCKED(ze_result_t, MemFree, (ze_context_handle_t a, void *b), (a, b))
+LOCKED(ze_result_t, MemGetIpcHandle, (ze_context_handle_t a, const void *b, ze_ipc_mem_handle_t *c), (a, b, c))
+LOCKED(ze_result_t, MemOpenIpcHandle, (ze_context_handle_t a, ze_device_handle_t b, ze_ipc_mem_handle_t c, ze_ipc_memory_flags_t d, void **e), (a, b, c, d, e))
+LOCKED(ze_result_t, MemCloseIpcHandle, (ze_context_handle_t a, const void *b), (a, b))
 LOCKED(ze_result_t, MemGetAllocProperties, (ze_context_handle_t a, const void *b, ze_memory_allocation_properties_t *c, ze_device_handle_t *d), (a, b, c, d))
 LOCKED(ze_result_t, MemGetAddressRange, (ze_context_handle_t a, const void *b, void **c, size_t *d), (a, b, c, d))
 LOCKED(ze_result_t, EventPoolCreate, (ze_context_handle_t a, const ze_event_pool_desc_t *b, uint32_t c, ze_device_handle_t *d, ze_event_pool_handle_t *e), (a, b, c, d, e))
@@ -2098,6 +2188,9 @@ EXPORT zeGetMemProcAddrTable(ze_api_version_t v, ze_mem_dditable_t *t) {
 	t->pfnFree = MemFree_locked;
 	t->pfnGetAllocProperties = MemGetAllocProperties_locked;
 	t->pfnGetAddressRange = MemGetAddressRange_locked;
+	t->pfnGetIpcHandle = MemGetIpcHandle_locked;
+	t->pfnOpenIpcHandle = MemOpenIpcHandle_locked;
+	t->pfnCloseIpcHandle = MemCloseIpcHandle_locked;
 	return ZE_RESULT_SUCCESS;
 }
 
