@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -251,3 +252,57 @@ func BenchmarkReduce(b *testing.B) {
 
 // devName names a device in benchmark names: backend:index.
 func devName(d *Device) string { return fmt.Sprintf("%s:%d", d.Backend(), d.dev.Index()) }
+
+// BenchmarkTaskSequence times an invocation of a TaskSequence of capacity
+// 4 whose function is a Transform of 1024 elements and a read-back, the
+// caller keeping 4 outstanding, against the same function called in a
+// loop (Plain): what a sequence costs over the loop it replaces.
+//
+//	UR_REQUIRE_ADAPTERS=opencl go test -run '^$' -bench TaskSequence -count 5 ./compute/
+func BenchmarkTaskSequence(b *testing.B) {
+	const n, capacity = 1024, 4
+	for _, d := range deviceContexts(b) {
+		x := must[*Array[float32]](b)(FromSlice(d, make([]float32, n)))
+		y := must[*Array[float32]](b)(FromSlice(d, make([]float32, n)))
+		fn := must[*ExprFunc[float32]](b)(Expr[float32]("y = a*x + y", map[string]float32{"a": 1}))
+		step := func(_ context.Context, ctx Context, _ int) (float32, error) {
+			if err := Transform(ctx, fn, y, x, y); err != nil {
+				return 0, err
+			}
+			got, err := y.ToSlice()
+			if err != nil {
+				return 0, err
+			}
+			return got[n-1], nil
+		}
+		bg := context.Background()
+		b.Run(devName(d)+"/Plain", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := step(bg, d, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(devName(d)+"/Sequence", func(b *testing.B) {
+			seq := must[*TaskSequence[int, float32]](b)(NewTaskSequence(d, step, capacity))
+			defer seq.Release(bg)
+			for b.Loop() {
+				if seq.Outstanding() == capacity {
+					if _, err := seq.Get(bg); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := seq.Async(bg, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for seq.Outstanding() > 0 {
+				if _, err := seq.Get(bg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		x.Release()
+		y.Release()
+	}
+}
