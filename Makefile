@@ -81,13 +81,13 @@ spirv:
 bench: deps
 	scripts/bench/launch.sh
 
-# Test binaries of every package under conformance/, adapters/ and blas/
-# that has tests, named after the package path (bin/adapters-opencl.test), the
-# example adapter's (bin/cltrace.test: the conformance suite through a
-# proxy of OpenCL), and the commands. Built without cgo, so they run on any
-# Linux of the same architecture, from any directory (the conformance
-# suite's device code is embedded).
-DEVICE_TEST_PKGS = $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./conformance/... ./adapters/... ./examples/... ./blas/...)
+# Test binaries of every package under conformance/, adapters/, examples/,
+# blas/ and compute/ that has tests, named after the package path
+# (bin/adapters-opencl.test), the example adapter's (bin/cltrace.test: the
+# conformance suite through a proxy of OpenCL), and the commands. Built
+# without cgo, so they run on any Linux of the same architecture, from any
+# directory (the conformance suite's device code is embedded).
+DEVICE_TEST_PKGS = $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./conformance/... ./adapters/... ./examples/... ./blas/... ./compute/...)
 # Without symbol tables: bin/ must stay under what travels to a GPU machine.
 DEVICE_LDFLAGS := -ldflags='-s -w'
 MODULE = $(shell $(GO) list -m)

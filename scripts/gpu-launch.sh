@@ -15,6 +15,20 @@
 #   scripts/gpu-launch.sh compare the full urcompare run of docs/drivers.md,
 #                                 again with GOUR_CUDA_QUICK_LAUNCH=0, and
 #                                 their diff, packed into cmp.tar.gz
+#   scripts/gpu-launch.sh api     the rest of the Unified Runtime API
+#                                 (docs/design.md section 14): CUDA images
+#                                 and IPC events, image copy against buffer
+#                                 copy, IPC reads, the growing array (needs
+#                                 bin/imagecopy, bin/ipcshare, bin/growarray:
+#                                 go build -o bin/ ./examples/...)
+#   scripts/gpu-launch.sh compute compute's figures both ways
+#                                 (-elements-per-thread 1 and 4) on CUDA and
+#                                 NVIDIA's OpenCL, task sequences, and
+#                                 scripts/bench/peers.sh beside CuPy and
+#                                 PyTorch
+#   scripts/gpu-launch.sh noise   six identical urcompare runs of the H100
+#                                 (CUDA and NVIDIA's OpenCL), one with FMA
+#                                 made 20% slower, and their diffs
 set -uo pipefail
 phase=${1:-tests}
 out=${OUT:-gpu-launch-out}
@@ -74,8 +88,38 @@ compare)
 	log urcompare-diff 30 bin/urcompare diff "$out/cmp/base/record.json" "$out/cmp/noquick/record.json"
 	(cd "$out" && tar czf cmp.tar.gz --exclude '*.png' cmp && rm -rf cmp)
 	;;
+api)
+	log cuda-images 240 env UR_REQUIRE_ADAPTERS=cuda bin/adapters-cuda.test -test.count=1 -test.v -test.run 'Image|IPCEvent'
+	log cuda-image-bench 120 env UR_REQUIRE_ADAPTERS=cuda bin/adapters-cuda.test -test.run '^$' -test.bench BenchmarkImageCopyVsBuffer -test.benchtime 20x
+	(cd conformance && log cts 300 env UR_REQUIRE_ADAPTERS=cuda,opencl ../bin/conformance.test -test.count=1 -test.v)
+	bash scripts/cts-summary.sh "$out/cts.log" >"$out/cts-summary.md"
+	log imagecopy-cuda 60 env ONEAPI_DEVICE_SELECTOR=cuda:0 bin/imagecopy -size 8192
+	log imagecopy-nvidia-opencl 60 env ONEAPI_DEVICE_SELECTOR=opencl:gpu bin/imagecopy -size 8192
+	log ipcshare-cuda 60 env ONEAPI_DEVICE_SELECTOR=cuda:0 bin/ipcshare -mib 1024
+	log growarray-cuda 120 env ONEAPI_DEVICE_SELECTOR=cuda:0 bin/growarray -chunks 64 -chunk-mib 256
+	;;
+compute)
+	for per in 4 1; do
+		log "compute-cuda-$per" 150 bin/urbench compute -device cuda:0 -rounds 15 -elements-per-thread "$per"
+		log "compute-nvidia-opencl-$per" 150 bin/urbench compute -device opencl:gpu -backend opencl -rounds 10 -elements-per-thread "$per"
+	done
+	log compute-taskseq-bench 60 env UR_REQUIRE_ADAPTERS=cuda bin/compute.test -test.run '^$' -test.bench TaskSequence -test.count 3
+	log peers 240 scripts/bench/peers.sh --device cuda:0 --rounds 15 --runs 1
+	;;
+noise)
+	for run in 1 2 3 4 5 6; do
+		log "urcompare-$run" 90 bin/urcompare run -quiet -cases none -o "$out/noise/r$run" -device 'cuda:*;opencl:gpu'
+	done
+	log urcompare-slow 90 env GOUR_URCOMPARE_TEST_SLOWDOWN=fma=1.2 bin/urcompare run -quiet -cases none -o "$out/noise/slow" -device 'cuda:*;opencl:gpu'
+	for pair in "1 2" "3 4" "5 6"; do
+		set -- $pair
+		log "urcompare-diff-$1-$2" 30 bin/urcompare diff "$out/noise/r$1/record.json" "$out/noise/r$2/record.json"
+	done
+	log urcompare-diff-slow 30 bin/urcompare diff "$out/noise/r5/record.json" "$out/noise/slow/record.json"
+	(cd "$out" && tar czf noise.tar.gz --exclude '*.png' noise && rm -rf noise)
+	;;
 *)
-	echo "usage: scripts/gpu-launch.sh tests|bench|compare" >&2
+	echo "usage: scripts/gpu-launch.sh tests|bench|compare|api|compute|noise" >&2
 	exit 2
 	;;
 esac
