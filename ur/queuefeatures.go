@@ -14,7 +14,12 @@ import (
 type KernelAttrs = driver.KernelAttrs
 
 // IsEmpty reports whether every command enqueued on the queue has
-// completed (cuStreamQuery; urQueueGetInfo's UR_QUEUE_INFO_EMPTY).
+// completed (cuStreamQuery; urQueueGetInfo's UR_QUEUE_INFO_EMPTY). It
+// never waits for the queue's work, so "false" may come for a queue that
+// has just drained: OpenCL has no such query, and the adapter reads the
+// status of a marker, which the driver retires on a thread of its own
+// (PoCL within a few milliseconds on an idle machine, later on busy
+// cores). Finish is how to wait for the queue.
 func (q *Queue) IsEmpty() (rv bool, rerr error) {
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, "Queue.IsEmpty", q)

@@ -105,23 +105,25 @@ func TestDiffOfARunWithItselfFlagsNothing(t *testing.T) {
 	}
 }
 
-// TestSlowedMetricIsARegression makes copy.h2d a thousand times slower
+// TestSlowedMetricIsARegression makes copy.h2d a million times slower
 // through the slowdown test hook: the diff flags it, and the record says
-// it was slowed.
+// it was slowed. A million over 6+6 processes: with a thousand over 4+4, a
+// run on two cores other tests loaded had the base's processes spread so
+// wide that the diff rightly could not tell.
 func TestSlowedMetricIsARegression(t *testing.T) {
-	metrics := []string{"-cases", "none", "-metrics", "copy.h2d,fma", "-rounds", "4"}
+	metrics := []string{"-cases", "none", "-metrics", "copy.h2d,fma", "-rounds", "6"}
 	base := filepath.Join(runOn(t, metrics...), report.RecordFile)
-	t.Setenv(envTestSlowdown, "copy.h2d=1000")
+	t.Setenv(envTestSlowdown, "copy.h2d=1e6")
 	slow := filepath.Join(runOn(t, metrics...), report.RecordFile)
 	code, stdout, stderr := urcompare(t, "diff", base, slow, "-fail-on-regression")
 	if code != 1 || !strings.Contains(stderr, "1 regressions") || !strings.Contains(stdout, "copy.h2d") {
-		t.Errorf("copy.h2d slowed 1000 times: exit %d, stderr %q; want 1 and 1 regression\n%s", code, stderr, stdout)
+		t.Errorf("copy.h2d slowed a million times: exit %d, stderr %q; want 1 and 1 regression\n%s", code, stderr, stdout)
 	}
 	r, err := record.ReadFile(slow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Settings.Env[envTestSlowdown] != "copy.h2d=1000" {
+	if r.Settings.Env[envTestSlowdown] != "copy.h2d=1e6" {
 		t.Errorf("the slowed run's settings %v do not say it was slowed", r.Settings.Env)
 	}
 	t.Setenv(envTestSlowdown, "copy.h2d=0")
