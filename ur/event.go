@@ -91,8 +91,12 @@ func (o *object) waitEntered(ctx context.Context, op string, w driverWaiter) err
 	}
 	done := make(chan error, 1)
 	go func() {
-		defer o.life.leave()
-		done <- w.Wait(ctx)
+		err := w.Wait(ctx)
+		// Left before the result is sent: a caller that has its result
+		// and releases the handle finds it no longer held, and the
+		// release is not deferred behind this goroutine.
+		o.life.leave()
+		done <- err
 	}()
 	select {
 	case err := <-done:
