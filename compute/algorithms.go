@@ -259,13 +259,14 @@ func newRedOp[T Number](a, b *Array[T], op ReduceOp[T]) (*redOp, []use) {
 			return kernelPrelude(backend, et) + reduceSource(backend, et, op.Name, op.Expr), nil
 		}
 	}
-	name := "reduce_" + op.Name + "_" + et.suffix
+	kind := "reduce"
 	if b != nil {
-		name = "dot_" + op.Name + "_" + et.suffix
+		kind = "dot"
 	}
+	name, name4 := kind+"_"+op.Name+"_"+et.suffix, kind+"4_"+op.Name+"_"+et.suffix
 	ident := []T{op.Identity}
 	r := &redOp{
-		n: a.c.n, kernelSrc: kernelSrc{key, source, et.fp64}, name: name, name2: "reduce_" + op.Name + "_" + et.suffix,
+		n: a.c.n, kernelSrc: kernelSrc{key, source, et.fp64}, name: name, name2: "reduce_" + op.Name + "_" + et.suffix, name4: name4,
 		a: &a.c, ident: ur.ArgOf(op.Identity), identB: bytesOf(ident),
 		cpu: func(chunks int) (func(chunk, lo, hi int), func() []byte) {
 			x := viewOf[T](a.c.host, a.c.n)

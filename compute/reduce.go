@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/gour-dev/gour/ur"
 )
@@ -109,6 +108,7 @@ type redOp struct {
 	kernelSrc
 	name   string // the first pass's kernel; the second pass is reduce over its partials
 	name2  string
+	name4  string // the first pass reading four elements at a time: reduce4_..., dot4_...
 	a, b   *core
 	ident  ur.Arg
 	identB []byte // the identity's bytes: the result of an empty reduction
@@ -137,15 +137,9 @@ func (op *redOp) kernels(d *Device) (err error) {
 		op.k2, err = d.kernel(&op.kernelSrc, op.name2)
 	}
 	if err == nil && d.perThread == 4 {
-		op.k1v, err = d.kernel(&op.kernelSrc, vec4Name(op.name))
+		op.k1v, err = d.kernel(&op.kernelSrc, op.name4)
 	}
 	return err
-}
-
-// vec4Name is the four-a-load kernel of a first pass: reduce4_..., dot4_...
-func vec4Name(name string) string {
-	kind, rest, _ := strings.Cut(name, "_")
-	return kind + "4_" + rest
 }
 
 // onDevice is a two-pass tree reduction: the first pass has up to
