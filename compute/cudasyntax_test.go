@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/gour-dev/gour/internal/testenv"
 )
 
 // cudaSyntaxShim declares what the CUDA C of the package's built-in
@@ -27,16 +29,7 @@ static inline void __syncthreads() {}
 // through cudaSyntaxShim: a generator's slip (a template argument, a
 // missing cast) fails here and not first on a GPU machine.
 func TestBuiltinCUDASyntax(t *testing.T) {
-	var cxx string
-	for _, c := range []string{"g++", "clang++", "clang++-15", "c++"} {
-		if p, err := exec.LookPath(c); err == nil {
-			cxx = p
-			break
-		}
-	}
-	if cxx == "" {
-		t.Skip("no C++ compiler on PATH")
-	}
+	cxx := testenv.CXX(t)
 	for _, et := range []*elemType{typeF32, typeF64, typeI32, typeU32, typeI64, typeU64, typeF16, typeBF16} {
 		src, err := builtinSource(et)("cuda")
 		if err != nil {

@@ -22,7 +22,7 @@ func TestElementsPerThread(t *testing.T) {
 		}
 		for _, opts := range []DeviceOptions{{ElementsPerThread: 4}, {ElementsPerThread: 4, Buffers: true}, {ElementsPerThread: 1}} {
 			t.Run(fmt.Sprintf("%s/%d-buffers=%v", dev.Name(), opts.ElementsPerThread, opts.Buffers), func(t *testing.T) {
-				q := newQueue(t, dev)
+				q := queueOf(t, dev)
 				d, err := NewDeviceFrom(q, opts)
 				if err != nil {
 					t.Fatal(err)
@@ -65,7 +65,7 @@ func TestElementsPerThread(t *testing.T) {
 			})
 		}
 	}
-	if _, err := NewDeviceFrom(newQueue(t, testenv.System(t).Devices[0]), DeviceOptions{ElementsPerThread: 3}); !errors.Is(err, ErrInvalid) {
+	if _, err := NewDeviceFrom(queueOf(t, testenv.System(t).Devices[0]), DeviceOptions{ElementsPerThread: 3}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("ElementsPerThread 3: %v, want ErrInvalid", err)
 	}
 }
@@ -100,23 +100,6 @@ func transformOn[T int32 | float32 | float64](t *testing.T, ctx Context, f Func[
 		t.Fatal(err)
 	}
 	return must[[]T](t)(y.ToSlice())
-}
-
-// newQueue returns an in-order queue of dev in a context of its own,
-// both released when the test ends.
-func newQueue(t *testing.T, dev *ur.Device) *ur.Queue {
-	t.Helper()
-	ctx, err := ur.NewContext(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ctx.Release() })
-	q, err := ctx.NewQueue(dev, ur.QueueProperties{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { q.Release() })
-	return q
 }
 
 // checkReduce4 checks Reduce (Sum, Max) and Dot on d against the CPU's,
@@ -161,7 +144,7 @@ func TestTransformFourAllocatesNoMore(t *testing.T) {
 		}
 		allocs := map[int]float64{}
 		for _, per := range []int{1, 4} {
-			d := must[*Device](t)(NewDeviceFrom(newQueue(t, dev), DeviceOptions{ElementsPerThread: per}))
+			d := must[*Device](t)(NewDeviceFrom(queueOf(t, dev), DeviceOptions{ElementsPerThread: per}))
 			x := must[*Array[float32]](t)(FromSlice(d, make([]float32, 4096)))
 			y := must[*Array[float32]](t)(FromSlice(d, make([]float32, 4096)))
 			if err := Transform(d, f, y, x, y); err != nil { // builds
@@ -184,4 +167,11 @@ func TestTransformFourAllocatesNoMore(t *testing.T) {
 			t.Errorf("%s: a Transform allocates %v times with four elements a work-item, %v with one", dev.Name(), allocs[4], allocs[1])
 		}
 	}
+}
+
+// queueOf is an in-order queue of dev in a context of its own, both
+// released when the test ends.
+func queueOf(t *testing.T, dev *ur.Device) *ur.Queue {
+	_, q := testenv.ContextQueue(t, dev)
+	return q
 }

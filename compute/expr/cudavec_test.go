@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/compute/expr"
+	"github.com/gour-dev/gour/internal/testenv"
 )
 
 // cudaShim lets a C++ compiler build the generated CUDA C as host code:
@@ -37,23 +38,12 @@ static void *gx_load(const char *path, size_t size) {
 }
 `
 
-// cxx returns a C++ compiler, or skips.
-func cxx(t *testing.T) string {
-	for _, c := range []string{"g++", "clang++", "clang++-15", "c++"} {
-		if p, err := exec.LookPath(c); err == nil {
-			return p
-		}
-	}
-	t.Skip("no C++ compiler on PATH to build the CUDA C as host code")
-	return ""
-}
-
 // TestCUDAVec4OnHost builds CUDAVec4's kernels with the C++ compiler
 // through cudaShim and runs them over grids whose sizes leave a tail
 // (n not a multiple of 4, nor of the block) and none, comparing every
 // element with the evaluator's.
 func TestCUDAVec4OnHost(t *testing.T) {
-	compiler := cxx(t)
+	compiler := testenv.CXX(t)
 	f32 := map[string]expr.Type{"x": expr.Float32, "y": expr.Float32}
 	for _, tc := range []struct {
 		src string

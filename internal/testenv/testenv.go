@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"errors"
+	"os/exec"
 	"testing"
 
 	"github.com/gour-dev/gour/internal/devreq"
@@ -120,4 +121,17 @@ func ContextQueue(t testing.TB, dev *ur.Device) (*ur.Context, *ur.Queue) {
 		}
 	})
 	return ctx, q
+}
+
+// CXX returns a C++ compiler on PATH (g++, clang++, clang++-15, c++), for
+// tests that build generated CUDA C as host code; it skips without one.
+func CXX(t testing.TB) string {
+	t.Helper()
+	for _, c := range []string{"g++", "clang++", "clang++-15", "c++"} {
+		if p, err := exec.LookPath(c); err == nil {
+			return p
+		}
+	}
+	t.Skip("no C++ compiler on PATH")
+	return ""
 }
