@@ -1,7 +1,6 @@
 package cu
 
 import (
-	"encoding/binary"
 	"unsafe"
 
 	"github.com/gour-dev/gour/internal/dl"
@@ -23,24 +22,18 @@ func (l *Lib) IpcGetMemHandle(ptr DevicePtr) ([IPCHandleSize]byte, Result) {
 	return h, r
 }
 
-// IpcOpenMemHandle calls cuIpcOpenMemHandle (_v2 where exported). The
-// handle, a 64-byte struct, is passed by value: in memory, on the stack,
-// as the x86-64 C ABI passes a struct of more than 16 bytes, while the
-// pointer and the flags take the first two integer registers.
+// IpcOpenMemHandle calls cuIpcOpenMemHandle (_v2 where exported), whose
+// handle, a 64-byte struct, goes by value (dl.CallStruct64).
 func (l *Lib) IpcOpenMemHandle(h [IPCHandleSize]byte, flags uint32) (DevicePtr, Result) {
 	fn := lookupFirst(l.lib, "cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle")
 	if fn == 0 {
 		return 0, NotSupported
 	}
-	var w [IPCHandleSize / 8]uintptr
-	for i := range w {
-		w[i] = uintptr(binary.LittleEndian.Uint64(h[8*i:]))
-	}
 	var ptr DevicePtr
-	// The pointer is converted in the call's argument list, where
-	// CallMany keeps its target alive and in place.
-	r := dl.CallMany(fn, uintptr(unsafe.Pointer(&ptr)), uintptr(flags), 0, 0, 0, 0,
-		w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
+	r, ok := dl.CallStruct64(fn, h, 1, uintptr(unsafe.Pointer(&ptr)), uintptr(flags))
+	if !ok {
+		return 0, NotSupported
+	}
 	return ptr, result(r)
 }
 

@@ -1,7 +1,6 @@
 package ze
 
 import (
-	"encoding/binary"
 	"unsafe"
 
 	"github.com/gour-dev/gour/internal/dl"
@@ -19,22 +18,19 @@ func (l *Lib) MemGetIpcHandle(c Context, ptr uintptr) ([IPCHandleSize]byte, Resu
 	return h, r
 }
 
-// MemOpenIpcHandle calls zeMemOpenIpcHandle. The handle, a 64-byte
-// struct, is passed by value: on the stack, as the x86-64 C ABI passes a
-// struct of more than 16 bytes, while the context, the device, the flags
-// and the out pointer take the integer registers in order.
+// MemOpenIpcHandle calls zeMemOpenIpcHandle (flags 0), whose handle, a
+// 64-byte struct, goes by value after the context and the device
+// (dl.CallStruct64).
 func (l *Lib) MemOpenIpcHandle(c Context, d Device, h [IPCHandleSize]byte) (uintptr, Result) {
 	fn := l.sym("zeMemOpenIpcHandle")
 	if fn == 0 {
 		return 0, NotSupported
 	}
-	var w [IPCHandleSize / 8]uintptr
-	for i := range w {
-		w[i] = uintptr(binary.LittleEndian.Uint64(h[8*i:]))
-	}
 	var ptr uintptr
-	r := dl.CallMany(fn, uintptr(c), uintptr(d), 0, uintptr(unsafe.Pointer(&ptr)), 0, 0,
-		w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
+	r, ok := dl.CallStruct64(fn, h, 2, uintptr(c), uintptr(d), 0, uintptr(unsafe.Pointer(&ptr)))
+	if !ok {
+		return 0, NotSupported
+	}
 	return ptr, result(r)
 }
 
@@ -56,22 +52,18 @@ func (l *Lib) EventPoolGetIpcHandle(p EventPool) ([IPCHandleSize]byte, Result) {
 	return h, r
 }
 
-// EventPoolOpenIpcHandle calls zeEventPoolOpenIpcHandle. The handle, a
-// 64-byte struct, is passed by value on the stack, as MemOpenIpcHandle
-// passes its own; the context and the out pointer take the first integer
-// registers.
+// EventPoolOpenIpcHandle calls zeEventPoolOpenIpcHandle, whose handle, a
+// 64-byte struct, goes by value after the context (dl.CallStruct64).
 func (l *Lib) EventPoolOpenIpcHandle(c Context, h [IPCHandleSize]byte) (EventPool, Result) {
 	fn := l.sym("zeEventPoolOpenIpcHandle")
 	if fn == 0 {
 		return 0, NotSupported
 	}
-	var w [IPCHandleSize / 8]uintptr
-	for i := range w {
-		w[i] = uintptr(binary.LittleEndian.Uint64(h[8*i:]))
-	}
 	var p EventPool
-	r := dl.CallMany(fn, uintptr(c), uintptr(unsafe.Pointer(&p)), 0, 0, 0, 0,
-		w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
+	r, ok := dl.CallStruct64(fn, h, 1, uintptr(c), uintptr(unsafe.Pointer(&p)))
+	if !ok {
+		return 0, NotSupported
+	}
 	return p, result(r)
 }
 
