@@ -85,8 +85,8 @@ func ipcQueue(dq driver.Queue) (*queue, error) {
 }
 
 // EnqueueSignal records the event on the queue's stream. On an
-// out-of-order queue the first stream first waits for the others, as in
-// markerAll, so the record follows the work of every stream.
+// out-of-order queue the first stream first waits for the others
+// (joinFirst), so the record follows the work of every stream.
 func (e *ipcEvent) EnqueueSignal(dq driver.Queue) error {
 	q, err := ipcQueue(dq)
 	if err != nil {
@@ -101,13 +101,8 @@ func (e *ipcEvent) EnqueueSignal(dq driver.Queue) error {
 		ss.mu.Lock()
 		defer ss.mu.Unlock()
 		s = ss.streams[0]
-		for i, o := range ss.streams[1:] {
-			if r := q.cu.EventRecord(ss.joins[i+1], o); r != cu.Success {
-				return cuError("cuEventRecord", r)
-			}
-			if r := q.cu.StreamWaitEvent(s, ss.joins[i+1], 0); r != cu.Success {
-				return cuError("cuStreamWaitEvent", r)
-			}
+		if err := ss.joinFirst(q.cu); err != nil {
+			return err
 		}
 	}
 	q.quick.Spend()

@@ -114,6 +114,22 @@ func (ss *streamSet) release(l *cu.Lib) error {
 // stream waits for a join event recorded on each other; with barrier set
 // every other stream then waits for the marker, so later commands on any
 // stream follow it.
+// joinFirst makes the first stream wait for the work enqueued so far on
+// the others (an event recorded on each), so that what is enqueued on it
+// next follows all of it. The caller holds ss.mu.
+func (ss *streamSet) joinFirst(l *cu.Lib) error {
+	first := ss.streams[0]
+	for i, s := range ss.streams[1:] {
+		if r := l.EventRecord(ss.joins[i+1], s); r != cu.Success {
+			return cuError("cuEventRecord", r)
+		}
+		if r := l.StreamWaitEvent(first, ss.joins[i+1], 0); r != cu.Success {
+			return cuError("cuStreamWaitEvent", r)
+		}
+	}
+	return nil
+}
+
 func (q *queue) markerAll(wait []driver.Event, barrier bool) (driver.Event, error) {
 	ss := q.ooo
 	if err := q.dev.bind(); err != nil {
@@ -124,13 +140,8 @@ func (q *queue) markerAll(wait []driver.Event, barrier bool) (driver.Event, erro
 	defer ss.mu.Unlock()
 	first := ss.streams[0]
 	if len(wait) == 0 {
-		for i, s := range ss.streams[1:] {
-			if r := q.cu.EventRecord(ss.joins[i+1], s); r != cu.Success {
-				return nil, cuError("cuEventRecord", r)
-			}
-			if r := q.cu.StreamWaitEvent(first, ss.joins[i+1], 0); r != cu.Success {
-				return nil, cuError("cuStreamWaitEvent", r)
-			}
+		if err := ss.joinFirst(q.cu); err != nil {
+			return nil, err
 		}
 	}
 	e, err := q.begin(first, wait, true)
