@@ -10,6 +10,7 @@ import (
 // This file is images and samplers (driver.ImageContext, ImageQueue,
 // SamplerKernel) with OpenCL 1.2's clCreateImage, clEnqueue*Image and
 // clCreateSampler. An image is a cl_mem, so kernels take it as a buffer.
+// Image copies may go through a kernel instead (imagecopy.go).
 
 var (
 	_ driver.ImageContext  = (*context)(nil)
@@ -165,7 +166,13 @@ func (q *queue) WriteImage(img driver.Mem, blocking bool, r driver.ImageRegion, 
 	return result("clEnqueueWriteImage", e, st)
 }
 
+// CopyImage is a kernel of the adapter's own where that is faster than
+// the driver's copy and copies every byte (imagecopy.go), else
+// clEnqueueCopyImage.
 func (q *queue) CopyImage(src, dst driver.Mem, srcOrigin [3]uint64, d driver.ImageRegion, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	if e, ok, err := q.copyImageKernel(src.(*mem), dst.(*mem), srcOrigin, d, wait, wantEvent); ok {
+		return e, err
+	}
 	e, ev := q.newEvent(wantEvent)
 	b := boxes(srcOrigin, d.Origin, d.Region)
 	st := q.lib.EnqueueCopyImage(q.handle, src.(*mem).handle, dst.(*mem).handle, &b.origin, &b.origin2, &b.region, waitList(wait), ev)
