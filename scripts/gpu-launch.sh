@@ -91,12 +91,12 @@ compare)
 api)
 	log cuda-images 240 env UR_REQUIRE_ADAPTERS=cuda bin/adapters-cuda.test -test.count=1 -test.v -test.run 'Image|IPCEvent'
 	log cuda-image-bench 120 env UR_REQUIRE_ADAPTERS=cuda bin/adapters-cuda.test -test.run '^$' -test.bench BenchmarkImageCopyVsBuffer -test.benchtime 20x
-	(cd conformance && log cts 300 env UR_REQUIRE_ADAPTERS=cuda,opencl ../bin/conformance.test -test.count=1 -test.v)
-	bash scripts/cts-summary.sh "$out/cts.log" >"$out/cts-summary.md"
 	log imagecopy-cuda 60 env ONEAPI_DEVICE_SELECTOR=cuda:0 bin/imagecopy -size 8192
 	log imagecopy-nvidia-opencl 60 env ONEAPI_DEVICE_SELECTOR=opencl:gpu bin/imagecopy -size 8192
 	log ipcshare-cuda 60 env ONEAPI_DEVICE_SELECTOR=cuda:0 bin/ipcshare -mib 1024
 	log growarray-cuda 120 env ONEAPI_DEVICE_SELECTOR=cuda:0 bin/growarray -chunks 64 -chunk-mib 256
+	(cd conformance && log cts 300 env UR_REQUIRE_ADAPTERS=cuda,opencl ../bin/conformance.test -test.count=1 -test.v)
+	bash scripts/cts-summary.sh "$out/cts.log" >"$out/cts-summary.md"
 	;;
 compute)
 	for per in 4 1; do

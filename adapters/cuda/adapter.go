@@ -68,6 +68,9 @@ type device struct {
 	// stamps is the anchor of GlobalTimestamps (timestamp.go), made on
 	// first use; a view has its own.
 	stamps anchor
+	// imageCopy is the module of image copy kernels (imagecopy.go),
+	// loaded on first use; a view has its own.
+	imageCopy imageCopier
 }
 
 // busyCount is the count of calls that suspend quick launches, shared by

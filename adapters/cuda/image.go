@@ -397,8 +397,9 @@ func (q *queue) WriteImage(img driver.Mem, blocking bool, r driver.ImageRegion, 
 	return q.enqueue("cuMemcpy3DAsync", blocking, wait, wantEvent, func(s cu.Stream) cu.Result { return copyAll(q.cu, c, s) })
 }
 
-// CopyImage is array-to-array cuMemcpy3DAsync; the front end checked that
-// the formats match. Between a 1D array, whose layers are the array's z,
+// CopyImage is a copy kernel where one applies (imagecopy.go), else
+// array-to-array cuMemcpy3DAsync; the front end checked that the formats
+// match. Between a 1D array, whose layers are the array's z,
 // and another type, whose rows are its y, it is a copy a row.
 func (q *queue) CopyImage(src, dst driver.Mem, srcOrigin [3]uint64, d driver.ImageRegion, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	si, err := imageOf(src)
@@ -408,6 +409,9 @@ func (q *queue) CopyImage(src, dst driver.Mem, srcOrigin [3]uint64, d driver.Ima
 	di, err := imageOf(dst)
 	if err != nil {
 		return nil, err
+	}
+	if fn := q.kernelImageCopy(src, dst, si, di, d.Region); fn != 0 {
+		return q.launchImageCopy(fn, si, di, srcOrigin, d.Origin, d.Region, wait, wantEvent)
 	}
 	ps := imageCopies(si, di, srcOrigin, d.Origin, d.Region)
 	return q.enqueue("cuMemcpy3DAsync", false, wait, wantEvent, func(s cu.Stream) cu.Result {

@@ -28,6 +28,8 @@ type context struct {
 
 	internalMu sync.Mutex
 	internal   map[cl.Device]cl.Queue // the context's own queues (queuefeatures.go)
+
+	copier imageCopier // image copies by kernel (imagecopy.go)
 }
 
 func (c *context) Native() uintptr { return uintptr(c.handle) }
@@ -39,6 +41,9 @@ type mem struct {
 	// oneSlice: a 1D or 2D image, whose host slice pitch OpenCL wants 0
 	// (image.go).
 	oneSlice bool
+	// image: an image's format, type and access, for CopyImage's kernels
+	// (imagecopy.go); nil for a buffer.
+	image *imageMeta
 }
 
 func (c *context) NewBuffer(flags driver.MemFlags, size uint64, host []byte) (driver.Mem, error) {

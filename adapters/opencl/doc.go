@@ -120,11 +120,14 @@
 // does. The kernel is used only where it copies every byte: images of one
 // type (3D where every device has cl_khr_3d_image_writes) of float, 8- and
 // 16-bit unsigned normalized, or integer channels, in orders without sRGB,
-// padding or replicated channels (half floats would lose signalling NaNs). Its
-// program is built per context on first use, a failed build leaving the
-// driver's copy in place. GOUR_OPENCL_IMAGE_COPY, read once per adapter,
-// picks auto (the default), kernel (wherever allowed) or driver (always
-// clEnqueueCopyImage).
+// padding or replicated channels (half floats would lose signalling
+// NaNs), made by NewImage (an image from a native handle keeps the
+// driver's copy). Its program is built per context on first use, a failed
+// build leaving the driver's copy in place, and released with the context.
+// GOUR_OPENCL_IMAGE_COPY, read on a context's first image copy, picks auto
+// (the default), kernel (wherever allowed) or driver (always
+// clEnqueueCopyImage). The CUDA adapter does the same with surface loads
+// and stores.
 //
 // The launch and queue model (ur/driver/launch.go; launchargs.go,
 // cmdbuf.go, queuefeatures.go and kernelattrs.go):

@@ -84,7 +84,8 @@ func (c *context) NewImage(flags driver.MemFlags, f driver.ImageFormat, d driver
 	h, st := c.a.lib.CreateImage(c.handle, clFlags, &format, &desc, hostPtr)
 	switch st {
 	case cl.Success:
-		return &mem{lib: c.a.lib, handle: h, size: uint64(len(host)), oneSlice: oneSlice}, nil
+		meta := &imageMeta{format: f, kind: imageKindOf[d.Type], readable: flags&driver.MemWriteOnly == 0, writable: flags&driver.MemReadOnly == 0}
+		return &mem{lib: c.a.lib, handle: h, size: uint64(len(host)), oneSlice: oneSlice, image: meta}, nil
 	case cl.ImageFormatNotSupported:
 		return nil, driver.Errorf(driver.ResultUnsupportedImageFormat, "the device has no %v images of this format (CL_IMAGE_FORMAT_NOT_SUPPORTED)", f)
 	case cl.InvalidImageFormatDescriptor:

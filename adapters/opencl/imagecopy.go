@@ -4,15 +4,12 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
-	"weak"
 
 	"github.com/gour-dev/gour/adapters/opencl/internal/cl"
-	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/ur/driver"
 )
 
@@ -56,49 +53,10 @@ func parseImageCopyMode(s string) imageCopyMode {
 	return imageCopyAuto
 }
 
-// imageCopyModeOverride, when not 0, is the mode of contexts whose first
-// image copy comes after it is set: tests force the kernel with it.
-var imageCopyModeOverride atomic.Uint32
-
-// adapterImageCopy is what an adapter finds once for image copies.
-type adapterImageCopy struct {
-	mode imageCopyMode
-	// getImageInfo is clGetImageInfo, which internal/cl does not bind: the
-	// driver's images carry no format, and the kernel depends on it. 0
-	// where it cannot be found (the kernel is then never used).
-	getImageInfo uintptr
-}
-
-var adapterImageCopies sync.Map // *adapter → *adapterImageCopy
-
-func (a *adapter) imageCopy() *adapterImageCopy {
-	if v, ok := adapterImageCopies.Load(a); ok {
-		return v.(*adapterImageCopy)
-	}
-	ac := &adapterImageCopy{mode: parseImageCopyMode(os.Getenv(imageCopyEnv))}
-	// A second handle on the loader already open; it lives as long as
-	// the process, as the adapter does.
-	if lib, err := dl.Open(a.lib.LibraryName()); err == nil {
-		ac.getImageInfo, _ = lib.Lookup("clGetImageInfo")
-	}
-	v, _ := adapterImageCopies.LoadOrStore(a, ac)
-	return v.(*adapterImageCopy)
-}
-
-// imageFormat returns img's format (clGetImageInfo, CL_IMAGE_FORMAT).
-func (ac *adapterImageCopy) imageFormat(img cl.Mem) (driver.ImageFormat, bool) {
-	if ac.getImageInfo == 0 {
-		return driver.ImageFormat{}, false
-	}
-	const imageFormat = 0x1110 // CL_IMAGE_FORMAT
-	fr := dl.NewFrame()
-	fr.Args = dl.Args{uintptr(img), imageFormat, unsafe.Sizeof(cl.ImageFormat{}), fr.Out(0), 0}
-	r, out, _ := fr.Call(ac.getImageInfo)
-	if cl.Status(int32(r)) != cl.Success {
-		return driver.ImageFormat{}, false
-	}
-	return fromCLFormat(cl.ImageFormat{Order: uint32(out[0]), Type: uint32(out[0] >> 32)})
-}
+// imageCopyBuilds and imageCopyKernelLaunches count the programs built
+// and the copies made by a kernel, for tests to tell which path a copy
+// took.
+var imageCopyBuilds, imageCopyKernelLaunches atomic.Uint64
 
 // imageKind is an image type the kernels copy, indexing their table.
 type imageKind uint8
@@ -112,20 +70,19 @@ const (
 	imageKinds
 )
 
-// imageKindInfo is, for each kind, its cl_mem_object_type, OpenCL C type,
+// imageKindInfo is, for each kind, its OpenCL C type,
 // the components of the int4 pixel position its coordinate takes (int,
 // int2 or int4: the layer of a 1D array is .y, of a 2D array .z) and the
 // dimensions of the range.
 var imageKindInfo = [imageKinds]struct {
-	memType      uint32
 	clType, swiz string
 	dims         uint32
 }{
-	kind1D:      {cl.MemObjectImage1D, "image1d_t", ".x", 1},
-	kind1DArray: {cl.MemObjectImage1DArray, "image1d_array_t", ".xy", 2},
-	kind2D:      {cl.MemObjectImage2D, "image2d_t", ".xy", 2},
-	kind2DArray: {cl.MemObjectImage2DArray, "image2d_array_t", "", 3},
-	kind3D:      {cl.MemObjectImage3D, "image3d_t", "", 3},
+	kind1D:      {"image1d_t", ".x", 1},
+	kind1DArray: {"image1d_array_t", ".xy", 2},
+	kind2D:      {"image2d_t", ".xy", 2},
+	kind2DArray: {"image2d_array_t", "", 3},
+	kind3D:      {"image3d_t", "", 3},
 }
 
 // pixelAccess is the read_image*/write_image* pair a channel type's
@@ -203,17 +160,32 @@ func imageCopySource(writes3D bool) string {
 	return b.String()
 }
 
-// imageCopier is a context's copy kernels, built on the first copy that
-// wants them.
+// imageMeta is what a copy needs to know of an image, kept when it is
+// made (NewImage): an image from a native handle has none, and its
+// copies stay on the driver.
+type imageMeta struct {
+	format driver.ImageFormat
+	kind   imageKind
+	// readable and writable: a kernel may take the image as __read_only
+	// (not made write-only) and __write_only (not made read-only).
+	readable, writable bool
+}
+
+// imageKindOf is the kind of an image type.
+var imageKindOf = map[driver.ImageType]imageKind{
+	driver.Image1D: kind1D, driver.Image1DArray: kind1DArray, driver.Image2D: kind2D,
+	driver.Image2DArray: kind2DArray, driver.Image3D: kind3D,
+}
+
+// imageCopier is a context's copy kernels, set up on the first image copy
+// and built on the first that wants them; Context.Release releases them.
 type imageCopier struct {
-	lib      *cl.Lib
-	ac       *adapterImageCopy
-	ctx      cl.Context
+	setup    sync.Once
 	mode     imageCopyMode
 	nvidia   bool // the context's platform is NVIDIA's
 	writes3D bool // every device of the context lists cl_khr_3d_image_writes
 
-	once    sync.Once
+	build   sync.Once
 	built   bool // the program and every kernel were made; false after a failure
 	program cl.Program
 	kernels [imageKinds][pixelAccesses]cl.Kernel
@@ -223,62 +195,44 @@ type imageCopier struct {
 	// Copies big enough for the kernel take long on the device, so
 	// holding it over two enqueues costs nothing measurable.
 	mu   sync.Mutex
-	args *imageCopyArgs
+	args imageCopyArgs
 }
 
-// imageCopyArgs are the kernel arguments and range sizes, in the heap
-// for C.
+// imageCopyArgs are the kernel's origin arguments and the range's sizes,
+// in the copier, which lives in the heap, for C.
 type imageCopyArgs struct {
 	srcOrigin, dstOrigin [4]int32
 	global               [3]uintptr
 }
 
-// imageCopiers holds each context's copier under a weak key, so that it
-// neither keeps the context alive nor outlives it (see imageCopier).
-var imageCopiers sync.Map // weak.Pointer[context] → *imageCopier
-
-// imageCopier returns c's copier, made on first use with the mode the
-// adapter read from the environment.
+// imageCopier returns c's copier, its mode read from the environment on
+// the context's first copy.
 func (c *context) imageCopier() *imageCopier {
-	key := weak.Make(c)
-	if v, ok := imageCopiers.Load(key); ok {
-		return v.(*imageCopier)
-	}
-	ac := c.a.imageCopy()
-	ic := &imageCopier{lib: c.a.lib, ac: ac, ctx: c.handle, mode: ac.mode, writes3D: len(c.order) > 0, args: new(imageCopyArgs)}
-	if m := imageCopyModeOverride.Load(); m != 0 {
-		ic.mode = imageCopyMode(m)
-	}
-	for _, d := range c.order {
-		ic.nvidia = ic.nvidia || strings.Contains(d.p.info.Vendor, "NVIDIA") || strings.Contains(d.p.info.Name, "NVIDIA")
-		ic.writes3D = ic.writes3D && d.hasExtension("cl_khr_3d_image_writes")
-	}
-	v, loaded := imageCopiers.LoadOrStore(key, ic)
-	if !loaded {
-		// The program holds a reference to the cl_context, so it must go
-		// for the context to be destroyed: it goes with the Go context,
-		// once nothing refers to it (its Release, in queuefeatures.go,
-		// knows nothing of the copier). Enqueued copies keep their
-		// kernels alive in OpenCL, so they finish first.
-		runtime.AddCleanup(c, func(ic *imageCopier) {
-			imageCopiers.Delete(key)
-			ic.release()
-		}, ic)
-	}
-	return v.(*imageCopier)
+	ic := &c.copier
+	ic.setup.Do(func() {
+		ic.mode = parseImageCopyMode(os.Getenv(imageCopyEnv))
+		ic.writes3D = len(c.order) > 0
+		for _, d := range c.order {
+			ic.nvidia = ic.nvidia || strings.Contains(d.p.info.Vendor, "NVIDIA") || strings.Contains(d.p.info.Name, "NVIDIA")
+			ic.writes3D = ic.writes3D && d.hasExtension("cl_khr_3d_image_writes")
+		}
+	})
+	return ic
 }
 
-// build makes the program and its kernels once; a failure is kept, and
-// the driver's copy used from then on.
-func (ic *imageCopier) build() bool {
-	ic.once.Do(func() {
-		p, st := ic.lib.CreateProgramWithSource(ic.ctx, imageCopySource(ic.writes3D))
+// kernelsOf makes the program and its kernels in c once; a failure is
+// kept, and the driver's copy used from then on.
+func (ic *imageCopier) kernelsOf(c *context) bool {
+	ic.build.Do(func() {
+		lib := c.a.lib
+		p, st := lib.CreateProgramWithSource(c.handle, imageCopySource(ic.writes3D))
 		if st != cl.Success {
 			return
 		}
 		ic.program = p
-		if ic.lib.BuildProgram(p, nil, "") != cl.Success {
-			ic.release()
+		imageCopyBuilds.Add(1)
+		if lib.BuildProgram(p, nil, "") != cl.Success {
+			ic.release(lib)
 			return
 		}
 		for k := range imageKinds {
@@ -286,9 +240,9 @@ func (ic *imageCopier) build() bool {
 				continue
 			}
 			for a := range pixelAccesses {
-				h, st := ic.lib.CreateKernel(p, copyKernelName(k, a))
+				h, st := lib.CreateKernel(p, copyKernelName(k, a))
 				if st != cl.Success {
-					ic.release()
+					ic.release(lib)
 					return
 				}
 				ic.kernels[k][a] = h
@@ -299,62 +253,40 @@ func (ic *imageCopier) build() bool {
 	return ic.built
 }
 
-// release releases the kernels and the program.
-func (ic *imageCopier) release() {
+// release releases the kernels and the program, if any: the program
+// holds a reference to the cl_context. Enqueued copies keep their kernels
+// alive in OpenCL, so they finish first.
+func (ic *imageCopier) release(lib *cl.Lib) {
 	for k := range ic.kernels {
 		for a, h := range ic.kernels[k] {
 			if h != 0 {
-				ic.lib.ReleaseKernel(h)
+				lib.ReleaseKernel(h)
 				ic.kernels[k][a] = 0
 			}
 		}
 	}
 	if ic.program != 0 {
-		ic.lib.ReleaseProgram(ic.program)
+		lib.ReleaseProgram(ic.program)
 		ic.program = 0
 	}
-}
-
-// kindOf is img's imageKind (CL_MEM_TYPE), and whether a kernel may read
-// it (readable) or write it (!readable), given its CL_MEM_FLAGS.
-func (ic *imageCopier) kindOf(img cl.Mem, readable bool) (imageKind, bool) {
-	b, st := ic.lib.MemInfo(img, cl.MemType)
-	if st != cl.Success {
-		return 0, false
-	}
-	t := cl.Uint32(b)
-	k := kind1D
-	for k < imageKinds && imageKindInfo[k].memType != t {
-		k++
-	}
-	if k == imageKinds {
-		return 0, false
-	}
-	b, st = ic.lib.MemInfo(img, cl.MemFlags)
-	if st != cl.Success {
-		return 0, false
-	}
-	denied := uint64(cl.MemReadOnly) // a __write_only argument refuses read-only images
-	if readable {
-		denied = cl.MemWriteOnly
-	}
-	return k, cl.Uint64(b)&denied == 0
+	ic.built = false
 }
 
 // kernelFor returns the kernel copying r from src to dst, or false where
 // the driver's copy is to be used: by the mode, for a format or image
 // types the kernels do not copy exactly, or where the program cannot be
 // built.
-func (ic *imageCopier) kernelFor(src, dst cl.Mem, srcOrigin [3]uint64, r driver.ImageRegion) (cl.Kernel, imageKind, bool) {
+func (ic *imageCopier) kernelFor(c *context, src, dst *mem, srcOrigin [3]uint64, r driver.ImageRegion) (cl.Kernel, imageKind, bool) {
 	if ic.mode == imageCopyDriver || ic.mode == imageCopyAuto && !ic.nvidia {
 		return 0, 0, false
 	}
-	f, ok := ic.ac.imageFormat(src)
-	if !ok || !exactOrder(f.Order) {
+	si, di := src.image, dst.image
+	if si == nil || di == nil || si.kind != di.kind || !si.readable || !di.writable || si.kind == kind3D && !ic.writes3D {
 		return 0, 0, false
 	}
+	f := si.format
 	a := exactAccess(f.Type)
-	if a == accessNone {
+	if !exactOrder(f.Order) || a == accessNone {
 		return 0, 0, false
 	}
 	n := r.Region[0] * r.Region[1] * r.Region[2]
@@ -366,40 +298,36 @@ func (ic *imageCopier) kernelFor(src, dst cl.Mem, srcOrigin [3]uint64, r driver.
 			return 0, 0, false
 		}
 	}
-	sk, ok := ic.kindOf(src, true)
-	if !ok {
+	if !ic.kernelsOf(c) {
 		return 0, 0, false
 	}
-	dk, ok := ic.kindOf(dst, false)
-	if !ok || dk != sk || sk == kind3D && !ic.writes3D || !ic.build() {
-		return 0, 0, false
-	}
-	return ic.kernels[sk][a], sk, true
+	return ic.kernels[si.kind][a], si.kind, true
 }
 
 // copyImageKernel enqueues the copy through a kernel and reports true, or
 // reports false having enqueued nothing, for the driver's copy.
 func (q *queue) copyImageKernel(src, dst *mem, srcOrigin [3]uint64, r driver.ImageRegion, wait []driver.Event, wantEvent bool) (driver.Event, bool, error) {
 	ic := q.ctx.imageCopier()
-	k, kind, ok := ic.kernelFor(src.handle, dst.handle, srcOrigin, r)
+	k, kind, ok := ic.kernelFor(q.ctx, src, dst, srcOrigin, r)
 	if !ok {
 		return nil, false, nil
 	}
 	ic.mu.Lock()
 	defer ic.mu.Unlock()
-	args := ic.args
+	args := &ic.args
 	for i := range 3 {
 		args.srcOrigin[i], args.dstOrigin[i] = int32(srcOrigin[i]), int32(r.Origin[i])
 		args.global[i] = uintptr(r.Region[i])
 	}
 	// A failure to set an argument leaves nothing enqueued: the driver's
 	// copy still can, and the caller never sees it.
-	if ic.lib.SetKernelArg(k, 0, unsafe.Sizeof(src.handle), unsafe.Pointer(&src.handle)) != cl.Success ||
-		ic.lib.SetKernelArg(k, 1, unsafe.Sizeof(dst.handle), unsafe.Pointer(&dst.handle)) != cl.Success ||
-		ic.lib.SetKernelArg(k, 2, unsafe.Sizeof(args.srcOrigin), unsafe.Pointer(&args.srcOrigin)) != cl.Success ||
-		ic.lib.SetKernelArg(k, 3, unsafe.Sizeof(args.dstOrigin), unsafe.Pointer(&args.dstOrigin)) != cl.Success {
+	if q.lib.SetKernelArg(k, 0, unsafe.Sizeof(src.handle), unsafe.Pointer(&src.handle)) != cl.Success ||
+		q.lib.SetKernelArg(k, 1, unsafe.Sizeof(dst.handle), unsafe.Pointer(&dst.handle)) != cl.Success ||
+		q.lib.SetKernelArg(k, 2, unsafe.Sizeof(args.srcOrigin), unsafe.Pointer(&args.srcOrigin)) != cl.Success ||
+		q.lib.SetKernelArg(k, 3, unsafe.Sizeof(args.dstOrigin), unsafe.Pointer(&args.dstOrigin)) != cl.Success {
 		return nil, false, nil
 	}
+	imageCopyKernelLaunches.Add(1)
 	e, ev := q.newEvent(wantEvent)
 	// The local size is the driver's to choose.
 	st := q.lib.EnqueueNDRangeKernel(q.handle, k, imageKindInfo[kind].dims, nil, &args.global[0], nil, waitList(wait), ev)

@@ -7,32 +7,24 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 
-	"github.com/gour-dev/gour/adapters/opencl/internal/cl"
 	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/ur"
 )
 
-// forceImageCopyMode gives the contexts made during the test mode m.
-func forceImageCopyMode(t *testing.T, m imageCopyMode) {
-	old := imageCopyModeOverride.Swap(uint32(m))
-	t.Cleanup(func() { imageCopyModeOverride.Store(old) })
+// forceImageCopyMode gives the contexts made during the test mode m
+// (read on a context's first image copy).
+func forceImageCopyMode(t *testing.T, m string) {
+	t.Setenv(imageCopyEnv, m)
 }
 
-// imageCopyBuilt reports whether ctx's copy program was built.
-func imageCopyBuilt(ctx *ur.Context) bool {
-	built := false
-	imageCopiers.Range(func(k, v any) bool {
-		if c := k.(interface{ Value() *context }).Value(); c != nil && c.handle == cl.Context(ctx.Native()) {
-			ic := v.(*imageCopier)
-			built = ic.program != 0 && ic.built
-			return false
-		}
-		return true
-	})
-	return built
+// kernelCopies counts the copies made by the kernel from now on.
+func kernelCopies() func() uint64 {
+	before := imageCopyKernelLaunches.Load()
+	return func() uint64 { return imageCopyKernelLaunches.Load() - before }
 }
 
 // imageCopyContext is a context and queue of the first OpenCL device; the
@@ -40,10 +32,6 @@ func imageCopyBuilt(ctx *ur.Context) bool {
 func imageCopyContext(t *testing.T) (*ur.Context, *ur.Queue) {
 	t.Helper()
 	devs := testenv.MustHaveDevice(t, Name)
-	// Copiers of earlier tests' contexts stay until they are collected,
-	// and OpenCL may give this context one's handle: forget them, so
-	// that imageCopyBuilt finds this one's.
-	imageCopiers.Clear()
 	ctx, q := testenv.ContextQueue(t, devs[0])
 	if _, err := ctx.SupportedImageFormats(ur.MemReadWrite, ur.Image2D); err != nil {
 		if errors.Is(err, ur.ErrUnsupportedFeature) {
@@ -227,8 +215,9 @@ func firstDiff(a, b []byte) int {
 // TestImageCopyKernel copies every class of format the kernels take, and
 // one they do not, in every image type, with the kernel forced.
 func TestImageCopyKernel(t *testing.T) {
-	forceImageCopyMode(t, imageCopyKernel)
+	forceImageCopyMode(t, "kernel")
 	ctx, q := imageCopyContext(t)
+	copies := kernelCopies()
 	for _, s := range copyShapes {
 		for _, f := range copyFormats {
 			t.Run(fmt.Sprintf("%s/%v_%v", s.name, f.format.Order, f.format.Type), func(t *testing.T) {
@@ -239,8 +228,8 @@ func TestImageCopyKernel(t *testing.T) {
 			})
 		}
 	}
-	if !imageCopyBuilt(ctx) {
-		t.Error("the copy program was not built: the kernel copied nothing")
+	if copies() == 0 {
+		t.Error("the kernel copied nothing")
 	}
 }
 
@@ -248,29 +237,26 @@ func TestImageCopyKernel(t *testing.T) {
 // the driver's copy, so the program is never built, even for a copy past
 // imageCopyMinBytes.
 func TestImageCopyAutoPoCL(t *testing.T) {
-	forceImageCopyMode(t, imageCopyAuto)
+	forceImageCopyMode(t, "auto")
 	ctx, q := imageCopyContext(t)
+	builds, copies := imageCopyBuilds.Load(), kernelCopies()
 	const w, h = 512, 128 // 1 MiB of RGBA float
 	s := copyShape{"2D", ur.ImageDesc{Type: ur.Image2D, Width: w, Height: h}, [3]uint64{w, h, 1},
 		[3]uint64{}, [3]uint64{}, [3]uint64{w, h, 1}}
 	checkCopy(t, ctx, q, s, copyFormats[0])
-	nvidia := false
-	imageCopiers.Range(func(k, v any) bool {
-		if c := k.(interface{ Value() *context }).Value(); c != nil && c.handle == cl.Context(ctx.Native()) {
-			nvidia = v.(*imageCopier).nvidia
-		}
-		return true
-	})
-	if built := imageCopyBuilt(ctx); built != nvidia {
-		t.Errorf("auto on an NVIDIA platform = %v: program built = %v", nvidia, built)
+	info := testenv.MustHaveDevice(t, Name)[0].Platform().Info()
+	nvidia := strings.Contains(info.Vendor, "NVIDIA") || strings.Contains(info.Name, "NVIDIA")
+	if built := imageCopyBuilds.Load() > builds; built != nvidia || (copies() > 0) != nvidia {
+		t.Errorf("auto on an NVIDIA platform = %v: program built = %v, kernel copies %d", nvidia, built, copies())
 	}
 }
 
 // TestImageCopyWaitEvent orders a write, the kernel's copy and a read
 // through wait lists and events only.
 func TestImageCopyWaitEvent(t *testing.T) {
-	forceImageCopyMode(t, imageCopyKernel)
+	forceImageCopyMode(t, "kernel")
 	ctx, q := imageCopyContext(t)
+	copies := kernelCopies()
 	format := ur.ImageFormat{Order: ur.ChannelRGBA, Type: ur.ChannelUnsignedInt8}
 	d := ur.ImageDesc{Type: ur.Image2D, Width: 32, Height: 16}
 	region := [3]uint64{32, 16, 1}
@@ -310,15 +296,15 @@ func TestImageCopyWaitEvent(t *testing.T) {
 	if !bytes.Equal(got, src) {
 		t.Errorf("copy read back differs from the image written (first difference at byte %d)", firstDiff(got, src))
 	}
-	if !imageCopyBuilt(ctx) {
-		t.Error("the copy program was not built: the kernel copied nothing")
+	if copies() != 1 {
+		t.Errorf("%d copies by the kernel, want 1", copies())
 	}
 }
 
 // TestImageCopyConcurrent copies on several queues of one context at once:
 // the kernels' arguments are shared state.
 func TestImageCopyConcurrent(t *testing.T) {
-	forceImageCopyMode(t, imageCopyKernel)
+	forceImageCopyMode(t, "kernel")
 	ctx, _ := imageCopyContext(t)
 	dev := testenv.MustHaveDevice(t, Name)[0]
 	var wg sync.WaitGroup

@@ -104,6 +104,7 @@ func (c *context) Release() error {
 	}
 	c.internal = nil
 	c.internalMu.Unlock()
+	c.copier.release(c.a.lib)
 	return check("clReleaseContext", c.a.lib.ReleaseContext(c.handle))
 }
 

@@ -128,6 +128,8 @@ split into N sub-devices, as PoCL's CPU device) against one
 	mmN := c.Flags.Int("mm-n", 4096, "rows and columns of matmul.sgemm and blas.sgemm")
 	mmCPUN := c.Flags.Int("mm-cpu-n", 1024, "rows and columns of cpu.matmul")
 	devices := c.Flags.Int("devices", 0, "measure compute over this many devices against one (devices.axpy, devices.reduce) instead; 0: one device's figures")
+	steps := c.Flags.String("steps", "", "comma-separated steps to run of axpy, reduce, dispatch, cpu, first, taskseq, pipeline, matmul (each with its baseline); empty: all")
+	cpuProfile := c.Flags.String("cpuprofile", "", "write a CPU profile of the steps to `FILE`")
 	quick := c.Flags.Bool("quick", false, "small sizes for a quick check (PoCL, tests): -n, -reduce-n and -cpu-n 65536, -calls 100, -mm-n and -mm-cpu-n 128, unless given")
 	c.DeviceFlag()
 	return c, func(w io.Writer) error {
@@ -167,7 +169,12 @@ split into N sub-devices, as PoCL's CPU device) against one
 			return err
 		}
 		defer release()
-		b := &computeBench{w: w, c: c, dev: dev, d: d, n: *n, reduceN: *reduceN, cpuN: *cpuN, calls: *calls, chunk: *chunk, chunks: *chunks, rounds: *rounds, firstRuns: *firstRuns, mmN: *mmN, mmCPUN: *mmCPUN}
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		b := &computeBench{w: w, c: c, dev: dev, d: d, steps: *steps, n: *n, reduceN: *reduceN, cpuN: *cpuN, calls: *calls, chunk: *chunk, chunks: *chunks, rounds: *rounds, firstRuns: *firstRuns, mmN: *mmN, mmCPUN: *mmCPUN}
 		return b.run()
 	}
 }
@@ -186,7 +193,14 @@ const (
 	computeA    = 2
 )
 
+// computeStep is one figure of urbench compute with its baseline.
+type computeStep struct {
+	name string
+	run  func() error
+}
+
 type computeBench struct {
+	steps            string // -steps: the steps to run, comma-separated; "" all
 	w                io.Writer
 	c                *cli.Command
 	dev              *ur.Device
@@ -305,8 +319,21 @@ func (b *computeBench) run() error {
 	}
 	fmt.Fprintf(b.w, "%s\n%d rounds; %s (a = %d); -n %d, -reduce-n %d, -cpu-n %d, %d calls per round\n",
 		b.dev, b.rounds, computeAxpy, computeA, b.n, b.reduceN, b.cpuN, b.calls)
-	for _, step := range []func() error{b.axpy, b.reduce, b.dispatch, b.cpu, b.first, b.taskseq, b.pipeline, b.matmul} {
-		if err := step(); err != nil {
+	all := []computeStep{{"axpy", b.axpy}, {"reduce", b.reduce}, {"dispatch", b.dispatch}, {"cpu", b.cpu}, {"first", b.first}, {"taskseq", b.taskseq}, {"pipeline", b.pipeline}, {"matmul", b.matmul}}
+	chosen := map[string]bool{}
+	if b.steps != "" {
+		for _, name := range strings.Split(b.steps, ",") {
+			if !slices.ContainsFunc(all, func(s computeStep) bool { return s.name == name }) {
+				return cli.Usagef(b.c.Name, "-steps: no step %q", name)
+			}
+			chosen[name] = true
+		}
+	}
+	for _, step := range all {
+		if len(chosen) > 0 && !chosen[step.name] {
+			continue
+		}
+		if err := step.run(); err != nil {
 			return err
 		}
 	}
