@@ -58,7 +58,7 @@ var surfaceGeometry = []struct {
 // surfaceWidths are the pixel sizes the kernels copy, with the type of
 // suld and sust and the 32-bit registers that hold one pixel.
 var surfaceWidths = []struct {
-	size       uint64
+	size      uint64
 	vec, regs string
 }{
 	{4, ".b32", "{%v0}"},
