@@ -84,8 +84,9 @@ y = a*x + y (float32, a = 2), compute.Expr:
                   new cache directory, then -first-runs times warm, each
                   timing NewDevice and its first Transform (and the
                   Transform alone) up to its completion
-  taskseq         a TaskSequence of capacity 4 whose function runs the
-                  Transform on 1024 elements and reads one element back:
+  taskseq         a TaskSequence of capacity 4, on a Device of its own,
+                  whose function runs the Transform on 1024 elements and
+                  reads one element back:
                   Async + Get round trips a second, against
                   taskseq.plain, the same work called in a loop
   pipeline        chunks of -chunk float32, -chunks a round, each
@@ -832,12 +833,20 @@ func computeChild(w io.Writer, c *cli.Command, backend string) error {
 // taskseq times Async + Get round trips of a TaskSequence against the
 // same work called in a loop.
 func (b *computeBench) taskseq() error {
-	x, err := compute.FromSlice(b.d, xPattern(computeSmall))
+	// A Device of its own, as a user's would be: b.d's queue runs the
+	// baselines' kernels too (Device.UR), so a sequence on it would mark
+	// the end of every invocation (see compute.TaskSequence).
+	d, err := compute.NewDevice(b.dev)
+	if err != nil {
+		return err
+	}
+	defer d.Release()
+	x, err := compute.FromSlice(d, xPattern(computeSmall))
 	if err != nil {
 		return err
 	}
 	defer x.Release()
-	y, err := compute.Zeros[float32](b.d, computeSmall)
+	y, err := compute.Zeros[float32](d, computeSmall)
 	if err != nil {
 		return err
 	}
@@ -855,7 +864,7 @@ func (b *computeBench) taskseq() error {
 		return got[computeSmall-1], nil
 	}
 	const capacity = 4
-	seq, err := compute.NewTaskSequence(b.d, step, capacity)
+	seq, err := compute.NewTaskSequence(d, step, capacity)
 	if err != nil {
 		return err
 	}
@@ -868,10 +877,10 @@ func (b *computeBench) taskseq() error {
 		return nil
 	}
 	reset := func() error {
-		if err := compute.Fill(b.d, y, 1); err != nil {
+		if err := compute.Fill(d, y, 1); err != nil {
 			return err
 		}
-		return b.d.Wait()
+		return d.Wait()
 	}
 	var async, plain []float64
 	for r := -1; r < b.rounds; r++ {
@@ -909,7 +918,7 @@ func (b *computeBench) taskseq() error {
 		}
 		start = time.Now()
 		for i := range b.calls {
-			v, err := step(goctx, b.d, i)
+			v, err := step(goctx, d, i)
 			if err != nil {
 				return err
 			}
