@@ -95,6 +95,62 @@ type Device struct {
 	enqueued    atomic.Uint64
 	settled     atomic.Uint64
 	sharedQueue atomic.Bool
+
+	// partials are buffers of partialsSize bytes for reductions' partial
+	// results, kept from one reduction for the next (takePartials): a
+	// buffer made and released for every Reduce cost NVIDIA's OpenCL a
+	// clCreateBuffer and a clReleaseMemObject each time.
+	partialsMu sync.Mutex
+	partials   []*devMem
+}
+
+// partialsSize is the size of a reduction's buffer of partial results:
+// one element, of at most 8 bytes, for each work-group of the first pass.
+func (d *Device) partialsSize() uint64 { return d.groups * 8 }
+
+// keptPartials bounds the buffers kept: one for each reduction running at
+// once, up to this many.
+const keptPartials = 4
+
+// takePartials returns a buffer of partialsSize bytes: a kept one, or a
+// new one.
+func (d *Device) takePartials() (*devMem, error) {
+	d.partialsMu.Lock()
+	if n := len(d.partials); n > 0 {
+		m := d.partials[n-1]
+		d.partials = d.partials[:n-1]
+		d.partialsMu.Unlock()
+		return m, nil
+	}
+	d.partialsMu.Unlock()
+	return d.allocDev(d.partialsSize())
+}
+
+// givePartials keeps m, taken from takePartials, for the next reduction,
+// once the work that used it has completed (a result read back), or frees
+// it when enough are kept.
+func (d *Device) givePartials(m *devMem) error {
+	d.partialsMu.Lock()
+	if len(d.partials) < keptPartials && !d.released.Load() {
+		d.partials = append(d.partials, m)
+		d.partialsMu.Unlock()
+		return nil
+	}
+	d.partialsMu.Unlock()
+	return m.free()
+}
+
+// freePartials frees the kept buffers.
+func (d *Device) freePartials() error {
+	d.partialsMu.Lock()
+	kept := d.partials
+	d.partials = nil
+	d.partialsMu.Unlock()
+	var errs []error
+	for _, m := range kept {
+		errs = append(errs, m.free())
+	}
+	return errors.Join(errs...)
 }
 
 // kernelID names a kernel: its program's key and its name.
@@ -282,7 +338,7 @@ func (d *Device) Release() error {
 	if d == nil || d.released.Swap(true) {
 		return nil
 	}
-	errs := []error{d.q.Finish(), d.closeBLAS()}
+	errs := []error{d.q.Finish(), d.closeBLAS(), d.freePartials()}
 	d.mu.Lock()
 	for _, e := range d.kernels {
 		errs = append(errs, e.k.Release())

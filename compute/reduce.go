@@ -171,7 +171,7 @@ func (op *redOp) launch(d *Device) error {
 	}
 	l1 := k1.local
 	g := min(d.groups, (items+l1-1)/l1)
-	part, err := d.allocDev(g * size)
+	part, err := d.takePartials()
 	if err != nil {
 		return err
 	}
@@ -235,9 +235,11 @@ func (op *redOp) finish(err error) error {
 		}
 		ev.Release()
 	}
-	part.free()
 	if err == nil {
+		err = part.d.givePartials(part) // the read-back waited for the passes
 		op.res = op.out
+	} else {
+		part.free()
 	}
 	return err
 }
