@@ -107,15 +107,19 @@ compute)
 	log peers 240 scripts/bench/peers.sh --device cuda:0 --rounds 15 --runs 1
 	;;
 noise)
-	for run in 1 2 3 4 5 6; do
-		log "urcompare-$run" 90 bin/urcompare run -quiet -cases none -o "$out/noise/r$run" -device 'cuda:*;opencl:gpu'
-	done
-	log urcompare-slow 90 env GOUR_URCOMPARE_TEST_SLOWDOWN=fma=1.2 bin/urcompare run -quiet -cases none -o "$out/noise/slow" -device 'cuda:*;opencl:gpu'
+	# Each pair is diffed as soon as it is run, and the verdicts printed,
+	# so that a run cut short still shows the pairs it finished.
 	for pair in "1 2" "3 4" "5 6"; do
 		set -- $pair
+		for run in "$1" "$2"; do
+			log "urcompare-$run" 90 bin/urcompare run -quiet -cases none -o "$out/noise/r$run" -device 'cuda:*;opencl:gpu'
+		done
 		log "urcompare-diff-$1-$2" 30 bin/urcompare diff "$out/noise/r$1/record.json" "$out/noise/r$2/record.json"
+		echo "== runs $1 and $2"; grep -vE ' same$' "$out/urcompare-diff-$1-$2.log" | tail -n +3
 	done
-	log urcompare-diff-slow 30 bin/urcompare diff "$out/noise/r5/record.json" "$out/noise/slow/record.json"
+	log urcompare-slow 90 env GOUR_URCOMPARE_TEST_SLOWDOWN=fma=1.2 bin/urcompare run -quiet -cases none -o "$out/noise/slow" -device 'cuda:*;opencl:gpu'
+	log urcompare-diff-slow 30 bin/urcompare diff "$out/noise/r6/record.json" "$out/noise/slow/record.json"
+	echo "== run 6 and the run with FMA 20% slower"; grep -vE ' same$' "$out/urcompare-diff-slow.log" | tail -n +3
 	(cd "$out" && tar czf noise.tar.gz --exclude '*.png' noise && rm -rf noise)
 	;;
 *)

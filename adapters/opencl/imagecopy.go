@@ -137,7 +137,8 @@ func copyKernelName(k imageKind, a pixelAccess) string {
 
 // imageCopySource is the OpenCL C of the copy kernels, one per image kind
 // (3D with writes3D only) and access. Each work-item copies the pixel at
-// its global id from src at so to dst at dso, with the sampler-less reads
+// its global id, when inside the region n (the range is rounded up to
+// whole work-groups), from src at so to dst at dso, with the sampler-less reads
 // of OpenCL 1.2, which take integer coordinates and filter nothing.
 func imageCopySource(writes3D bool) string {
 	var b strings.Builder
@@ -150,8 +151,9 @@ func imageCopySource(writes3D bool) string {
 		}
 		info := imageKindInfo[k]
 		for a := range pixelAccesses {
-			fmt.Fprintf(&b, `__kernel void %s(__read_only %s src, __write_only %s dst, int4 so, int4 dso) {
+			fmt.Fprintf(&b, `__kernel void %s(__read_only %s src, __write_only %s dst, int4 so, int4 dso, int4 n) {
 	int4 p = (int4)((int)get_global_id(0), (int)get_global_id(1), (int)get_global_id(2), 0);
+	if (p.x >= n.x || p.y >= n.y || p.z >= n.z) return;
 	write_image%s(dst, (dso + p)%s, read_image%s(src, (so + p)%s));
 }
 `, copyKernelName(k, a), info.clType, info.clType, accessSuffix[a], info.swiz, accessSuffix[a], info.swiz)
@@ -185,10 +187,13 @@ type imageCopier struct {
 	nvidia   bool // the context's platform is NVIDIA's
 	writes3D bool // every device of the context lists cl_khr_3d_image_writes
 
-	build   sync.Once
-	built   bool // the program and every kernel were made; false after a failure
-	program cl.Program
-	kernels [imageKinds][pixelAccesses]cl.Kernel
+	build sync.Once
+	built bool // the program and every kernel were made; false after a failure
+	// driverLocal: a kernel takes fewer work-items a group than
+	// copyLocal's on some device, so the driver picks the groups.
+	driverLocal bool
+	program     cl.Program
+	kernels     [imageKinds][pixelAccesses]cl.Kernel
 
 	// mu is held from the first clSetKernelArg to clEnqueueNDRangeKernel:
 	// a kernel's arguments are state, shared by the context's queues.
@@ -201,8 +206,19 @@ type imageCopier struct {
 // imageCopyArgs are the kernel's origin arguments and the range's sizes,
 // in the copier, which lives in the heap, for C.
 type imageCopyArgs struct {
-	srcOrigin, dstOrigin [4]int32
-	global               [3]uintptr
+	srcOrigin, dstOrigin, region [4]int32
+	global, local                [3]uintptr
+}
+
+// copyLocal is the work-group shape of a copy of dims dimensions: rows of
+// 32 pixels, 8 rows a group. With the driver's choice of groups NVIDIA's
+// driver copied an 8192×8192 RGBA float image at 0.45 of a buffer copy,
+// with these at 0.97.
+func copyLocal(dims uint32) [3]uintptr {
+	if dims == 1 {
+		return [3]uintptr{256, 1, 1}
+	}
+	return [3]uintptr{32, 8, 1}
 }
 
 // imageCopier returns c's copier, its mode read from the environment on
@@ -246,6 +262,11 @@ func (ic *imageCopier) kernelsOf(c *context) bool {
 					return
 				}
 				ic.kernels[k][a] = h
+				for _, d := range c.order {
+					if b, st := lib.KernelWorkGroupInfo(h, d.handle, cl.KernelWorkGroupSize); st != cl.Success || cl.Uintptr(b) < 256 {
+						ic.driverLocal = true
+					}
+				}
 			}
 		}
 		ic.built = true
@@ -315,22 +336,31 @@ func (q *queue) copyImageKernel(src, dst *mem, srcOrigin [3]uint64, r driver.Ima
 	ic.mu.Lock()
 	defer ic.mu.Unlock()
 	args := &ic.args
+	dims := imageKindInfo[kind].dims
+	local := copyLocal(dims)
 	for i := range 3 {
-		args.srcOrigin[i], args.dstOrigin[i] = int32(srcOrigin[i]), int32(r.Origin[i])
-		args.global[i] = uintptr(r.Region[i])
+		args.srcOrigin[i], args.dstOrigin[i], args.region[i] = int32(srcOrigin[i]), int32(r.Origin[i]), int32(r.Region[i])
+		args.global[i], args.local[i] = uintptr(r.Region[i]), local[i]
+		if !ic.driverLocal {
+			args.global[i] = (args.global[i] + local[i] - 1) / local[i] * local[i]
+		}
+	}
+	var localPtr *uintptr
+	if !ic.driverLocal {
+		localPtr = &args.local[0]
 	}
 	// A failure to set an argument leaves nothing enqueued: the driver's
 	// copy still can, and the caller never sees it.
 	if q.lib.SetKernelArg(k, 0, unsafe.Sizeof(src.handle), unsafe.Pointer(&src.handle)) != cl.Success ||
 		q.lib.SetKernelArg(k, 1, unsafe.Sizeof(dst.handle), unsafe.Pointer(&dst.handle)) != cl.Success ||
 		q.lib.SetKernelArg(k, 2, unsafe.Sizeof(args.srcOrigin), unsafe.Pointer(&args.srcOrigin)) != cl.Success ||
-		q.lib.SetKernelArg(k, 3, unsafe.Sizeof(args.dstOrigin), unsafe.Pointer(&args.dstOrigin)) != cl.Success {
+		q.lib.SetKernelArg(k, 3, unsafe.Sizeof(args.dstOrigin), unsafe.Pointer(&args.dstOrigin)) != cl.Success ||
+		q.lib.SetKernelArg(k, 4, unsafe.Sizeof(args.region), unsafe.Pointer(&args.region)) != cl.Success {
 		return nil, false, nil
 	}
 	imageCopyKernelLaunches.Add(1)
 	e, ev := q.newEvent(wantEvent)
-	// The local size is the driver's to choose.
-	st := q.lib.EnqueueNDRangeKernel(q.handle, k, imageKindInfo[kind].dims, nil, &args.global[0], nil, waitList(wait), ev)
+	st := q.lib.EnqueueNDRangeKernel(q.handle, k, dims, nil, &args.global[0], localPtr, waitList(wait), ev)
 	ret, err := result("clEnqueueNDRangeKernel (image copy)", e, st)
 	return ret, true, err
 }
