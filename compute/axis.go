@@ -21,7 +21,11 @@ import (
 // device in order within chunks of the axis and then the chunks in order
 // (chunks where the results are too few to fill the device), so the
 // results are the same on every run and, for integers and the built-in
-// Min and Max, on every context.
+// Min and Max, on every context. An axis that is the whole array (a
+// 1-D array, or every other extent 1) is Reduce's reduction, combined as
+// Reduce combines it, its result left on the device: no read-back and no
+// wait, so that reductions chain with other work as CuPy's and PyTorch's
+// do.
 func ReduceAxis[T Number](ctx Context, out, in *Array[T], axis int, op ReduceOp[T]) error {
 	if err := op.check(); err != nil {
 		return err
@@ -59,6 +63,14 @@ func ReduceAxis[T Number](ctx Context, out, in *Array[T], axis int, op ReduceOp[
 	}
 	for _, d := range shape[axis+1:] {
 		inner *= d
+	}
+	if outer == 1 && inner == 1 && shape[axis] > 0 {
+		// One result of the whole array: Reduce's passes, which read
+		// four elements at a time and fill the device, the result left
+		// in out on the device, as cupy.sum and torch.sum leave theirs.
+		r, uses := newRedOp(in, nil, op)
+		r.into = &out.c
+		return run(ctx, r, append(uses, use{&out.c, Out}))
 	}
 	et := in.c.et
 	w := &axisOp{

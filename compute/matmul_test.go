@@ -645,3 +645,59 @@ func TestTransformAllocatesNothing(t *testing.T) {
 		d.Wait()
 	}
 }
+
+// TestReduceAxisWholeArray: an axis that is the whole array (a 1-D array,
+// or every other extent 1) reduces as Reduce does, at one group and at
+// many, and its result stays on a device: nothing is read back until
+// asked for, and a Transform can use it at once.
+func TestReduceAxisWholeArray(t *testing.T) {
+	for _, ctx := range contexts(t) {
+		t.Run(ctx.String(), func(t *testing.T) {
+			for _, n := range []int{1, 3, 1000, 1 << 20} {
+				xs := make([]int32, n)
+				for i := range xs {
+					xs[i] = int32((i*37)%23 - 11)
+				}
+				x := must[*Array[int32]](t)(FromSlice(ctx, xs, 1, n, 1))
+				for _, op := range []ReduceOp[int32]{Sum[int32](), Max[int32](), Min[int32]()} {
+					want := must[int32](t)(Reduce(ctx, x, op))
+					for _, shape := range [][]int{{1, 1}, {1, 1, 1}} {
+						out := must[*Array[int32]](t)(Zeros[int32](ctx, shape...))
+						if err := ReduceAxis(ctx, out, x, 1, op); err != nil {
+							t.Fatalf("n %d %s: %v", n, op.Name, err)
+						}
+						if d, ok := ctx.(*Device); ok && out.Transfers().Downloads != 0 {
+							t.Errorf("n %d %s on %v: the result was read back", n, op.Name, d)
+						}
+						if got := must[[]int32](t)(out.ToSlice()); got[0] != want {
+							t.Errorf("n %d %s %v: %d, want %d", n, op.Name, shape, got[0], want)
+						}
+						out.Release()
+					}
+				}
+				x.Release()
+			}
+			// The sum of a 1-D array, then used on the device: y = x - sum.
+			fs := []float32{1, 2, 3, 4, 5, 6, 7, 8, 9}
+			f := must[*Array[float32]](t)(FromSlice(ctx, fs))
+			defer f.Release()
+			s := must[*Array[float32]](t)(Zeros[float32](ctx, 1))
+			defer s.Release()
+			if err := ReduceAxis(ctx, s, f, 0, Sum[float32]()); err != nil {
+				t.Fatal(err)
+			}
+			centre := must[*ExprFunc[float32]](t)(Expr[float32]("y = x - s", nil))
+			y := must[*Array[float32]](t)(Zeros[float32](ctx, len(fs)))
+			defer y.Release()
+			if err := Transform(ctx, centre, y, s, f); err != nil { // inputs in the names' order: s, x
+				t.Fatal(err)
+			}
+			got := must[[]float32](t)(y.ToSlice())
+			for i, v := range got {
+				if v != fs[i]-45 {
+					t.Fatalf("x - sum: %v", got)
+				}
+			}
+		})
+	}
+}

@@ -127,6 +127,10 @@ type redOp struct {
 	part     *devMem
 	ev       *ur.Event // the async read-back's
 	out      []byte    // the read-back's destination
+	// into: ReduceAxis of a whole array, whose result stays in into's
+	// storage (one element): the last pass writes it there and nothing
+	// is read back or waited for.
+	into *core
 }
 
 func (op *redOp) kernels(d *Device) (err error) {
@@ -154,7 +158,7 @@ func (op *redOp) onDevice(d *Device) error {
 		op.res = op.identB
 		return nil
 	}
-	if err := op.launch(d); err != nil || op.deferred {
+	if err := op.launch(d); err != nil || op.deferred || op.into != nil {
 		return err
 	}
 	return op.finish(op.readBack(false))
@@ -171,28 +175,50 @@ func (op *redOp) launch(d *Device) error {
 	}
 	l1 := k1.local
 	g := min(d.groups, (items+l1-1)/l1)
-	part, err := d.takePartials()
-	if err != nil {
-		return err
+	// part holds the first pass's partials, but where one group's result
+	// is the result and it has somewhere to go (into).
+	var part *devMem
+	var err error
+	if op.into == nil || g > 1 {
+		if part, err = d.takePartials(); err != nil {
+			return err
+		}
+	}
+	last := op.resultArg(part)
+	first := last
+	if part != nil {
+		first = part.arg()
 	}
 	args := make([]ur.Arg, 0, 6)
 	args = append(args, op.a.dev.arg())
 	if op.b != nil {
 		args = append(args, op.b.dev.arg())
 	}
-	args = append(args, part.arg(), ur.ArgLocalMem(l1*size), op.ident, ur.ArgOf(n))
+	args = append(args, first, ur.ArgLocalMem(l1*size), op.ident, ur.ArgOf(n))
 	err = d.launch(k1, g*l1, l1, args)
 	if err == nil && g > 1 {
 		l2 := k2.local
-		args = append(args[:0], part.arg(), part.arg(), ur.ArgLocalMem(l2*size), op.ident, ur.ArgOf(g))
+		args = append(args[:0], part.arg(), last, ur.ArgLocalMem(l2*size), op.ident, ur.ArgOf(g))
 		err = d.launch(k2, l2, l2, args)
 	}
-	if err != nil {
+	switch {
+	case err != nil && part != nil:
 		part.free()
-		return err
+	case op.into != nil && part != nil:
+		err = part.free() // after the passes, in the queue's order
+	case op.into == nil:
+		op.part = part
 	}
-	op.part = part
-	return nil
+	return err
+}
+
+// resultArg is where the last pass writes the result: into's storage, or
+// the first of the partials, in place.
+func (op *redOp) resultArg(part *devMem) ur.Arg {
+	if op.into != nil {
+		return op.into.dev.arg()
+	}
+	return part.arg()
 }
 
 // readBack copies the result of the launched passes to the host: at
@@ -258,5 +284,8 @@ func (op *redOp) onCPU(c *CPU) (err error) {
 		return err
 	}
 	op.res = finish()
+	if op.into != nil {
+		copy(op.into.host, op.res)
+	}
 	return nil
 }

@@ -68,7 +68,10 @@ y = a*x + y (float32, a = 2), compute.Expr:
                   compute.Copy of as many, 8 bytes an element
   reduce.sum      Reduce with Sum over -reduce-n ones, GB/s counting 4 bytes
                   an element, against reduce.read: a hand-written kernel
-                  reading them as float4 into one partial per work-item
+                  reading them as float4 into one partial per work-item;
+                  reduce.device: ReduceAxis of the same array into one
+                  element left on the device, 8 a round, then one wait
+                  (as CuPy's and PyTorch's sums are timed)
   transform.dispatch
                   Transform on 1024 resident elements, µs a call (-calls
                   calls, then Wait), against dispatch.prepared: the same
@@ -540,9 +543,53 @@ func (b *computeBench) reduce() error {
 			sum, read = append(sum, t), append(read, rd)
 		}
 	}
+	axis, err := b.reduceAxis(a, want, tol)
+	if err != nil {
+		return err
+	}
 	b.line("reduce.sum", "GB/s", sum, fmt.Sprintf("  %d float32 resident, 4 bytes each, sum checked; /reduce.read %.3f (target ≥ 0.8)", b.reduceN, median(sum)/median(read)))
 	b.line("reduce.read", "GB/s", read, fmt.Sprintf("  a hand-written %s kernel, %d work-items reading float4", b.readK.Name(), items))
+	b.line("reduce.device", "GB/s", axis, fmt.Sprintf("  ReduceAxis of the whole array, the sum left on the device, %d a round then one wait; /reduce.read %.3f", reduceAxisCalls, median(axis)/median(read)))
 	return nil
+}
+
+// reduceAxisCalls is how many reductions a round of reduce.device times:
+// as many as scripts/bench/peers.py's rounds of cupy.sum and torch.sum.
+const reduceAxisCalls = 8
+
+// reduceAxis times reductions of a whose sums stay on the device
+// (ReduceAxis into a one-element array), reduceAxisCalls a round, then
+// one wait, and checks the last sum against want.
+func (b *computeBench) reduceAxis(a *compute.Array[float32], want, tol float64) ([]float64, error) {
+	out, err := compute.Zeros[float32](b.d, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Release()
+	var gbps []float64
+	for r := -1; r < b.rounds; r++ {
+		start := time.Now()
+		for range reduceAxisCalls {
+			if err := compute.ReduceAxis(b.d, out, a, 0, compute.Sum[float32]()); err != nil {
+				return nil, err
+			}
+		}
+		if err := b.d.Wait(); err != nil {
+			return nil, err
+		}
+		t := time.Since(start)
+		s, err := out.ToSlice()
+		if err != nil {
+			return nil, err
+		}
+		if math.Abs(float64(s[0])-want) > tol {
+			return nil, fmt.Errorf("reduce.device: the sum of %d ones is %v", b.reduceN, s[0])
+		}
+		if r >= 0 {
+			gbps = append(gbps, float64(reduceAxisCalls*4*b.reduceN)/t.Seconds()/1e9)
+		}
+	}
+	return gbps, nil
 }
 
 func roundUpTo(n, m uint64) uint64 { return (n + m - 1) / m * m }

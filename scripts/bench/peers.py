@@ -9,8 +9,11 @@ the same sizes, in one command (scripts/bench/peers.sh runs it):
   copy      64 Mi float32, device to device, GB/s counting 8 bytes an
             element (gour: copy.d2d, compute.Copy; CuPy: cupy.copyto;
             PyTorch: Tensor.copy_)
-  sum       256 Mi float32, GB/s counting 4 bytes an element (gour:
-            reduce.sum; CuPy: cupy.sum; PyTorch: torch.sum)
+  sum       256 Mi float32, the sum left on the device, GB/s counting 4
+            bytes an element (gour: reduce.device, compute.ReduceAxis into
+            a one-element array; CuPy: cupy.sum; PyTorch: torch.sum, each
+            returning a device scalar; urbench's reduce.sum, Reduce
+            returning the sum to the host, is not compared)
   small op  the axpy on 1024 resident elements, µs a call, 10000 calls
             and then one wait (gour: transform.dispatch)
   pool      1 MiB allocated and freed through the framework's pool, µs a
@@ -49,7 +52,7 @@ import time
 OPS = [
     ("axpy", "axpy, 64 Mi float32 resident", "GB/s", True, ("compute", "transform.axpy")),
     ("copy", "copy, 64 Mi float32", "GB/s", True, ("compute", "copy.d2d")),
-    ("sum", "sum of 256 Mi float32", "GB/s", True, ("compute", "reduce.sum")),
+    ("sum", "sum of 256 Mi float32, left on the device", "GB/s", True, ("compute", "reduce.device")),
     ("small", "small op, 1024 elements, per call", "µs", False, ("compute", "transform.dispatch")),
     ("pool", "pool alloc + free of 1 MiB", "µs", False, ("memory", "alloc.pool (gour)")),
     ("gemm", "SGEMM 8192, no TF32", "TFLOP/s", True, ("blas", "blas.gemm")),
@@ -490,6 +493,7 @@ COMPUTE_SAMPLE = """cuda:0 NVIDIA H100 80GB HBM3
 transform.axpy         2728.123 GB/s (2700.000–2740.500)  67108864 elements resident, 12 bytes each, no transfer; /copy.d2d 1.145 (target ≥ 0.9)
 copy.d2d               2383.000 GB/s (2380.000–2390.000)  compute.Copy of as many, 8 bytes each
 reduce.sum             2759.400 GB/s (2750.000–2770.000)  268435456 float32 resident, 4 bytes each, sum checked; /reduce.read 0.950 (target ≥ 0.8)
+reduce.device          2981.200 GB/s (2970.000–2990.000)  ReduceAxis of the whole array, the sum left on the device, 8 a round then one wait; /reduce.read 0.990
 transform.dispatch        5.700 µs (5.600–5.900)  a Transform of 1024 elements, per call; /dispatch.prepared 1.500 (target ≤ 2)
 overlap.both/sum          0.550  (0.500–0.600)  both at once
 """
@@ -515,6 +519,7 @@ def self_test():
             self.assertEqual(f["transform.axpy"], (2728.123, "GB/s"))
             self.assertEqual(f["copy.d2d"], (2383.0, "GB/s"))
             self.assertEqual(f["reduce.sum"][0], 2759.4)
+            self.assertEqual(f["reduce.device"], (2981.2, "GB/s"))
             self.assertEqual(f["transform.dispatch"], (5.7, "µs"))
             self.assertEqual(f["overlap.both/sum"], (0.55, ""))
 
