@@ -135,7 +135,7 @@ type imageCopier struct {
 	err  error
 }
 
-// kernels loads the module on first use, the context current.
+// imageCopyKernels loads the module on first use, the context current.
 func (d *device) imageCopyKernels() (map[string]cu.Function, error) {
 	c := &d.imageCopy
 	c.once.Do(func() {
