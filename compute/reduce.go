@@ -164,7 +164,8 @@ func (op *redOp) onDevice(d *Device) error {
 	return op.finish(op.readBack(false))
 }
 
-// launch enqueues the passes on d, leaving the result first in op.part;
+// launch enqueues the passes on d, leaving the result first in op.part,
+// or in op.into's storage with the partials freed in the queue's order;
 // on an error nothing is left pending.
 func (op *redOp) launch(d *Device) error {
 	k1, k2 := op.k1, op.k2

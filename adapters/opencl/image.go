@@ -84,8 +84,11 @@ func (c *context) NewImage(flags driver.MemFlags, f driver.ImageFormat, d driver
 	h, st := c.a.lib.CreateImage(c.handle, clFlags, &format, &desc, hostPtr)
 	switch st {
 	case cl.Success:
-		meta := &imageMeta{format: f, kind: imageKindOf[d.Type], readable: flags&driver.MemWriteOnly == 0, writable: flags&driver.MemReadOnly == 0}
-		return &mem{lib: c.a.lib, handle: h, size: uint64(len(host)), oneSlice: oneSlice, image: meta}, nil
+		m := &mem{lib: c.a.lib, handle: h, size: uint64(len(host)), oneSlice: oneSlice}
+		if kind, ok := imageKindOf[d.Type]; ok {
+			m.image = &imageMeta{format: f, kind: kind, readable: flags&driver.MemWriteOnly == 0, writable: flags&driver.MemReadOnly == 0}
+		}
+		return m, nil
 	case cl.ImageFormatNotSupported:
 		return nil, driver.Errorf(driver.ResultUnsupportedImageFormat, "the device has no %v images of this format (CL_IMAGE_FORMAT_NOT_SUPPORTED)", f)
 	case cl.InvalidImageFormatDescriptor:

@@ -3,13 +3,15 @@
 // prints both bandwidths and their ratio. Where the example has a kernel
 // for the device's backend (OpenCL C, CUDA C) it also times a kernel that
 // reads every pixel of one image and writes it to the other: what a copy
-// through the device's image units can reach, beside the driver's copy.
+// through the device's image units can reach. (gour's CUDA adapter and
+// its OpenCL adapter on NVIDIA's platform copy large images with such a
+// kernel themselves; GOUR_CUDA_IMAGE_COPY=driver and
+// GOUR_OPENCL_IMAGE_COPY=driver time the drivers' own copies.)
 //
 //	go run ./examples/imagecopy                     # 8192×8192 RGBA float (1 GiB)
 //	go run ./examples/imagecopy -size 1024
 //
-// On a device without images (CUDA and Level Zero in gour for now) it
-// says so and exits 0.
+// On a device without images it says so and exits 0.
 package main
 
 import (
