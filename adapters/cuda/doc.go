@@ -62,7 +62,12 @@
 //   - a rectangular copy is cuMemcpy3DAsync, buffers as device memory and
 //     pointers as unified memory; a slice pitch that is not a whole number
 //     of rows is copied slice by slice;
-//   - a device's free memory is cuMemGetInfo.
+//   - a device's free memory is cuMemGetInfo;
+//   - an image is a CUDA array with a surface object (image.go); a copy
+//     between two images of 1 MiB or more is a kernel of the adapter's
+//     own PTX (imagecopy.go: surface loads and stores, 0.98 of a buffer
+//     copy on an H100 where cuMemcpy3DAsync gives 0.29), the rest
+//     cuMemcpy3DAsync; GOUR_CUDA_IMAGE_COPY=kernel|driver overrides.
 //
 // The launch and queue model (ur/driver/launch.go) maps as follows:
 //
