@@ -91,7 +91,7 @@ func TestImageCreateAndRead(t *testing.T) {
 					}
 					q := f.Queue(t)
 					got := make([]byte, size)
-					ext := imageExtent(s.desc)
+					ext := s.desc.Extent()
 					if _, err := q.EnqueueReadImage(img, true, [3]uint64{}, ext, 0, 0, got); err != nil {
 						t.Fatal(err)
 					}
@@ -113,20 +113,6 @@ func TestImageCreateAndRead(t *testing.T) {
 			}
 		}
 	})
-}
-
-func imageExtent(d ur.ImageDesc) [3]uint64 {
-	switch d.Type {
-	case ur.Image1D:
-		return [3]uint64{d.Width, 1, 1}
-	case ur.Image1DArray:
-		return [3]uint64{d.Width, d.ArraySize, 1}
-	case ur.Image2D:
-		return [3]uint64{d.Width, d.Height, 1}
-	case ur.Image2DArray:
-		return [3]uint64{d.Width, d.Height, d.ArraySize}
-	}
-	return [3]uint64{d.Width, d.Height, d.Depth}
 }
 
 var rgba8 = ur.ImageFormat{Order: ur.ChannelRGBA, Type: ur.ChannelUnormInt8}

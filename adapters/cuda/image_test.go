@@ -326,7 +326,7 @@ func waitEv(ev *ur.Event, err error) error {
 func (f *imgFixture) readAll(tb testing.TB, img *ur.Mem) []byte {
 	tb.Helper()
 	format, d, _ := img.ImageInfo()
-	ext := imgExtent(d)
+	ext := d.Extent()
 	got := make([]byte, ext[0]*ext[1]*ext[2]*format.PixelSize())
 	if _, err := f.q.EnqueueReadImage(img, true, [3]uint64{}, ext, 0, 0, got); err != nil {
 		tb.Fatal(err)
@@ -343,10 +343,6 @@ var imgShapes = []struct {
 	{"2D", ur.ImageDesc{Type: ur.Image2D, Width: 17, Height: 9}},
 	{"2DArray", ur.ImageDesc{Type: ur.Image2DArray, Width: 8, Height: 5, ArraySize: 3}},
 	{"3D", ur.ImageDesc{Type: ur.Image3D, Width: 8, Height: 4, Depth: 3}},
-}
-
-func imgExtent(d ur.ImageDesc) [3]uint64 {
-	return driver.ImageDesc(d).Extent()
 }
 
 // imgPixels is n pixels of the format, different from seed to seed, with
@@ -407,7 +403,7 @@ func TestImageRoundTrip(t *testing.T) {
 		}
 		for i, format := range fs {
 			t.Run(s.name+"/"+format.String(), func(t *testing.T) {
-				ext := imgExtent(s.d)
+				ext := s.d.Extent()
 				host := imgPixels(format, ext[0]*ext[1]*ext[2], i)
 				img := f.image(t, format, s.d, host)
 				if img.Size() != uint64(len(host)) || img.Native() == 0 {
@@ -445,7 +441,7 @@ func TestImageRegionPitches(t *testing.T) {
 		for _, wholeRows := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/wholeRows=%v", c.name, wholeRows), func(t *testing.T) {
 				px := c.format.PixelSize()
-				ext := imgExtent(c.d)
+				ext := c.d.Extent()
 				img := f.image(t, c.format, c.d, nil)
 				zero := make([]byte, ext[0]*ext[1]*ext[2]*px)
 				if _, err := f.q.EnqueueWriteImage(img, true, [3]uint64{}, ext, 0, 0, zero); err != nil {
@@ -514,7 +510,7 @@ func TestImageCopies(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			px := c.format.PixelSize()
-			ext := imgExtent(c.d)
+			ext := c.d.Extent()
 			n := ext[0] * ext[1] * ext[2]
 			srcHost := imgPixels(c.format, n, 1)
 			src := f.image(t, c.format, c.d, srcHost)
@@ -587,7 +583,7 @@ func TestImageFill(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%d/%v", c.d.Type, c.format), func(t *testing.T) {
 			px := c.format.PixelSize()
-			ext := imgExtent(c.d)
+			ext := c.d.Extent()
 			n := ext[0] * ext[1] * ext[2]
 			img := f.image(t, c.format, c.d, make([]byte, n*px))
 			must(t, "enqueue and wait", waitEv(f.q.EnqueueFillImage(img, c.color, c.origin, c.region)))

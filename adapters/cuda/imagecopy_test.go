@@ -94,7 +94,7 @@ func TestImageCopyKernel(t *testing.T) {
 	for _, format := range formats {
 		for _, s := range shapes {
 			t.Run(s.name+"/"+format.String(), func(t *testing.T) {
-				ext := imgExtent(s.d)
+				ext := s.d.Extent()
 				px := format.PixelSize()
 				n := ext[0] * ext[1] * ext[2] * px
 				src, dst := make([]byte, n), make([]byte, n)

@@ -42,25 +42,23 @@ func imageCopyContext(t *testing.T) (*ur.Context, *ur.Queue) {
 	return ctx, q
 }
 
-// copyShape is an image shape with the box copied out of it: extent is
-// {width, height or layers, depth or layers}.
+// copyShape is an image shape with the box copied out of it.
 type copyShape struct {
 	name                         string
 	desc                         ur.ImageDesc
-	extent                       [3]uint64
 	srcOrigin, dstOrigin, region [3]uint64
 }
 
 var copyShapes = []copyShape{
-	{"1D", ur.ImageDesc{Type: ur.Image1D, Width: 128}, [3]uint64{128, 1, 1},
+	{"1D", ur.ImageDesc{Type: ur.Image1D, Width: 128},
 		[3]uint64{3, 0, 0}, [3]uint64{21, 0, 0}, [3]uint64{100, 1, 1}},
-	{"1DArray", ur.ImageDesc{Type: ur.Image1DArray, Width: 64, ArraySize: 4}, [3]uint64{64, 4, 1},
+	{"1DArray", ur.ImageDesc{Type: ur.Image1DArray, Width: 64, ArraySize: 4},
 		[3]uint64{2, 1, 0}, [3]uint64{17, 2, 0}, [3]uint64{40, 2, 1}},
-	{"2D", ur.ImageDesc{Type: ur.Image2D, Width: 24, Height: 10}, [3]uint64{24, 10, 1},
+	{"2D", ur.ImageDesc{Type: ur.Image2D, Width: 24, Height: 10},
 		[3]uint64{3, 2, 0}, [3]uint64{5, 1, 0}, [3]uint64{15, 6, 1}},
-	{"2DArray", ur.ImageDesc{Type: ur.Image2DArray, Width: 16, Height: 8, ArraySize: 4}, [3]uint64{16, 8, 4},
+	{"2DArray", ur.ImageDesc{Type: ur.Image2DArray, Width: 16, Height: 8, ArraySize: 4},
 		[3]uint64{1, 2, 1}, [3]uint64{3, 1, 2}, [3]uint64{10, 5, 2}},
-	{"3D", ur.ImageDesc{Type: ur.Image3D, Width: 16, Height: 8, Depth: 4}, [3]uint64{16, 8, 4},
+	{"3D", ur.ImageDesc{Type: ur.Image3D, Width: 16, Height: 8, Depth: 4},
 		[3]uint64{1, 2, 1}, [3]uint64{3, 1, 2}, [3]uint64{10, 5, 2}},
 }
 
@@ -157,7 +155,8 @@ func forBox(origin, region [3]uint64, fn func(p [3]uint64, i uint64)) {
 func checkCopy(t *testing.T, ctx *ur.Context, q *ur.Queue, s copyShape, f copyFormat) {
 	t.Helper()
 	ps := f.format.PixelSize()
-	n := s.extent[0] * s.extent[1] * s.extent[2]
+	ext := s.desc.Extent()
+	n := ext[0] * ext[1] * ext[2]
 	r := rand.New(rand.NewPCG(uint64(s.desc.Type), uint64(f.format.Type)))
 	src, dst := make([]byte, n*ps), make([]byte, n*ps)
 	for i := range src {
@@ -166,11 +165,11 @@ func checkCopy(t *testing.T, ctx *ur.Context, q *ur.Queue, s copyShape, f copyFo
 	// The copied pixels take the format's stream, the rest random bytes.
 	stream := f.stream(int(s.region[0]*s.region[1]*s.region[2]*ps), r)
 	forBox(s.srcOrigin, s.region, func(p [3]uint64, i uint64) {
-		copy(src[pixelIndex(s.extent, p)*ps:][:ps], stream[i*ps:])
+		copy(src[pixelIndex(ext, p)*ps:][:ps], stream[i*ps:])
 	})
 	want := bytes.Clone(dst)
 	forBox(s.dstOrigin, s.region, func(p [3]uint64, i uint64) {
-		copy(want[pixelIndex(s.extent, p)*ps:][:ps], stream[i*ps:])
+		copy(want[pixelIndex(ext, p)*ps:][:ps], stream[i*ps:])
 	})
 
 	si, err := ctx.NewImage(ur.MemReadWrite, f.format, s.desc, src)
@@ -192,13 +191,13 @@ func checkCopy(t *testing.T, ctx *ur.Context, q *ur.Queue, s copyShape, f copyFo
 	}
 	ev.Release()
 	got := make([]byte, len(dst))
-	if _, err := q.EnqueueReadImage(di, true, [3]uint64{}, s.extent, 0, 0, got); err != nil {
+	if _, err := q.EnqueueReadImage(di, true, [3]uint64{}, ext, 0, 0, got); err != nil {
 		t.Fatal(err)
 	}
 	if i := firstDiff(got, want); i >= 0 {
 		p := uint64(i) / ps
 		t.Errorf("byte %d (pixel %d, {%d %d %d}) = %#02x, want %#02x; pixel %x, want %x", i, p,
-			p%s.extent[0], p/s.extent[0]%s.extent[1], p/s.extent[0]/s.extent[1],
+			p%ext[0], p/ext[0]%ext[1], p/ext[0]/ext[1],
 			got[i], want[i], got[p*ps:][:ps], want[p*ps:][:ps])
 	}
 }
@@ -241,7 +240,7 @@ func TestImageCopyAutoPoCL(t *testing.T) {
 	ctx, q := imageCopyContext(t)
 	builds, copies := imageCopyBuilds.Load(), kernelCopies()
 	const w, h = 512, 128 // 1 MiB of RGBA float
-	s := copyShape{"2D", ur.ImageDesc{Type: ur.Image2D, Width: w, Height: h}, [3]uint64{w, h, 1},
+	s := copyShape{"2D", ur.ImageDesc{Type: ur.Image2D, Width: w, Height: h},
 		[3]uint64{}, [3]uint64{}, [3]uint64{w, h, 1}}
 	checkCopy(t, ctx, q, s, copyFormats[0])
 	info := testenv.MustHaveDevice(t, Name)[0].Platform().Info()
