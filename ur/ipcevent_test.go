@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,17 +136,7 @@ func wantResult(t *testing.T, what string, err error, want Result) {
 // event handle and an event handle no memory handle; a handle cut short
 // or run on is no handle.
 func TestParseIPCEventHandle(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for i := range 20000 {
-		b := make([]byte, r.IntN(120))
-		for j := range b {
-			b[j] = byte(r.Uint32())
-		}
-		if i%3 == 0 && len(b) > len(ipcEventMagic) {
-			copy(b, ipcEventMagic)
-		}
-		parseIPCEventHandle(b)
-	}
+	forRandomHandles(3, ipcEventMagic, func(b []byte) { parseIPCEventHandle(b) })
 	h := eventHandle("cuda", 7, []byte{9, 8, 7})
 	p, ok := parseIPCEventHandle(h)
 	if !ok || p.adapter != "cuda" || p.pid != 7 || !bytes.Equal(p.payload, []byte{9, 8, 7}) {
