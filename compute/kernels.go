@@ -65,14 +65,7 @@ func reduceSource(backend string, et *elemType, name, expr string) string {
 		t := et.cu
 		fmt.Fprintf(&b, "__device__ __forceinline__ %s op_%s_%s(%s a, %s b) { return (%s); }\n", t, name, s, t, t, expr)
 		for _, k := range reduceKernels {
-			kname, ins, elem := k.name, fmt.Sprintf("const %s* in", t), "in[%s]"
-			if k.dot {
-				ins, elem = fmt.Sprintf("const %s* a, const %s* b", t, t), "a[%[1]s] * b[%[1]s]"
-			}
-			loop := stridedLoop("unsigned long long", "(unsigned long long)blockIdx.x * L + lid", t, "op_"+name+"_"+s, elem)
-			if k.vec4 {
-				loop = vec4Loop(backend, "unsigned long long", "(unsigned long long)blockIdx.x * L + lid", t, "op_"+name+"_"+s, elem, k.dot)
-			}
+			ins, loop := k.body(backend, "", "unsigned long long", "(unsigned long long)blockIdx.x * L + lid", t, "op_"+name+"_"+s)
 			fmt.Fprintf(&b, `extern "C" __global__ void %s_%s_%s(%s, %s* partial, size_t scratch_off, %s ident, unsigned long long n) {
 	%s* scratch = (%s*)(gour_local + scratch_off);
 	unsigned int lid = threadIdx.x, L = blockDim.x;
@@ -86,7 +79,7 @@ func reduceSource(backend string, et *elemType, name, expr string) string {
 	}
 	if (lid == 0) partial[blockIdx.x] = scratch[0];
 }
-`, kname, name, s, ins, t, t, t, t, loop, name, s)
+`, k.name, name, s, ins, t, t, t, t, loop, name, s)
 		}
 		return b.String()
 	}
@@ -95,14 +88,7 @@ func reduceSource(backend string, et *elemType, name, expr string) string {
 	// definition some OpenCL compilers do not make.
 	fmt.Fprintf(&b, "%s op_%s_%s(%s a, %s b) { return (%s); }\n", t, name, s, t, t, expr)
 	for _, k := range reduceKernels {
-		kname, ins, elem := k.name, fmt.Sprintf("__global const %s* in", t), "in[%s]"
-		if k.dot {
-			ins, elem = fmt.Sprintf("__global const %s* a, __global const %s* b", t, t), "a[%[1]s] * b[%[1]s]"
-		}
-		loop := stridedLoop("ulong", "(ulong)get_group_id(0) * L + lid", t, "op_"+name+"_"+s, elem)
-		if k.vec4 {
-			loop = vec4Loop(backend, "ulong", "(ulong)get_group_id(0) * L + lid", t, "op_"+name+"_"+s, elem, k.dot)
-		}
+		ins, loop := k.body(backend, "__global ", "ulong", "(ulong)get_group_id(0) * L + lid", t, "op_"+name+"_"+s)
 		fmt.Fprintf(&b, `__kernel void %s_%s_%s(%s, __global %s* partial, __local %s* scratch, %s ident, ulong n) {
 	size_t lid = get_local_id(0), L = get_local_size(0);
 	ulong stride = (ulong)get_num_groups(0) * L;
@@ -115,16 +101,34 @@ func reduceSource(backend string, et *elemType, name, expr string) string {
 	}
 	if (lid == 0) partial[get_group_id(0)] = scratch[0];
 }
-`, kname, name, s, ins, t, t, t, loop, name, s)
+`, k.name, name, s, ins, t, t, t, loop, name, s)
 	}
 	return b.String()
 }
 
-// reduceKernels are the kernels reduceSource makes of an operator.
-var reduceKernels = []struct {
+// reduceKernel is one kernel reduceSource makes of an operator: over one
+// input or the products of two (dot), one element or four at a time.
+type reduceKernel struct {
 	name      string
 	dot, vec4 bool
-}{{"reduce", false, false}, {"dot", true, false}, {"reduce4", false, true}, {"dot4", true, true}}
+}
+
+// reduceKernels are the kernels reduceSource makes of an operator.
+var reduceKernels = []reduceKernel{{"reduce", false, false}, {"dot", true, false}, {"reduce4", false, true}, {"dot4", true, true}}
+
+// body is k's input parameters, pointers qualified with qual, and its
+// loop combining op over them into acc: idx is the index type and start
+// the work-item's first index, in the backend's language.
+func (k reduceKernel) body(backend, qual, idx, start, t, op string) (ins, loop string) {
+	ins, elem := fmt.Sprintf("%sconst %s* in", qual, t), "in[%s]"
+	if k.dot {
+		ins, elem = fmt.Sprintf("%[1]sconst %[2]s* a, %[1]sconst %[2]s* b", qual, t), "a[%[1]s] * b[%[1]s]"
+	}
+	if k.vec4 {
+		return ins, vec4Loop(backend, idx, start, t, op, elem, k.dot)
+	}
+	return ins, stridedLoop(idx, start, t, op, elem)
+}
 
 // vec4Loop is stridedLoop for reduce4 and dot4: work-item j of the grid
 // combines vectors j, j+stride, ... of four consecutive elements, two
