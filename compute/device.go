@@ -127,8 +127,10 @@ func (d *Device) takePartials() (*devMem, error) {
 }
 
 // givePartials keeps m, taken from takePartials, for the next reduction,
-// once the work that used it has completed (a result read back), or frees
-// it when enough are kept.
+// or frees it when enough are kept. The next reduction's commands go to
+// the same in-order queue, so m may be given back while the passes that
+// wrote it are pending, but not while a read of it is still to be
+// enqueued (Reduce gives it back once its result is read).
 func (d *Device) givePartials(m *devMem) error {
 	d.partialsMu.Lock()
 	if len(d.partials) < keptPartials && !d.released.Load() {

@@ -165,7 +165,7 @@ func (op *redOp) onDevice(d *Device) error {
 }
 
 // launch enqueues the passes on d, leaving the result first in op.part,
-// or in op.into's storage with the partials freed in the queue's order;
+// or in op.into's storage with the partials given back at once;
 // on an error nothing is left pending.
 func (op *redOp) launch(d *Device) error {
 	k1, k2 := op.k1, op.k2
@@ -206,7 +206,9 @@ func (op *redOp) launch(d *Device) error {
 	case err != nil && part != nil:
 		part.free()
 	case op.into != nil && part != nil:
-		err = part.free() // after the passes, in the queue's order
+		// Nothing reads the partials after the passes: the next user's
+		// commands go to the same in-order queue, after them.
+		err = d.givePartials(part)
 	case op.into == nil:
 		op.part = part
 	}
