@@ -31,9 +31,13 @@ import (
 // imageCopyKernelMin is the smallest copy auto gives the kernel.
 const imageCopyKernelMin = 1 << 20
 
-// imageCopyMode is GOUR_CUDA_IMAGE_COPY: "auto", "kernel" or "driver".
+// imageCopyMode is GOUR_CUDA_IMAGE_COPY: "kernel" or "driver" (read as
+// the OpenCL adapter reads GOUR_OPENCL_IMAGE_COPY: case and spaces aside),
+// else "auto". It is read at each copy, a map lookup beside the copy's
+// driver calls: a context of the Unified Runtime shares the device's
+// primary context, so there is no later point of its own to read it at.
 func imageCopyMode() string {
-	switch m := os.Getenv("GOUR_CUDA_IMAGE_COPY"); m {
+	switch m := strings.ToLower(strings.TrimSpace(os.Getenv("GOUR_CUDA_IMAGE_COPY"))); m {
 	case "kernel", "driver":
 		return m
 	default:

@@ -52,9 +52,9 @@ func TestImageCopyPTX(t *testing.T) {
 }
 
 // TestImageCopyMode: GOUR_CUDA_IMAGE_COPY reads as auto unless it says
-// kernel or driver.
+// kernel or driver, in any case.
 func TestImageCopyMode(t *testing.T) {
-	for env, want := range map[string]string{"": "auto", "kernel": "kernel", "driver": "driver", "fast": "auto"} {
+	for env, want := range map[string]string{"": "auto", "kernel": "kernel", "driver": "driver", "fast": "auto", " Kernel ": "kernel"} {
 		t.Setenv("GOUR_CUDA_IMAGE_COPY", env)
 		if got := imageCopyMode(); got != want {
 			t.Errorf("GOUR_CUDA_IMAGE_COPY=%q: %s, want %s", env, got, want)
