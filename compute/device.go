@@ -416,7 +416,7 @@ func (d *Device) allocDev(size uint64) (*devMem, error) {
 
 // alignedTo reports whether m's storage starts at a multiple of b bytes:
 // a buffer's does (OpenCL aligns a buffer to CL_DEVICE_MEM_BASE_ADDR_ALIGN,
-// and vload4 needs no more than an element's alignment).
+// at least the size of a long16, 128 bytes).
 func (m *devMem) alignedTo(b uint64) bool {
 	return m.usm == nil || uint64(m.usm.Ptr().Addr())%b == 0
 }

@@ -135,14 +135,15 @@ func (k reduceKernel) body(backend, qual, idx, start, t, op string) (ins, loop s
 // vectors an iteration (two loads in flight), each component into an
 // accumulator of its own, then the elements past the last whole four,
 // one each for the first n%4 work-items. The inputs must be aligned to four
-// elements (on CUDA a vector is one aligned load; OpenCL's vload4 needs
-// only an element's alignment).
+// elements: a vector is one aligned load on both backends (OpenCL's vload4
+// would promise the compiler only an element's alignment, and LLVM's
+// NVPTX backend splits such a load into four).
 func vec4Loop(backend, idx, start, t, op, elem string, dot bool) string {
 	ins := []string{"in"}
 	if dot {
 		ins = []string{"a", "b"}
 	}
-	vt, load, comp := "const "+t+"4", "vload4(%[2]s, %[1]s)", "%s.s%d"
+	vt, load, comp := "const "+t+"4", "((__global const "+t+"4*)%[1]s)[%[2]s]", "%s.s%d"
 	if backend == "cuda" {
 		vt, load, comp = "const gour_vec4<"+t+">", "reinterpret_cast<const gour_vec4<"+t+">*>(%[1]s)[%[2]s]", "%s.v[%d]"
 	}

@@ -57,11 +57,15 @@ func (c *Compiled) OpenCLStrided(kernelName string) string {
 func (c *Compiled) CUDAStrided(kernelName string) string { return c.generate(cudaC, kernelName, true) }
 
 // OpenCLVec4 is OpenCL's kernel with each work-item computing four
-// consecutive elements, 4i to 4i+3, loaded and stored as vectors (vload4,
-// vstore4): launched over ceil(gx_n/4) work-items, the last of which
-// computes the elements past the last whole four one by one. Four
-// elements a work-item, read as one vector, is how an element-wise
-// kernel reaches a GPU's memory bandwidth.
+// consecutive elements, 4i to 4i+3, loaded and stored as vectors: launched
+// over ceil(gx_n/4) work-items, the last of which computes the elements
+// past the last whole four one by one. Four elements a work-item, read as
+// one vector, is how an element-wise kernel reaches a GPU's memory
+// bandwidth. The vectors are read through vector pointers (float4* for
+// float), so every array, the output's included, must be aligned to four
+// elements: vload4 and vstore4 would promise the compiler only an
+// element's alignment, and LLVM's NVPTX backend splits such an access
+// into four.
 func (c *Compiled) OpenCLVec4(kernelName string) string { return c.generateVec4(openCL, kernelName) }
 
 // CUDAVec4 is OpenCLVec4 in CUDA C: each thread loads and stores its four
@@ -157,11 +161,11 @@ func (c *Compiled) generateVec4(l *lang, name string) string {
 		b.WriteString("\tif (gx_b + 4 <= gx_n) {\n")
 		for i, a := range c.arrays {
 			t := l.names[c.arrayTypes[i]]
-			fmt.Fprintf(&b, "\t\t%[1]s gx_a_%[2]s[4];\n\t\tvstore4(vload4(gx_v, u_%[2]s), 0, gx_a_%[2]s);\n", t, a)
+			fmt.Fprintf(&b, "\t\t%[1]s gx_a_%[2]s[4];\n\t\tvstore4(((__global const %[1]s4*)u_%[2]s)[gx_v], 0, gx_a_%[2]s);\n", t, a)
 		}
 		fmt.Fprintf(&b, "\t\t%s gx_o[4];\n\t\tfor (int gx_k = 0; gx_k < 4; gx_k++) {\n", ot)
 		e.element(&b, "\t\t\t", vlets, "gx_o[gx_k]", vbody)
-		b.WriteString("\t\t}\n\t\tvstore4(vload4(0, gx_o), gx_v, gx_out);\n")
+		fmt.Fprintf(&b, "\t\t}\n\t\t((__global %s4*)gx_out)[gx_v] = vload4(0, gx_o);\n", ot)
 	}
 	b.WriteString("\t} else {\n\t\tfor (size_t gx_i = gx_b; gx_i < gx_n; gx_i++) {\n")
 	e.element(&b, "\t\t\t", lets, "gx_out[gx_i]", body)
