@@ -23,7 +23,8 @@
 #                                 go build -o bin/ ./examples/...)
 #   scripts/gpu-launch.sh compute compute's figures both ways
 #                                 (-elements-per-thread 1 and 4) on CUDA and
-#                                 NVIDIA's OpenCL, task sequences, and
+#                                 NVIDIA's OpenCL, task sequences, PoCL 5's
+#                                 command buffer replay, and
 #                                 scripts/bench/peers.sh beside CuPy and
 #                                 PyTorch
 #   scripts/gpu-launch.sh noise   six identical urcompare runs of the H100
@@ -101,10 +102,16 @@ api)
 compute)
 	for per in 4 1; do
 		log "compute-cuda-$per" 150 bin/urbench compute -device cuda:0 -rounds 15 -elements-per-thread "$per"
-		log "compute-nvidia-opencl-$per" 150 bin/urbench compute -device opencl:gpu -backend opencl -rounds 10 -elements-per-thread "$per"
+		# The first Transform's phases (NewDevice, uploads, the kernel
+		# from the cache, the wait) go to the log with the figures.
+		log "compute-nvidia-opencl-$per" 150 env GOUR_URBENCH_PHASES=1 bin/urbench compute -device opencl:gpu -backend opencl -rounds 10 -elements-per-thread "$per"
 	done
 	log compute-taskseq-bench 60 env UR_REQUIRE_ADAPTERS=cuda bin/compute.test -test.run '^$' -test.bench TaskSequence -test.count 3
+	log graph-pocl5 150 bin/urbench graph -device opencl:cpu -backend opencl -cmdbuf auto,native,emulated -iters 4000 -kernels 200 -rounds 5 -launch-rounds 200 -launch-iters 100
 	log peers 240 scripts/bench/peers.sh --device cuda:0 --rounds 15 --runs 1
+	# The figures the comparison's targets read, in one place.
+	grep -hE '^(transform\.(axpy|dispatch|first\.alone)|reduce\.(sum|device|read)|copy\.d2d|taskseq|pipeline|graph\.(replay|single))|phases|Benchmark|×' \
+		"$out"/compute-*.log "$out/graph-pocl5.log" "$out/peers.log"
 	;;
 noise)
 	# Each pair is diffed as soon as it is run, and the verdicts printed,
