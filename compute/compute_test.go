@@ -8,6 +8,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/ur"
 )
 
 // axpySources is y = a*x + y over float32 (inputs x, y; parameter a).
@@ -382,5 +385,50 @@ func TestExprFuncInputsAllocatesNothing(t *testing.T) {
 	n := 0
 	if allocs := testing.AllocsPerRun(100, func() { n = f.Inputs() }); allocs != 0 || n != 2 {
 		t.Errorf("Inputs() = %d with %v allocations, want 2 with none", n, allocs)
+	}
+}
+
+// Copy takes the driver's copy on a GPU and the copy kernel on a CPU
+// device (PoCL's buffer copy runs on one thread), with the same result,
+// whether the arrays are USM or buffers.
+func TestCopyPath(t *testing.T) {
+	testenv.CheckRequired(t)
+	for _, dev := range testenv.System(t).Devices {
+		if dev.Backend() != "opencl" && dev.Backend() != "cuda" {
+			continue
+		}
+		for _, buffers := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/buffers=%v", dev.Name(), buffers), func(t *testing.T) {
+				d := must[*Device](t)(NewDeviceFrom(queueOf(t, dev), DeviceOptions{Buffers: buffers}))
+				defer d.Release()
+				const n = 1 << 16
+				data := make([]int32, n)
+				for i := range data {
+					data[i] = int32(i*7 - n)
+				}
+				a := must[*Array[int32]](t)(FromSlice(d, data))
+				defer a.Release()
+				b := must[*Array[int32]](t)(Zeros[int32](d, n))
+				defer b.Release()
+				if err := d.Wait(); err != nil {
+					t.Fatal(err)
+				}
+				before := d.launches.Load()
+				if err := Copy(d, b, a); err != nil {
+					t.Fatal(err)
+				}
+				launched := d.launches.Load() - before
+				cpu := dev.Info().Type == ur.DeviceTypeCPU
+				if want := map[bool]int64{true: 1, false: 0}[cpu]; launched != want {
+					t.Errorf("a CPU device (%v): Copy launched %d kernels, want %d", cpu, launched, want)
+				}
+				got := must[[]int32](t)(b.ToSlice())
+				for i := range got {
+					if got[i] != data[i] {
+						t.Fatalf("b[%d] = %d after Copy, want %d", i, got[i], data[i])
+					}
+				}
+			})
+		}
 	}
 }

@@ -60,8 +60,9 @@
 // Context interface: each describes its work as one kind of work
 // (element-wise, a reduction, a reduction along an axis, a matrix
 // product), which the CPU context runs in Go and a Device context
-// launches (Copy on a Device through the driver's copy, which reaches the
-// memory's bandwidth where a copy kernel does not).
+// launches (Copy on a GPU through the driver's copy, which reaches the
+// memory's bandwidth where a copy kernel does not; on a CPU device through
+// the copy kernel, which runs on every core where PoCL's copy runs on one).
 //
 // Transform broadcasts its inputs by NumPy's rules: an input of shape
 // [H] or [1, H] is added to every row of an [N, H] output, one of [N, 1]

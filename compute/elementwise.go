@@ -18,10 +18,10 @@ type ewOp struct {
 	fn any
 	// kernel is the device kernel, found by kernels.
 	kernel *kernelEntry
-	// driverCopy marks Copy: on a device the driver's copy moves the
-	// bytes (its copy engine reaches the memory's bandwidth where the
-	// copy kernel fell short by a fifth on the H100); the kernel is the
-	// fallback.
+	// driverCopy marks Copy: on a GPU the driver's copy moves the bytes
+	// (its copy engine reaches the memory's bandwidth where the copy
+	// kernel fell short by a fifth on the H100); the kernel is the
+	// fallback, and a CPU device's choice (Device.kernelCopy).
 	driverCopy bool
 	// vec is the Func's four-a-work-item kernel, where it has one (an
 	// ExprFunc): a Device whose ElementsPerThread is 4 launches it over a
@@ -90,7 +90,7 @@ func (op *ewOp) onDevice(d *Device) error {
 	if op.n == 0 {
 		return nil
 	}
-	if op.driverCopy {
+	if op.driverCopy && !d.kernelCopy {
 		if ok, err := op.out.dev.copyFrom(op.ins[0].dev, op.out.bytes()); ok {
 			return err
 		}
