@@ -306,3 +306,39 @@ func BenchmarkTaskSequence(b *testing.B) {
 		y.Release()
 	}
 }
+
+// BenchmarkTaskSequenceOverhead is a sequence's own cost an invocation:
+// Async and Get round trips of a function that does nothing, on the CPU
+// context, the caller keeping 4 outstanding. With fewer than four Ps (or
+// CPUs) Get parks at once; with more it polls first (spinUntilDone).
+//
+//	go test -run '^$' -bench TaskSequenceOverhead -cpu 2,8 ./compute/
+func BenchmarkTaskSequenceOverhead(b *testing.B) {
+	const capacity = 4
+	c := NewCPU(1)
+	defer c.Release()
+	bg := context.Background()
+	seq := must[*TaskSequence[int, int]](b)(NewTaskSequence(c, func(_ context.Context, _ Context, i int) (int, error) { return i, nil }, capacity))
+	defer seq.Release(bg)
+	b.ReportAllocs()
+	sent, got := 0, 0
+	get := func() {
+		v, err := seq.Get(bg)
+		if err != nil || v != got {
+			b.Fatalf("Get: %v, %v; want %d", v, err, got)
+		}
+		got++
+	}
+	for b.Loop() {
+		if seq.Outstanding() == capacity {
+			get()
+		}
+		if err := seq.Async(bg, sent); err != nil {
+			b.Fatal(err)
+		}
+		sent++
+	}
+	for got < sent {
+		get()
+	}
+}

@@ -78,9 +78,10 @@ type TaskSequence[A, R any] struct {
 	slots    chan struct{} // one token per outstanding invocation
 	pending  chan *task[A, R]
 	results  chan *task[A, R]
-	done     chan struct{} // closed when the workers have returned
-	running  atomic.Int32  // workers not yet returned; the last one drains
-	lanesErr error         // releasing the lanes; read after done
+	free     chan *task[A, R] // tasks Get has returned, for the next Async
+	done     chan struct{}    // closed when the workers have returned
+	running  atomic.Int32     // workers not yet returned; the last one drains
+	lanesErr error            // releasing the lanes; read after done
 
 	asyncMu sync.Mutex  // serialises Async: start order; the worker's drain waits for it
 	getMu   sync.Mutex  // serialises Get: result order
@@ -92,10 +93,13 @@ type TaskSequence[A, R any] struct {
 type taskKey struct{}
 
 type task[A, R any] struct {
-	arg  A
-	res  R
-	err  error
-	ev   *ur.Event // the device's marker after the invocation's work
+	arg A
+	res R
+	err error
+	ev  *ur.Event // the device's marker after the invocation's work
+	// done holds a token once the invocation has returned (or will never
+	// run), which the Get returning it takes: a token rather than a
+	// close, so that the task is used again for a later invocation.
 	done chan struct{}
 }
 
@@ -144,6 +148,7 @@ func newTaskSequence[A, R any](ctx Context, fn TaskFunc[A, R], capacity, concurr
 		slots:   make(chan struct{}, capacity),
 		pending: make(chan *task[A, R], capacity),
 		results: make(chan *task[A, R], capacity),
+		free:    make(chan *task[A, R], capacity),
 		done:    make(chan struct{}),
 	}
 	if err := s.makeLanes(min(concurrency, capacity)); err != nil {
@@ -211,15 +216,23 @@ func (s *TaskSequence[A, R]) Outstanding() int {
 // which does not wait for the workers when a running invocation calls
 // it.
 func (s *TaskSequence[A, R]) work(lane Context) {
-run:
 	for {
+		// A receive that does not block first: the two-way select is
+		// most of a small invocation's cost in the sequence.
+		var t *task[A, R]
 		select {
-		case t := <-s.pending:
-			s.run(lane, t)
-			close(t.done)
-		case <-s.life.Done():
-			break run
+		case t = <-s.pending:
+		default:
+			select {
+			case t = <-s.pending:
+			case <-s.life.Done():
+			}
 		}
+		if t == nil {
+			break
+		}
+		s.run(lane, t)
+		t.done <- struct{}{}
 	}
 	if s.running.Add(-1) > 0 {
 		return
@@ -231,7 +244,7 @@ run:
 	for len(s.pending) > 0 {
 		t := <-s.pending
 		t.err = errNotRun
-		close(t.done)
+		t.done <- struct{}{}
 	}
 	s.asyncMu.Unlock()
 	// Wait for a Get in progress, which may still hold its invocation.
@@ -281,11 +294,15 @@ func (s *TaskSequence[A, R]) Async(goctx context.Context, arg A) error {
 		return errReleasedSequence
 	}
 	select {
-	case s.slots <- struct{}{}:
-	case <-goctx.Done():
-		return goctx.Err()
-	case <-s.life.Done():
-		return errReleasedSequence
+	case s.slots <- struct{}{}: // a slot free: no three-way select
+	default:
+		select {
+		case s.slots <- struct{}{}:
+		case <-goctx.Done():
+			return goctx.Err()
+		case <-s.life.Done():
+			return errReleasedSequence
+		}
 	}
 	if s.life.Err() != nil { // both were ready
 		<-s.slots
@@ -293,7 +310,13 @@ func (s *TaskSequence[A, R]) Async(goctx context.Context, arg A) error {
 	}
 	// Neither send blocks: each channel holds at most capacity tasks,
 	// and a token is held for each.
-	t := &task[A, R]{arg: arg, done: make(chan struct{})}
+	var t *task[A, R]
+	select {
+	case t = <-s.free:
+		t.arg = arg
+	default:
+		t = &task[A, R]{arg: arg, done: make(chan struct{}, 1)}
+	}
 	s.results <- t
 	s.pending <- t
 	return nil
@@ -326,11 +349,15 @@ func (s *TaskSequence[A, R]) Get(goctx context.Context) (R, error) {
 		// head holds it until it is returned.
 		s.head = t
 	}
-	if !spinUntilClosed(t.done) {
+	if !spinUntilDone(t.done) {
 		select {
 		case <-t.done:
-		case <-goctx.Done():
-			return zero, goctx.Err()
+		default:
+			select {
+			case <-t.done:
+			case <-goctx.Done():
+				return zero, goctx.Err()
+			}
 		}
 	}
 	if t.ev != nil {
@@ -343,8 +370,16 @@ func (s *TaskSequence[A, R]) Get(goctx context.Context) (R, error) {
 		t.dropEvent()
 	}
 	s.head = nil
+	res, err := t.res, t.err
+	var zeroTask task[A, R]
+	zeroTask.done = t.done
+	*t = zeroTask // holds no result or argument while it waits
+	select {
+	case s.free <- t:
+	default:
+	}
 	<-s.slots
-	return t.res, t.err
+	return res, err
 }
 
 // getSpin is how long Get polls for its invocation to return before it
@@ -355,11 +390,14 @@ func (s *TaskSequence[A, R]) Get(goctx context.Context) (R, error) {
 // ran at 0.6 of the same calls in a loop with every Get parked.
 const getSpin = 50 * time.Microsecond
 
-// spinUntilClosed polls done for up to getSpin and reports whether it
-// closed. With fewer than four Ps it does not poll: the core it would
-// take is one the invocation (and a CPU device's driver threads) need.
-func spinUntilClosed(done <-chan struct{}) bool {
-	if runtime.GOMAXPROCS(0) < 4 {
+// spinUntilDone polls done for up to getSpin and reports whether its
+// token came, taking it. With fewer than four Ps, or fewer than four CPUs
+// for them, it does not poll: the core it would take is one the
+// invocation (and a CPU device's driver threads) need. On two cores with
+// four Ps, polling made a round trip cost 11 µs instead of 0.5
+// (BenchmarkTaskSequenceOverhead).
+func spinUntilDone(done <-chan struct{}) bool {
+	if min(runtime.GOMAXPROCS(0), runtime.NumCPU()) < 4 {
 		return false
 	}
 	start := time.Now()
