@@ -67,6 +67,9 @@ func TestArgLaunch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if l.Prepared() != prepared {
+			t.Errorf("Prepared() = %v over an adapter that prepares launches: %v", l.Prepared(), prepared)
+		}
 		i := uint32(0)
 		allocs := testing.AllocsPerRun(100, func() {
 			i++
@@ -133,6 +136,9 @@ func TestArgLaunchSetArgChecks(t *testing.T) {
 		}
 	}
 	var nilLaunch *ArgLaunch
+	if nilLaunch.Prepared() {
+		t.Error("a nil ArgLaunch reports itself prepared")
+	}
 	if err := nilLaunch.Launch(); !errors.Is(err, ErrInvalidNullHandle) {
 		t.Errorf("Launch on a nil ArgLaunch: %v, want ErrInvalidNullHandle", err)
 	}
