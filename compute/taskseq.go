@@ -98,9 +98,11 @@ type task[A, R any] struct {
 	err error
 	ev  *ur.Event // the device's marker after the invocation's work
 	// done holds a token once the invocation has returned (or will never
-	// run), which the Get returning it takes: a token rather than a
-	// close, so that the task is used again for a later invocation.
-	done chan struct{}
+	// run), which a Get takes, setting returned (a Get may then still
+	// give up waiting for ev): a token rather than a close, so that the
+	// task is used again for a later invocation.
+	done     chan struct{}
+	returned bool // the token was taken; getMu
 }
 
 // NewTaskSequence returns a sequence running fn on ctx with up to
@@ -349,7 +351,7 @@ func (s *TaskSequence[A, R]) Get(goctx context.Context) (R, error) {
 		// head holds it until it is returned.
 		s.head = t
 	}
-	if !spinUntilDone(t.done) {
+	if !t.returned && !spinUntilDone(t.done) {
 		select {
 		case <-t.done:
 		default:
@@ -360,6 +362,7 @@ func (s *TaskSequence[A, R]) Get(goctx context.Context) (R, error) {
 			}
 		}
 	}
+	t.returned = true
 	if t.ev != nil {
 		if err := t.ev.Wait(goctx); err != nil {
 			if goctx.Err() != nil {

@@ -492,3 +492,60 @@ func TestTaskSequenceReleaseGivesUp(t *testing.T) {
 		t.Errorf("Get after Release: %v, want ErrReleased", err)
 	}
 }
+
+// A Get that took its invocation's return and then gave up waiting for
+// the invocation's device work leaves the invocation to the next Get,
+// which returns it without waiting again for the return it took.
+func TestTaskSequenceGetGivesUpOnDeviceWork(t *testing.T) {
+	f := newAffine(t)
+	bg := context.Background()
+	for _, d := range deviceContexts(t) {
+		const n, passes = 1 << 24, 64 // 8 GiB moved: longer than a Get's 100 µs on any device
+		x := must[*Array[int32]](t)(Zeros[int32](d, n))
+		defer x.Release()
+		seq := must[*TaskSequence[int, int]](t)(NewTaskSequence(d, func(_ context.Context, ctx Context, k int) (int, error) {
+			for range passes {
+				if err := Transform(ctx, f.With(1, 1), x, x); err != nil {
+					return 0, err
+				}
+			}
+			return k, nil // no read-back: the worker records a marker
+		}, 2))
+		defer seq.Release(bg)
+		if err := seq.Async(bg, 7); err != nil {
+			t.Fatal(err)
+		}
+		// Take the invocation as Get does and wait for its return, so
+		// that the next Get finds the token and then waits on the marker.
+		seq.getMu.Lock()
+		tk := <-seq.results
+		seq.head = tk
+		seq.getMu.Unlock()
+		for len(tk.done) == 0 {
+			time.Sleep(100 * time.Microsecond)
+		}
+		short, cancel := context.WithTimeout(bg, 100*time.Microsecond)
+		got, err := seq.Get(short)
+		cancel()
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			if !tk.returned || seq.head != tk {
+				t.Fatalf("%s: a Get that gave up on the marker left returned %v, head kept %v", devName(d), tk.returned, seq.head == tk)
+			}
+			long, cancel := context.WithTimeout(bg, 30*time.Second)
+			got, err = seq.Get(long)
+			cancel()
+			if err != nil || got != 7 {
+				t.Fatalf("%s: the Get after one that gave up: %d, %v; want 7", devName(d), got, err)
+			}
+		case err != nil || got != 7:
+			t.Fatalf("%s: Get: %d, %v; want 7", devName(d), got, err)
+		default:
+			t.Logf("%s: the device finished %d passes before a 100 µs Get gave up", devName(d), passes)
+		}
+		xs := must[[]int32](t)(x.ToSlice())
+		if xs[0] != passes || xs[n-1] != passes {
+			t.Errorf("%s: x = %d … %d after the invocation, want %d", devName(d), xs[0], xs[n-1], passes)
+		}
+	}
+}
