@@ -21,12 +21,12 @@
 #                                 copy, IPC reads, the growing array (needs
 #                                 bin/imagecopy, bin/ipcshare, bin/growarray:
 #                                 go build -o bin/ ./examples/...)
-#   scripts/gpu-launch.sh compute compute's figures both ways
-#                                 (-elements-per-thread 1 and 4) on CUDA and
-#                                 NVIDIA's OpenCL, task sequences, PoCL 5's
-#                                 command buffer replay, and
-#                                 scripts/bench/peers.sh beside CuPy and
-#                                 PyTorch
+#   scripts/gpu-launch.sh compute the comparison with CuPy and PyTorch
+#                                 (scripts/bench/peers.sh, two runs), then
+#                                 compute's reductions, dispatch, first
+#                                 Transform and task sequences on NVIDIA's
+#                                 OpenCL and CUDA, and PoCL 5's command
+#                                 buffer replay
 #   scripts/gpu-launch.sh noise   six identical urcompare runs of the H100
 #                                 (CUDA and NVIDIA's OpenCL), one with FMA
 #                                 made 20% slower, and their diffs
@@ -100,17 +100,17 @@ api)
 	bash scripts/cts-summary.sh "$out/cts.log" >"$out/cts-summary.md"
 	;;
 compute)
-	for per in 4 1; do
-		log "compute-cuda-$per" 150 bin/urbench compute -device cuda:0 -rounds 15 -elements-per-thread "$per"
-		# The first Transform's phases (NewDevice, uploads, the kernel
-		# from the cache, the wait) go to the log with the figures.
-		log "compute-nvidia-opencl-$per" 150 env GOUR_URBENCH_PHASES=1 bin/urbench compute -device opencl:gpu -backend opencl -rounds 10 -elements-per-thread "$per"
-	done
-	log compute-taskseq-bench 60 env UR_REQUIRE_ADAPTERS=cuda bin/compute.test -test.run '^$' -test.bench TaskSequence -test.count 3
+	# The comparison's open figures first, most wanted first, so that a
+	# call cut short still has them.
+	log peers 300 scripts/bench/peers.sh --device cuda:0 --rounds 15 --runs 2
+	# The first Transform's phases (NewDevice, uploads, the kernel from
+	# the cache, the wait) go to the log with the figures.
+	log compute-nvidia-opencl 150 env GOUR_URBENCH_PHASES=1 bin/urbench compute -device opencl:gpu -backend opencl -rounds 10 -steps reduce,dispatch,first,taskseq
+	log compute-cuda 150 bin/urbench compute -device cuda:0 -rounds 15 -steps reduce,dispatch,taskseq,pipeline
 	log graph-pocl5 150 bin/urbench graph -device opencl:cpu -backend opencl -cmdbuf auto,native,emulated -iters 4000 -kernels 200 -rounds 5 -launch-rounds 200 -launch-iters 100
-	log peers 240 scripts/bench/peers.sh --device cuda:0 --rounds 15 --runs 1
+	log compute-cuda-dispatch-bench 60 env UR_REQUIRE_ADAPTERS=cuda bin/compute.test -test.run '^$' -test.bench 'Dispatch$|TaskSequence' -test.count 3
 	# The figures the comparison's targets read, in one place.
-	grep -hE '^(transform\.(axpy|dispatch|first\.alone)|reduce\.(sum|device|read)|copy\.d2d|taskseq|pipeline|graph\.(replay|single))|phases|Benchmark|×' \
+	grep -hE '^(transform\.(axpy|dispatch|first\.alone)|reduce\.(sum|device|read)|copy\.d2d|dispatch\.|taskseq|pipeline|graph\.(replay|single))|phases|Benchmark|×' \
 		"$out"/compute-*.log "$out/graph-pocl5.log" "$out/peers.log"
 	;;
 noise)

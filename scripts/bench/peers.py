@@ -124,7 +124,10 @@ def has_blas(urbench):
 def gour_figures(urbench, device, rounds, gemm):
     """gour's figures: key -> value, and notes on what was left out."""
     figs, notes = {}, []
+    # Only the steps whose lines the table reads: axpy (transform.axpy,
+    # copy.d2d), reduce (reduce.device) and dispatch (transform.dispatch).
     compute = parse_urbench(run_urbench(urbench, ["compute", "-backend", "cuda", "-device", device, "-rounds", str(rounds),
+                                                  "-steps", "axpy,reduce,dispatch",
                                                   "-n", str(AXPY_N), "-reduce-n", str(SUM_N), "-calls", str(SMALL_CALLS)]))
     memory = parse_urbench(run_urbench(urbench, ["memory", "-backend", "cuda", "-device", device, "-rounds", str(rounds),
                                                  "-iters", str(POOL_PAIRS), "-bytes", "16M"]))
