@@ -159,8 +159,8 @@ func TestPreparedLaunches(t *testing.T) {
 	}
 }
 
-// A Device whose adapter does not prepare launches (here: any, without
-// alwaysPrepare, but CUDA) keeps none after its first try.
+// A Device on an adapter that does not prepare launches (any but CUDA)
+// keeps none, and stops trying after its first ArgLaunch.
 func TestPreparedLaunchesOnlyWherePrepared(t *testing.T) {
 	if alwaysPrepare {
 		t.Skip("GOUR_COMPUTE_ALWAYS_PREPARE=1: every Device prepares")
