@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -16,7 +17,9 @@ import (
 // against 4.7 µs a launch on the H100 (docs/benchmarks.md, the launch
 // model). Elsewhere the ArgLaunch would only add its own checks to
 // LaunchArgs's, so a Device that finds its first ArgLaunch unprepared
-// keeps to LaunchArgs.
+// keeps to LaunchArgs. While a trace is recorded every Device does: a
+// prepared launch has a host span only, and the queue's track in the
+// trace would lose the kernels.
 //
 // An ArgLaunch holds the storage among its arguments: ur frees storage
 // only once the last launch holding it has let go. So storage is parked
@@ -52,9 +55,10 @@ var alwaysPrepare bool
 // with args, mems[i] being the storage argument i points into (nil for a
 // value), through e's prepared launch: made at the kernel's second
 // launch, its changed arguments set after that. Where the Device does not
-// prepare launches, or another goroutine is launching e, it is d.launch.
+// prepare launches, a trace is recorded, or another goroutine is
+// launching e, it is d.launch.
 func (d *Device) launchPrepared(e *kernelEntry, global, local uint64, args []ur.Arg, mems []*devMem) error {
-	if d.prepares.Load() == prepareNo || !e.prepMu.TryLock() {
+	if d.prepares.Load() == prepareNo || trace.Active() != nil || !e.prepMu.TryLock() {
 		return d.launch(e, global, local, args)
 	}
 	defer e.prepMu.Unlock()

@@ -3,10 +3,13 @@ package compute
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/trace"
+	"github.com/gour-dev/gour/ur"
 )
 
 // GOUR_COMPUTE_ALWAYS_PREPARE=1 runs the package's tests with every
@@ -186,6 +189,37 @@ func TestPreparedLaunchesOnlyWherePrepared(t *testing.T) {
 		check := must[[]float32](t)(x.ToSlice())
 		if check[0] != 8 {
 			t.Errorf("%s: x[0] = %v after three doublings, want 8", devName(d), check[0])
+		}
+	}
+}
+
+// While a trace is recorded no launch is prepared: a prepared launch has
+// a host span only, and the trace's queue tracks would lose the kernels.
+func TestPreparedLaunchesNotWhileTracing(t *testing.T) {
+	if trace.Active() != nil {
+		t.Skip("a trace is being recorded (GOUR_TRACE)")
+	}
+	defer func(was bool) { alwaysPrepare = was }(alwaysPrepare)
+	alwaysPrepare = true
+	for _, d := range deviceContexts(t) {
+		x := must[*Array[float32]](t)(FromSlice(d, make([]float32, 256)))
+		defer x.Release()
+		if err := ur.StartTrace(filepath.Join(t.TempDir(), "trace.json")); err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if err := Transform(d, must[*ExprFunc[float32]](t)(Expr[float32]("y = x + 1", nil)), x, x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := ur.StopTrace(); err != nil {
+			t.Fatal(err)
+		}
+		if c := preparedCount(d); c != 0 {
+			t.Errorf("%s: %d prepared launches made while tracing, want 0", devName(d), c)
+		}
+		if got := must[[]float32](t)(x.ToSlice()); got[255] != 3 {
+			t.Errorf("%s: x[255] = %v after three increments, want 3", devName(d), got[255])
 		}
 	}
 }
