@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -392,43 +391,33 @@ func TestExprFuncInputsAllocatesNothing(t *testing.T) {
 // device (PoCL's buffer copy runs on one thread), with the same result,
 // whether the arrays are USM or buffers.
 func TestCopyPath(t *testing.T) {
-	testenv.CheckRequired(t)
-	for _, dev := range testenv.System(t).Devices {
-		if dev.Backend() != "opencl" && dev.Backend() != "cuda" {
-			continue
+	forDevicesBothStorages(t, func(t *testing.T, d *Device) {
+		const n = 1 << 16
+		data := make([]int32, n)
+		for i := range data {
+			data[i] = int32(i*7 - n)
 		}
-		for _, buffers := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/buffers=%v", dev.Name(), buffers), func(t *testing.T) {
-				d := must[*Device](t)(NewDeviceFrom(queueOf(t, dev), DeviceOptions{Buffers: buffers}))
-				defer d.Release()
-				const n = 1 << 16
-				data := make([]int32, n)
-				for i := range data {
-					data[i] = int32(i*7 - n)
-				}
-				a := must[*Array[int32]](t)(FromSlice(d, data))
-				defer a.Release()
-				b := must[*Array[int32]](t)(Zeros[int32](d, n))
-				defer b.Release()
-				if err := d.Wait(); err != nil {
-					t.Fatal(err)
-				}
-				before := d.launches.Load()
-				if err := Copy(d, b, a); err != nil {
-					t.Fatal(err)
-				}
-				launched := d.launches.Load() - before
-				cpu := dev.Info().Type == ur.DeviceTypeCPU
-				if want := map[bool]int64{true: 1, false: 0}[cpu]; launched != want {
-					t.Errorf("a CPU device (%v): Copy launched %d kernels, want %d", cpu, launched, want)
-				}
-				got := must[[]int32](t)(b.ToSlice())
-				for i := range got {
-					if got[i] != data[i] {
-						t.Fatalf("b[%d] = %d after Copy, want %d", i, got[i], data[i])
-					}
-				}
-			})
+		a := must[*Array[int32]](t)(FromSlice(d, data))
+		defer a.Release()
+		b := must[*Array[int32]](t)(Zeros[int32](d, n))
+		defer b.Release()
+		if err := d.Wait(); err != nil {
+			t.Fatal(err)
 		}
-	}
+		before := d.launches.Load()
+		if err := Copy(d, b, a); err != nil {
+			t.Fatal(err)
+		}
+		launched := d.launches.Load() - before
+		cpu := d.dev.Info().Type == ur.DeviceTypeCPU
+		if want := map[bool]int64{true: 1, false: 0}[cpu]; launched != want {
+			t.Errorf("a CPU device (%v): Copy launched %d kernels, want %d", cpu, launched, want)
+		}
+		got := must[[]int32](t)(b.ToSlice())
+		for i := range got {
+			if got[i] != data[i] {
+				t.Fatalf("b[%d] = %d after Copy, want %d", i, got[i], data[i])
+			}
+		}
+	})
 }

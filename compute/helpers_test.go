@@ -1,6 +1,7 @@
 package compute
 
 import (
+	"fmt"
 	"testing"
 
 	_ "github.com/gour-dev/gour/adapters/all"
@@ -45,4 +46,30 @@ func deviceContexts(t testing.TB) []*Device {
 		t.Logf("no OpenCL or CUDA device: %s", testenv.Reasons(sys))
 	}
 	return out
+}
+
+// forDevicesBothStorages runs f as a subtest on a Device of each selected
+// device whose backend takes OpenCL C or CUDA C, once with USM storage
+// and once with buffers; the Device's Release is checked when f returns.
+func forDevicesBothStorages(t *testing.T, f func(t *testing.T, d *Device)) {
+	testenv.CheckRequired(t)
+	for _, dev := range testenv.System(t).Devices {
+		if dev.Backend() != "opencl" && dev.Backend() != "cuda" {
+			continue
+		}
+		for _, buffers := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/buffers=%v", dev.Name(), buffers), func(t *testing.T) {
+				d, err := NewDeviceFrom(queueOf(t, dev), DeviceOptions{Buffers: buffers})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer func() {
+					if err := d.Release(); err != nil {
+						t.Errorf("Release: %v", err)
+					}
+				}()
+				f(t, d)
+			})
+		}
+	}
 }

@@ -164,15 +164,20 @@ func (d *Device) dropPrepared(e *kernelEntry) error {
 	return p.l.Release()
 }
 
+// preparedEntries is a copy of the entries with a prepared launch, to
+// go through taking each one's lock without holding d.prepMu.
+func (d *Device) preparedEntries() []*kernelEntry {
+	d.prepMu.Lock()
+	defer d.prepMu.Unlock()
+	return slices.Clone(d.prepared)
+}
+
 // parkPrepared points the arguments of the Device's prepared launches
 // that point into m at the parking storage instead, before m is freed;
 // a launch whose argument cannot be moved is dropped.
 func (d *Device) parkPrepared(m *devMem) error {
-	d.prepMu.Lock()
-	entries := slices.Clone(d.prepared)
-	d.prepMu.Unlock()
 	var errs []error
-	for _, e := range entries {
+	for _, e := range d.preparedEntries() {
 		e.prepMu.Lock()
 		if p := e.prep; p != nil && slices.Contains(p.mems, m) {
 			if err := d.park(p, m); err != nil {
@@ -207,11 +212,8 @@ func (d *Device) park(p *preparedLaunch, m *devMem) error {
 // releasePrepared releases every prepared launch and the parking storage,
 // for Device.Release, after the queue has finished.
 func (d *Device) releasePrepared() error {
-	d.prepMu.Lock()
-	entries := slices.Clone(d.prepared)
-	d.prepMu.Unlock()
 	var errs []error
-	for _, e := range entries {
+	for _, e := range d.preparedEntries() {
 		e.prepMu.Lock()
 		errs = append(errs, d.dropPrepared(e))
 		e.prepMu.Unlock()
