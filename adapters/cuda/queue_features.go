@@ -109,11 +109,6 @@ func (ss *streamSet) release(l *cu.Lib) error {
 	return err
 }
 
-// markerAll is Marker on an out-of-order queue: with an empty wait list
-// the marker completes after every command enqueued before, so the first
-// stream waits for a join event recorded on each other; with barrier set
-// every other stream then waits for the marker, so later commands on any
-// stream follow it.
 // joinFirst makes the first stream wait for the work enqueued so far on
 // the others (an event recorded on each), so that what is enqueued on it
 // next follows all of it. The caller holds ss.mu.
@@ -130,6 +125,11 @@ func (ss *streamSet) joinFirst(l *cu.Lib) error {
 	return nil
 }
 
+// markerAll is Marker on an out-of-order queue: with an empty wait list
+// the marker completes after every command enqueued before, so the first
+// stream waits for a join event recorded on each other; with barrier set
+// every other stream then waits for the marker, so later commands on any
+// stream follow it.
 func (q *queue) markerAll(wait []driver.Event, barrier bool) (driver.Event, error) {
 	ss := q.ooo
 	if err := q.dev.bind(); err != nil {
