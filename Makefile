@@ -61,8 +61,6 @@ test: deps
 	else echo "staticcheck not installed: skipped"; fi
 	@echo "== go test -race"
 	$(TEST_ENV) $(GO) test -race -count=1 ./...
-	@echo "== compute again with every element-wise launch through a kept ArgLaunch, as on CUDA (PoCL prepares none of its own)"
-	$(TEST_ENV) GOUR_COMPUTE_ALWAYS_PREPARE=1 $(GO) test -race -count=1 ./compute/
 	@echo "== Level Zero struct layouts and constants against ze_api.h (cgo, libze-dev)"
 	CGO_ENABLED=1 $(GO) test -count=1 -tags zeheaders ./adapters/levelzero/internal/ze/
 	@echo "== the conformance suite, and compute and programmgr's OpenCL C through SPIR-V, on Level Zero, through the loader, over the test driver (not hardware: docs/conformance.md)"

@@ -70,14 +70,6 @@ type Device struct {
 	groups    uint64 // the first reduction pass's work-groups, at most
 	perThread int    // DeviceOptions.ElementsPerThread, resolved: 1 or 4
 	options   string // build options of the package's kernels
-	// Prepared launches (prepared.go).
-	prepares    atomic.Int32   // prepareUnknown, prepareYes or prepareNo
-	prepMu      sync.Mutex     // guards prepared
-	prepared    []*kernelEntry // the entries with a prepared launch
-	parkingOnce sync.Once
-	parking     *devMem // storage arguments point at while theirs is freed
-	parkingErr  error
-
 	// kernelCopy makes Copy run the copy kernel, not the driver's copy:
 	// on a CPU device, where PoCL copies a buffer on one thread and the
 	// kernel on all of them (1.6-2.5x the bandwidth on PoCL 3.1).
@@ -173,11 +165,6 @@ type kernelID struct{ key, name string }
 type kernelEntry struct {
 	k     *programmgr.Kernel
 	local uint64 // the work-group size for this kernel
-
-	// The kernel's prepared launch (prepared.go).
-	prepMu   sync.Mutex      // held to launch through prep, to change it or drop it
-	prep     *preparedLaunch // prepMu
-	launched bool            // launched once without prep; prepMu
 }
 
 // NewDevice returns a Device context of its own on dev: a ur.Context, an
@@ -358,7 +345,7 @@ func (d *Device) Release() error {
 	if d == nil || d.released.Swap(true) {
 		return nil
 	}
-	errs := []error{d.q.Finish(), d.closeBLAS(), d.freePartials(), d.releasePrepared()}
+	errs := []error{d.q.Finish(), d.closeBLAS(), d.freePartials()}
 	d.mu.Lock()
 	for _, e := range d.kernels {
 		errs = append(errs, e.k.Release())
@@ -399,8 +386,7 @@ type devMem struct {
 	d      *Device
 	usm    *ur.USM
 	mem    *ur.Mem
-	pooled bool         // usm came from the Device's pool, on its queue
-	preps  atomic.Int32 // prepared launches with an argument into it (prepared.go)
+	pooled bool // usm came from the Device's pool, on its queue
 }
 
 func (m *devMem) arg() ur.Arg {
@@ -445,16 +431,6 @@ func (m *devMem) alignedTo(b uint64) bool {
 // driver until its commands are done, and a plain USM allocation, which
 // Free would free at once, after the queue has finished.
 func (m *devMem) free() error {
-	if m.preps.Load() > 0 {
-		if err := m.d.parkPrepared(m); err != nil {
-			return errors.Join(err, m.release())
-		}
-	}
-	return m.release()
-}
-
-// release gives m's storage back, parked or not.
-func (m *devMem) release() error {
 	switch {
 	case m.mem != nil:
 		return m.mem.Release()

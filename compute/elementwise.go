@@ -40,7 +40,6 @@ type ewOp struct {
 	coreBuf  [4]*core
 	paramBuf [4]ur.Arg
 	argBuf   [8]ur.Arg
-	memBuf   [8]*devMem // argBuf's storage, for Device.launchPrepared
 }
 
 // cpuBody makes an element-wise operation's chunk body from its arrays'
@@ -107,16 +106,14 @@ func (op *ewOp) onDevice(d *Device) error {
 			}
 		}
 	}
-	args, mems := op.argBuf[:0], op.memBuf[:0]
-	args, mems = append(args, op.out.dev.arg()), append(mems, op.out.dev)
+	args := op.argBuf[:0]
+	args = append(args, op.out.dev.arg())
 	for _, in := range op.ins {
-		args, mems = append(args, in.dev.arg()), append(mems, in.dev)
+		args = append(args, in.dev.arg())
 	}
-	for _, p := range op.params {
-		args, mems = append(args, p), append(mems, nil)
-	}
-	args, mems = append(args, ur.ArgOf(uint64(op.n))), append(mems, nil)
-	return d.launchPrepared(e, roundUp(items, e.local), e.local, args, mems)
+	args = append(args, op.params...)
+	args = append(args, ur.ArgOf(uint64(op.n)))
+	return d.launch(e, roundUp(items, e.local), e.local, args)
 }
 
 // onCPU recovers a panic in making the body (which views the arrays'

@@ -131,13 +131,6 @@ func (l *ArgLaunch) Launch() error {
 	return l.launchSlowly()
 }
 
-// Prepared reports whether the adapter prepared the launch: whether
-// Launch is the driver's one call with the arguments laid out in advance
-// (CUDA), rather than Queue.LaunchArgs's checks and layout made again at
-// every Launch, which is what it is where the adapter cannot prepare one.
-// A caller choosing between LaunchArgs and a kept ArgLaunch asks this.
-func (l *ArgLaunch) Prepared() bool { return l != nil && l.drv != nil }
-
 // launchSlowly launches through the adapter's launch with arguments, which
 // makes the error where the prepared launch failed.
 func (l *ArgLaunch) launchSlowly() error {

@@ -81,8 +81,9 @@ type Kernel struct {
 	ptrArgs []ptrArg
 	// argMu serialises LaunchArgs on adapters without argument launches,
 	// which set the kernel's arguments for each launch.
-	argMu   sync.Mutex
-	repeats repeats
+	argMu      sync.Mutex
+	repeats    repeats
+	repeatArgs repeatArgs
 }
 
 // NewKernel creates the kernel called name. An unknown name gives

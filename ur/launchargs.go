@@ -108,6 +108,12 @@ func (q *Queue) launchArgs(op string, k *Kernel, r *NDRange, props LaunchPropert
 		entered = i + 1
 		dargs = append(dargs, d)
 	}
+	// A repeated launch: the arguments that changed written into its
+	// prepared table, then one call (repeatArgs).
+	plain := len(wait) == 0 && !wantEvent && props == LaunchProperties{}
+	if plain && k.repeatArgs.launch(q, r, dargs) {
+		return nil, nil
+	}
 	dw, err := q.useWaitList(op, wait)
 	if err != nil {
 		return nil, err
@@ -120,6 +126,9 @@ func (q *Queue) launchArgs(op string, k *Kernel, r *NDRange, props LaunchPropert
 		ev, err = k.launchLocked(q, r, props, dargs, dw, wantEvent)
 	}
 	if err == nil && ev == nil {
+		if plain {
+			k.repeatArgs.note(k, q, r, dargs)
+		}
 		return nil, nil
 	}
 	return q.finishEnqueue(op, ev, err, nil)
