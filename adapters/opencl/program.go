@@ -1,6 +1,7 @@
 package opencl
 
 import (
+	"os"
 	"strings"
 	"unsafe"
 
@@ -55,9 +56,16 @@ func (c *context) NewProgramFromIL(il []byte) (driver.Program, error) {
 }
 
 func (c *context) NewProgramFromBinaries(devs []driver.Device, binaries [][]byte) (driver.Program, error) {
+	var made []string // PoCL build directories made for the binaries (poclbuilddir.go)
+	if c.isPoCL() {
+		binaries, made = poclOwnBuildDirs(binaries)
+	}
 	h, perDevice, st := c.a.lib.CreateProgramWithBinary(c.handle, handles(devs), binaries)
 	if st == cl.Success {
 		return c.newProgram(h, fromBinaries), nil
+	}
+	for _, dir := range made {
+		os.RemoveAll(dir)
 	}
 	for i, ds := range perDevice {
 		if ds != cl.Success {
