@@ -61,6 +61,8 @@ test: deps
 	else echo "staticcheck not installed: skipped"; fi
 	@echo "== go test -race"
 	$(TEST_ENV) $(GO) test -race -count=1 ./...
+	@echo "== the soak again, with PoCL's kernel cache on (the run above has it off)"
+	$(TEST_ENV) POCL_KERNEL_CACHE=1 $(GO) test -race -count=1 -run Soak ./soak/ -soak.duration=15s
 	@echo "== Level Zero struct layouts and constants against ze_api.h (cgo, libze-dev)"
 	CGO_ENABLED=1 $(GO) test -count=1 -tags zeheaders ./adapters/levelzero/internal/ze/
 	@echo "== the conformance suite, and compute and programmgr's OpenCL C through SPIR-V, on Level Zero, through the loader, over the test driver (not hardware: docs/conformance.md)"
@@ -82,12 +84,12 @@ bench: deps
 	scripts/bench/launch.sh
 
 # Test binaries of every package under conformance/, adapters/, examples/,
-# blas/ and compute/ that has tests, named after the package path
+# blas/, compute/ and soak/ that has tests, named after the package path
 # (bin/adapters-opencl.test), the example adapter's (bin/cltrace.test: the
 # conformance suite through a proxy of OpenCL), and the commands. Built
 # without cgo, so they run on any Linux of the same architecture, from any
 # directory (the conformance suite's device code is embedded).
-DEVICE_TEST_PKGS = $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./conformance/... ./adapters/... ./examples/... ./blas/... ./compute/...)
+DEVICE_TEST_PKGS = $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./conformance/... ./adapters/... ./examples/... ./blas/... ./compute/... ./soak/...)
 # Without symbol tables: bin/ must stay under what travels to a GPU machine.
 DEVICE_LDFLAGS := -ldflags='-s -w'
 MODULE = $(shell $(GO) list -m)

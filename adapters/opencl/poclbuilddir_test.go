@@ -35,6 +35,7 @@ func TestProgramsFromOneBinaryOutliveEachOther(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("%s: the binary's head: %q", dev, bins[0][:min(len(bins[0]), 96)])
 
 	// Goroutines make, use and release programs of the binary at once:
 	// one's release then falls in another's compile of a work-group
