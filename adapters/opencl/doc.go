@@ -222,4 +222,9 @@
 //     the SVM commands, cl_khr_priority_hints,
 //     cl_khr_suggested_local_work_size, sub-group queries and
 //     cl_intel_global_variable_pointers.
+//   - A program made from a PoCL binary built with PoCL's kernel cache off
+//     gets a build directory of its own (poclbuilddir.go): PoCL would
+//     unpack every program of one binary into the directory the binary
+//     names and remove it when the first of them is freed, aborting the
+//     process at another's next launch.
 package opencl
