@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"runtime/debug"
 	"slices"
@@ -41,6 +42,8 @@ type Report struct {
 	Ops      map[string]int64         // calls made, by kind
 	Time     map[string]time.Duration // time spent in them, by kind
 	Failures []Failure
+
+	released chan struct{} // closed once everything the run made is released
 }
 
 // Failure is one failed call.
@@ -146,7 +149,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	for i := range opts.Workers {
 		w := &worker{id: i, rng: rand.New(rand.NewPCG(opts.Seed, uint64(i))), sites: sites, pools: make([][]*held, len(sites))}
 		wg.Go(func() {
-			w.run(ctx)
+			w.run(ctx, opts.Workers)
 			mu.Lock()
 			for k, n := range w.ops {
 				r.Ops[k] += n
@@ -158,18 +161,27 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
+	r.released = make(chan struct{})
 	select {
 	case <-done:
 	case <-time.After(opts.Duration + opts.Hang):
+		// What the hung calls use is released once they return, if ever.
+		go func() {
+			<-done
+			closeSites()
+			close(r.released)
+		}()
 		mu.Lock()
 		defer mu.Unlock()
-		r.Elapsed = time.Since(start)
-		return r, fmt.Errorf("%w (%v after the end)", ErrHung, opts.Hang)
+		hung := &Report{Seed: r.Seed, Elapsed: time.Since(start), Ops: maps.Clone(r.Ops), Time: maps.Clone(r.Time),
+			Failures: slices.Clone(r.Failures), released: r.released}
+		return hung, fmt.Errorf("%w (%v after the end)", ErrHung, opts.Hang)
 	}
 	r.Elapsed = time.Since(start)
 	if err := closeSites(); err != nil {
 		r.Failures = append(r.Failures, Failure{Worker: -1, Op: "release shared", Err: err})
 	}
+	close(r.released)
 	return r, nil
 }
 
@@ -273,16 +285,22 @@ var ops = []op{
 	{"evict", 1, (*worker).evict},
 }
 
-var opWeights = func() int {
-	n := 0
-	for _, o := range ops {
-		n += o.weight
+// Kinds are the kinds of call a run makes, each at least once: the keys
+// of Report.Ops.
+func Kinds() []string {
+	kinds := make([]string, len(ops))
+	for i, o := range ops {
+		kinds[i] = o.name
 	}
-	return n
-}()
+	return kinds
+}
 
 func (w *worker) pick() op {
-	n := w.rng.IntN(opWeights)
+	total := 0
+	for _, o := range ops {
+		total += o.weight
+	}
+	n := w.rng.IntN(total)
 	for _, o := range ops {
 		if n < o.weight {
 			return o
@@ -293,11 +311,19 @@ func (w *worker) pick() op {
 }
 
 // run makes calls until ctx is done, then releases the arrays it kept.
-func (w *worker) run(ctx context.Context) {
+// Its first calls, whatever ctx says, are its share of every kind (kinds
+// i, i+n, i+2n, ... of worker i of n), so that a run calls every kind
+// however short or loaded it is.
+func (w *worker) run(ctx context.Context, n int) {
 	w.ops, w.time = map[string]int64{}, map[string]time.Duration{}
-	for ctx.Err() == nil {
+	first := w.id
+	for first < len(ops) || ctx.Err() == nil {
 		i := w.rng.IntN(len(w.sites))
 		s, o := w.sites[i], w.pick()
+		if first < len(ops) {
+			o = ops[first]
+			first += n
+		}
 		start := time.Now()
 		if err := w.call(o, s, &w.pools[i]); err != nil {
 			w.fails = append(w.fails, Failure{Worker: w.id, Op: o.name, Device: s.dev.String(), Err: err})

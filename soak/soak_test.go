@@ -48,9 +48,9 @@ func TestSoak(t *testing.T) {
 	if len(r.Failures) > 0 {
 		t.Errorf("%d of %d calls failed (seed %d)", len(r.Failures), r.Total(), r.Seed)
 	}
-	for _, op := range []string{"transform", "reduce", "kernel", "new-queue"} {
-		if r.Ops[op] == 0 {
-			t.Errorf("no %s call in %v: the run was too short to load anything", op, r.Elapsed)
+	for _, kind := range soak.Kinds() {
+		if r.Ops[kind] == 0 {
+			t.Errorf("no %s call in %v", kind, r.Elapsed)
 		}
 	}
 }
