@@ -115,7 +115,7 @@ func (m *Manager) buildOrLoad(ctx context.Context, img *Image, devs []*ur.Device
 	if err != nil {
 		return nil, err
 	}
-	if built, err := p.ur.Binaries(); err == nil && len(built) == len(devs) {
+	if built, err := p.ur.Binaries(); err == nil && len(built) == len(devs) && m.usable() {
 		for i := range devs {
 			m.disk.Put(keys[i], built[i], info)
 		}
@@ -137,6 +137,9 @@ func (m *Manager) buildOrLoadOne(ctx context.Context, img *Image, dev *ur.Device
 				return nil, err
 			}
 			built = p
+			if err := m.ctx.Lost(); err != nil {
+				return nil, err // not stored: see Manager.usable
+			}
 			bins, err := p.ur.Binaries()
 			if err != nil || len(bins) != 1 || len(bins[0]) == 0 {
 				return nil, errNoBinaries

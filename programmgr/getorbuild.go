@@ -257,14 +257,17 @@ func runBuild[T counted](ctx context.Context, build func(context.Context) (T, er
 }
 
 // classify sorts a build error: a driver error is remembered, except out
-// of memory (already retried, and memory may come back); anything else
-// lets a waiter try again.
+// of memory (already retried, and memory may come back) and a lost device
+// (which says nothing of the program); anything else lets a waiter try
+// again.
 func classify(err error) outcome {
 	var ue *ur.Error
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return outRetry
-	case isOutOfMemory(err):
+	case isOutOfMemory(err), errors.Is(err, ur.ErrDeviceLost):
+		// A lost context is not remembered as a failure of the
+		// program either: nothing of it is kept (Manager.usable).
 		return outFinal
 	case errors.As(err, &ue):
 		return outCached

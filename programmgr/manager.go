@@ -181,6 +181,14 @@ func newManager(ctx *ur.Context, opts Options, getenv func(string) string) (*Man
 	return m, nil
 }
 
+// usable reports whether what the manager's context builds or loads may be
+// kept: not once the context is lost (ur.Context.Lost) or released. A
+// program finished in a lost context goes to its callers, whose calls fail
+// with ur.ErrDeviceLost, but into neither cache: a later manager of a new
+// context must not find a binary whose build raced a device fault, and the
+// memory cache must not hand out kernels of a dead context.
+func (m *Manager) usable() bool { return m.ctx.Lost() == nil }
+
 // Context returns the manager's context.
 func (m *Manager) Context() *ur.Context { return m.ctx }
 
@@ -329,7 +337,7 @@ func (m *Manager) getProgram(ctx context.Context, r *request) (*Program, *progra
 			return &pe.cell, nil
 		},
 		build:  build,
-		accept: func() bool { return pe.cached && !m.closed },
+		accept: func() bool { return pe.cached && !m.closed && m.usable() },
 		insert: func(p *Program) { m.insertProgram(p) },
 		fetch: func(p *Program) {
 			p.touch(&m.clock)
@@ -403,7 +411,7 @@ func (m *Manager) getKernel(ctx context.Context, r *request) (*Kernel, error) {
 			return kc, nil
 		},
 		build:  build,
-		accept: func() bool { return pe.cached && !m.closed && pe.kernels[slot] == kc },
+		accept: func() bool { return pe.cached && !m.closed && pe.kernels[slot] == kc && m.usable() },
 		insert: func(k *Kernel) {
 			m.nKernels++
 			k.tracked = true

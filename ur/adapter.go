@@ -63,6 +63,9 @@ type Device struct {
 	// the device it was split from and how.
 	parent    *Device
 	partition Partition
+	// lost is the first ErrDeviceLost of a context on the device or one
+	// of its sub-devices (lost.go).
+	lost lostState
 }
 
 func newAdapter(name string, drv driver.Adapter) (*Adapter, error) {

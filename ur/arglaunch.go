@@ -88,7 +88,7 @@ func (q *Queue) prepareArgs(op string, k *Kernel, r *NDRange, props LaunchProper
 		pl, err := prep.PrepareArgLaunch(k.drv, *r, dargs, props)
 		if err != nil {
 			leaveArgs(l.args)
-			return nil, wrapError(err, op, q.adapter.name)
+			return nil, q.ctx.wrap(err, op)
 		}
 		l.drv, l.native = pl, pl.Native()
 		l.values = make([][]byte, len(args))

@@ -135,7 +135,7 @@ func (c *Context) NewCommandBuffer(dev *Device, opts CommandBufferOptions) (rh *
 	if native {
 		drv, err := cc.NewCommandBuffer(dev.drv, driver.CommandBufferProperties{Updatable: opts.Updatable})
 		if err != nil {
-			return nil, wrapError(err, op, c.adapter.name)
+			return nil, c.wrap(err, op)
 		}
 		cb.drv = drv
 	}

@@ -140,7 +140,7 @@ func (q *Queue) replay(op string, cb *CommandBuffer, wait []*Event) (*Event, err
 	}
 	plan, err := cb.planFor(q)
 	if err != nil {
-		return nil, wrapError(err, op, q.adapter.name)
+		return nil, q.ctx.wrap(err, op)
 	}
 	for i, c := range cb.cmds {
 		if c.kind == cmdLaunch {
@@ -165,7 +165,7 @@ func (q *Queue) replay(op string, cb *CommandBuffer, wait []*Event) (*Event, err
 				// again at the next replay; this one goes through the
 				// adapter's launch, which makes the error.
 				if err := plan.drop(i); err != nil {
-					return nil, wrapError(err, op, q.adapter.name)
+					return nil, q.ctx.wrap(err, op)
 				}
 			}
 		}

@@ -13,6 +13,9 @@ type Context struct {
 	object
 	drv     driver.Context
 	devices []*Device
+	// lost is set by the first call of the context that returned
+	// ErrDeviceLost (lost.go).
+	lost lostState
 }
 
 // NewContext creates a context over devices, which must all belong to one
@@ -35,6 +38,9 @@ func NewContext(devices ...*Device) (rh *Context, rerr error) {
 		if err := d.usable(op); err != nil {
 			return nil, err
 		}
+		if d.lost.first.Load() != nil {
+			return nil, d.deviceLostError(op)
+		}
 		if d.platform.drv != devices[0].platform.drv {
 			return nil, newError(ErrInvalidDevice, op, d.Backend(),
 				"device %d (%s) is not on the platform of device 0 (%s)", i, d.Name(), devices[0].Name())
@@ -46,7 +52,7 @@ func NewContext(devices ...*Device) (rh *Context, rerr error) {
 	a := devices[0].platform.adapter
 	drv, err := a.drv.NewContext(devicesOf(devices))
 	if err != nil {
-		return nil, wrapError(err, op, a.name)
+		return nil, lostDevices(wrapError(err, op, a.name), devices)
 	}
 	c := &Context{object: object{adapter: a}, drv: drv, devices: slices.Clone(devices)}
 	c.created("Context")
@@ -54,11 +60,20 @@ func NewContext(devices ...*Device) (rh *Context, rerr error) {
 	return c, nil
 }
 
+// enter checks that the context is live and not lost (lost.go); on nil
+// error the caller must call c.life.leave.
 func (c *Context) enter(op string) error {
 	if c == nil {
 		return nilHandle("Context", op)
 	}
-	return c.object.enter("Context", ErrInvalidContext, op)
+	if err := c.object.enter("Context", ErrInvalidContext, op); err != nil {
+		return err
+	}
+	if c.lost.first.Load() != nil {
+		c.life.leave()
+		return c.lostError(op)
+	}
+	return nil
 }
 
 // Release releases the context. Objects created in it stay valid until
@@ -89,7 +104,7 @@ func (c *Context) Adapter() *Adapter {
 // Native returns the vendor handle (cl_context, CUcontext, ...); 0 for a
 // nil or released context.
 func (c *Context) Native() uintptr {
-	if c.enter("Context.Native") != nil {
+	if c == nil || c.object.enter("Context", ErrInvalidContext, "Context.Native") != nil {
 		return 0
 	}
 	defer c.life.leave()

@@ -19,7 +19,10 @@
 // and, for builds, the build log; errors.Is(err, ErrOutOfDeviceMemory)
 // tests for a code. Every handle has a Release method; a released, nil or
 // foreign handle gives an error, never a crash, and a Release racing a
-// call on the same handle is deferred until the call returns.
+// call on the same handle is deferred until the call returns. A kernel's
+// fault on the device is ErrDeviceLost on every adapter, and sticky: the
+// context's later calls give it too, and Context.Lost and Device.Lost
+// report it (package supervise replaces a process whose device is lost).
 //
 // A typical sequence:
 //

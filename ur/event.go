@@ -42,11 +42,20 @@ func newEvent(q *Queue, drv driver.Event, host []byte) *Event {
 	return e
 }
 
+// enter checks that e is live and its queue's context not lost
+// (lost.go); on nil error the caller must call e.life.leave.
 func (e *Event) enter(op string) error {
 	if e == nil {
 		return nilHandle("Event", op)
 	}
-	return e.object.enter("Event", ErrInvalidEvent, op)
+	if err := e.object.enter("Event", ErrInvalidEvent, op); err != nil {
+		return err
+	}
+	if ctx := e.queue.ctx; ctx.lost.first.Load() != nil {
+		e.life.leave()
+		return ctx.lostError(op)
+	}
+	return nil
 }
 
 // Release releases the event. A command still running goes on.
@@ -69,7 +78,7 @@ func (e *Event) Wait(ctx context.Context) (rerr error) {
 	if err := e.enter(op); err != nil {
 		return err
 	}
-	return e.waitEntered(ctx, op, e.drv)
+	return e.queue.ctx.settle(e.waitEntered(ctx, op, e.drv))
 }
 
 // driverWaiter is what waitEntered waits through: a driver's event. An
@@ -119,7 +128,7 @@ func (e *Event) Status() (rv EventStatus, rerr error) {
 	}
 	defer e.life.leave()
 	s, err := e.drv.Status()
-	return s, wrapError(err, op, e.adapter.name)
+	return s, e.queue.ctx.wrap(err, op)
 }
 
 // Profiling returns the command's device timestamps. It fails with

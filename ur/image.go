@@ -334,7 +334,7 @@ func (c *Context) NewImage(flags MemFlags, format ImageFormat, desc ImageDesc, h
 	}
 	drv, err := ic.NewImage(flags, format, desc, host)
 	if err != nil {
-		return nil, wrapError(err, op, c.adapter.name)
+		return nil, c.wrap(err, op)
 	}
 	size := ext[0] * ext[1] * ext[2] * pixel // within the devices' limits, or the driver refused it
 	m := &Mem{object: object{adapter: c.adapter}, ctx: c, drv: drv, size: size, flags: flags,
@@ -652,7 +652,7 @@ func (c *Context) NewSampler(desc SamplerDesc) (rh *Sampler, rerr error) {
 	}
 	drv, err := ic.NewSampler(desc)
 	if err != nil {
-		return nil, wrapError(err, op, c.adapter.name)
+		return nil, c.wrap(err, op)
 	}
 	s := &Sampler{object: object{adapter: c.adapter}, ctx: c, drv: drv, desc: desc}
 	s.created("Sampler")

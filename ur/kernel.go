@@ -481,6 +481,10 @@ func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEven
 	if q == nil || !q.life.enter() {
 		return nil, q.enterError(op)
 	}
+	if q.ctx.lost.first.Load() != nil {
+		q.life.leave()
+		return nil, q.ctx.lostError(op)
+	}
 	if k == nil || !k.life.enter() {
 		q.life.leave()
 		return nil, k.enterError(op)

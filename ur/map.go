@@ -201,12 +201,12 @@ func (q *Queue) orderAfter(op string, blocking bool, wait []*Event) (*Event, err
 	defer leaveEvents(wait)
 	dev, err := mq.Marker(dw, false)
 	if err != nil {
-		return nil, wrapError(err, op, q.adapter.name)
+		return nil, q.ctx.wrap(err, op)
 	}
 	if blocking {
 		err := dev.Wait(context.Background())
 		_ = dev.Release()
-		return nil, wrapError(err, op, q.adapter.name)
+		return nil, q.ctx.wrap(err, op)
 	}
 	return q.finishEnqueue(op, dev, nil, nil)
 }

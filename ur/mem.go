@@ -86,7 +86,7 @@ func (c *Context) newBuffer(op string, flags MemFlags, size uint64, host []byte)
 	}
 	drv, err := c.drv.NewBuffer(flags, size, host)
 	if err != nil {
-		return nil, wrapError(err, op, c.adapter.name)
+		return nil, c.wrap(err, op)
 	}
 	m := &Mem{object: object{adapter: c.adapter}, ctx: c, drv: drv, size: size, flags: flags}
 	m.created("Mem")

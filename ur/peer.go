@@ -301,12 +301,12 @@ func (q *Queue) staged(op string, dstCtx *Context, dstDev *Device, srcCtx *Conte
 	}
 	sq, releaseSrc, err := q.queueIn(srcCtx, srcDev)
 	if err != nil {
-		return nil, wrapError(err, op, q.adapter.name)
+		return nil, q.ctx.wrap(err, op)
 	}
 	defer releaseSrc()
 	dq, releaseDst, err := q.queueIn(dstCtx, dstDev)
 	if err != nil {
-		return nil, wrapError(err, op, q.adapter.name)
+		return nil, q.ctx.wrap(err, op)
 	}
 	defer releaseDst()
 	host, freeHost := stagingMemory(srcCtx, size)
@@ -330,7 +330,7 @@ func (q *Queue) staged(op string, dstCtx *Context, dstDev *Device, srcCtx *Conte
 	ev.Release()
 	freeHost()
 	if err != nil {
-		return nil, wrapError(err, op, q.adapter.name)
+		return nil, q.ctx.wrap(err, op)
 	}
 	return q.marker(op, nil, false)
 }

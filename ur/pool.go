@@ -106,7 +106,7 @@ func (c *Context) NewPool(dev *Device, opts PoolOptions) (rh *Pool, rerr error) 
 	if pc, ok := c.drv.(driver.PoolContext); ok && !opts.ContextAlloc {
 		drv, err := pc.NewPool(dev.drv, driver.PoolProperties{ReleaseThreshold: opts.ReleaseThreshold, MaxSize: opts.MaxSize})
 		if err != nil {
-			return nil, wrapError(err, op, c.adapter.name)
+			return nil, c.wrap(err, op)
 		}
 		p.drv = drv
 	}
@@ -261,7 +261,7 @@ func (q *Queue) allocAsync(pool *Pool, size uint64) (*USM, error) {
 	}
 	addr, err := pool.alloc(q, poolClass(size))
 	if err != nil {
-		return nil, wrapError(err, op, q.adapter.name)
+		return nil, q.ctx.wrap(err, op)
 	}
 	u := q.ctx.newUSM(USMDevice, q.device, addr, size, true)
 	q.life.enter() // held by the allocation until it is freed on a queue

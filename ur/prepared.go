@@ -105,7 +105,7 @@ func (q *Queue) prepare(op string, k *Kernel, r *NDRange) (*PreparedLaunch, erro
 	if prep, ok := q.drv.(driver.LaunchPreparer); ok {
 		pl, err := prep.PrepareLaunch(k.drv, *r)
 		if err != nil {
-			return nil, wrapError(err, op, q.adapter.name)
+			return nil, q.ctx.wrap(err, op)
 		}
 		p.call.Store(newPreparedCall(pl))
 		p.prep = prep
@@ -156,7 +156,7 @@ func (p *PreparedLaunch) launchSlowly(st driver.LaunchStatus) error {
 	if st == driver.LaunchStale {
 		pl, err := p.prep.PrepareLaunch(p.k.drv, p.r)
 		if err != nil {
-			return wrapError(err, opPreparedLaunch, p.adapter.name)
+			return p.q.ctx.wrap(err, opPreparedLaunch)
 		}
 		c := newPreparedCall(pl)
 		p.call.Store(c)
@@ -165,7 +165,7 @@ func (p *PreparedLaunch) launchSlowly(st driver.LaunchStatus) error {
 		}
 	}
 	_, err := p.q.drv.Launch(p.k.drv, p.r, nil, false)
-	return wrapError(err, opPreparedLaunch, p.adapter.name)
+	return p.q.ctx.wrap(err, opPreparedLaunch)
 }
 
 // enterError is Launch's error for a nil or released p.

@@ -25,7 +25,7 @@ func (c *Context) newProgram(op string, create func() (driver.Program, error)) (
 	defer c.life.leave()
 	drv, err := create()
 	if err != nil {
-		return nil, wrapError(err, op, c.adapter.name)
+		return nil, c.wrap(err, op)
 	}
 	p := &Program{object: object{adapter: c.adapter}, ctx: c, drv: drv}
 	p.created("Program")
@@ -140,11 +140,20 @@ func leavePrograms(ps []*Program) {
 	}
 }
 
+// enter checks that p is live and its context not lost (lost.go); on nil
+// error the caller must call p.life.leave.
 func (p *Program) enter(op string) error {
 	if p == nil {
 		return nilHandle("Program", op)
 	}
-	return p.object.enter("Program", ErrInvalidProgram, op)
+	if err := p.object.enter("Program", ErrInvalidProgram, op); err != nil {
+		return err
+	}
+	if p.ctx.lost.first.Load() != nil {
+		p.life.leave()
+		return p.ctx.lostError(op)
+	}
+	return nil
 }
 
 // Release releases the program; kernels created from it stay valid.
@@ -210,7 +219,7 @@ func (p *Program) buildStep(op, options string, devices []*Device, step func([]d
 	if err != nil {
 		return err
 	}
-	err = wrapError(step(devicesOf(devs), options), op, p.adapter.name)
+	err = p.ctx.wrap(step(devicesOf(devs), options), op)
 	var e *Error
 	if errors.As(err, &e) && e.BuildLog == "" {
 		e.BuildLog = p.buildLogs(devs)

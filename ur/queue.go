@@ -49,7 +49,7 @@ func (c *Context) NewQueue(dev *Device, props QueueProperties) (rh *Queue, rerr 
 	drvProps := traceQueueProps(props)
 	drv, err := c.drv.NewQueue(dev.drv, drvProps)
 	if err != nil {
-		return nil, wrapError(err, op, c.adapter.name)
+		return nil, c.wrap(err, op)
 	}
 	q := c.newQueue(dev, drv, props)
 	queueMade(q, drvProps)
@@ -75,9 +75,15 @@ func (q *Queue) enterError(op string) error {
 	return q.releasedError("Queue", ErrInvalidQueue, op)
 }
 
+// enter checks that q is live and its context not lost (lost.go); on nil
+// error the caller must call q.life.leave.
 func (q *Queue) enter(op string) error {
 	if q == nil || !q.life.enter() {
 		return q.enterError(op)
+	}
+	if q.ctx.lost.first.Load() != nil {
+		q.life.leave()
+		return q.ctx.lostError(op)
 	}
 	return nil
 }
@@ -112,7 +118,7 @@ func (q *Queue) Device() *Device {
 // Native returns the vendor handle (cl_command_queue, CUstream, ...); 0
 // for a nil or released queue.
 func (q *Queue) Native() uintptr {
-	if q.enter("Queue.Native") != nil {
+	if q == nil || !q.life.enter() {
 		return 0
 	}
 	defer q.life.leave()
@@ -131,7 +137,7 @@ func (q *Queue) Flush() (rerr error) {
 		return err
 	}
 	defer q.life.leave()
-	return wrapError(q.drv.Flush(), op, q.adapter.name)
+	return q.ctx.wrap(q.drv.Flush(), op)
 }
 
 // Finish waits until every queued command has completed.
@@ -147,7 +153,7 @@ func (q *Queue) Finish() (rerr error) {
 	}
 	defer q.life.leave()
 	if err := q.drv.Finish(); err != nil {
-		return wrapError(err, op, q.adapter.name)
+		return q.ctx.wrap(err, op)
 	}
 	q.holds.dropAll(false)
 	return nil
@@ -227,7 +233,7 @@ func leaveEach(events []*Event) {
 // host, the memory a non-blocking transfer reads or writes, alive.
 func (q *Queue) finishEnqueue(op string, drv driver.Event, err error, host []byte) (*Event, error) {
 	if err != nil {
-		return nil, wrapError(err, op, q.adapter.name)
+		return nil, q.ctx.wrap(err, op)
 	}
 	if drv == nil {
 		return nil, nil

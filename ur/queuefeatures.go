@@ -36,7 +36,7 @@ func (q *Queue) IsEmpty() (rv bool, rerr error) {
 		return false, newError(ErrUnsupportedFeature, op, q.adapter.name, "the %s adapter's queues cannot say whether they are empty", q.adapter.name)
 	}
 	empty, err := qf.Empty()
-	return empty, wrapError(err, op, q.adapter.name)
+	return empty, q.ctx.wrap(err, op)
 }
 
 // OnComplete calls fn once the event's command has completed (or failed,
@@ -60,11 +60,11 @@ func (e *Event) OnComplete(fn func(status EventStatus, err error)) (rerr error) 
 	if ec, ok := e.drv.(driver.EventCallbacks); ok {
 		err := ec.OnComplete(func(st EventStatus, err error) {
 			defer e.life.leave()
-			fn(st, wrapError(err, op, e.adapter.name))
+			fn(st, e.queue.ctx.wrap(err, op))
 		})
 		if err != nil {
 			e.life.leave()
-			return wrapError(err, op, e.adapter.name)
+			return e.queue.ctx.wrap(err, op)
 		}
 		return nil
 	}
@@ -76,7 +76,7 @@ func (e *Event) OnComplete(fn func(status EventStatus, err error)) (rerr error) 
 		if err != nil {
 			st, _ = e.drv.Status()
 		}
-		fn(st, wrapError(err, op, e.adapter.name))
+		fn(st, e.queue.ctx.wrap(err, op))
 	}()
 	return nil
 }
@@ -226,7 +226,7 @@ func (q *Queue) BeginCapture() (rerr error) {
 	if !ok {
 		return newError(ErrUnsupportedFeature, op, q.adapter.name, "the %s adapter's queues cannot capture: record into a CommandBuffer", q.adapter.name)
 	}
-	return wrapError(cq.BeginCapture(), op, q.adapter.name)
+	return q.ctx.wrap(cq.BeginCapture(), op)
 }
 
 // EndCapture ends the capture BeginCapture started and returns what was
@@ -249,11 +249,11 @@ func (q *Queue) EndCapture() (rh *CommandBuffer, rerr error) {
 	}
 	drv, err := cq.EndCapture()
 	if err != nil {
-		return nil, wrapError(err, op, q.adapter.name)
+		return nil, q.ctx.wrap(err, op)
 	}
 	if err := drv.Finalize(); err != nil {
 		drv.Release()
-		return nil, wrapError(err, op, q.adapter.name)
+		return nil, q.ctx.wrap(err, op)
 	}
 	cb := &CommandBuffer{object: object{adapter: q.adapter}, ctx: q.ctx, dev: q.device, drv: drv, finalized: true}
 	cb.created("CommandBuffer")

@@ -85,7 +85,7 @@ func (q *Queue) EnqueueTimestampRecording(blocking bool, wait ...*Event) (rh *Ev
 		if err == nil && blocking {
 			if werr := ev.Wait(context.Background()); werr != nil {
 				_ = ev.Release()
-				return nil, wrapError(werr, op, q.adapter.name)
+				return nil, q.ctx.wrap(werr, op)
 			}
 		}
 	default:

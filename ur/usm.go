@@ -128,7 +128,7 @@ func (c *Context) alloc(op string, kind USMKind, dev *Device, size, alignment ui
 	}
 	addr, err := usm.USMAlloc(kind, ddev, size, alignment)
 	if err != nil {
-		return nil, wrapError(err, op, c.adapter.name)
+		return nil, c.wrap(err, op)
 	}
 	return c.newUSM(kind, dev, addr, size, true), nil
 }

@@ -33,7 +33,12 @@ func resultOf(r cu.Result) driver.Result {
 		return driver.ResultInvalidKernelName
 	case cu.LaunchOutOfResources:
 		return driver.ResultOutOfResources
-	case cu.IllegalAddress, cu.LaunchFailed, cu.LaunchTimeout:
+	case cu.IllegalAddress, cu.LaunchFailed, cu.LaunchTimeout, cu.Assert, cu.HardwareStackError,
+		cu.IllegalInstruction, cu.MisalignedAddress, cu.InvalidAddressSpace, cu.InvalidPC,
+		cu.ECCUncorrectable, cu.NVLinkUncorrectable:
+		// The sticky errors: CUDA's documentation says of each that the
+		// context "cannot be used" after it and every later call returns
+		// it; the process must end for the device to be used again.
 		return driver.ResultDeviceLost
 	case cu.NotSupported:
 		return driver.ResultUnsupportedFeature

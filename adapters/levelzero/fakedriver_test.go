@@ -45,6 +45,27 @@ func TestFakeDriver(t *testing.T) {
 	if os.Getenv(envFakeDriver) != "" {
 		t.Skip("in the child process")
 	}
+	lib := buildFakeDriver(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFakeDriverChild$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(),
+		envFakeDriver+"="+lib,
+		"ZE_ENABLE_ALT_DRIVERS="+lib,
+		"ZE_ENABLE_VALIDATION_LAYER=1",
+		"ZE_ENABLE_PARAMETER_VALIDATION=1",
+		ur.EnvDeviceSelector+"=level_zero:*",
+	)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("--- PASS: TestFakeDriverChild")) {
+		t.Fatalf("child process over the fake driver failed: %v\n%s", err, out)
+	}
+	t.Logf("child process over the fake driver:\n%s", out)
+}
+
+// buildFakeDriver compiles the fake driver and returns its library's path;
+// it skips the test where the loader, a C compiler or ze_ddi.h is missing,
+// unless the loader is required (envRequireLoader).
+func buildFakeDriver(t *testing.T) string {
+	t.Helper()
 	required := os.Getenv(envRequireLoader) == "1"
 	skip := func(format string, args ...any) {
 		t.Helper()
@@ -70,19 +91,7 @@ func TestFakeDriver(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		skip("building the fake driver (needs level_zero/ze_ddi.h, Debian: libze-dev): %v\n%s", err, out)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestFakeDriverChild$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(),
-		envFakeDriver+"="+lib,
-		"ZE_ENABLE_ALT_DRIVERS="+lib,
-		"ZE_ENABLE_VALIDATION_LAYER=1",
-		"ZE_ENABLE_PARAMETER_VALIDATION=1",
-		ur.EnvDeviceSelector+"=level_zero:*",
-	)
-	out, err := cmd.CombinedOutput()
-	if err != nil || !bytes.Contains(out, []byte("--- PASS: TestFakeDriverChild")) {
-		t.Fatalf("child process over the fake driver failed: %v\n%s", err, out)
-	}
-	t.Logf("child process over the fake driver:\n%s", out)
+	return lib
 }
 
 // TestFakeDriverChild is the child process of TestFakeDriver.

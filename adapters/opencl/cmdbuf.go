@@ -284,14 +284,14 @@ func (cb *commandBuffer) Enqueue(dq driver.Queue, wait []driver.Event, wantEvent
 	}
 	if cb.last != 0 {
 		// Not simultaneous-use: the replay before must be done.
-		if err := check("clWaitForEvents", q.lib.WaitForEvents([]cl.Event{cb.last})); err != nil {
+		if err := q.check("clWaitForEvents", q.lib.WaitForEvents([]cl.Event{cb.last}), true); err != nil {
 			return nil, err
 		}
 		q.lib.ReleaseEvent(cb.last)
 		cb.last = 0
 	}
 	// PoCL writes the replay's event unchecked: always ask for one.
-	e := &event{lib: q.lib}
+	e := &event{lib: q.lib, q: q}
 	wl := waitList(wait)
 	st := cb.ext.Enqueue(q.handle, cb.handle, wl, &e.handle)
 	if st == cl.IncompatibleCommandQueueKHR {

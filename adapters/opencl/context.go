@@ -2,6 +2,7 @@ package opencl
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/opencl/internal/cl"
@@ -30,6 +31,10 @@ type context struct {
 	internal   map[cl.Device]cl.Queue // the context's own queues (queuefeatures.go)
 
 	copier imageCopier // image copies by kernel (imagecopy.go)
+
+	// madeKernels: a kernel of a user's program was made in the context,
+	// so a wait's CL_OUT_OF_RESOURCES may be a kernel's fault (lost.go).
+	madeKernels atomic.Bool
 }
 
 func (c *context) Native() uintptr { return uintptr(c.handle) }

@@ -227,4 +227,18 @@
 //     unpack every program of one binary into the directory the binary
 //     names and remove it when the first of them is freed, aborting the
 //     process at another's next launch.
+//
+// Device faults (lost.go): OpenCL has no code for a lost device, and
+// NVIDIA's driver reports a kernel that faulted with codes that mean other
+// things (measured on an H100: clFinish CL_INVALID_COMMAND_QUEUE, the next
+// copy CL_OUT_OF_RESOURCES, a new context -9999). The adapter reports
+// ErrDeviceLost, keeping the driver's code, for CL_INVALID_COMMAND_QUEUE
+// from any call on a queue (the front end passes only live queues, so the
+// driver dropped it), and for CL_OUT_OF_RESOURCES or -9999 from a call
+// that waited for a queue (clFinish, clWaitForEvents, a blocking read or
+// write, a command's negative status) once the context has made a kernel.
+// An enqueue's CL_OUT_OF_RESOURCES stays ErrOutOfResources: a launch that
+// needs more of a work-group than the device has gives it too. The front
+// end then keeps the context lost (ur/lost.go, docs/design.md, "Device
+// faults").
 package opencl

@@ -10,6 +10,19 @@ import (
 type event struct {
 	lib    *cl.Lib
 	handle cl.Event
+	// q is the queue the event's command was enqueued on, nil for an
+	// event gour did not enqueue: its failures are read as device faults
+	// by q's rules (lost.go).
+	q *queue
+}
+
+// waitError is the error of a wait for the event's command (fn returned
+// st, or the command ended with st): q.check's, for an event of a queue.
+func (e *event) waitError(fn string, st cl.Status) error {
+	if e.q != nil {
+		return e.q.check(fn, st, true)
+	}
+	return check(fn, st)
 }
 
 func (e *event) Native() uintptr { return uintptr(e.handle) }
@@ -18,7 +31,7 @@ func (e *event) Release() error { return check("clReleaseEvent", e.lib.ReleaseEv
 
 // Wait blocks in clWaitForEvents, which OpenCL offers no way to cancel.
 func (e *event) Wait(ctxpkg.Context) error {
-	return check("clWaitForEvents", e.lib.WaitForEvents([]cl.Event{e.handle}))
+	return e.waitError("clWaitForEvents", e.lib.WaitForEvents([]cl.Event{e.handle}))
 }
 
 func (e *event) Status() (driver.EventStatus, error) {
@@ -29,7 +42,7 @@ func (e *event) Status() (driver.EventStatus, error) {
 	switch s := cl.Int32(b); {
 	case s < 0:
 		// A negative execution status is the error the command ended with.
-		return 0, statusError("command", cl.Status(s))
+		return 0, e.waitError("command", cl.Status(s))
 	case s == cl.Complete:
 		return driver.EventComplete, nil
 	case s == cl.Running:

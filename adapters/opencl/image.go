@@ -158,7 +158,7 @@ func (q *queue) ReadImage(img driver.Mem, blocking bool, r driver.ImageRegion, r
 	m := img.(*mem)
 	st := q.lib.EnqueueReadWriteImage(false, q.handle, m.handle, blocking, &b.origin, &b.region,
 		uintptr(rowPitch), hostSlicePitch(m, slicePitch), unsafe.Pointer(&dst[0]), waitList(wait), ev)
-	return result("clEnqueueReadImage", e, st)
+	return q.waitedResult("clEnqueueReadImage", e, st, blocking)
 }
 
 func (q *queue) WriteImage(img driver.Mem, blocking bool, r driver.ImageRegion, rowPitch, slicePitch uint64, src []byte, wait []driver.Event, wantEvent bool) (driver.Event, error) {
@@ -167,7 +167,7 @@ func (q *queue) WriteImage(img driver.Mem, blocking bool, r driver.ImageRegion, 
 	m := img.(*mem)
 	st := q.lib.EnqueueReadWriteImage(true, q.handle, m.handle, blocking, &b.origin, &b.region,
 		uintptr(rowPitch), hostSlicePitch(m, slicePitch), unsafe.Pointer(&src[0]), waitList(wait), ev)
-	return result("clEnqueueWriteImage", e, st)
+	return q.waitedResult("clEnqueueWriteImage", e, st, blocking)
 }
 
 // CopyImage is a kernel of the adapter's own where that is faster than
@@ -180,7 +180,7 @@ func (q *queue) CopyImage(src, dst driver.Mem, srcOrigin [3]uint64, d driver.Ima
 	e, ev := q.newEvent(wantEvent)
 	b := boxes(srcOrigin, d.Origin, d.Region)
 	st := q.lib.EnqueueCopyImage(q.handle, src.(*mem).handle, dst.(*mem).handle, &b.origin, &b.origin2, &b.region, waitList(wait), ev)
-	return result("clEnqueueCopyImage", e, st)
+	return q.result("clEnqueueCopyImage", e, st)
 }
 
 func (q *queue) FillImage(img driver.Mem, color [16]byte, r driver.ImageRegion, wait []driver.Event, wantEvent bool) (driver.Event, error) {
@@ -189,19 +189,19 @@ func (q *queue) FillImage(img driver.Mem, color [16]byte, r driver.ImageRegion, 
 	c := new([16]byte)
 	*c = color
 	st := q.lib.EnqueueFillImage(q.handle, img.(*mem).handle, c, &b.origin, &b.region, waitList(wait), ev)
-	return result("clEnqueueFillImage", e, st)
+	return q.result("clEnqueueFillImage", e, st)
 }
 
 func (q *queue) CopyImageToBuffer(src driver.Mem, r driver.ImageRegion, dst driver.Mem, dstOffset uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	e, ev := q.newEvent(wantEvent)
 	b := boxes(r.Origin, [3]uint64{}, r.Region)
 	st := q.lib.EnqueueCopyImageToBuffer(q.handle, src.(*mem).handle, dst.(*mem).handle, &b.origin, &b.region, uintptr(dstOffset), waitList(wait), ev)
-	return result("clEnqueueCopyImageToBuffer", e, st)
+	return q.result("clEnqueueCopyImageToBuffer", e, st)
 }
 
 func (q *queue) CopyBufferToImage(src driver.Mem, srcOffset uint64, dst driver.Mem, r driver.ImageRegion, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	e, ev := q.newEvent(wantEvent)
 	b := boxes(r.Origin, [3]uint64{}, r.Region)
 	st := q.lib.EnqueueCopyBufferToImage(q.handle, src.(*mem).handle, dst.(*mem).handle, uintptr(srcOffset), &b.origin, &b.region, waitList(wait), ev)
-	return result("clEnqueueCopyBufferToImage", e, st)
+	return q.result("clEnqueueCopyBufferToImage", e, st)
 }

@@ -361,6 +361,6 @@ func (q *queue) copyImageKernel(src, dst *mem, srcOrigin [3]uint64, r driver.Ima
 	imageCopyKernelLaunches.Add(1)
 	e, ev := q.newEvent(wantEvent)
 	st := q.lib.EnqueueNDRangeKernel(q.handle, k, dims, nil, &args.global[0], localPtr, waitList(wait), ev)
-	ret, err := result("clEnqueueNDRangeKernel (image copy)", e, st)
+	ret, err := q.result("clEnqueueNDRangeKernel (image copy)", e, st)
 	return ret, true, err
 }

@@ -291,7 +291,7 @@ func (q *queue) launchArgKernel(k *kernel, ak *argKernel, r *driver.NDRange, arg
 	e, ev := q.newEvent(wantEvent)
 	offset, global, local := ak.sizes.set(r)
 	st := q.lib.EnqueueNDRangeKernel(q.handle, ak.handle, r.Dims, offset, global, local, waitList(wait), ev)
-	return result("clEnqueueNDRangeKernel", e, st)
+	return q.result("clEnqueueNDRangeKernel", e, st)
 }
 
 var _ driver.ArgLauncher = (*queue)(nil)

@@ -226,5 +226,6 @@ func (p *program) NewKernel(name string) (driver.Kernel, error) {
 		e.Message += " for kernel " + name
 		return nil, e
 	}
+	p.ctx.madeKernels.Store(true)
 	return &kernel{lib: p.lib, ctx: p.ctx, handle: h}, nil
 }

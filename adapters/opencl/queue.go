@@ -26,8 +26,8 @@ func (q *queue) Native() uintptr { return uintptr(q.handle) }
 func (q *queue) Release() error {
 	return check("clReleaseCommandQueue", q.lib.ReleaseCommandQueue(q.handle))
 }
-func (q *queue) Flush() error  { return check("clFlush", q.lib.Flush(q.handle)) }
-func (q *queue) Finish() error { return check("clFinish", q.lib.Finish(q.handle)) }
+func (q *queue) Flush() error  { return q.check("clFlush", q.lib.Flush(q.handle), false) }
+func (q *queue) Finish() error { return q.check("clFinish", q.lib.Finish(q.handle), true) }
 
 // waitList converts a wait list; nil stays nil so launches without one
 // allocate nothing.
@@ -47,13 +47,20 @@ func (q *queue) newEvent(want bool) (*event, *cl.Event) {
 	if !want {
 		return nil, nil
 	}
-	e := &event{lib: q.lib}
+	e := &event{lib: q.lib, q: q}
 	return e, &e.handle
 }
 
-// result returns e as a driver.Event, keeping a nil *event a nil interface.
-func result(fn string, e *event, st cl.Status) (driver.Event, error) {
-	if err := check(fn, st); err != nil {
+// result returns e as a driver.Event, keeping a nil *event a nil
+// interface, or the error of the enqueue fn on q (q.check).
+func (q *queue) result(fn string, e *event, st cl.Status) (driver.Event, error) {
+	return q.waitedResult(fn, e, st, false)
+}
+
+// waitedResult is result for an enqueue that waited for the queue when
+// blocking is set (a blocking read or write).
+func (q *queue) waitedResult(fn string, e *event, st cl.Status, blocking bool) (driver.Event, error) {
+	if err := q.check(fn, st, blocking); err != nil {
 		return nil, err
 	}
 	if e == nil {
@@ -66,28 +73,28 @@ func (q *queue) WriteBuffer(m driver.Mem, blocking bool, offset uint64, src []by
 	e, ev := q.newEvent(wantEvent)
 	st := q.lib.EnqueueWriteBuffer(q.handle, m.(*mem).handle, blocking, uintptr(offset), uintptr(len(src)),
 		unsafe.Pointer(&src[0]), waitList(wait), ev)
-	return result("clEnqueueWriteBuffer", e, st)
+	return q.waitedResult("clEnqueueWriteBuffer", e, st, blocking)
 }
 
 func (q *queue) ReadBuffer(m driver.Mem, blocking bool, offset uint64, dst []byte, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	e, ev := q.newEvent(wantEvent)
 	st := q.lib.EnqueueReadBuffer(q.handle, m.(*mem).handle, blocking, uintptr(offset), uintptr(len(dst)),
 		unsafe.Pointer(&dst[0]), waitList(wait), ev)
-	return result("clEnqueueReadBuffer", e, st)
+	return q.waitedResult("clEnqueueReadBuffer", e, st, blocking)
 }
 
 func (q *queue) CopyBuffer(src, dst driver.Mem, srcOffset, dstOffset, size uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	e, ev := q.newEvent(wantEvent)
 	st := q.lib.EnqueueCopyBuffer(q.handle, src.(*mem).handle, dst.(*mem).handle,
 		uintptr(srcOffset), uintptr(dstOffset), uintptr(size), waitList(wait), ev)
-	return result("clEnqueueCopyBuffer", e, st)
+	return q.result("clEnqueueCopyBuffer", e, st)
 }
 
 func (q *queue) FillBuffer(m driver.Mem, pattern []byte, offset, size uint64, wait []driver.Event, wantEvent bool) (driver.Event, error) {
 	e, ev := q.newEvent(wantEvent)
 	st := q.lib.EnqueueFillBuffer(q.handle, m.(*mem).handle, unsafe.Pointer(&pattern[0]), uintptr(len(pattern)),
 		uintptr(offset), uintptr(size), waitList(wait), ev)
-	return result("clEnqueueFillBuffer", e, st)
+	return q.result("clEnqueueFillBuffer", e, st)
 }
 
 // launchSizes are the size arrays clEnqueueNDRangeKernel reads, kept in
@@ -132,5 +139,5 @@ func (q *queue) Launch(k driver.Kernel, r driver.NDRange, wait []driver.Event, w
 	offset, global, local := q.sizes.set(&r)
 	st := q.lib.EnqueueNDRangeKernel(q.handle, k.(*kernel).handle, r.Dims, offset, global, local, waitList(wait), ev)
 	q.launchMu.Unlock()
-	return result("clEnqueueNDRangeKernel", e, st)
+	return q.result("clEnqueueNDRangeKernel", e, st)
 }

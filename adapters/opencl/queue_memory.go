@@ -15,10 +15,10 @@ func (q *queue) USMCopy(dst, src uintptr, size uint64, blocking bool, wait []dri
 	switch q.ctx.via {
 	case usmIntel:
 		st := q.ctx.intel.EnqueueMemcpy(q.handle, blocking, dst, src, uintptr(size), waitList(wait), ev)
-		return result("clEnqueueMemcpyINTEL", e, st)
+		return q.result("clEnqueueMemcpyINTEL", e, st)
 	case usmSVM:
 		st := q.lib.EnqueueSVMMemcpy(q.handle, blocking, dst, src, uintptr(size), waitList(wait), ev)
-		return result("clEnqueueSVMMemcpy", e, st)
+		return q.result("clEnqueueSVMMemcpy", e, st)
 	}
 	return nil, q.ctx.noUSM()
 }
@@ -30,10 +30,10 @@ func (q *queue) USMFill(ptr uintptr, pattern []byte, size uint64, wait []driver.
 	switch q.ctx.via {
 	case usmIntel:
 		st := q.ctx.intel.EnqueueMemFill(q.handle, ptr, unsafe.Pointer(&pattern[0]), uintptr(len(pattern)), uintptr(size), waitList(wait), ev)
-		return result("clEnqueueMemFillINTEL", e, st)
+		return q.result("clEnqueueMemFillINTEL", e, st)
 	case usmSVM:
 		st := q.lib.EnqueueSVMMemFill(q.handle, ptr, unsafe.Pointer(&pattern[0]), uintptr(len(pattern)), uintptr(size), waitList(wait), ev)
-		return result("clEnqueueSVMMemFill", e, st)
+		return q.result("clEnqueueSVMMemFill", e, st)
 	}
 	return nil, q.ctx.noUSM()
 }
@@ -58,7 +58,7 @@ func (q *queue) USMPrefetch(ptr uintptr, size uint64, toHost bool, wait []driver
 		fn, st = "clEnqueueSVMMigrateMem", q.lib.EnqueueSVMMigrateMem(q.handle, ptr, uintptr(size), flags, waitList(wait), ev)
 	}
 	if st != cl.InvalidOperation {
-		return result(fn, e, st)
+		return q.result(fn, e, st)
 	}
 	// No migration, or a driver that exports it but does not do it (an
 	// optional 2.1 feature of an OpenCL 3.0 driver answers
@@ -85,7 +85,7 @@ func (q *queue) orderOnly(wait []driver.Event, e *event, ev *cl.Event) (driver.E
 	if len(wait) == 0 && ev == nil {
 		return nil, nil
 	}
-	return result("clEnqueueMarkerWithWaitList", e, q.lib.EnqueueMarkerWithWaitList(q.handle, waitList(wait), ev))
+	return q.result("clEnqueueMarkerWithWaitList", e, q.lib.EnqueueMarkerWithWaitList(q.handle, waitList(wait), ev))
 }
 
 // Marker is clEnqueueMarkerWithWaitList, or with barrier
@@ -93,9 +93,9 @@ func (q *queue) orderOnly(wait []driver.Event, e *event, ev *cl.Event) (driver.E
 func (q *queue) Marker(wait []driver.Event, barrier bool) (driver.Event, error) {
 	e, ev := q.newEvent(true)
 	if barrier {
-		return result("clEnqueueBarrierWithWaitList", e, q.lib.EnqueueBarrierWithWaitList(q.handle, waitList(wait), ev))
+		return q.result("clEnqueueBarrierWithWaitList", e, q.lib.EnqueueBarrierWithWaitList(q.handle, waitList(wait), ev))
 	}
-	return result("clEnqueueMarkerWithWaitList", e, q.lib.EnqueueMarkerWithWaitList(q.handle, waitList(wait), ev))
+	return q.result("clEnqueueMarkerWithWaitList", e, q.lib.EnqueueMarkerWithWaitList(q.handle, waitList(wait), ev))
 }
 
 // CopyRect copies a region between buffers (clEnqueueCopyBufferRect),
@@ -120,7 +120,7 @@ func (q *queue) CopyRect(dst, src driver.RectOperand, r driver.Rect, blocking bo
 		e, ev := q.newEvent(wantEvent || blocking)
 		st := q.lib.EnqueueCopyBufferRect(q.handle, src.Mem.(*mem).handle, dst.Mem.(*mem).handle, g, waitList(wait), ev)
 		if st != cl.Success || !blocking {
-			return result("clEnqueueCopyBufferRect", e, st)
+			return q.result("clEnqueueCopyBufferRect", e, st)
 		}
 		if err := e.Wait(ctxpkg.Background()); err != nil {
 			e.Release()
@@ -160,7 +160,7 @@ func (q *queue) CopyRect(dst, src driver.RectOperand, r driver.Rect, blocking bo
 		} else {
 			st = q.lib.EnqueueReadBufferRect(q.handle, buf.(*mem).handle, blocking, g, host, waitList(wait), ev)
 		}
-		return result(fn, e, st)
+		return q.waitedResult(fn, e, st, blocking)
 	}
 	return q.copyRectRows(dst.Ptr, src.Ptr, r, blocking, wait, wantEvent)
 }

@@ -178,7 +178,7 @@ func (e *event) OnComplete(fn func(status driver.EventStatus, err error)) error 
 	done := func(status int32) {
 		defer e.lib.ReleaseEvent(e.handle)
 		if status < 0 {
-			fn(driver.EventComplete, statusError("command", cl.Status(status)))
+			fn(driver.EventComplete, e.waitError("command", cl.Status(status)))
 			return
 		}
 		fn(driver.EventComplete, nil)

@@ -33,6 +33,11 @@
 // Event pools made with ZE_EVENT_POOL_FLAG_IPC keep their events' states in
 // a memfd another process maps (zeEventPoolOpenIpcHandle), so that events
 // are shared between processes.
+// GOUR_FAKE_ZE_FAULT_KERNEL=name makes a launch of the kernel name fault,
+// as a kernel writing through a wild pointer does on a GPU: the launch is
+// appended without error and runs nothing, and from then on every call but
+// the destroys, frees and property queries returns
+// ZE_RESULT_ERROR_DEVICE_LOST (see device_lost).
 #define _GNU_SOURCE // memfd_create
 #include <level_zero/ze_api.h>
 #include <level_zero/ze_ddi.h>
@@ -56,6 +61,15 @@
 #define NATIVE_MAGIC "GOURFAKEBIN"
 
 static pthread_mutex_t big = PTHREAD_MUTEX_INITIALIZER;
+
+// device_lost is set by the launch of GOUR_FAKE_ZE_FAULT_KERNEL's kernel.
+static int device_lost;
+
+// survives_loss reports whether the call fn still works on a lost device:
+// what frees or describes objects, so that a program can clean up.
+static int survives_loss(const char *fn) {
+	return strstr(fn, "Destroy") || strstr(fn, "Free") || strstr(fn, "Get") || strstr(fn, "Release");
+}
 
 static ze_result_t fail(ze_result_t r, const char *fmt, ...) {
 	va_list ap;
@@ -1867,6 +1881,12 @@ static ze_result_t launch(const char *fn, int op, ze_command_list_handle_t l, ze
 	if (!count[0] || !count[1] || !count[2]) return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "launch of %s with a group count of 0", k->sig->name);
 	if (op == C_COOPERATIVE && (uint64_t)count[0] * count[1] * count[2] > max_cooperative(k))
 		return fail(ZE_RESULT_ERROR_INVALID_ARGUMENT, "%s: %u×%u×%u groups of %s, more than zeKernelSuggestMaxCooperativeGroupCount's %u", fn, count[0], count[1], count[2], k->sig->name, max_cooperative(k));
+	const char *fault = getenv("GOUR_FAKE_ZE_FAULT_KERNEL");
+	if (fault && strcmp(fault, k->sig->name) == 0) {
+		fprintf(stderr, "ze_fake_driver: %s faulted (GOUR_FAKE_ZE_FAULT_KERNEL): the device is lost\n", k->sig->name);
+		device_lost = 1;
+		return ZE_RESULT_SUCCESS;
+	}
 	if (r == RECORD) {
 		cmd c = recorded(op, signal, n, wait);
 		c.k = *k;
@@ -2059,12 +2079,13 @@ static ze_result_t FenceReset(ze_fence_handle_t h) {
 
 // ---- every entry point under one lock ----------------------------------------
 
-#define LOCKED(ret, name, params, args) \
-	static ret name##_locked params {     \
-		pthread_mutex_lock(&big);          \
-		ret r = name args;                 \
-		pthread_mutex_unlock(&big);        \
-		return r;                          \
+#define LOCKED(ret, name, params, args)                    \
+	static ret name##_locked params {                        \
+		pthread_mutex_lock(&big);                             \
+		ret r = device_lost && !survives_loss(#name)          \
+			? ZE_RESULT_ERROR_DEVICE_LOST : name args; \
+		pthread_mutex_unlock(&big);                           \
+		return r;                                             \
 	}
 
 LOCKED(ze_result_t, ContextCreateEx, (ze_driver_handle_t a, const ze_context_desc_t *b, uint32_t c, ze_device_handle_t *d, ze_context_handle_t *e), (a, b, c, d, e))
