@@ -103,4 +103,4 @@ build-device-tests:
 		CGO_ENABLED=0 $(GO) test $(DEVICE_LDFLAGS) -c -o "$$out" "./$$rel"; \
 	done
 	cd $(EXAMPLE_ADAPTER) && CGO_ENABLED=0 $(GO) test $(DEVICE_LDFLAGS) -c -o $(CURDIR)/bin/cltrace.test ./cltrace
-	CGO_ENABLED=0 $(GO) build $(DEVICE_LDFLAGS) -o bin/ ./cmd/... ./scripts/bench/golaunch
+	CGO_ENABLED=0 $(GO) build $(DEVICE_LDFLAGS) -o bin/ ./cmd/... ./scripts/bench/golaunch ./scripts/bench/gonumsolve

@@ -16,9 +16,9 @@ func init() {
 // do bfloat16 (which CLBlast lacks), negative increments (its increments
 // are unsigned), K = 0 and other empty products (its routines refuse zero
 // dimensions), Iamax (its index type differs), Nrm2 (it squares without
-// scaling, so large and tiny elements overflow or underflow), pointer batches whose
-// matrices are not in one buffer each, and beta = 0 on a C whose rows
-// have gaps (see gemm).
+// scaling, so large and tiny elements overflow or underflow), Trsm with
+// alpha 0, pointer batches whose matrices are not in one buffer each,
+// and beta = 0 on a C whose rows have gaps (see gemm).
 type clblastEngine struct {
 	lib *clblast.Lib
 	h   *Handle
@@ -252,4 +252,34 @@ func level1[F float32 | float64 | uint16](r *clblast.Routines[F], a *vecArgs, al
 		return r.Swap(n, cx, offX, incX, cy, offY, incY, &q, nil)
 	}
 	return clblast.Status(-1024) // not reached: Iamax and Nrm2 are left to the own kernels
+}
+
+// trsm serves float32 and float64 buffers; alpha 0 (B = 0, which BLAS
+// defines and CLBlast's solve need not honour for NaNs in B) goes to the
+// own kernels.
+func (e *clblastEngine) trsm(a TrsmArgs) error {
+	if a.Alpha == 0 || (a.Type != Float32 && a.Type != Float64) || !buffers(a.A, a.B) {
+		return errFallback
+	}
+	q := e.h.q.Native()
+	ca, offA := mem(a.A, a.Type)
+	cb, offB := mem(a.B, a.Type)
+	side, uplo, diag := clblast.Left, clblast.Upper, clblast.NonUnit
+	if a.Side == Right {
+		side = clblast.Right
+	}
+	if a.Uplo == Lower {
+		uplo = clblast.Lower
+	}
+	if a.Diag == Unit {
+		diag = clblast.Unit
+	}
+	m, n, lda, ldb := uint64(a.M), uint64(a.N), uint64(a.LDA), uint64(a.LDB)
+	var st clblast.Status
+	if a.Type == Float32 {
+		st = e.lib.S.Trsm(clblast.RowMajor, side, uplo, trans(a.Trans), diag, m, n, float32(a.Alpha), ca, offA, lda, cb, offB, ldb, &q, nil)
+	} else {
+		st = e.lib.D.Trsm(clblast.RowMajor, side, uplo, trans(a.Trans), diag, m, n, a.Alpha, ca, offA, lda, cb, offB, ldb, &q, nil)
+	}
+	return e.call("Trsm", st)
 }

@@ -316,3 +316,27 @@ func (e *cublasEngine) vector(a *vecArgs) error {
 	}
 	return e.err(op, err)
 }
+
+func (e *cublasEngine) trsm(a TrsmArgs) error {
+	if a.Alpha == 0 {
+		return errFallback // B = 0: BLAS's definition, which cuBLAS does not document
+	}
+	const op = "blas.Trsm"
+	side, fill, diag := cublas.SideRight, cublas.FillLower, cublas.DiagNonUnit
+	if a.Side == Right {
+		side = cublas.SideLeft
+	}
+	if a.Uplo == Lower {
+		fill = cublas.FillUpper
+	}
+	if a.Diag == Unit {
+		diag = cublas.DiagUnit
+	}
+	A, B := a.A.addr("cuda"), a.B.addr("cuda")
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.blas == nil {
+		return ErrClosed
+	}
+	return e.err(op, e.blas.Trsm(cublasType(a.Type), side, fill, cublasOp(a.Trans), diag, a.N, a.M, a.Alpha, A, a.LDA, B, a.LDB))
+}

@@ -2,7 +2,10 @@
 // transpose, alpha and beta, leading dimensions, strided and
 // pointer-array batches), GEMV and the Level 1 routines (Axpy, Dot, Nrm2,
 // Asum, Iamax, Scal, Copy, Swap) on float32, float64, float16 and
-// bfloat16, the last two computed in float32.
+// bfloat16, the last two computed in float32; and the triangular solve
+// Trsm (every side, triangle, transpose and diagonal) on float32 and
+// float64, the solve of LU and Cholesky factors with many right-hand
+// sides.
 //
 // Matrices are row-major, as Go and C arrays and gonum's are. Operands
 // are device memory: USM pointers (OnPtr) or buffers with an offset
@@ -30,9 +33,10 @@
 //   - "clblast": CLBlast on OpenCL devices (libclblast.so.1, Debian
 //     package libclblast1), loaded at run time. CLBlast takes buffers:
 //     calls on USM pointers run on the own kernels, as do bfloat16,
-//     negative increments, empty products, Nrm2 and Iamax, pointer
-//     batches whose matrices are not in one buffer each, and beta 0 on a
-//     C whose rows have gaps (CLBlast would read C).
+//     negative increments, empty products, Nrm2 and Iamax, Trsm with
+//     alpha 0, pointer batches whose matrices are not in one buffer
+//     each, and beta 0 on a C whose rows have gaps (CLBlast would read
+//     C).
 //   - "gour": the package's own kernels, OpenCL C and CUDA C (OpenCL C
 //     through SPIR-V on Level Zero), built with the program manager and so
 //     cached in memory and on disk like any program. They serve every
@@ -55,6 +59,14 @@
 // the same path; float32 moves four elements at a time where every
 // dimension, leading dimension and offset is a multiple of four. The
 // transposes are four kernels, the batch the grid's third dimension.
+// Trsm is blocked so that its arithmetic is mostly GEMM: one kernel
+// inverts op(A)'s diagonal blocks (as large as a GEMM tile's rows, each
+// column of an inverse a work-item's substitution), then each block of
+// B is solved by a product with its block's inverse and subtracted from
+// every block still to solve by one large product (right-looking), with
+// the GEMM kernels above. With many right-hand sides it runs near GEMM's
+// speed; a single right-hand side is a GEMV's worth of work in many
+// launches, which a device does not do faster than a host.
 // Reductions (Dot, Nrm2, Asum, Iamax) are two passes of a tree in local
 // memory without atomics, so a result is the same on every run; Nrm2
 // scales as LAPACK's lassq does, so no square overflows.

@@ -24,7 +24,9 @@ import (
 //     a Level 1 routine with a result, which the engine writes (0; -1
 //     for Iamax);
 //   - beta == 0 means C (y) is not read, as in BLAS: NaNs in it are
-//     overwritten.
+//     overwritten;
+//   - for TRSM, M and N are positive and the type is Float32 or
+//     Float64. Alpha may be 0 (B = 0, A not read, possibly nil).
 //
 // An engine enqueues in order on the queue and never waits for the
 // device. It is used by several goroutines at once and locks what it
@@ -43,6 +45,9 @@ type engine interface {
 	gemmBatched(a *GemmArgs, as, bs, cs []Operand) error
 	// gemv is y = alpha*op(A)*x + beta*y; a by value, as for gemm.
 	gemv(a GemvArgs) error
+	// trsm solves op(A)*X = alpha*B or X*op(A) = alpha*B in place of
+	// B; a by value, as for gemm.
+	trsm(a TrsmArgs) error
 	// vector runs a Level 1 routine.
 	vector(a *vecArgs) error
 	// close releases what the engine holds; work already enqueued still

@@ -631,6 +631,62 @@ KERNEL iamax_p2(long g, const GLOBAL ACC* part, GLOBAL int* R, ulong offR)
 }
 `
 
+// trsmBody is what the own triangular solve adds to the GEMM kernels:
+// the inversion of op(A)'s diagonal blocks, and a matrix copy. A block's
+// inverse is computed a column a work-item by substitution, reading its
+// own column back from D, so work-items need no barrier; blocks are
+// small (the GEMM tiling's BM), and the solve's arithmetic is in the
+// general products that follow.
+const trsmBody = `
+// trsm_inv writes the inverse of each nb×nb diagonal block b of T =
+// op(A) (m×m; T(i, k) is A[i*lda + k], or A[k*lda + i] with trans) to D
+// from b*nb*nb, row-major nb×nb with zeros outside its triangle and, in
+// the last block, past m. A work-group of nb work-items takes blocks
+// GROUP(1), GROUP(1) + blockStep, ...; work-item j computes column j.
+// (Indices come from the grid's dimensions rather than a division and
+// remainder, for which LLVM 15 emits a freeze that llvm-spirv cannot
+// translate.)
+KERNEL trsm_inv(const GLOBAL ST* A, ulong offA, int lda, int m, int nb, int lower, int trans, int unit, GLOBAL ST* D, int blockStep)
+{
+	const int j = LID();
+	A += offA;
+	for (long b = GROUP(1); b * nb < m; b += blockStep) {
+		const int r = m - b * nb < nb ? (int)(m - b * nb) : nb;
+		const long d = b * nb * nb;
+		const GLOBAL ST* Ab = A + b * nb * lda + b * nb;
+#define TRI(i, k) LD(Ab, trans ? (long)(k) * lda + (i) : (long)(i) * lda + (k))
+		for (int i = 0; i < nb; i++) STV(D, d + (long)i * nb + j, (ACC)0);
+		if (j >= r) continue;
+		if (lower) {
+			for (int i = j; i < r; i++) {
+				ACC s = i == j ? (ACC)1 : (ACC)0;
+				for (int k = j; k < i; k++) s -= TRI(i, k) * LD(D, d + (long)k * nb + j);
+				STV(D, d + (long)i * nb + j, unit ? s : s / TRI(i, i));
+			}
+		} else {
+			for (int i = j; i >= 0; i--) {
+				ACC s = i == j ? (ACC)1 : (ACC)0;
+				for (int k = i + 1; k <= j; k++) s -= TRI(i, k) * LD(D, d + (long)k * nb + j);
+				STV(D, d + (long)i * nb + j, unit ? s : s / TRI(i, i));
+			}
+		}
+#undef TRI
+	}
+}
+
+// mcopy copies the M×N matrix X to Y (row-major, leading dimensions ldx
+// and ldy) as stored bits; with zero it writes zeros to Y instead. Rows
+// GROUP(1), GROUP(1) + rowStep, ...; columns over dimension 0.
+KERNEL mcopy(int M, int N, const GLOBAL ST* X, ulong offX, int ldx, GLOBAL ST* Y, ulong offY, int ldy, int zero, int rowStep)
+{
+	const GLOBAL RAW* x = (const GLOBAL RAW*)X;
+	GLOBAL RAW* y = (GLOBAL RAW*)Y;
+	for (long i = GROUP(1); i < M; i += rowStep)
+		for (long j = GID(); j < N; j += GSIZE())
+			y[(long)offY + i * ldy + j] = zero ? (RAW)0 : x[(long)offX + i * ldx + j];
+}
+`
+
 // programSource is the whole program of t's kernels in lang, with the
 // GEMM kernels tiled by g.
 func programSource(lang string, t Type, g gemmTiling) string {
@@ -655,6 +711,7 @@ func programSource(lang string, t Type, g gemmTiling) string {
 		}
 	}
 	b.WriteString(vectorBody)
+	b.WriteString(trsmBody)
 	return b.String()
 }
 

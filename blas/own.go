@@ -30,6 +30,8 @@ type ownEngine struct {
 	red     sync.Mutex
 	scratch *ur.Mem // the partials, made on the first reduction
 	groups  int     // a reduction's first pass has at most this many work-groups
+
+	solve trsmScratch // the triangular solve's device memory
 }
 
 // ownProgram is one type's built kernels.
@@ -73,6 +75,7 @@ func (e *ownEngine) close() error {
 		e.scratch = nil
 	}
 	e.red.Unlock()
+	errs = append(errs, e.solve.close())
 	return errors.Join(errs...)
 }
 
@@ -121,7 +124,7 @@ func (e *ownEngine) program(t Type) (*ownProgram, error) {
 
 // kernelNames are the kernels of a program besides the GEMMs.
 var kernelNames = []string{"gemv_n", "gemv_t", "axpy", "scal", "copy", "swap",
-	"dot_p1", "asum_p1", "sum_p2", "nrm2_p1", "nrm2_p2", "iamax_p1", "iamax_p2"}
+	"dot_p1", "asum_p1", "sum_p2", "nrm2_p1", "nrm2_p2", "iamax_p1", "iamax_p2", "trsm_inv", "mcopy"}
 
 // image is the program of t's kernels tiled by g, and its kernels'
 // names.

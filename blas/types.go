@@ -76,3 +76,63 @@ const (
 	BackendCLBlast Backend = "clblast" // CLBlast, on OpenCL devices
 	BackendGour    Backend = "gour"    // OpenCL C or CUDA C kernels of this package
 )
+
+// Side says on which side of the unknown matrix a triangular matrix
+// multiplies it.
+type Side int
+
+// Sides: Left solves op(A)*X = alpha*B, Right X*op(A) = alpha*B.
+const (
+	Left Side = iota
+	Right
+)
+
+func (s Side) String() string {
+	switch s {
+	case Left:
+		return "L"
+	case Right:
+		return "R"
+	}
+	return fmt.Sprintf("Side(%d)", int(s))
+}
+
+// Uplo says which triangle of a triangular matrix is stored and read;
+// the other is not referenced.
+type Uplo int
+
+// Triangles.
+const (
+	Upper Uplo = iota
+	Lower
+)
+
+func (u Uplo) String() string {
+	switch u {
+	case Upper:
+		return "U"
+	case Lower:
+		return "L"
+	}
+	return fmt.Sprintf("Uplo(%d)", int(u))
+}
+
+// Diag says whether a triangular matrix has ones on its diagonal, which
+// are then not read (Unit), or the diagonal stored (NonUnit).
+type Diag int
+
+// Diagonals.
+const (
+	NonUnit Diag = iota
+	Unit
+)
+
+func (d Diag) String() string {
+	switch d {
+	case NonUnit:
+		return "N"
+	case Unit:
+		return "U"
+	}
+	return fmt.Sprintf("Diag(%d)", int(d))
+}

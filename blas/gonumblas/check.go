@@ -17,10 +17,10 @@ const (
 	shortB       = "blas: insufficient length of b"
 )
 
-// checkTrmm is gonum's Dtrmm (and Strmm) argument check, in gonum's
-// order: gonum's routine has no argument values that check without
-// writing B.
-func checkTrmm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n, lenA, lda, lenB, ldb int) {
+// checkTri is gonum's argument check of Dtrmm and Dtrsm (and Strmm and
+// Strsm), which are the same, in gonum's order: gonum's routines have no
+// argument values that check without writing B.
+func checkTri(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n, lenA, lda, lenB, ldb int) {
 	if s != blas.Left && s != blas.Right {
 		panic(badSide)
 	}

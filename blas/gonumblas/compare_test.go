@@ -106,19 +106,20 @@ type realBLAS[T float] struct {
 	syrk  func(ul blas.Uplo, tA blas.Transpose, n, k int, alpha T, a []T, lda int, beta T, c []T, ldc int)
 	syr2k func(ul blas.Uplo, tA blas.Transpose, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)
 	trmm  func(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha T, a []T, lda int, b []T, ldb int)
+	trsm  func(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha T, a []T, lda int, b []T, ldb int)
 	gemv  func(tA blas.Transpose, m, n int, alpha T, a []T, lda int, x []T, incX int, beta T, y []T, incY int)
 }
 
 func float64s(impl interface {
 	blas.Float64
 }) realBLAS[float64] {
-	return realBLAS[float64]{impl.Dgemm, impl.Dsymm, impl.Dsyrk, impl.Dsyr2k, impl.Dtrmm, impl.Dgemv}
+	return realBLAS[float64]{impl.Dgemm, impl.Dsymm, impl.Dsyrk, impl.Dsyr2k, impl.Dtrmm, impl.Dtrsm, impl.Dgemv}
 }
 
 func float32s(impl interface {
 	blas.Float32
 }) realBLAS[float32] {
-	return realBLAS[float32]{impl.Sgemm, impl.Ssymm, impl.Ssyrk, impl.Ssyr2k, impl.Strmm, impl.Sgemv}
+	return realBLAS[float32]{impl.Sgemm, impl.Ssymm, impl.Ssyrk, impl.Ssyr2k, impl.Strmm, impl.Strsm, impl.Sgemv}
 }
 
 func TestCompareFloat32(t *testing.T) {
@@ -230,6 +231,27 @@ func compare[T float](t *testing.T, got, want realBLAS[T]) {
 			}
 		}
 	})
+	t.Run("trsm", func(t *testing.T) {
+		for _, sh := range append(shapes, [3]int{70, 130, 0}, [3]int{131, 9, 0}) {
+			m, n := sh[0], sh[1]
+			for _, s := range sides {
+				for _, ul := range uplos {
+					for _, tA := range transposes {
+						for _, d := range diags {
+							pad := pads[rnd.IntN(len(pads))]
+							a, lda, b, ldb, k := sideOperands[T](rnd, s, ul, d == blas.Unit, m, n, pad)
+							conditioned(a, k, lda)
+							alpha := T(scalars[rnd.IntN(len(scalars))][0])
+							wb, gb := clone(b), clone(b)
+							want.trsm(s, ul, tA, d, m, n, alpha, a, lda, wb, ldb)
+							got.trsm(s, ul, tA, d, m, n, alpha, a, lda, gb, ldb)
+							same(t, fmt.Sprintf("trsm %v %v %v %v m=%d n=%d alpha=%v", s, ul, tA, d, m, n, alpha), gb, wb, k)
+						}
+					}
+				}
+			}
+		}
+	})
 	t.Run("gemv", func(t *testing.T) {
 		for _, sh := range shapes {
 			m, n := sh[0], sh[1]
@@ -280,6 +302,22 @@ func sideOperands[T float](rnd *rand.Rand, s blas.Side, ul blas.Uplo, unitDiag b
 	spoil(a, k, lda, unused(ul, unitDiag))
 	b, ldb = randMat[T](rnd, m, n, pad)
 	return a, lda, b, ldb, k
+}
+
+// conditioned makes the k×k triangular a well conditioned, so that two
+// solves' results differ by rounding only: its off-diagonal elements are
+// divided by k, and its diagonal is 1 to 2 in magnitude. NaNs (spoiled
+// elements) stay.
+func conditioned[T float](a []T, k, lda int) {
+	for i := range k {
+		for j := range k {
+			if x := &a[i*lda+j]; i == j {
+				*x = T(math.Copysign(1, float64(*x))) + *x
+			} else {
+				*x /= T(k)
+			}
+		}
+	}
 }
 
 func stored(t blas.Transpose, r, c int) (int, int) {

@@ -23,10 +23,16 @@ type job[T float] struct {
 // step is one general matrix product on the slots: slot C = alpha *
 // op(slot a) * op(slot b) + beta * slot C; or, for a gemv step, the
 // matrix-vector product slot C = alpha * op(slot a) * slot b + beta *
-// slot C with slot a stored m×n and the vectors at unit increment.
+// slot C with slot a stored m×n and the vectors at unit increment; or,
+// for a solve step, the triangular solve of side, uplo and diag with
+// the triangle in slot a and the m×n right-hand sides in slot C, which
+// the solution overwrites.
 type step struct {
-	gemv        bool
+	gemv, solve bool
 	tA, tB      blas.Transpose
+	side        blas.Side
+	uplo        blas.Uplo
+	diag        blas.Diag
 	m, n, k     int
 	alpha, beta float64
 	a, b        int // slots
@@ -245,6 +251,12 @@ func execute[T float](impl *Implementation, j *job[T]) error {
 	}
 	ld[slotC] = j.out.cols
 	for _, st := range j.steps {
+		if st.solve {
+			if err := impl.h.Trsm(solveArgs[T](st, impl.dev[st.a].operand(), ld[st.a], c.operand(), ld[slotC])); err != nil {
+				return err
+			}
+			continue
+		}
 		if st.gemv {
 			err := impl.h.Gemv(gourblas.GemvArgs{
 				Type:  typeOf[T](),
@@ -286,6 +298,31 @@ func execute[T float](impl *Implementation, j *job[T]) error {
 	// compute.
 	j.out.unpack(view[T](buf, outN))
 	return nil
+}
+
+// solveArgs are the device BLAS's arguments of a solve step.
+func solveArgs[T float](st step, a gourblas.Operand, lda int, b gourblas.Operand, ldb int) gourblas.TrsmArgs {
+	args := gourblas.TrsmArgs{
+		Type:  typeOf[T](),
+		Side:  gourblas.Left,
+		Uplo:  gourblas.Upper,
+		Trans: trans(st.tA),
+		Diag:  gourblas.NonUnit,
+		M:     st.m, N: st.n,
+		Alpha: st.alpha,
+		A:     a, LDA: lda,
+		B: b, LDB: ldb,
+	}
+	if st.side == blas.Right {
+		args.Side = gourblas.Right
+	}
+	if st.uplo == blas.Lower {
+		args.Uplo = gourblas.Lower
+	}
+	if st.diag == blas.Unit {
+		args.Diag = gourblas.Unit
+	}
+	return args
 }
 
 func trans(t blas.Transpose) gourblas.Transpose {

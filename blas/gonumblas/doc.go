@@ -40,11 +40,31 @@
 //     so copying A over the bus takes about as long as the host takes
 //     for the whole product. It pays where the bus is fast against the
 //     host's memory, which BenchmarkDgemv measures.
-//   - Dtrsm, Strsm stay gonum's: a triangular solve is a recurrence, not
-//     a product, and a blocked solve moves most of its work into
-//     products only for many right-hand sides. Every other Level 1 and
-//     Level 2 routine, and the complex ones, are gonum's too: they move
-//     as many elements as they compute with.
+//   - Dtrsm, Strsm: the device BLAS's triangular solve (package blas's
+//     Trsm), its size for the threshold its multiply-adds, m·n·k/2.
+//     gonum's lapack solves with it (Dgetrs after an LU factorisation,
+//     Dpotrs after a Cholesky one, so mat.Dense.Solve and
+//     mat.Cholesky.SolveTo): with n right-hand sides it is most of a
+//     solve's arithmetic, which gonum's Dtrsm computes row by row on one
+//     core. The factorisations' own products (Dgemm in Dgetrf, Dsyrk and
+//     Dgemm in Dpotrf) are offloaded above the threshold like any call;
+//     their panels (Dgetf2, Dpotf2, Level 2) and the small solves
+//     between them stay on the host, below it.
+//   - Every other Level 1 and Level 2 routine, and the complex ones, are
+//     gonum's: they move as many elements as they compute with.
+//
+// # Set-up
+//
+// New returns at once and sets the device up in the background: the
+// device BLAS is opened (cuBLAS or CLBlast loaded, a handle made), its
+// kernels built or loaded, and a small product and solve of each type
+// run through the whole path of a call. That takes tens of milliseconds
+// on a GPU with cuBLAS and seconds where kernels are compiled, which
+// would make the first offloaded call many times slower than gonum's.
+// Until the set-up is done every call is gonum's, so no call is slower
+// than gonum's for it; Stats.Unready counts those calls, WaitReady waits
+// for the set-up and returns its error, if it failed (every call is then
+// gonum's, and a warning is logged).
 //
 // Offloading changes rounding, not results: the device sums the
 // products in another order, with fused multiply-adds, so results differ
@@ -63,7 +83,7 @@
 // its messages ("blas: bad leading dimension of A", ...), checked in its
 // order: each offloaded routine first has gonum's routine check them
 // (calling it with alpha 0 and beta 1, which checks and then returns),
-// except Dtrmm and Strmm, whose checks are gonum's, copied.
+// except Dtrmm, Strmm, Dtrsm and Strsm, whose checks are gonum's, copied.
 //
 // gonum's interface has no error results, so a device call that fails
 // at run time (out of device memory, a lost device, a driver error) does

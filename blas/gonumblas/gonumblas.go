@@ -3,6 +3,7 @@ package gonumblas
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"sync"
@@ -59,8 +60,11 @@ func DefaultOptions() Options {
 // Stats counts an Implementation's calls of the routines it can offload.
 type Stats struct {
 	Device    int64 // calls computed on the device
-	Host      int64 // calls computed by gonum: below the thresholds, without work to offload, or of a type the device lacks
+	Host      int64 // calls computed by gonum: below the thresholds, without work to offload, of a type the device lacks, or made before the device was ready
 	Fallbacks int64 // device calls that failed and were computed by gonum instead
+	// Unready counts the calls of Host that would have gone to the
+	// device had its set-up been done (or had it not failed).
+	Unready int64
 }
 
 // Implementation is gonum's blas.Float64 and blas.Float32 (and, through
@@ -79,7 +83,7 @@ type Implementation struct {
 	gonum.Implementation
 
 	q      *ur.Queue
-	h      *gourblas.Handle
+	h      *gourblas.Handle // set by the set-up, before ready
 	opts   Options
 	log    *slog.Logger
 	fp64   bool // the device computes in float64
@@ -87,12 +91,19 @@ type Implementation struct {
 	pinned bool // host staging is page-locked host USM, else Go memory
 	chunk  int  // bytes staged and copied at a time
 
+	// ready is set once the device is set up (see New): until then every
+	// call is gonum's. setupDone is closed when the set-up has ended, with
+	// setupErr its failure.
+	ready     atomic.Bool
+	setupDone chan struct{}
+	setupErr  error
+
 	mu      sync.Mutex // serialises device calls, and guards the scratch
 	dev     [slots]devSlot
 	stage   [slots]hostSlot
 	closed  bool
 	warned  atomic.Bool
-	counted [3]atomic.Int64 // Stats, in its order
+	counted [4]atomic.Int64 // Stats, in its order
 }
 
 // Scratch slots: the device (and host staging) memory of a call's first
@@ -116,47 +127,148 @@ var (
 // Implementation, and the Implementation's device work is enqueued on it
 // between the caller's own. A device without double precision computes
 // the float64 routines on the host.
+//
+// New returns at once and sets the device up in the background: it
+// opens the device BLAS (loading cuBLAS or CLBlast), builds or loads
+// its kernels and runs a small product and solve of each type, so that
+// libraries load their kernels. That takes from tens of milliseconds to
+// seconds, longer than gonum takes for any product a program would make
+// first; charged to the first offloaded call, it would make that call
+// many times slower than gonum's. Until the set-up is done, every call
+// is gonum's (Stats.Unready counts them), so no call waits for it.
+// WaitReady waits for it, and says why it failed, if it did: the device
+// BLAS's error, such as a backend named in Options.BLAS that cannot
+// serve the device; the Implementation then computes everything on the
+// host, after logging a warning.
 func New(q *ur.Queue, opts Options) (*Implementation, error) {
-	h, err := gourblas.New(q, opts.BLAS)
-	if err != nil {
-		return nil, err
+	return newImpl(q, opts, nil)
+}
+
+// newImpl is New; the set-up waits for hold to be closed, when it is not
+// nil (the tests' way to hold the device unready).
+func newImpl(q *ur.Queue, opts Options, hold <-chan struct{}) (*Implementation, error) {
+	if q == nil {
+		return nil, &gourblas.ArgError{Op: "gonumblas.New", Arg: "q", Problem: "nil queue", Code: ur.ErrInvalidNullHandle}
 	}
 	info := q.Device().Info()
 	impl := &Implementation{
-		q:      q,
-		h:      h,
-		opts:   opts,
-		log:    opts.Logger,
-		fp64:   info.FP64,
-		usm:    info.USM.Device,
-		pinned: info.USM.Host && !info.HostUnifiedMemory,
-		chunk:  chunk,
+		q:         q,
+		opts:      opts,
+		log:       opts.Logger,
+		fp64:      info.FP64,
+		usm:       info.USM.Device,
+		pinned:    info.USM.Host && !info.HostUnifiedMemory,
+		chunk:     chunk,
+		setupDone: make(chan struct{}),
 	}
 	if impl.log == nil {
 		impl.log = slog.Default()
 	}
+	go impl.setUp(hold)
 	return impl, nil
 }
 
+// setUp opens the device BLAS and warms it up, then marks the
+// Implementation ready; on failure it logs a warning and leaves every
+// call to gonum.
+func (impl *Implementation) setUp(hold <-chan struct{}) {
+	defer close(impl.setupDone)
+	if hold != nil {
+		<-hold
+	}
+	h, err := gourblas.New(impl.q, impl.opts.BLAS)
+	if err == nil {
+		impl.mu.Lock()
+		impl.h = h
+		err = impl.warmUp()
+		impl.mu.Unlock()
+	}
+	if err != nil {
+		impl.setupErr = fmt.Errorf("gonumblas: setting up %s: %w", impl.q.Device().Name(), err)
+		impl.log.Warn("gonumblas: the device could not be set up: every call is computed by gonum on the host", "device", impl.q.Device().Name(), "err", err)
+		return
+	}
+	impl.ready.Store(true)
+}
+
+// warmUp runs a small product and solve of each type the device
+// computes, through the whole path of a call (scratch and staging
+// memory, copies, the device BLAS): the device BLAS builds or loads its
+// kernels for them now rather than in a caller's call. The caller holds
+// mu.
+func (impl *Implementation) warmUp() error {
+	if err := warmUpType[float32](impl); err != nil {
+		return err
+	}
+	if impl.fp64 {
+		return warmUpType[float64](impl)
+	}
+	return nil
+}
+
+func warmUpType[T float](impl *Implementation) error {
+	const n = 4
+	a, b := make([]T, n*n), make([]T, n*n)
+	for i := range n {
+		a[i*n+i] = 1 // an identity to solve with
+	}
+	j := &job[T]{
+		out: output[T]{data: b, rows: n, cols: n, ld: n},
+		steps: []step{
+			{tA: blas.NoTrans, tB: blas.NoTrans, m: n, n: n, k: n, alpha: 1, beta: 1, a: slotA, b: slotB},
+			{solve: true, side: blas.Left, uplo: blas.Lower, diag: blas.NonUnit, tA: blas.NoTrans, m: n, n: n, alpha: 1, a: slotA},
+		},
+	}
+	j.in[slotA] = matrix(a, n, n, n)
+	j.in[slotB] = matrix(b, n, n, n)
+	j.in[slotC] = matrix(b, n, n, n)
+	return execute(impl, j)
+}
+
+// WaitReady waits until the device is set up (see New) or ctx is done,
+// and returns the set-up's error, if it failed, or ctx's.
+func (impl *Implementation) WaitReady(ctx context.Context) error {
+	select {
+	case <-impl.setupDone:
+		return impl.setupErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Ready reports whether the device is set up: calls from now on may go
+// to it.
+func (impl *Implementation) Ready() bool { return impl.ready.Load() }
+
 // Backend is the device BLAS backend the Implementation's device calls
-// go through.
-func (impl *Implementation) Backend() gourblas.Backend { return impl.h.Backend() }
+// go through; "" until the device is ready.
+func (impl *Implementation) Backend() gourblas.Backend {
+	if !impl.ready.Load() {
+		return ""
+	}
+	return impl.h.Backend()
+}
 
 // Stats returns the counts of the Implementation's calls so far.
 func (impl *Implementation) Stats() Stats {
-	return Stats{Device: impl.counted[0].Load(), Host: impl.counted[1].Load(), Fallbacks: impl.counted[2].Load()}
+	return Stats{Device: impl.counted[0].Load(), Host: impl.counted[1].Load(), Fallbacks: impl.counted[2].Load(), Unready: impl.counted[3].Load()}
 }
 
-// Close waits for the Implementation's device work, frees its device and
-// host scratch memory and closes its device BLAS handle. Calls after
-// Close are computed by gonum on the host.
+// Close waits for the device's set-up to end, then for the
+// Implementation's device work, frees its device and host scratch memory
+// and closes its device BLAS handle. Calls after Close are computed by
+// gonum on the host.
 func (impl *Implementation) Close() error {
+	<-impl.setupDone
 	impl.mu.Lock()
 	defer impl.mu.Unlock()
 	if impl.closed {
 		return nil
 	}
 	impl.closed = true
+	if impl.h == nil {
+		return nil // the set-up failed before the device was used
+	}
 	err := impl.q.Finish()
 	return errors.Join(err, impl.freeScratch(), impl.h.Close())
 }
@@ -176,6 +288,10 @@ func typeOf[T float]() gourblas.Type {
 // under threshold, counting a call it keeps on the host.
 func offload[T float](impl *Implementation, threshold, size int) bool {
 	ok := threshold >= 0 && size >= threshold && (typeOf[T]() == gourblas.Float32 || impl.fp64)
+	if ok && !impl.ready.Load() {
+		impl.counted[3].Add(1)
+		ok = false
+	}
 	if !ok {
 		impl.counted[1].Add(1)
 	}

@@ -1,6 +1,7 @@
 package gonumblas_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -121,6 +122,12 @@ func openDevice(dev *ur.Device, opts gonumblas.Options) (*testDevice, error) {
 		return nil, err
 	}
 	impl, err := gonumblas.New(q, opts)
+	if err == nil {
+		// The tests send calls to the device from the first one on.
+		if err = impl.WaitReady(context.Background()); err != nil {
+			_ = impl.Close()
+		}
+	}
 	if err != nil {
 		_ = q.Release()
 		_ = ctx.Release()

@@ -11,7 +11,7 @@ import (
 // for Dgemm, Dsymm, Dsyrk and Dsyr2k by calling gonum's routine with
 // alpha 0 and beta 1, which checks everything and then returns without
 // computing (Dsyrk and Dsyr2k multiply C's triangle by 1); Dtrmm has no
-// such call, and checkTrmm repeats gonum's checks. Calls without work
+// such call, nor has Dtrsm, and checkTri repeats gonum's checks. Calls without work
 // for the device (an empty or zero product) are gonum's too, which gives
 // its exact results for them (C = beta*C, NaNs in A and B ignored).
 
@@ -21,6 +21,7 @@ type (
 	syrkFunc[T float]  func(ul blas.Uplo, tA blas.Transpose, n, k int, alpha T, a []T, lda int, beta T, c []T, ldc int)
 	syr2kFunc[T float] func(ul blas.Uplo, tA blas.Transpose, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)
 	trmmFunc[T float]  func(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha T, a []T, lda int, b []T, ldb int)
+	trsmFunc[T float]  = trmmFunc[T]
 )
 
 // product is the number of multiply-adds of an m×k by k×n product, the
@@ -253,7 +254,7 @@ func trmm[T float](impl *Implementation, routine string, native trmmFunc[T], s b
 		native(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
 	}
-	checkTrmm(s, ul, tA, d, m, n, len(a), lda, len(b), ldb)
+	checkTri(s, ul, tA, d, m, n, len(a), lda, len(b), ldb)
 	if m == 0 || n == 0 || alpha == 0 || tooLarge(m, n, lda, ldb) {
 		impl.onHost()
 		native(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
@@ -278,6 +279,53 @@ func trmm[T float](impl *Implementation, routine string, native trmmFunc[T], s b
 		st.tA, st.tB, st.a, st.b = blas.NoTrans, tA, slotB, slotA
 	}
 	j.steps = []step{st}
+	if !run(impl, routine, j) {
+		native(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+	}
+}
+
+// Dtrsm solves op(A) * X = alpha * B (side Left) or X * op(A) = alpha *
+// B (side Right) for X, which overwrites B, with A triangular, as
+// gonum's. On the device it is the device BLAS's Trsm (cuBLAS's,
+// CLBlast's, or the own kernels' blocked solve), whose arithmetic for
+// many right-hand sides is mostly general products: the solves of
+// lapack's Dgetrs and Dpotrs, and so of mat.Dense.Solve and
+// mat.Cholesky.SolveTo, which gonum computes row by row on one core.
+// Its size for the threshold is its multiply-adds, m·n·k/2.
+func (impl *Implementation) Dtrsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int) {
+	trsm(impl, "Dtrsm", impl.Implementation.Dtrsm, s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+}
+
+// Strsm is Dtrsm in float32.
+func (impl *Implementation) Strsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha float32, a []float32, lda int, b []float32, ldb int) {
+	trsm(impl, "Strsm", impl.Implementation.Strsm, s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+}
+
+func trsm[T float](impl *Implementation, routine string, native trsmFunc[T], s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha T, a []T, lda int, b []T, ldb int) {
+	k := n
+	if s == blas.Left {
+		k = m
+	}
+	size := product(m, n, k)
+	if size > 0 {
+		size /= 2
+	}
+	if !offload[T](impl, impl.opts.Level3Threshold, size) {
+		native(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+		return
+	}
+	checkTri(s, ul, tA, d, m, n, len(a), lda, len(b), ldb)
+	if m == 0 || n == 0 || alpha == 0 || tooLarge(m, n, lda, ldb) {
+		impl.onHost()
+		native(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
+		return
+	}
+	// A goes as stored: the solve reads its ul triangle only, and not
+	// its diagonal when d is Unit.
+	j := &job[T]{out: output[T]{data: b, rows: m, cols: n, ld: ldb}}
+	j.in[slotA] = matrix(a, k, k, lda)
+	j.in[slotC] = matrix(b, m, n, ldb)
+	j.steps = []step{{solve: true, side: s, uplo: ul, diag: d, tA: tA, m: m, n: n, alpha: float64(alpha), a: slotA}}
 	if !run(impl, routine, j) {
 		native(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 	}

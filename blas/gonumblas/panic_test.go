@@ -121,6 +121,27 @@ var panicCases = []panicCase{{
 		}
 	},
 }, {
+	name: "trsm", // side, uplo, tA, diag, m, n, lda, ldb, len a, b
+	base: []int{rt, lo, tr, un, 3, 4, 4, 5, 16, 15},
+	alt:  [][]int{{bad, lf}, {bad, up}, {bad, nt, ct}, {bad, nu}, {-1, 0, 4}, {-1, 0, 5}, {0, 3, 5}, {0, 3}, {0, 15}, {0, 14}},
+	call: func(impl both, single bool, v []int) {
+		s, ul, tA, d := blas.Side(v[0]), blas.Uplo(v[1]), blas.Transpose(v[2]), blas.Diag(v[3])
+		// A's diagonal is 2, so a solve that is made is a finite one.
+		if single {
+			a := ones32(v[8])
+			for i := range a {
+				a[i] = 2
+			}
+			impl.Strsm(s, ul, tA, d, v[4], v[5], 1, a, v[6], ones32(v[9]), v[7])
+		} else {
+			a := ones64(v[8])
+			for i := range a {
+				a[i] = 2
+			}
+			impl.Dtrsm(s, ul, tA, d, v[4], v[5], 1, a, v[6], ones64(v[9]), v[7])
+		}
+	},
+}, {
 	name: "gemv", // tA, m, n, lda, incX, incY, len a, x, y
 	base: []int{nt, 3, 4, 4, 1, 1, 12, 4, 3},
 	alt:  [][]int{{bad, tr}, {-1, 0, 4}, {-1, 0}, {0, 3, 5}, {0, -1, 2}, {0, -1, 2}, {0, 11}, {0, 3}, {0, 2}},

@@ -25,7 +25,7 @@ func TestDsymm(t *testing.T) {
 }
 
 func TestDtrsm(t *testing.T) {
-	onDevices(t, none, func(t *testing.T, impl *gonumblas.Implementation) { testblas.DtrsmTest(t, impl) })
+	onDevices(t, f64, func(t *testing.T, impl *gonumblas.Implementation) { testblas.DtrsmTest(t, impl) })
 }
 
 func TestDsyrk(t *testing.T) {

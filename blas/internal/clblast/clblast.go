@@ -20,11 +20,19 @@ import (
 // Names are the shared objects Load tries, in order.
 var Names = []string{"libclblast.so.1", "libclblast.so"}
 
-// Layouts and transpositions (CLBlastLayout, CLBlastTranspose).
+// Layouts, transpositions, triangles, diagonals and sides
+// (CLBlastLayout, CLBlastTranspose, CLBlastTriangle, CLBlastDiagonal,
+// CLBlastSide).
 const (
 	RowMajor int32 = 101
 	NoTrans  int32 = 111
 	Trans    int32 = 112
+	Upper    int32 = 121
+	Lower    int32 = 122
+	NonUnit  int32 = 131
+	Unit     int32 = 132
+	Left     int32 = 141
+	Right    int32 = 142
 )
 
 // Status is a CLBlast status code: 0, an OpenCL error code, or one of
@@ -69,6 +77,9 @@ type Routines[F float32 | float64 | uint16] struct {
 	Scal func(n uint64, alpha F, x uintptr, xOff, xInc uint64, queue, event *uintptr) Status
 	Copy func(n uint64, x uintptr, xOff, xInc uint64, y uintptr, yOff, yInc uint64, queue, event *uintptr) Status
 	Swap func(n uint64, x uintptr, xOff, xInc uint64, y uintptr, yOff, yInc uint64, queue, event *uintptr) Status
+	// Trsm is nil for half precision, which CLBlast does not solve in.
+	Trsm func(layout, side, triangle, ta, diag int32, m, n uint64, alpha F, a uintptr, aOff, lda uint64,
+		b uintptr, bOff, ldb uint64, queue, event *uintptr) Status
 }
 
 // Lib is the loaded library: single (S), double (D) and half (H)
@@ -115,14 +126,19 @@ func load(names []string) (*Lib, error) {
 
 // resolve binds one precision's routines, CLBlast<prefix><routine>.
 func resolve[F float32 | float64 | uint16](so *dl.Library, prefix string, r *Routines[F]) error {
-	for _, f := range []struct {
+	type routine struct {
 		name string
 		fn   any
-	}{
+	}
+	routines := []routine{
 		{"gemm", &r.Gemm}, {"gemmStridedBatched", &r.GemmStridedBatched}, {"gemmBatched", &r.GemmBatched},
 		{"gemv", &r.Gemv}, {"axpy", &r.Axpy}, {"dot", &r.Dot}, {"asum", &r.Asum},
 		{"scal", &r.Scal}, {"copy", &r.Copy}, {"swap", &r.Swap},
-	} {
+	}
+	if prefix != "H" {
+		routines = append(routines, routine{"trsm", &r.Trsm})
+	}
+	for _, f := range routines {
 		sym, err := so.Lookup("CLBlast" + prefix + f.name)
 		if err != nil {
 			return err

@@ -163,6 +163,14 @@ func TestCallsThroughStandIn(t *testing.T) {
 	check(t, last, h.Copy(R32F, 9, 0xa000, 2, 0xb000, -1), "cublasScopy_v2", []int64{H, 9, 0xa000, 2, 0xb000, -1}, 0, 0)
 	check(t, last, h.Swap(R64F, 9, 0xa000, 2, 0xb000, 1), "cublasDswap_v2", []int64{H, 9, 0xa000, 2, 0xb000, 1}, 0, 0)
 
+	check(t, last, h.Trsm(R32F, SideRight, FillUpper, OpT, DiagUnit, 6, 7, 1.5, 0xa000, 8, 0xb000, 9), "cublasStrsm_v2",
+		[]int64{H, 1, 1, 1, 1, 6, 7, 0, 0xa000, 8, 0xb000, 9}, 1.5, 0)
+	check(t, last, h.Trsm(R64F, SideLeft, FillLower, OpN, DiagNonUnit, 6, 7, 1.0/3, 0xa000, 8, 0xb000, 9), "cublasDtrsm_v2",
+		[]int64{H, 0, 0, 0, 0, 6, 7, 0, 0xa000, 8, 0xb000, 9}, 1.0/3, 0)
+	if r := lastCall(t, last); r.mode != int32(PointerHost) {
+		t.Errorf("pointer mode %d for Trsm, want host", r.mode)
+	}
+
 	if err := h.Destroy(); err != nil {
 		t.Fatal(err)
 	}

@@ -235,6 +235,24 @@ func (h *Handle) Gemv(dt DataType, t Operation, m, n int, alpha float64, A uintp
 	return &Error{Func: "cublasSgemv_v2 (" + dt.String() + ")", Status: NotSupported}
 }
 
+// Trsm solves op(A)·X = alpha·B (side Left) or X·op(A) = alpha·B
+// (side Right) in place of B, column-major, B m×n and A triangular
+// (m×m for Left, n×n for Right), in host pointer mode, for R32F or R64F.
+func (h *Handle) Trsm(dt DataType, side Side, fill Fill, t Operation, diag Diag, m, n int, alpha float64, A uintptr, lda int, B uintptr, ldb int) error {
+	if err := h.pointerMode(PointerHost); err != nil {
+		return err
+	}
+	al, _ := h.scalars(compute(dt), alpha, 0)
+	a := Args{h.h, uintptr(side), uintptr(fill), uintptr(t), uintptr(diag), i(m), i(n), al, A, i(lda), B, i(ldb)}
+	switch dt {
+	case R32F:
+		return h.call(h.lib.strsm, "cublasStrsm_v2", &a)
+	case R64F:
+		return h.call(h.lib.dtrsm, "cublasDtrsm_v2", &a)
+	}
+	return &Error{Func: "cublasStrsm_v2 (" + dt.String() + ")", Status: NotSupported}
+}
+
 // Axpy is y += alpha·x. R16F and R16BF go through cublasAxpyEx with
 // float32 alpha and arithmetic.
 func (h *Handle) Axpy(dt DataType, n int, alpha float64, x uintptr, incx int, y uintptr, incy int) error {

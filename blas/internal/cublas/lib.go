@@ -42,6 +42,7 @@ type Lib struct {
 	sscal, dscal              uintptr
 	scopy, dcopy              uintptr
 	sswap, dswap              uintptr
+	strsm, dtrsm              uintptr
 	axpyEx, dotEx             uintptr // optional: half-precision Level 1
 	nrm2Ex, scalEx            uintptr // optional
 }
@@ -122,6 +123,8 @@ func (l *Lib) table() []dl.Symbol {
 		{Name: "cublasDcopy_v2", Addr: &l.dcopy},
 		{Name: "cublasSswap_v2", Addr: &l.sswap},
 		{Name: "cublasDswap_v2", Addr: &l.dswap},
+		{Name: "cublasStrsm_v2", Addr: &l.strsm},
+		{Name: "cublasDtrsm_v2", Addr: &l.dtrsm},
 		{Name: "cublasAxpyEx", Addr: &l.axpyEx, Optional: true},
 		{Name: "cublasDotEx", Addr: &l.dotEx, Optional: true},
 		{Name: "cublasNrm2Ex", Addr: &l.nrm2Ex, Optional: true},

@@ -76,11 +76,23 @@ type (
 	ComputeType int32 // cublasComputeType_t
 	PointerMode int32 // cublasPointerMode_t
 	Math        int32 // cublasMath_t
+	Side        int32 // cublasSideMode_t
+	Fill        int32 // cublasFillMode_t
+	Diag        int32 // cublasDiagType_t
 )
 
 const (
 	OpN Operation = 0 // CUBLAS_OP_N
 	OpT Operation = 1 // CUBLAS_OP_T
+
+	SideLeft  Side = 0 // CUBLAS_SIDE_LEFT
+	SideRight Side = 1 // CUBLAS_SIDE_RIGHT
+
+	FillLower Fill = 0 // CUBLAS_FILL_MODE_LOWER
+	FillUpper Fill = 1 // CUBLAS_FILL_MODE_UPPER
+
+	DiagNonUnit Diag = 0 // CUBLAS_DIAG_NON_UNIT
+	DiagUnit    Diag = 1 // CUBLAS_DIAG_UNIT
 
 	R32F  DataType = 0  // CUDA_R_32F
 	R64F  DataType = 1  // CUDA_R_64F

@@ -255,3 +255,19 @@ int cublasScalEx(void *h, int n, const void *alpha, int at, void *x, int xt, int
 	last_alpha = *(const float *)alpha;
 	return 0;
 }
+
+#define TRSM_BODY(name, T)                                                                     \
+	start(name, 12);                                                                           \
+	A(0, h), A(1, side), A(2, fill), A(3, t), A(4, diag), A(5, m), A(6, n), A(8, a), A(9, lda); \
+	A(10, b), A(11, ldb);                                                                      \
+	last_alpha = *(const T *)alpha;                                                            \
+	return 0;
+
+int cublasStrsm_v2(void *h, int side, int fill, int t, int diag, int m, int n, const float *alpha, const float *a,
+		   int lda, float *b, int ldb) {
+	TRSM_BODY("cublasStrsm_v2", float)
+}
+int cublasDtrsm_v2(void *h, int side, int fill, int t, int diag, int m, int n, const double *alpha, const double *a,
+		   int lda, double *b, int ldb) {
+	TRSM_BODY("cublasDtrsm_v2", double)
+}
