@@ -33,6 +33,9 @@ type Options struct {
 	// Hang is how long after Duration a call may still run before it
 	// counts as hung and Run returns; 0 means 2 minutes.
 	Hang time.Duration
+	// Kinds limits the calls to these kinds (of Kinds()), to narrow down
+	// a failure; nil means every kind.
+	Kinds []string
 }
 
 // Report is what a run did.
@@ -124,6 +127,20 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Seed == 0 {
 		opts.Seed = rand.Uint64()
 	}
+	kinds := ops
+	if opts.Kinds != nil {
+		kinds = nil
+		for _, name := range opts.Kinds {
+			i := slices.IndexFunc(ops, func(o op) bool { return o.name == name })
+			if i < 0 {
+				return nil, fmt.Errorf("soak: no kind of call %q (kinds: %s)", name, strings.Join(Kinds(), ", "))
+			}
+			kinds = append(kinds, ops[i])
+		}
+		if len(kinds) == 0 {
+			return nil, errors.New("soak: Kinds names no kind of call")
+		}
+	}
 	var sites []*site
 	closeSites := func() error {
 		var err error
@@ -147,7 +164,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range opts.Workers {
-		w := &worker{id: i, rng: rand.New(rand.NewPCG(opts.Seed, uint64(i))), sites: sites, pools: make([][]*held, len(sites))}
+		w := &worker{id: i, rng: rand.New(rand.NewPCG(opts.Seed, uint64(i))), kinds: kinds, sites: sites, pools: make([][]*held, len(sites))}
 		wg.Go(func() {
 			w.run(ctx, opts.Workers)
 			mu.Lock()
@@ -253,6 +270,7 @@ type held struct {
 type worker struct {
 	id    int
 	rng   *rand.Rand
+	kinds []op // the kinds of call it makes
 	sites []*site
 	pools [][]*held // per site: arrays kept for later calls
 	ops   map[string]int64
@@ -297,11 +315,11 @@ func Kinds() []string {
 
 func (w *worker) pick() op {
 	total := 0
-	for _, o := range ops {
+	for _, o := range w.kinds {
 		total += o.weight
 	}
 	n := w.rng.IntN(total)
-	for _, o := range ops {
+	for _, o := range w.kinds {
 		if n < o.weight {
 			return o
 		}
@@ -317,11 +335,11 @@ func (w *worker) pick() op {
 func (w *worker) run(ctx context.Context, n int) {
 	w.ops, w.time = map[string]int64{}, map[string]time.Duration{}
 	first := w.id
-	for first < len(ops) || ctx.Err() == nil {
+	for first < len(w.kinds) || ctx.Err() == nil {
 		i := w.rng.IntN(len(w.sites))
 		s, o := w.sites[i], w.pick()
-		if first < len(ops) {
-			o = ops[first]
+		if first < len(w.kinds) {
+			o = w.kinds[first]
 			first += n
 		}
 		start := time.Now()

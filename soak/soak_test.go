@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ var (
 	duration = flag.Duration("soak.duration", 20*time.Second, "how long TestSoak runs")
 	workers  = flag.Int("soak.workers", 8, "TestSoak's goroutines")
 	seed     = flag.Uint64("soak.seed", 0, "TestSoak's seed (0: a new one, printed)")
+	kinds    = flag.String("soak.kinds", "", "TestSoak's kinds of call, comma-separated (empty: all)")
 )
 
 // TestMain fails the run on handles left unreleased when leak checking is
@@ -38,7 +40,11 @@ func TestSoak(t *testing.T) {
 	if len(devs) == 0 {
 		t.Skipf("no device: %s", testenv.Reasons(testenv.System(t)))
 	}
-	r, err := soak.Run(context.Background(), soak.Options{Devices: devs, Duration: *duration, Workers: *workers, Seed: *seed})
+	opts := soak.Options{Devices: devs, Duration: *duration, Workers: *workers, Seed: *seed}
+	if *kinds != "" {
+		opts.Kinds = strings.Split(*kinds, ",")
+	}
+	r, err := soak.Run(context.Background(), opts)
 	if r != nil {
 		t.Log("\n" + r.String())
 	}
@@ -48,7 +54,11 @@ func TestSoak(t *testing.T) {
 	if len(r.Failures) > 0 {
 		t.Errorf("%d of %d calls failed (seed %d)", len(r.Failures), r.Total(), r.Seed)
 	}
-	for _, kind := range soak.Kinds() {
+	want := opts.Kinds
+	if want == nil {
+		want = soak.Kinds()
+	}
+	for _, kind := range want {
 		if r.Ops[kind] == 0 {
 			t.Errorf("no %s call in %v", kind, r.Elapsed)
 		}

@@ -159,6 +159,9 @@ func run(out io.Writer, c config) error {
 			}
 			fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%s\t%.2fx\t%.1e\t\n", n, op.name, ms(nat.first), ms(nat.best), ms(dv.first), ms(dv.best),
 				float64(nat.best)/float64(dv.best), relDiff(dv.result, nat.result))
+			// Each row as it is measured: a run cut short by a time
+			// limit still shows the sizes it reached.
+			w.Flush()
 		}
 	}
 	w.Flush()
