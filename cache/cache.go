@@ -805,8 +805,9 @@ func (c *Cache) put(k Key, bin []byte, info Info) (ref entryRef, existed bool, e
 // putCopy stores a copy of an entry the remote tier keeps, without
 // fsync: the remote tier has the durable copy, and files that a crash
 // leaves torn or empty fail their checks and are misses, as any bad file
-// is. It keeps the write's cost out of a remote hit (the fsyncs were 3–4
-// ms of a 7–8 ms remote hit on the H100 machine).
+// is. It keeps the write's cost out of a remote hit, of which the fsyncs
+// were about half (docs/benchmarks.md, "The remote cache tier on the
+// H100").
 func (c *Cache) putCopy(k Key, bin []byte, info Info) (ref entryRef, existed bool, err error) {
 	return c.store(k, bin, info, false)
 }

@@ -297,9 +297,9 @@ func (c *Cache) remoteFill(ctx context.Context, k Key, toDisk bool) *Entry {
 
 // copyLocal writes e, a hit of the remote tier, to the local disk on a
 // goroutine of its own, so that the write overlaps the caller's load of
-// the binary: writing a 1 MB binary and the cache's bookkeeping took
-// about 2 ms of a 7 ms remote hit on the H100 machine, whose local hit
-// took 3 ms. Reject of e waits for its write, Flush and Close for all. A
+// the binary: writing a binary and the cache's bookkeeping took a large
+// share of a remote hit (docs/benchmarks.md, "The remote cache tier on
+// the H100"). Reject of e waits for its write, Flush and Close for all. A
 // process that exits before the write is done leaves no copy, and its
 // next run reads the remote tier again. The write takes over held, the
 // leaf's build.lock that GetOrBuild holds, and releases it when done, so

@@ -78,8 +78,8 @@ func signedMessage(name string, body []byte) []byte {
 }
 
 // digestChunk is the piece of a body bodyDigest hashes on one goroutine:
-// with 256 KiB pieces, checking the 926 KB entry of a 200-kernel module
-// took 0.53 ms on the H100 machine's host.
+// docs/benchmarks.md, "The remote cache tier on the H100", gives what
+// checking an entry costs with 256 KiB pieces.
 const digestChunk = 64 << 10
 
 // bodyDigest is the SHA-256 of the body's length and of the SHA-256s of

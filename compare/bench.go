@@ -474,7 +474,8 @@ func (b *bench) copyPinnedD2H(m *record.Metric) error { return b.pinnedCopy(m, f
 
 // CopiesPerRound is how many device-to-device copies a round of copy.d2d
 // enqueues back to back before its Finish. One copy alone, timed with its
-// Finish, measured a fifth less on the H100 when the buffers had not just
+// Finish, measured less (docs/benchmarks.md, "Transfers through gour, on
+// the H100 machine") when the buffers had not just
 // been used by a kernel (the first touch of 512 MiB costs the device's
 // address translation), and carries the Finish round trip; a round of
 // several copies measures the copy, as nvbandwidth and clpeak do.

@@ -72,7 +72,8 @@ type Device struct {
 	options   string // build options of the package's kernels
 	// kernelCopy makes Copy run the copy kernel, not the driver's copy:
 	// on a CPU device, where PoCL copies a buffer on one thread and the
-	// kernel on all of them (1.6-2.5x the bandwidth on PoCL 3.1).
+	// kernel on all of them, at a multiple of the bandwidth
+	// (docs/benchmarks.md, "Reductions and copies on a CPU device").
 	kernelCopy bool
 
 	mu      sync.Mutex
@@ -233,10 +234,10 @@ func newDevice(q *ur.Queue, opts DeviceOptions) (*Device, error) {
 	if m := info.MaxWorkGroupSize; m > 0 && d.local > m {
 		d.local = 1 << (bits.Len64(m) - 1)
 	}
-	// Enough groups to fill the device twice over (16 per compute unit:
-	// an H100 SM runs 2048 threads, 8 groups of 256; 16 measured 6%
-	// faster than 8 there, sums of 2^28 float32 at 2.8 TB/s), few enough
-	// that the second pass is one small group.
+	// Enough groups to fill the device twice over (16 per compute unit,
+	// which measured faster than 8: docs/benchmarks.md, "The compute
+	// runtime on the H100"), few enough that the second pass is one small
+	// group.
 	d.groups = uint64(max(1, info.ComputeUnits)) * 16
 	if info.Type == ur.DeviceTypeCPU {
 		d.options = "-DCOMPUTE_BLOCKED" // see stridedLoop
@@ -255,8 +256,9 @@ func newDevice(q *ur.Queue, opts DeviceOptions) (*Device, error) {
 		// A pool makes an allocation on the queue without a device
 		// synchronisation; without one, device USM still works.
 		// Blocks from plain allocations: a process's first allocation
-		// from CUDA's stream-ordered pool costs about 10 ms, more than
-		// everything else in a warm start (docs/benchmarks.md).
+		// from CUDA's stream-ordered pool costs more than everything else
+		// in a warm start (docs/benchmarks.md, "The compute runtime on the
+		// H100", "The first Transform").
 		if p, err := ctx.NewPool(dev, ur.PoolOptions{ReleaseThreshold: 64 << 20, ContextAlloc: true}); err == nil {
 			d.pool = p
 		}

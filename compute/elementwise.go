@@ -20,7 +20,8 @@ type ewOp struct {
 	kernel *kernelEntry
 	// driverCopy marks Copy: on a GPU the driver's copy moves the bytes
 	// (its copy engine reaches the memory's bandwidth where the copy
-	// kernel fell short by a fifth on the H100); the kernel is the
+	// kernel fell short; docs/benchmarks.md, "The compute runtime on the
+	// H100"); the kernel is the
 	// fallback, and a CPU device's choice (Device.kernelCopy).
 	driverCopy bool
 	// vec is the Func's four-a-work-item kernel, where it has one (an

@@ -212,8 +212,9 @@ func builtinSource(et *elemType) sourceFunc {
 // bandwidth. On a CPU device (built with -DCOMPUTE_BLOCKED) it is one
 // contiguous block, so that each cache line is read once, by one
 // work-item, with the four accumulators over consecutive elements: with
-// one, each addition waited for the one before, and PoCL's sum reached
-// 0.3 of its read kernel (four: 0.8–1.0). elem is a format of the element
+// one, each addition waited for the one before, and PoCL's sum fell far
+// behind its read kernel (docs/benchmarks.md, "Reductions and copies on a
+// CPU device"). elem is a format of the element
 // at an index, "in[%s]".
 // Either split needs a commutative operator.
 func stridedLoop(idx, start, t, op, elem string) string {

@@ -388,17 +388,19 @@ func (s *TaskSequence[A, R]) Get(goctx context.Context) (R, error) {
 // getSpin is how long Get polls for its invocation to return before it
 // parks. Waking a parked goroutine costs the Go scheduler several µs (the
 // worker that readied it keeps its P, and another P steals the goroutine
-// only after a pause), as much as the host side of a small invocation:
-// on an H100, a sequence of 1,024-element Transforms, each read back,
-// ran at 0.6 of the same calls in a loop with every Get parked.
+// only after a pause), as much as the host side of a small invocation: a
+// sequence of small Transforms, each read back, ran well behind the same
+// calls in a loop with every Get parked (docs/benchmarks.md, "A task
+// sequence's own cost").
 const getSpin = 50 * time.Microsecond
 
 // spinUntilDone polls done for up to getSpin and reports whether its
 // token came, taking it. With fewer than four Ps, or fewer than four CPUs
 // for them, it does not poll: the core it would take is one the
-// invocation (and a CPU device's driver threads) need. On two cores with
-// four Ps, polling made a round trip cost 11 µs instead of 0.5
-// (BenchmarkTaskSequenceOverhead).
+// invocation (and a CPU device's driver threads) need: on two cores with
+// four Ps, polling made a round trip many times dearer
+// (BenchmarkTaskSequenceOverhead; docs/benchmarks.md, "A task sequence's
+// own cost").
 func spinUntilDone(done <-chan struct{}) bool {
 	if min(runtime.GOMAXPROCS(0), runtime.NumCPU()) < 4 {
 		return false

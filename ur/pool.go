@@ -23,8 +23,9 @@ type PoolOptions struct {
 	// ContextAlloc takes new blocks from Context.Alloc (cuMemAlloc on
 	// CUDA) instead of the driver's stream-ordered pool, as CuPy's
 	// MemoryPool does. A process's first allocation from a CUDA
-	// stream-ordered pool costs 8 to 12 ms on an H100 (cuMemAlloc's first
-	// costs 0.2 ms), which a short-lived process pays on its first
+	// stream-ordered pool costs far more than cuMemAlloc's first
+	// (docs/benchmarks.md, "The compute runtime on the H100", "The first
+	// Transform"), which a short-lived process pays on its first
 	// allocation. Blocks are cached and reused as before; giving one back
 	// to the driver waits for its free to complete, and MaxSize does not
 	// apply.

@@ -13,15 +13,14 @@ import (
 // kernel over the same range on the same queue, with no wait list, event
 // or launch properties, prepares it, and later ones write the arguments
 // that changed into its table and launch it: one driver call, where the
-// adapter would lay out every argument again (on the H100 3.9 µs a launch
-// through a prepared table whose arguments change, against 4.7 µs
-// through LaunchWithArgs). Every argument is still checked by launchArgs
-// first and compared with the table's before the launch, so the table
-// launches only values the call passed: it holds values, not the
-// arguments' memory, which stays the caller's to free. One goroutine uses
-// it at a time; another launching the kernel meanwhile goes through the
-// adapter. A value passed by bytes (ArgBytes) is never kept: the caller
-// may change its slice.
+// adapter would lay out every argument again (docs/benchmarks.md,
+// "Repeated launches with arguments, before a GPU run"). Every argument is
+// still checked by launchArgs first and compared with the table's before
+// the launch, so the table launches only values the call passed: it
+// holds values, not the arguments' memory, which stays the caller's to
+// free. One goroutine uses it at a time; another launching the kernel
+// meanwhile goes through the adapter. A value passed by bytes (ArgBytes)
+// is never kept: the caller may change its slice.
 type repeatArgs struct {
 	mu   sync.Mutex
 	last uint64 // launchKey of the last launch through the adapter
@@ -33,11 +32,11 @@ type repeatArgs struct {
 	args []driver.LaunchArg       // what pl's table holds
 }
 
-// launch makes k's launch of args over r on q through the prepared table
-// and reports true, or reports false having enqueued nothing, for the
-// adapter's launch: none prepared for this queue and range, the table in
-// use by another goroutine, an argument it cannot take, or a launch that
-// did not go (whose error the adapter makes).
+// launch makes the kernel's launch of args over r on q through the
+// prepared table and reports true, or reports false having enqueued
+// nothing, for the adapter's launch: none prepared for this queue and
+// range, the table in use by another goroutine, an argument it cannot
+// take, or a launch that did not go (whose error the adapter makes).
 func (ra *repeatArgs) launch(q *Queue, r *NDRange, args []driver.LaunchArg) bool {
 	if !ra.mu.TryLock() {
 		return false

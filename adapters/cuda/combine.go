@@ -16,9 +16,10 @@ import (
 // every launch on the list, back to back from its thread, while the
 // others wait for theirs. The driver takes a lock of its own for each
 // launch on a stream; with many threads calling at once its hand-offs
-// cost more than the launches (64 goroutines launched at 0.6× the rate of
-// one on the H100), and a Go mutex around the call still hands the lock
-// over on every launch (0.9×). Combined, the driver sees one caller, and
+// cost more than the launches (many goroutines launched at a lower rate
+// than one), and a Go mutex around the call still hands the lock over on
+// every launch (docs/benchmarks.md, "The launch model on the H100").
+// Combined, the driver sees one caller, and
 // the goroutines prepare their arguments in parallel.
 type combiner struct {
 	mu      sync.Mutex                // held by the goroutine submitting

@@ -65,8 +65,9 @@
 //   - a device's free memory is cuMemGetInfo;
 //   - an image is a CUDA array with a surface object (image.go); a copy
 //     between two images of 1 MiB or more is a kernel of the adapter's
-//     own PTX (imagecopy.go: surface loads and stores, 0.98 of a buffer
-//     copy on an H100 where cuMemcpy3DAsync gives 0.29), the rest
+//     own PTX (imagecopy.go: surface loads and stores, nearly a buffer
+//     copy's speed where cuMemcpy3DAsync is far slower; docs/benchmarks.md,
+//     "Images on CUDA, and image copies by kernel"), the rest
 //     cuMemcpy3DAsync; GOUR_CUDA_IMAGE_COPY=kernel|driver overrides.
 //
 // The launch and queue model (ur/driver/launch.go) maps as follows:

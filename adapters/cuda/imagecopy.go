@@ -14,10 +14,11 @@ import (
 
 // Image-to-image copies through the surface units.
 //
-// cuMemcpy3DAsync between two CUDA arrays runs at 0.29 of a device buffer
-// copy of the same bytes on an H100 (423 against 1484 GB/s, a 1 GiB RGBA
-// float image), where a kernel that reads each pixel with suld and writes
-// it with sust runs at 0.98 (examples/imagecopy). So a copy between two
+// cuMemcpy3DAsync between two CUDA arrays runs at a fraction of a device
+// buffer copy of the same bytes, where a kernel that reads each pixel
+// with suld and writes it with sust runs at nearly a buffer copy's speed
+// (examples/imagecopy; docs/benchmarks.md, "Images on CUDA, and image
+// copies by kernel"). So a copy between two
 // images of one device, of the same type, with pixels of 4, 8 or 16 bytes,
 // is such a kernel: raw bits, whatever the format. The PTX is written
 // here and loaded once per device context, on the first copy that takes

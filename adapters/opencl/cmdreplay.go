@@ -72,9 +72,9 @@ func (l *replayLaunch) Release() error {
 // NativeCommandBufferSlower reports PoCL's command buffers as slower than
 // the launches one by one, which they are as measured (urbench graph, a
 // buffer of 1,000 small launches, docs/benchmarks.md): PoCL replays a
-// cl_khr_command_buffer on the host command by command, at more than
-// twice the cost of a launch (PoCL 3.1) and 1.17× (PoCL 5), where the
-// front end's emulation replays prepared launches at less than one.
+// cl_khr_command_buffer on the host command by command, at more than the
+// cost of a launch, where the front end's emulation replays prepared
+// launches at less than one.
 func (c *cbContext) NativeCommandBufferSlower(dev driver.Device) bool {
 	return strings.Contains(dev.(*device).p.info.Name, "Portable Computing Language")
 }

@@ -112,11 +112,12 @@
 //     blocks itself, ordered by markers) and no free-memory query.
 //
 // Image copies (imagecopy.go): on NVIDIA's platform clEnqueueCopyImage
-// runs at 0.29 of the speed of a buffer copy of the same bytes (H100, an
-// 8192×8192 RGBA float image), and a kernel reading and writing each pixel
-// at 0.97, so there CopyImage enqueues a kernel of the adapter's own for
-// regions of at least 1 MiB; PoCL's own copy beats such a kernel (1.23
-// against 0.25 of a buffer copy) and keeps it, as every other platform
+// runs at a fraction of the speed of a buffer copy of the same bytes, and
+// a kernel reading and writing each pixel at nearly a buffer copy's
+// (docs/benchmarks.md, "Images on CUDA, and image copies by kernel"), so
+// there CopyImage enqueues a kernel of the adapter's own for regions of
+// at least 1 MiB; PoCL's own copy beats such a kernel and keeps it, as
+// every other platform
 // does. The kernel is used only where it copies every byte: images of one
 // type (3D where every device has cl_khr_3d_image_writes) of float, 8- and
 // 16-bit unsigned normalized, or integer channels, in orders without sRGB,
@@ -147,10 +148,11 @@
 //     event nothing is allocated. A pool was measured against one clone per
 //     kernel under a lock on PoCL 3.1 (2 cores, median of 8 runs of 20000
 //     launches of 64 items,
-//     `UR_REQUIRE_ADAPTERS=opencl go test -run '^$' -bench 'BenchmarkLaunchArgs(ClonePool|Locked)' -benchtime=20000x -count=8 ./adapters/opencl/`):
-//     serial 7.1 µs (pool) against 7.3 µs (lock) a launch, parallel 5.1
-//     µs against 5.7 µs; PoCL's own queue lock and the kernel's execution
-//     dominate both, and the pool is the default. OpenCL has no
+//     `UR_REQUIRE_ADAPTERS=opencl go test -run '^$' -bench 'BenchmarkLaunchArgs(ClonePool|Locked)' -benchtime=20000x -count=8 ./adapters/opencl/`;
+//     docs/benchmarks.md, "Kernel launch: gour vs OpenCL from C, on
+//     PoCL"): the pool was a little faster, serial and parallel; PoCL's
+//     own queue lock and the kernel's execution dominate both, and the
+//     pool is the default. OpenCL has no
 //     cooperative launches, no clusters and no dynamic local memory apart
 //     from __local arguments: those launch properties are
 //     ErrUnsupportedFeature.
@@ -194,8 +196,9 @@
 //     device lacks the extension. Empty enqueues a marker, flushes and reads
 //     its status: queued means work ahead of it (false at once); submitted
 //     or running is read again for up to 5 ms, since drivers retire even a
-//     marker with nothing ahead of it on a thread of their own (PoCL 3.1 in
-//     10 to 250 µs).
+//     marker with nothing ahead of it on a thread of their own, later
+//     than the call returns (docs/benchmarks.md, "Kernel launch: gour vs
+//     OpenCL from C, on PoCL").
 //   - Event.OnComplete is clSetEventCallback(CL_COMPLETE) with one
 //     trampoline per process (dl.NewCallback; purego's callbacks are few
 //     and never freed) given an id as user data: it looks the Go function

@@ -14,11 +14,11 @@ import (
 )
 
 // This file copies images with a kernel of the adapter's own where that
-// beats clEnqueueCopyImage: NVIDIA's driver copies an 8192×8192 RGBA
-// float image at 0.29 of the speed of a buffer copy of the same bytes,
-// and a kernel reading and writing each pixel at 0.97 (H100). Elsewhere
-// the driver's copy stays: PoCL's runs at 1.23 of a buffer copy, the
-// kernel at 0.25.
+// beats clEnqueueCopyImage: NVIDIA's driver copies an image at a fraction
+// of the speed of a buffer copy of the same bytes, and a kernel reading
+// and writing each pixel at nearly a buffer copy's. Elsewhere the
+// driver's copy stays: PoCL's beats such a kernel (docs/benchmarks.md,
+// "Images on CUDA, and image copies by kernel").
 
 // imageCopyEnv names the environment variable that picks how CopyImage
 // copies: "auto" (the default), "kernel" or "driver".
@@ -211,9 +211,9 @@ type imageCopyArgs struct {
 }
 
 // copyLocal is the work-group shape of a copy of dims dimensions: rows of
-// 32 pixels, 8 rows a group. With the driver's choice of groups NVIDIA's
-// driver copied an 8192×8192 RGBA float image at 0.45 of a buffer copy,
-// with these at 0.97.
+// 32 pixels, 8 rows a group, which NVIDIA's driver runs at about twice
+// the speed of its own choice of groups (docs/benchmarks.md, "Images on
+// CUDA, and image copies by kernel").
 func copyLocal(dims uint32) [3]uintptr {
 	if dims == 1 {
 		return [3]uintptr{256, 1, 1}

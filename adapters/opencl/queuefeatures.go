@@ -114,7 +114,8 @@ const emptyPoll = 5 * time.Millisecond
 // Empty enqueues a marker, which completes once every command enqueued
 // before it has (in order or not), flushes it and reads its status. A
 // driver retires even a marker with nothing ahead of it on a thread of its
-// own (PoCL takes 10 to 250 µs), so a queue that has just drained may
+// own (docs/benchmarks.md, "Kernel launch: gour vs OpenCL from C, on
+// PoCL"), so a queue that has just drained may
 // still show it submitted: while the marker is submitted or running,
 // Empty reads its status again, yielding between reads, for up to
 // emptyPoll, and otherwise answers false. A marker still queued has work

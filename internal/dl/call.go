@@ -28,9 +28,10 @@ func CallAfter(first, firstArg, fn uintptr, args *Args) (result uintptr, ok bool
 // skips the Go scheduler's system-call accounting (marking the goroutine
 // and its processor as in a system call, so that the processor can be
 // handed to another thread if the call blocks, and taking it back after).
-// That accounting is most of what a Go-to-C call costs over a C-to-C one:
-// about 30 ns of 38 on the development machine (BenchmarkCall,
-// BenchmarkCallQuick), and about 1.5% of a 3 µs cuLaunchKernel once the
+// That accounting is most of what a Go-to-C call costs over a C-to-C one
+// (BenchmarkCall, BenchmarkCallQuick; docs/benchmarks.md, "Kernel launch:
+// gour vs OpenCL from C, on PoCL" and "The public prepared-launch
+// contract, measured"), a measurable share of a cuLaunchKernel once the
 // driver's work has left the caches cold.
 //
 // The price is the runtime's view of the goroutine: it stays running, so

@@ -32,8 +32,9 @@ var trampolineABI0, trampolineAfterABI0 uintptr
 func runtimeCgocall(fn uintptr, arg unsafe.Pointer) int32
 
 // call is what purego.SyscallN does minus its generality: no pool, no
-// 32-argument copies, no float registers. It saves about 80 ns a call,
-// which is most of what a Go launch path costs over C.
+// 32-argument copies, no float registers. What it saves a call is most
+// of what a Go launch path costs over C (docs/benchmarks.md, "Kernel
+// launch: gour vs OpenCL from C, on PoCL").
 func call(fn uintptr, args *Args) uintptr {
 	f := frame{fn: fn, args: args}
 	runtimeCgocall(trampolineABI0, unsafe.Pointer(&f))

@@ -15,8 +15,8 @@ type NativeArgs [12]uintptr
 // An adapter whose launch is such a call returns one from PrepareLaunch
 // and the front end makes the call itself, inline, rather than through
 // the PreparedLaunch interface: the interface call and the adapter's frame
-// cost about 1.5% of a 3–4 µs cuLaunchKernel on the H100, measured
-// (docs/benchmarks.md), more than the rest of the front end's work. An
+// cost more than the rest of the front end's work (docs/benchmarks.md,
+// "The public prepared-launch contract, measured"). An
 // adapter outside this module may return one too (Fn from dlsym), or
 // implement PreparedLaunch itself.
 //
