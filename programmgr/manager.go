@@ -237,22 +237,62 @@ func (m *Manager) GetProgram(ctx context.Context, img *Image, devs []*ur.Device,
 // program for LRU eviction, as in DPC++: touching the eviction list would
 // cost the fast path its lock-free hit (docs/design.md, "The program
 // manager").
+//
+// While a gour trace records (package trace), each call is a span on it.
 func (m *Manager) GetKernel(ctx context.Context, img *Image, name string, dev *ur.Device, spec SpecValues, options string) (*Kernel, error) {
-	defer trace.Begin("programmgr", "programmgr.GetKernel").End()
-	if img != nil && dev != nil {
-		if fm := m.fast.Load(); fm != nil {
-			fk := fastKey{image: img.id, name: name, device: dev, spec: spec, options: options}
-			if k := m.lookupFast(fm, &fk); k != nil && k.refs.tryAcquire() {
-				// Like DPC++'s, a fast hit touches nothing else, the eviction
-				// list included: only program-cache hits reorder it.
-				k.fastHits.Add(1)
-				if m.traceOn {
-					m.traceKernel("fetch", "fast-kernel", k)
-				}
-				return k, nil
-			}
-		}
+	// The span only while a trace records: deferring even an inactive
+	// one's End costs the fast hit a call to Begin and one to End.
+	if trace.Active() != nil {
+		return m.getKernelTraced(ctx, img, name, dev, spec, options)
 	}
+	if k := m.fastKernel(img, name, dev, spec, options); k != nil {
+		return k, nil
+	}
+	return m.getKernelMiss(ctx, img, name, dev, spec, options)
+}
+
+// getKernelTraced is GetKernel in a span of the active trace.
+func (m *Manager) getKernelTraced(ctx context.Context, img *Image, name string, dev *ur.Device, spec SpecValues, options string) (*Kernel, error) {
+	defer trace.Begin("programmgr", "programmgr.GetKernel").End()
+	if k := m.fastKernel(img, name, dev, spec, options); k != nil {
+		return k, nil
+	}
+	return m.getKernelMiss(ctx, img, name, dev, spec, options)
+}
+
+// fastKernel is GetKernel's fast hit: the kernel with a new reference,
+// or nil when the fast cache has none to give. It takes no lock and
+// allocates nothing; it is lookupFast written out, to save the hit a call.
+func (m *Manager) fastKernel(img *Image, name string, dev *ur.Device, spec SpecValues, options string) *Kernel {
+	if img == nil || dev == nil {
+		return nil
+	}
+	fm := m.fast.Load()
+	if fm == nil {
+		return nil
+	}
+	fk := fastKey{image: img.id, name: name, device: dev, spec: spec, options: options}
+	for e := (*fm)[m.fastHash(&fk)]; e != nil; e = e.next {
+		if e.key != fk {
+			continue
+		}
+		k := e.kernel
+		if !k.refs.tryAcquire() {
+			return nil
+		}
+		// Like DPC++'s, a fast hit touches nothing else, the eviction
+		// list included: only program-cache hits reorder it.
+		k.fastHits.Add(1)
+		if m.traceOn {
+			m.traceKernel("fetch", "fast-kernel", k)
+		}
+		return k
+	}
+	return nil
+}
+
+// getKernelMiss is GetKernel past the fast cache.
+func (m *Manager) getKernelMiss(ctx context.Context, img *Image, name string, dev *ur.Device, spec SpecValues, options string) (*Kernel, error) {
 	r := request{op: "programmgr.GetKernel", img: img, name: name, dev: dev, spec: spec, options: options}
 	k, err := m.getKernel(ctx, &r)
 	m.count(&r, err)
