@@ -21,6 +21,18 @@ log() {
 	tar czf "$pack" -C /tmp logs
 }
 nvidia-smi -L >"$out/gpu.txt" 2>&1; clinfo -l >>"$out/gpu.txt" 2>&1
+# `scripts/gpu-soak.sh narrow`: only the CUDA soak's hang with 16 workers,
+# narrowed (docs/benchmarks.md, "The soak on the H100 machine, and what it
+# found"): without the kinds of call that destroy cuBLAS handles, then with
+# only those; each run panics with every goroutine's stack at its timeout.
+if [[ ${1:-} == narrow ]]; then
+	narrow() {
+		log "narrow-$1" 45 env GOTRACEBACK=all GOUR_LEAK_CHECK=1 ONEAPI_DEVICE_SELECTOR=cuda:0 $B/soak.test -test.v -test.count=1 -test.run 'TestSoak$' -soak.duration=12s -soak.workers=16 -soak.kinds="$2" -test.timeout=32s
+	}
+	narrow noblas transform,reduce,reduce-axis,copy,dot,matmul,release,kernel,evict
+	narrow blas blas,new-device,new-queue
+	exit 0
+fi
 # The abort: programs of one binary and Devices made and released concurrently, kernel cache off.
 log pocl5-programs 120 env POCL_KERNEL_CACHE=0 ONEAPI_DEVICE_SELECTOR=opencl:cpu UR_REQUIRE_ADAPTERS=opencl $B/adapters-opencl.test -test.v -test.count=1 -test.run 'OutliveEachOther|Pocl'
 log pocl5-devices 120 env POCL_KERNEL_CACHE=0 ONEAPI_DEVICE_SELECTOR=opencl:cpu UR_REQUIRE_ADAPTERS=opencl $B/compute.test -test.v -test.count=1 -test.run DevicesMadeAndReleased
