@@ -262,7 +262,7 @@ func (m *Manager) getKernelTraced(ctx context.Context, img *Image, name string, 
 
 // fastKernel is GetKernel's fast hit: the kernel with a new reference,
 // or nil when the fast cache has none to give. It takes no lock and
-// allocates nothing; it is lookupFast written out, to save the hit a call.
+// allocates nothing.
 func (m *Manager) fastKernel(img *Image, name string, dev *ur.Device, spec SpecValues, options string) *Kernel {
 	if img == nil || dev == nil {
 		return nil
@@ -272,23 +272,17 @@ func (m *Manager) fastKernel(img *Image, name string, dev *ur.Device, spec SpecV
 		return nil
 	}
 	fk := fastKey{image: img.id, name: name, device: dev, spec: spec, options: options}
-	for e := (*fm)[m.fastHash(&fk)]; e != nil; e = e.next {
-		if e.key != fk {
-			continue
-		}
-		k := e.kernel
-		if !k.refs.tryAcquire() {
-			return nil
-		}
-		// Like DPC++'s, a fast hit touches nothing else, the eviction
-		// list included: only program-cache hits reorder it.
-		k.fastHits.Add(1)
-		if m.traceOn {
-			m.traceKernel("fetch", "fast-kernel", k)
-		}
-		return k
+	k := m.lookupFast(fm, &fk)
+	if k == nil || !k.refs.tryAcquire() {
+		return nil
 	}
-	return nil
+	// Like DPC++'s, a fast hit touches nothing else, the eviction list
+	// included: only program-cache hits reorder it.
+	k.fastHits.Add(1)
+	if m.traceOn {
+		m.traceKernel("fetch", "fast-kernel", k)
+	}
+	return k
 }
 
 // getKernelMiss is GetKernel past the fast cache.
