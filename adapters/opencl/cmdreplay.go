@@ -2,7 +2,6 @@ package opencl
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/gour-dev/gour/adapters/opencl/internal/cl"
 	"github.com/gour-dev/gour/ur/driver"
@@ -76,7 +75,7 @@ func (l *replayLaunch) Release() error {
 // cost of a launch, where the front end's emulation replays prepared
 // launches at less than one.
 func (c *cbContext) NativeCommandBufferSlower(dev driver.Device) bool {
-	return strings.Contains(dev.(*device).p.info.Name, "Portable Computing Language")
+	return dev.(*device).p.isPoCL()
 }
 
 var _ driver.CommandBufferAdvisor = (*cbContext)(nil)

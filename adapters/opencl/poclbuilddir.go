@@ -133,6 +133,4 @@ func poclOwnBuildDirs(binaries [][]byte) (out [][]byte, made []string) {
 }
 
 // isPoCL reports whether the context's devices are PoCL's.
-func (c *context) isPoCL() bool {
-	return len(c.order) > 0 && c.order[0].p.info.Name == pocl
-}
+func (c *context) isPoCL() bool { return len(c.order) > 0 && c.order[0].p.isPoCL() }

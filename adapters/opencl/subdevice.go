@@ -136,7 +136,7 @@ func (d *device) PartitionType() driver.Partition { return d.partition }
 // run in four of the conformance suite's event chain across two
 // sub-devices). A sub-device is a few hundred bytes.
 func (d *device) Release() error {
-	if d.parent == nil || d.p.info.Name == pocl {
+	if d.parent == nil || d.p.isPoCL() {
 		return nil
 	}
 	return check("clReleaseDevice", d.p.a.lib.ReleaseDevice(d.handle))
@@ -144,6 +144,11 @@ func (d *device) Release() error {
 
 // pocl is PoCL's platform name.
 const pocl = "Portable Computing Language"
+
+// isPoCL reports whether p is PoCL, whose quirks the adapter works around
+// (sub-devices here, command buffers in cmdreplay.go, build directories
+// in poclbuilddir.go).
+func (p *platform) isPoCL() bool { return p.info.Name == pocl }
 
 // PeerAccess: OpenCL has no peer access between devices. Memory of a
 // context is the context's, and the driver moves a buffer to the device
