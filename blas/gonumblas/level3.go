@@ -246,17 +246,8 @@ func (impl *Implementation) Strmm(s blas.Side, ul blas.Uplo, tA blas.Transpose, 
 }
 
 func trmm[T float](impl *Implementation, routine string, native trmmFunc[T], s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha T, a []T, lda int, b []T, ldb int) {
-	k := n
-	if s == blas.Left {
-		k = m
-	}
-	if !offload[T](impl, impl.opts.Level3Threshold, product(m, n, k)) {
-		native(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
-		return
-	}
-	checkTri(s, ul, tA, d, m, n, len(a), lda, len(b), ldb)
-	if m == 0 || n == 0 || alpha == 0 || tooLarge(m, n, lda, ldb) {
-		impl.onHost()
+	k := triOrder(s, m, n)
+	if !triOffload(impl, product(m, n, k), s, ul, tA, d, m, n, alpha, len(a), lda, len(b), ldb) {
 		native(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
 	}
@@ -302,21 +293,12 @@ func (impl *Implementation) Strsm(s blas.Side, ul blas.Uplo, tA blas.Transpose, 
 }
 
 func trsm[T float](impl *Implementation, routine string, native trsmFunc[T], s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha T, a []T, lda int, b []T, ldb int) {
-	k := n
-	if s == blas.Left {
-		k = m
-	}
+	k := triOrder(s, m, n)
 	size := product(m, n, k)
 	if size > 0 {
 		size /= 2
 	}
-	if !offload[T](impl, impl.opts.Level3Threshold, size) {
-		native(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
-		return
-	}
-	checkTri(s, ul, tA, d, m, n, len(a), lda, len(b), ldb)
-	if m == 0 || n == 0 || alpha == 0 || tooLarge(m, n, lda, ldb) {
-		impl.onHost()
+	if !triOffload(impl, size, s, ul, tA, d, m, n, alpha, len(a), lda, len(b), ldb) {
 		native(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 		return
 	}
@@ -329,4 +311,30 @@ func trsm[T float](impl *Implementation, routine string, native trsmFunc[T], s b
 	if !run(impl, routine, j) {
 		native(s, ul, tA, d, m, n, alpha, a, lda, b, ldb)
 	}
+}
+
+// triOrder is the order of a triangular routine's A: m for side Left, n
+// for Right.
+func triOrder(s blas.Side, m, n int) int {
+	if s == blas.Left {
+		return m
+	}
+	return n
+}
+
+// triOffload reports whether a triangular routine (Dtrmm, Dtrsm) of
+// size (its multiply-adds, for the Level 3 threshold) goes to the device;
+// false leaves it to gonum. Above the threshold it first repeats gonum's
+// checks (checkTri, panicking as gonum does), and counts a call without
+// work for the device, or too large for it, as the host's.
+func triOffload[T float](impl *Implementation, size int, s blas.Side, ul blas.Uplo, tA blas.Transpose, d blas.Diag, m, n int, alpha T, lenA, lda, lenB, ldb int) bool {
+	if !offload[T](impl, impl.opts.Level3Threshold, size) {
+		return false
+	}
+	checkTri(s, ul, tA, d, m, n, lenA, lda, lenB, ldb)
+	if m == 0 || n == 0 || alpha == 0 || tooLarge(m, n, lda, ldb) {
+		impl.onHost()
+		return false
+	}
+	return true
 }
