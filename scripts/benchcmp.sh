@@ -10,7 +10,8 @@
 # comparison: a change whose p-value is below 0.05 and whose delta is
 # positive made that path slower. The benchmarks: ur's launch paths over a
 # stand-in adapter (the front end's own cost), the program manager's
-# kernel lookups, and launches on PoCL against C's (scripts/bench).
+# kernel lookups, launches on PoCL against C's (scripts/bench), and
+# compute's dispatch (CPU context and PoCL) and task sequences.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 base=${1:?usage: scripts/benchcmp.sh BASE [ROUNDS]}
@@ -22,7 +23,7 @@ benches=(
 	"./ur 'LaunchLayers$|LaunchRepeatLayers$|LaunchArgs$|ArgLaunch$|PreparedLaunch$' 200000x"
 	"./programmgr 'GetKernelFastHit$|GetKernelFastHitParallel$' 1000000x"
 	"./scripts/bench 'Launch$' 100000x"
-	"./compute 'TaskSequenceOverhead$' 100000x"
+	"./compute 'TaskSequenceOverhead$|Dispatch' 20000x"
 )
 
 tmp=$(mktemp -d)
