@@ -1,12 +1,11 @@
 package collectives
 
 import (
-	"bytes"
 	"errors"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // group gathers the operations issued inside Group by one goroutine.
@@ -23,7 +22,7 @@ type group struct {
 
 var (
 	openGroups atomic.Int32 // fast path: no group open anywhere
-	groups     sync.Map     // goroutine id -> *group
+	groups     sync.Map     // OS thread id -> *group
 )
 
 // Group runs fn, whose operations on any communicators are issued as one
@@ -36,9 +35,12 @@ var (
 // error from fn discards the ring's operations (NCCL's group is still
 // ended, as NCCL requires) and is returned.
 func Group(fn func() error) error {
-	runtime.LockOSThread() // NCCL's group lives in the thread
+	// NCCL's group lives in the thread, and so does gour's: while fn's
+	// goroutine is locked to it, no other goroutine runs there, so the
+	// thread's id names the goroutine's group.
+	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	id := goid()
+	id := syscall.Gettid()
 	if v, ok := groups.Load(id); ok {
 		g := v.(*group)
 		g.depth++
@@ -68,12 +70,14 @@ func Group(fn func() error) error {
 	return runRingGroup(g)
 }
 
-// currentGroup is the calling goroutine's open group, or nil.
+// currentGroup is the calling goroutine's open group, or nil. A
+// goroutine outside Group may share a thread id with a group only once
+// that group has ended (its goroutine holds the thread until then).
 func currentGroup() *group {
 	if openGroups.Load() == 0 {
 		return nil
 	}
-	if v, ok := groups.Load(goid()); ok {
+	if v, ok := groups.Load(syscall.Gettid()); ok {
 		return v.(*group)
 	}
 	return nil
@@ -121,16 +125,4 @@ func runRingGroup(g *group) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// goid is the calling goroutine's id, from its stack header.
-func goid() uint64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		b = b[:i]
-	}
-	n, _ := strconv.ParseUint(string(b), 10, 64)
-	return n
 }

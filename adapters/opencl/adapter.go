@@ -47,6 +47,9 @@ type device struct {
 	// timer is the private profiling queue of markerTimestamps
 	// (timestamp.go), made on first use.
 	timer timerQueue
+	// defaultCtx: a GPU's cl_context, shared by its ur contexts
+	// (defaultctx.go).
+	defaultCtx defaultContext
 }
 
 // Open loads libOpenCL and enumerates its platforms and devices. It reports
@@ -66,7 +69,7 @@ func Open() (driver.Adapter, error) {
 		}
 		return nil, driver.NotAvailable("%s: no platform: clGetPlatformIDs returned %s (%d)", Name, st.Name(), int(st))
 	}
-	ndev := 0
+	var all []*device
 	for _, id := range ids {
 		p := &platform{a: a, handle: id}
 		p.info = driver.PlatformInfo{
@@ -85,14 +88,15 @@ func Open() (driver.Adapter, error) {
 			d.info = a.deviceInfo(h)
 			d.memoryInfo()
 			p.devices = append(p.devices, d)
+			all = append(all, d)
 		}
-		ndev += len(p.devices)
 		a.platforms = append(a.platforms, p)
 	}
-	if ndev == 0 {
+	if len(all) == 0 {
 		lib.Close()
 		return nil, driver.NotAvailable("%s: %d platform(s) but no device", Name, len(ids))
 	}
+	makeDefaultContexts(all)
 	return a, nil
 }
 
@@ -188,10 +192,16 @@ func handles(devs []driver.Device) []cl.Device {
 	return out
 }
 
-// NewContext creates a cl_context over devices of one platform.
+// NewContext creates a cl_context over devices of one platform, or takes
+// a reference to the device's default context (defaultctx.go).
 func (a *adapter) NewContext(devs []driver.Device) (driver.Context, error) {
 	if len(devs) == 0 {
 		return nil, driver.Errorf(driver.ResultInvalidValue, "no devices")
+	}
+	if len(devs) == 1 {
+		if h := devs[0].(*device).retainDefault(); h != 0 {
+			return a.newContext(h, devs).driverContext(), nil
+		}
 	}
 	p := devs[0].(*device).p
 	props := []uintptr{cl.ContextPlatform, uintptr(p.handle), 0}

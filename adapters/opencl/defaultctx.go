@@ -1,0 +1,58 @@
+package opencl
+
+import (
+	"sync"
+
+	"github.com/gour-dev/gour/adapters/opencl/internal/cl"
+	"github.com/gour-dev/gour/ur/driver"
+)
+
+// A GPU's cl_context is a driver context on the device: on NVIDIA's
+// OpenCL it is a CUDA context underneath, made in clCreateContext, which
+// takes most of a new process's first NewDevice, and which reserves
+// device memory for as long as it lives. So each GPU device (not a
+// sub-device) gets one default context when the adapter opens, made for
+// all GPUs at once and kept for the life of the process, as the CUDA
+// adapter keeps each device's primary context; every ur context of that
+// one device is a reference to it (clRetainContext), with its own queues,
+// USM table and kernels' state around it. A CPU driver's context is
+// cheap and stays one cl_context per ur context.
+
+// defaultContext is a device's default cl_context, or 0 where the device
+// has none (not a GPU, or clCreateContext failed when the adapter opened:
+// then NewContext makes a context of its own and reports the error).
+type defaultContext struct {
+	handle cl.Context
+}
+
+// hasDefaultContext says which devices get a default context: GPUs
+// (a variable for the tests, which give PoCL's CPU device one).
+var hasDefaultContext = func(d *device) bool { return d.info.Type == driver.DeviceTypeGPU && d.parent == nil }
+
+// makeDefaultContexts makes the default contexts of devs' GPUs, all at
+// once, and returns when every one is made or has failed.
+func makeDefaultContexts(devs []*device) {
+	var wg sync.WaitGroup
+	for _, d := range devs {
+		if !hasDefaultContext(d) {
+			continue
+		}
+		wg.Go(func() {
+			props := []uintptr{cl.ContextPlatform, uintptr(d.p.handle), 0}
+			if h, st := d.p.a.lib.CreateContext(props, []cl.Device{d.handle}); st == cl.Success {
+				d.defaultCtx.handle = h
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// retainDefault returns a new reference to d's default context, or 0
+// where it has none.
+func (d *device) retainDefault() cl.Context {
+	h := d.defaultCtx.handle
+	if h == 0 || d.p.a.lib.RetainContext(h) != cl.Success {
+		return 0
+	}
+	return h
+}
