@@ -30,6 +30,11 @@ func init() {
 // cublasLib is cuBLAS, loaded once per process on first use.
 var cublasLib = sync.OnceValues(func() (*cublas.Lib, error) { return cublas.Load() })
 
+// cublasHandles keeps the handles of closed Handles for the next ones
+// (cublas.Pool): a Handle's close waits for its own queue, where
+// cublasDestroy would wait for the whole device.
+var cublasHandles cublas.Pool
+
 // cublasWorkspace is the workspace each handle gets: what NVIDIA
 // recommends for Hopper (32 MiB; 4 MiB suffice before it).
 const cublasWorkspace = 32 << 20
@@ -72,7 +77,7 @@ func openCUBLAS(h *Handle) (engine, error) {
 	if ctx == 0 {
 		return nil, &LibraryError{Backend: BackendCUBLAS, Library: l.LibraryName(), Reason: "the queue's context has no CUDA context"}
 	}
-	b, err := l.Create(ctx)
+	b, err := cublasHandles.Get(l, ctx)
 	if err != nil {
 		return nil, libErr("cublasCreate", err)
 	}
@@ -105,14 +110,19 @@ func (e *cublasEngine) setup(stream uintptr) error {
 	return e.blas.SetWorkspace(e.ws.Addr(), cublasWorkspace)
 }
 
-// close destroys the handle (cublasDestroy waits for the device), then
-// frees the workspace.
+// close waits for the queue's work, which may still use the workspace,
+// frees the workspace and gives the cuBLAS handle back to cublasHandles;
+// a handle whose queue failed is destroyed instead.
 func (e *cublasEngine) close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var errs []error
 	if e.blas != nil {
-		errs = append(errs, e.blas.Destroy())
+		if err := e.h.q.Finish(); err != nil {
+			errs = append(errs, err, e.blas.Destroy())
+		} else {
+			errs = append(errs, cublasHandles.Put(e.blas))
+		}
 		e.blas = nil
 	}
 	if e.ws != nil {

@@ -149,8 +149,10 @@ func (h *Handle) Queue() *ur.Queue {
 }
 
 // Close releases the Handle's library state, kernels and, if it made
-// one, its program manager. Work already enqueued still runs. A second
-// Close gives ErrClosed.
+// one, its program manager. Work already enqueued still runs; on cuBLAS,
+// Close waits for the queue's work, then keeps the cuBLAS handle for the
+// next Handle in the same CUDA context (destroying one would wait for
+// the whole device). A second Close gives ErrClosed.
 func (h *Handle) Close() error {
 	if h == nil || !h.closed.CompareAndSwap(false, true) {
 		return ErrClosed

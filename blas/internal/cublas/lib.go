@@ -20,6 +20,7 @@ type Lib struct {
 	// ctxSetCurrent is cuCtxSetCurrent, called before every cuBLAS call.
 	ctxSetCurrent uintptr
 	getErrorName  uintptr // cuGetErrorName, for messages
+	ctxGetID      uintptr // cuCtxGetId (CUDA 12.0), or 0
 
 	cuda, blas *dl.Library
 
@@ -71,6 +72,7 @@ func load(cudaNames, blasNames []string) (*Lib, error) {
 	if err := cuda.Resolve([]dl.Symbol{
 		{Name: "cuCtxSetCurrent", Addr: &l.ctxSetCurrent},
 		{Name: "cuGetErrorName", Addr: &l.getErrorName, Optional: true},
+		{Name: "cuCtxGetId", Addr: &l.ctxGetID, Optional: true},
 	}); err != nil {
 		_ = cuda.Close()
 		return nil, err
@@ -144,6 +146,20 @@ func (l *Lib) Version() (major, minor, patch int, err error) {
 	}
 	runtime.KeepAlive(out)
 	return int(out[0]), int(out[1]), int(out[2]), nil
+}
+
+// ContextID is the CUDA context's process-unique id (cuCtxGetId, never
+// reused, unlike a destroyed context's address); ok is false where the
+// driver has no such call or refuses the context.
+func (l *Lib) ContextID(ctx uintptr) (id uint64, ok bool) {
+	if l.ctxGetID == 0 {
+		return 0, false
+	}
+	out := new(uint64)
+	a := dl.Args{ctx, uintptr(unsafe.Pointer(out))}
+	r := dl.Call(l.ctxGetID, &a)
+	runtime.KeepAlive(out)
+	return *out, r == 0
 }
 
 // HasHalfLevel1 reports whether the library has the Level 1 entry points

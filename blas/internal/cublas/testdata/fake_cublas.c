@@ -41,6 +41,12 @@ int cuCtxSetCurrent(ll ctx) {
 	current_ctx = ctx;
 	return 0;
 }
+int cuCtxGetId(ll ctx, unsigned long long *id) {
+	if (ctx == 0xbad || ctx == 0x1d1e55)
+		return 201;
+	*id = (unsigned long long)ctx * 10;
+	return 0;
+}
 int cuGetErrorName(int r, const char **s) {
 	*s = r == 201 ? "CUDA_ERROR_INVALID_CONTEXT" : "CUDA_ERROR_UNKNOWN";
 	return 0;
