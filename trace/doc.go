@@ -23,8 +23,10 @@
 // FlushInterval and whenever 256 KiB are pending, so an exit loses at most
 // the last interval.
 //
-// Host events are on process 1, one track (thread) per goroutine, named
-// "goroutine N". Device events are on process 2, one track per queue.
+// Host events are on process 1, on tracks named "host N" that each hold
+// events nesting or following one another (a goroutine's calls and the
+// span around them share one while no other goroutine's cut across
+// them). Device events are on process 2, one track per queue.
 // Times are microseconds since the trace started (the ts field, with
 // nanosecond decimals).
 package trace

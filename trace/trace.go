@@ -44,7 +44,7 @@ type Recorder struct {
 	events  int64
 	failed  bool // a write failed: events are dropped
 	closed  bool
-	named   map[int64]bool // goroutine tracks with their name written
+	lanes   []lane // the host's tracks (lanes.go)
 	queues  map[uint64]bool
 
 	dropped atomic.Int64
@@ -96,7 +96,6 @@ func Create(path string, opts Options) (*Recorder, error) {
 		path:   path,
 		warn:   opts.Warn,
 		f:      f,
-		named:  make(map[int64]bool),
 		queues: make(map[uint64]bool),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
@@ -342,10 +341,16 @@ func (a *Args) Str(k, v string) {
 	a.n += copy(a.b[a.n:], s)
 }
 
-// Complete records an event from start to end (trace clock, ns) on the
-// calling goroutine's track. args may be nil.
+// Complete records an event from start to end (trace clock, ns) on a
+// host track (lanes.go). args may be nil.
 func (r *Recorder) Complete(cat, name string, start, end int64, args *Args) {
-	r.CompleteOn(HostPID, goid(), cat, name, start, end, args)
+	var head, tail [512]byte
+	h := r.appendHead(head[:0], cat, name, "X", start, HostPID)
+	t := append(tail[:0], `,"dur":`...)
+	t = appendMicros(t, max(end-start, 0))
+	t = appendArgs(t, args)
+	t = append(t, '}')
+	r.addHost(h, t, start, max(end, start))
 }
 
 // Queue records a command that ran on a device queue's track from start
@@ -354,39 +359,57 @@ func (r *Recorder) Queue(queue uint64, cat, name string, start, end int64, args 
 	r.CompleteOn(DevicePID, int64(queue), cat, name, start, end, args)
 }
 
-// Instant records a point event on the calling goroutine's track.
+// Instant records a point event on a host track.
 func (r *Recorder) Instant(cat, name string, args *Args) {
-	var buf [512]byte
-	tid := goid()
-	b := r.appendHead(buf[:0], cat, name, "i", r.Now(), HostPID, tid)
-	b = append(b, `,"s":"t"`...)
-	b = appendArgs(b, args)
-	b = append(b, '}')
-	r.addOn(b, tid, true)
+	var head, tail [512]byte
+	now := r.Now()
+	h := r.appendHead(head[:0], cat, name, "i", now, HostPID)
+	t := append(tail[:0], `,"s":"t"`...)
+	t = appendArgs(t, args)
+	t = append(t, '}')
+	r.addHost(h, t, now, now)
 }
 
-// CompleteOn records a complete event on any track.
+// CompleteOn records a complete event on any track: a device queue's,
+// or a host track chosen by the caller.
 func (r *Recorder) CompleteOn(pid int, tid int64, cat, name string, start, end int64, args *Args) {
 	var buf [512]byte
-	b := r.appendHead(buf[:0], cat, name, "X", start, pid, tid)
+	b := r.appendHead(buf[:0], cat, name, "X", start, pid)
+	b = strconv.AppendInt(b, tid, 10)
 	b = append(b, `,"dur":`...)
 	b = appendMicros(b, max(end-start, 0))
 	b = appendArgs(b, args)
 	b = append(b, '}')
-	r.addOn(b, tid, pid == HostPID)
-}
-
-func (r *Recorder) addOn(ev []byte, tid int64, host bool) {
 	r.mu.Lock()
-	if host && !r.named[tid] {
-		r.named[tid] = true
-		r.meta(HostPID, tid, "thread_name", "goroutine "+strconv.FormatInt(tid, 10))
+	if pid == HostPID {
+		for int64(len(r.lanes)) < tid {
+			r.lanes = append(r.lanes, lane{})
+			r.meta(HostPID, int64(len(r.lanes)), "thread_name", hostTrackName(int64(len(r.lanes))))
+		}
 	}
-	r.addLocked(ev)
+	r.addLocked(b)
 	r.mu.Unlock()
 }
 
-func (r *Recorder) appendHead(b []byte, cat, name, ph string, ts int64, pid int, tid int64) []byte {
+// addHost adds a host event from start to end, head ending in its
+// "tid": and tail the rest, on the lane laneOf picks.
+func (r *Recorder) addHost(head, tail []byte, start, end int64) {
+	r.mu.Lock()
+	tid, isNew := r.laneOf(start, end)
+	if isNew {
+		r.meta(HostPID, tid, "thread_name", hostTrackName(tid))
+	}
+	ev := strconv.AppendInt(head, tid, 10)
+	r.addLocked(append(ev, tail...))
+	r.mu.Unlock()
+}
+
+// hostTrackName names host track tid.
+func hostTrackName(tid int64) string { return "host " + strconv.FormatInt(tid, 10) }
+
+// appendHead appends an event's fields up to its "tid": (its value the
+// caller's to append).
+func (r *Recorder) appendHead(b []byte, cat, name, ph string, ts int64, pid int) []byte {
 	b = append(b, `{"name":`...)
 	b = appendString(b, name)
 	b = append(b, `,"cat":"`...)
@@ -397,9 +420,7 @@ func (r *Recorder) appendHead(b []byte, cat, name, ph string, ts int64, pid int,
 	b = appendMicros(b, ts)
 	b = append(b, `,"pid":`...)
 	b = strconv.AppendInt(b, int64(pid), 10)
-	b = append(b, `,"tid":`...)
-	b = strconv.AppendInt(b, tid, 10)
-	return b
+	return append(b, `,"tid":`...)
 }
 
 func appendArgs(b []byte, a *Args) []byte {
@@ -441,7 +462,7 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// Span is a timed region on the calling goroutine's track, from Begin to
+// Span is a timed region on a host track, from Begin to
 // End. The zero Span (no recorder active) records nothing.
 type Span struct {
 	r     *Recorder
@@ -475,8 +496,7 @@ func (s Span) End(kv ...string) {
 	s.r.Complete(s.cat, s.name, s.start, s.r.Now(), &a)
 }
 
-// Mark records a point event of category cat on the calling goroutine's
-// track when a recorder is active: one atomic load when none is. kv are
+// Mark records a point event of category cat on a host track when a recorder is active: one atomic load when none is. kv are
 // key, value pairs as log/slog takes them; values are formatted with fmt
 // only when recording.
 func Mark(cat, name string, kv ...any) {

@@ -11,22 +11,9 @@ import (
 	"time"
 )
 
-func TestGoid(t *testing.T) {
-	if goidOffset() < 0 {
-		t.Log("the goroutine id's offset in g was not found: ids come from runtime.Stack")
-	}
-	for range 5 {
-		ch := make(chan [2]int64)
-		go func() { ch <- [2]int64{goid(), slowGoid()} }()
-		if r := <-ch; r[0] != r[1] {
-			t.Fatalf("goid %d, runtime.Stack says %d", r[0], r[1])
-		}
-	}
-}
-
 // TestConcurrent records from many goroutines (run it with -race): the
-// file is a JSON array with every event, and each goroutine's track is
-// named once.
+// file is a JSON array with every event, each host track is named once,
+// and no two events of one track partly overlap.
 func TestConcurrent(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.json")
 	r, err := Start(path, Options{FlushInterval: time.Millisecond})
@@ -72,13 +59,77 @@ func TestConcurrent(t *testing.T) {
 	if calls != 2*goroutines*each {
 		t.Errorf("%d events, want %d", calls, 2*goroutines*each)
 	}
-	if len(names) != goroutines {
-		t.Errorf("%d goroutine tracks named, want %d", len(names), goroutines)
-	}
 	for tid, n := range names {
 		if n != 1 {
 			t.Errorf("track %d named %d times", tid, n)
 		}
+	}
+	checkLanes(t, evs, names)
+}
+
+// checkLanes checks that every host event is on a named track and that
+// the events of each track nest or follow one another.
+func checkLanes(t *testing.T, evs []Event, names map[int64]int) {
+	t.Helper()
+	tracks := map[int64][]Event{}
+	for _, e := range evs {
+		if e.Pid == HostPID && (e.Ph == "X" || e.Ph == "i") {
+			if names[e.Tid] == 0 {
+				t.Errorf("event %s on track %d, which has no name", e.Name, e.Tid)
+			}
+			tracks[e.Tid] = append(tracks[e.Tid], e)
+		}
+	}
+	for tid, es := range tracks {
+		for i, a := range es {
+			for _, b := range es[i+1:] {
+				if a.Ts < b.Ts && b.Ts < a.End() && a.End() < b.End() || b.Ts < a.Ts && a.Ts < b.End() && b.End() < a.End() {
+					t.Fatalf("track %d: %s [%v, %v] and %s [%v, %v] partly overlap", tid, a.Name, a.Ts, a.End(), b.Name, b.Ts, b.End())
+				}
+			}
+		}
+	}
+}
+
+// TestLanes: spans of one goroutine, recorded inner first, share a lane;
+// an event cutting across a block of a lane, or recorded inside one after
+// it, goes to another lane; a lane forgets its oldest blocks and takes
+// nothing that starts before them.
+func TestLanes(t *testing.T) {
+	var r Recorder
+	steps := []struct {
+		start, end int64
+		want       int64
+	}{
+		{2, 5, 1},   // a call inside a span
+		{6, 8, 1},   // the next call
+		{0, 10, 1},  // the span around both: encloses lane 1's blocks
+		{9, 12, 2},  // cuts across the span
+		{11, 20, 1}, // after the span
+		{10, 30, 1}, // encloses [11, 20], touching the span's end
+		{15, 16, 2}, // inside lane 1's [10, 30], recorded after it
+		{40, 40, 1}, // an instant, later
+	}
+	for i, s := range steps {
+		got, _ := r.laneOf(s.start, s.end)
+		if got != s.want {
+			t.Errorf("step %d: [%d, %d] on lane %d, want %d", i, s.start, s.end, got, s.want)
+		}
+	}
+	var l lane
+	for i := range int64(laneBlocks + 2) {
+		if !l.place(10*i, 10*i+5) {
+			t.Fatalf("block %d refused", i)
+		}
+	}
+	if len(l.blocks) != laneBlocks || l.dropped != 15 {
+		t.Errorf("%d blocks kept, dropped up to %d; want %d and 15", len(l.blocks), l.dropped, laneBlocks)
+	}
+	if l.place(12, 200) {
+		t.Error("an event starting inside a forgotten block was placed")
+	}
+	if !l.place(20, 200) {
+		t.Error("an event enclosing every kept block was refused")
 	}
 }
 

@@ -8,9 +8,9 @@ import (
 	"github.com/gour-dev/gour/ur/driver"
 )
 
-// The tracing layer's side of ur: each traced call is a span on its
-// goroutine's track, with the handles it names by id, a short form of its
-// arguments and its result; a command of a queue that profiles is also a
+// The tracing layer's side of ur: each traced call is a span on a host
+// track (trace/lanes.go), with the handles it names by id, a short form
+// of its arguments and its result; a command of a queue that profiles is also a
 // span on its queue's track, at its device times, read from its event
 // when the queue finishes (Queue.Finish, Queue.Release, StopTrace).
 

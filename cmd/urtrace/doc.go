@@ -5,7 +5,7 @@
 //	urtrace summary [-top N] FILE      calls by total and mean host time; per queue the
 //	                                   device busy fraction; the largest gaps between commands
 //	urtrace draw [-o OUT] [-from MS] [-to MS] FILE
-//	                                   the timeline as a picture: one row per goroutine and
+//	                                   the timeline as a picture: one row per host track and
 //	                                   per queue; OUT's extension picks PNG, SVG or PDF
 //	                                   (default FILE with .png)
 //	urtrace repair [-o OUT] FILE       a trace cut short (the program exited without

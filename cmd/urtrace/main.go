@@ -143,7 +143,7 @@ func (t tracks) name(pid, tid int64) string {
 	if pid == trace.DevicePID {
 		return fmt.Sprintf("queue %d", tid)
 	}
-	return fmt.Sprintf("goroutine %d", tid)
+	return fmt.Sprintf("host %d", tid)
 }
 
 type callStat struct {
