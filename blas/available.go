@@ -1,7 +1,6 @@
 package blas
 
 import (
-	"sort"
 
 	"github.com/gour-dev/gour/ur"
 )
@@ -15,7 +14,7 @@ type LibraryStatus struct {
 	Reason  string // why not, when !Loaded
 }
 
-// Available reports, for each vendor library registered for dev's
+// Available reports, for each vendor library of dev's
 // adapter (cuBLAS for CUDA, CLBlast for OpenCL), whether it loads and
 // serves dev, and why not: what `urinfo --verbose` prints. The own
 // kernels ("gour") serve every device and are not listed. It makes
@@ -24,17 +23,14 @@ func Available(dev *ur.Device) []LibraryStatus {
 	if dev == nil {
 		return nil
 	}
-	backendsMu.RLock()
 	var out []LibraryStatus
-	for name, b := range backends {
-		if b.adapter == "" || b.adapter != dev.Backend() || b.status == nil {
+	for _, b := range backends {
+		if b.adapter != dev.Backend() {
 			continue
 		}
 		s := b.status(dev)
-		s.Backend = name
+		s.Backend = b.name
 		out = append(out, s)
 	}
-	backendsMu.RUnlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].Backend < out[j].Backend })
 	return out
 }

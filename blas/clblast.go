@@ -7,10 +7,6 @@ import (
 	"github.com/gour-dev/gour/ur"
 )
 
-func init() {
-	registerBackend(BackendCLBlast, backendInfo{adapter: "opencl", open: openCLBlast, status: clblastStatus})
-}
-
 // clblastEngine calls CLBlast on the Handle's OpenCL queue. CLBlast works
 // on buffers, so every call on a USM operand goes to the own kernels, as
 // do bfloat16 (which CLBlast lacks), negative increments (its increments

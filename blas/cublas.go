@@ -23,10 +23,6 @@ import (
 // (cuBLAS's index is 1-based), Asum, Copy and Swap on half precision,
 // GEMM with K = 0, GEMV with an empty x.
 
-func init() {
-	registerBackend(BackendCUBLAS, backendInfo{adapter: "cuda", open: openCUBLAS, status: cublasStatus})
-}
-
 // cublasLib is cuBLAS, loaded once per process on first use.
 var cublasLib = sync.OnceValues(func() (*cublas.Lib, error) { return cublas.Load() })
 

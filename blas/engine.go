@@ -2,7 +2,6 @@ package blas
 
 import (
 	"errors"
-	"sync"
 
 	"github.com/gour-dev/gour/ur"
 )
@@ -98,10 +97,10 @@ type vecArgs struct {
 	Result Operand // Dot, Nrm2, Asum (one element of Type), Iamax (one int32)
 }
 
-// backendInfo is what a backend's file registers.
+// backendInfo is a vendor library's entry in backends.
 type backendInfo struct {
 	// adapter is the ur backend whose devices the library serves
-	// ("cuda", "opencl"); "" for every backend.
+	// ("cuda", "opencl").
 	adapter string
 	// open binds the backend to h's queue. A library that does not load
 	// or does not serve the device is a *LibraryError.
@@ -111,37 +110,31 @@ type backendInfo struct {
 	status func(dev *ur.Device) LibraryStatus
 }
 
-var (
-	backendsMu sync.RWMutex
-	backends   = map[Backend]backendInfo{}
-)
-
-// registerBackend makes a backend known by name; each backend's file
-// calls it from init.
-func registerBackend(name Backend, b backendInfo) {
-	backendsMu.Lock()
-	defer backendsMu.Unlock()
-	if _, dup := backends[name]; dup {
-		panic("blas: backend " + string(name) + " registered twice")
-	}
-	backends[name] = b
+// backends are the vendor libraries, in the order New prefers them for
+// an adapter: a static table, so that the set is what the source says
+// (a registry filled by init functions was one more thing to find).
+var backends = []struct {
+	name Backend
+	backendInfo
+}{
+	{BackendCUBLAS, backendInfo{adapter: "cuda", open: openCUBLAS, status: cublasStatus}},
+	{BackendCLBlast, backendInfo{adapter: "opencl", open: openCLBlast, status: clblastStatus}},
 }
 
 func lookupBackend(name Backend) (backendInfo, bool) {
-	backendsMu.RLock()
-	defer backendsMu.RUnlock()
-	b, ok := backends[name]
-	return b, ok
+	for _, b := range backends {
+		if b.name == name {
+			return b.backendInfo, true
+		}
+	}
+	return backendInfo{}, false
 }
 
-// vendorBackend is the vendor library registered for an adapter
-// backend, if any.
+// vendorBackend is the vendor library for an adapter backend, if any.
 func vendorBackend(adapter string) (Backend, backendInfo, bool) {
-	backendsMu.RLock()
-	defer backendsMu.RUnlock()
-	for name, b := range backends {
-		if b.adapter != "" && b.adapter == adapter {
-			return name, b, true
+	for _, b := range backends {
+		if b.adapter == adapter {
+			return b.name, b.backendInfo, true
 		}
 	}
 	return "", backendInfo{}, false

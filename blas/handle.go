@@ -110,12 +110,9 @@ func (h *Handle) pick(want Backend) (Backend, backendInfo, error) {
 	}
 	b, ok := lookupBackend(want)
 	if !ok {
-		if want == BackendCUBLAS || want == BackendCLBlast {
-			return "", backendInfo{}, &LibraryError{Backend: want, Reason: "this build of gour has no " + string(want) + " backend"}
-		}
 		return "", backendInfo{}, argError(op, "Options.Backend", ur.ErrInvalidValue, "unknown backend %q: want %q, %q or %q", want, BackendCUBLAS, BackendCLBlast, BackendGour)
 	}
-	if b.adapter != "" && b.adapter != h.adapter {
+	if b.adapter != h.adapter {
 		return "", backendInfo{}, &LibraryError{Backend: want, Reason: fmt.Sprintf("it serves %s devices, and %s is a %s device", b.adapter, h.dev.Name(), h.adapter)}
 	}
 	return want, b, nil
