@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	_ "github.com/gour-dev/gour/all" // every adapter, and the remote tier's Redis store
+	_ "github.com/gour-dev/gour/drivers" // every adapter, and the remote tier's Redis store
 	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/ur"

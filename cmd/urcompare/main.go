@@ -16,7 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	_ "github.com/gour-dev/gour/all" // every adapter, and the remote tier's Redis store
+	_ "github.com/gour-dev/gour/drivers" // every adapter, and the remote tier's Redis store
 	"github.com/gour-dev/gour/compare"
 	"github.com/gour-dev/gour/compare/diff"
 	"github.com/gour-dev/gour/compare/record"

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/gour-dev/gour/all" // every adapter, and the remote tier's Redis store
+	_ "github.com/gour-dev/gour/drivers" // every adapter, and the remote tier's Redis store
 	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/internal/axpy"
 	"github.com/gour-dev/gour/internal/cli"
