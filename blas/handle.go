@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gour-dev/gour/programmgr"
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -200,21 +201,57 @@ func (h *Handle) ownEngine() (*ownEngine, error) {
 	return h.own, h.ownErr
 }
 
-// run calls the backend's engine, and the own kernels for what it leaves
-// to them.
-func (h *Handle) run(call func(engine) error) error {
+// callShape is what a trace records of a call: its type and sizes (0
+// where the call has none).
+type callShape struct {
+	t              Type
+	m, n, k, batch int
+}
+
+// run makes call on the vendor library's engine, and on the own kernels
+// where the library leaves it to them (errFallback). While a trace
+// records (trace.Active), the call is a span of category "blas" named op,
+// with the backend that served it and shape.
+func (h *Handle) run(op string, shape callShape, call func(engine) error) error {
 	if h.closed.Load() {
 		return ErrClosed
 	}
+	r := trace.Active()
+	if r == nil {
+		_, err := h.dispatch(call)
+		return err
+	}
+	start := r.Now()
+	served, err := h.dispatch(call)
+	var a trace.Args
+	a.Str("backend", string(served))
+	a.Str("type", shape.t.String())
+	for _, d := range []struct {
+		k string
+		v int
+	}{{"m", shape.m}, {"n", shape.n}, {"k", shape.k}, {"batch", shape.batch}} {
+		if d.v != 0 {
+			a.Uint(d.k, uint64(d.v))
+		}
+	}
+	if err != nil {
+		a.Str("error", err.Error())
+	}
+	r.Complete("blas", op, start, r.Now(), &a)
+	return err
+}
+
+// dispatch makes call and says which backend served it.
+func (h *Handle) dispatch(call func(engine) error) (Backend, error) {
 	if h.eng != nil {
 		if err := call(h.eng); !errors.Is(err, errFallback) {
-			return err
+			return h.backend, err
 		}
 		h.fallbacks.Add(1)
 	}
 	own, err := h.ownEngine()
 	if err != nil {
-		return err
+		return BackendGour, err
 	}
-	return call(own)
+	return BackendGour, call(own)
 }

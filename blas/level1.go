@@ -78,5 +78,5 @@ func (h *Handle) vector(a *vecArgs) error {
 	} else if a.N == 0 {
 		return nil
 	}
-	return h.run(func(e engine) error { return e.vector(a) })
+	return h.run(op, callShape{t: a.Type, n: a.N}, func(e engine) error { return e.vector(a) })
 }

@@ -59,5 +59,5 @@ func (h *Handle) Gemv(a GemvArgs) error {
 	if ny == 0 {
 		return nil
 	}
-	return h.run(func(e engine) error { return e.gemv(a) })
+	return h.run(op, callShape{t: a.Type, m: a.M, n: a.N}, func(e engine) error { return e.gemv(a) })
 }

@@ -39,7 +39,7 @@ func (h *Handle) Gemm(a GemmArgs) error {
 	if a.M == 0 || a.N == 0 {
 		return nil
 	}
-	return h.run(func(e engine) error { return e.gemm(a) })
+	return h.run(op, callShape{t: a.Type, m: a.M, n: a.N, k: a.K, batch: a.Batch}, func(e engine) error { return e.gemm(a) })
 }
 
 // GemmBatched enqueues C = alpha*op(A)*op(B) + beta*C for every i, with
@@ -72,7 +72,7 @@ func (h *Handle) GemmBatched(a GemmArgs, as, bs, cs []Operand) error {
 	if a.M == 0 || a.N == 0 || len(as) == 0 {
 		return nil
 	}
-	return h.run(func(e engine) error { return e.gemmBatched(&a, as, bs, cs) })
+	return h.run(op, callShape{t: a.Type, m: a.M, n: a.N, k: a.K, batch: len(as)}, func(e engine) error { return e.gemmBatched(&a, as, bs, cs) })
 }
 
 // checkGemm checks a's type, scalars, shapes and leading dimensions,

@@ -70,7 +70,7 @@ func (h *Handle) Trsm(a TrsmArgs) error {
 	if empty {
 		return nil
 	}
-	return h.run(func(e engine) error { return e.trsm(a) })
+	return h.run(op, callShape{t: a.Type, m: a.M, n: a.N}, func(e engine) error { return e.trsm(a) })
 }
 
 // trsmK is the order of A: M for Left, N for Right.
