@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -243,7 +244,31 @@ func (c *Communicator) do(o *call) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.b.run(c, o)
+	return c.runTraced(o)
+}
+
+// runTraced runs o on the backend (c.mu held). While a trace records
+// (trace.Active), o is a span of category "collectives" with the
+// backend, the rank and the sizes: with NCCL the enqueue (the work runs
+// on the queue's stream), with the ring the exchange.
+func (c *Communicator) runTraced(o *call) error {
+	r := trace.Active()
+	if r == nil {
+		return c.b.run(c, o)
+	}
+	start := r.Now()
+	err := c.b.run(c, o)
+	var a trace.Args
+	a.Str("backend", c.b.name())
+	a.Uint("rank", uint64(c.rank))
+	a.Uint("ranks", uint64(c.size))
+	a.Uint("count", uint64(o.count))
+	a.Str("type", o.dt.String())
+	if err != nil {
+		a.Str("error", err.Error())
+	}
+	r.Complete("collectives", "collectives."+o.kind.String(), start, r.Now(), &a)
+	return err
 }
 
 func (c *Communicator) errorf(o *call, kind error, format string, args ...any) *Error {

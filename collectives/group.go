@@ -91,7 +91,7 @@ func (g *group) add(c *Communicator, o *call) error {
 			return c.errorf(o, ErrInvalidArgument, "NCCL was loaded after the group started")
 		}
 		c.mu.Lock()
-		err := c.b.run(c, o)
+		err := c.runTraced(o)
 		c.mu.Unlock()
 		g.ncclComms = append(g.ncclComms, c)
 		return err
@@ -116,7 +116,7 @@ func runRingGroup(g *group) error {
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			for _, o := range g.ring[c] {
-				if err := c.b.run(c, o); err != nil {
+				if err := c.runTraced(o); err != nil {
 					errs[i] = err
 					return
 				}
