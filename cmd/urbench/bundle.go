@@ -13,7 +13,7 @@ import (
 
 	"github.com/gour-dev/gour/adapters/cuda/nvrtc"
 	"github.com/gour-dev/gour/bundle"
-	"github.com/gour-dev/gour/internal/cli"
+	"github.com/gour-dev/gour/cmd/internal/cli"
 	"github.com/gour-dev/gour/programmgr"
 )
 

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/gour-dev/gour/cache"
+	"github.com/gour-dev/gour/cmd/internal/cli"
 	"github.com/gour-dev/gour/collectives"
 	"github.com/gour-dev/gour/collectives/redisrendezvous"
-	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/internal/redisserver"
 	"github.com/gour-dev/gour/ur"
 )

@@ -15,8 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gour-dev/gour/cmd/internal/cli"
 	"github.com/gour-dev/gour/compute"
-	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/ur"
 )
 

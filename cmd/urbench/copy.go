@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gour-dev/gour/cache"
-	"github.com/gour-dev/gour/internal/cli"
+	"github.com/gour-dev/gour/cmd/internal/cli"
 	"github.com/gour-dev/gour/ur"
 )
 

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gour-dev/gour/internal/axpy"
-	"github.com/gour-dev/gour/internal/cli"
+	"github.com/gour-dev/gour/cmd/internal/axpy"
+	"github.com/gour-dev/gour/cmd/internal/cli"
 	"github.com/gour-dev/gour/programmgr"
 	"github.com/gour-dev/gour/ur"
 )

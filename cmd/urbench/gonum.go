@@ -14,7 +14,7 @@ import (
 
 	gourblas "github.com/gour-dev/gour/blas"
 	"github.com/gour-dev/gour/blas/gonumblas"
-	"github.com/gour-dev/gour/internal/cli"
+	"github.com/gour-dev/gour/cmd/internal/cli"
 	"github.com/gour-dev/gour/ur"
 )
 

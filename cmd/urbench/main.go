@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gour-dev/gour/cmd/internal/cli"
 	_ "github.com/gour-dev/gour/drivers" // every adapter, and the remote tier's Redis store
-	"github.com/gour-dev/gour/internal/cli"
 	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/ur"
 )

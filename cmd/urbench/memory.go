@@ -10,7 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/gour-dev/gour/cache"
-	"github.com/gour-dev/gour/internal/cli"
+	"github.com/gour-dev/gour/cmd/internal/cli"
 	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/ur"
 )

@@ -20,7 +20,7 @@ import (
 	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/cache/rediscache"
 	"github.com/gour-dev/gour/cache/signing"
-	"github.com/gour-dev/gour/internal/cli"
+	"github.com/gour-dev/gour/cmd/internal/cli"
 	"github.com/gour-dev/gour/internal/redisserver"
 	"github.com/gour-dev/gour/programmgr"
 )

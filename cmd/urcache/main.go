@@ -16,9 +16,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	_ "github.com/gour-dev/gour/drivers" // every adapter, and the remote tier's Redis store
 	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/cache/urkey"
+	_ "github.com/gour-dev/gour/drivers" // every adapter, and the remote tier's Redis store
 	"github.com/gour-dev/gour/ur"
 )
 

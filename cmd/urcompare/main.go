@@ -16,12 +16,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	_ "github.com/gour-dev/gour/drivers" // every adapter, and the remote tier's Redis store
+	"github.com/gour-dev/gour/cmd/internal/cli"
 	"github.com/gour-dev/gour/compare"
 	"github.com/gour-dev/gour/compare/diff"
 	"github.com/gour-dev/gour/compare/record"
 	"github.com/gour-dev/gour/compare/report"
-	"github.com/gour-dev/gour/internal/cli"
+	_ "github.com/gour-dev/gour/drivers" // every adapter, and the remote tier's Redis store
 )
 
 func main() {

@@ -8,7 +8,7 @@
 // adapters that did not load, picks the default device among the selected
 // ones (a GPU before an accelerator before a CPU, as ur.DefaultDevice),
 // gets the axpy kernel (y = a*x + y over float32 values; OpenCL C, or CUDA
-// C on a CUDA device: internal/axpy) through the program manager, runs it
+// C on a CUDA device: cmd/internal/axpy) through the program manager, runs it
 // twice, reads y back and checks every element against the same
 // computation on the CPU, with a relative tolerance of 1e-5. It prints the
 // build time, the time of asking for the kernel again (an in-memory cache

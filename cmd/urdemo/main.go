@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/gour-dev/gour/drivers" // every adapter, and the remote tier's Redis store
 	"github.com/gour-dev/gour/cache"
-	"github.com/gour-dev/gour/internal/axpy"
-	"github.com/gour-dev/gour/internal/cli"
+	"github.com/gour-dev/gour/cmd/internal/axpy"
+	"github.com/gour-dev/gour/cmd/internal/cli"
+	_ "github.com/gour-dev/gour/drivers" // every adapter, and the remote tier's Redis store
 	"github.com/gour-dev/gour/programmgr"
 	"github.com/gour-dev/gour/ur"
 )

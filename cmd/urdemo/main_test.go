@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gour-dev/gour/internal/cli"
+	"github.com/gour-dev/gour/cmd/internal/cli"
 	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/ur"
 	"github.com/gour-dev/gour/ur/driver"

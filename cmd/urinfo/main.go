@@ -11,7 +11,7 @@ import (
 
 	_ "github.com/gour-dev/gour/adapters/all"
 	"github.com/gour-dev/gour/blas"
-	"github.com/gour-dev/gour/internal/cli"
+	"github.com/gour-dev/gour/cmd/internal/cli"
 	"github.com/gour-dev/gour/ur"
 )
 

@@ -17,7 +17,7 @@ import (
 
 	"github.com/gour-dev/gour/adapters/cuda/nvrtc"
 	"github.com/gour-dev/gour/bundle"
-	"github.com/gour-dev/gour/internal/cli"
+	"github.com/gour-dev/gour/cmd/internal/cli"
 )
 
 // buildConfig is what the build command's flags ask for.

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/gour-dev/gour/bundle"
-	"github.com/gour-dev/gour/internal/cli"
+	"github.com/gour-dev/gour/cmd/internal/cli"
 )
 
 // readBundle reads and parses the bundle at path.

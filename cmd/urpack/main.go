@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	_ "github.com/gour-dev/gour/adapters/all"
-	"github.com/gour-dev/gour/internal/cli"
+	"github.com/gour-dev/gour/cmd/internal/cli"
 )
 
 func main() {

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/gour-dev/gour/bundle"
-	"github.com/gour-dev/gour/internal/cli"
+	"github.com/gour-dev/gour/cmd/internal/cli"
 )
 
 // choiceJSON is one kernel's choice on one device, as select --json
