@@ -1,7 +1,6 @@
 package blas
 
 import (
-
 	"github.com/gour-dev/gour/ur"
 )
 
