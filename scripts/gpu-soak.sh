@@ -47,12 +47,14 @@ probe() {
 }
 # The CUDA soak with 16 workers (it hung before cuBLAS handles were kept).
 probe cuda transform,reduce,reduce-axis,copy,dot,matmul,release,kernel,evict,blas,new-device,new-queue
-log blas-cuda 100 env ONEAPI_DEVICE_SELECTOR=cuda:0 UR_REQUIRE_ADAPTERS=cuda $B/blas.test -test.count=1 -test.run 'CUBLAS|Trsm|NewAndClose|Concurrent'
-# NVIDIA's OpenCL: a new process's first Transform, the default context, the soak.
+# NVIDIA's OpenCL: a new process's first Transform, the soak.
 log first-nvocl 60 env GOUR_URBENCH_PHASES=1 $B/urbench compute -device opencl:gpu -backend opencl -steps first -first-runs 5
-log nvocl-defaultctx 60 env ONEAPI_DEVICE_SELECTOR=opencl:gpu UR_REQUIRE_ADAPTERS=opencl $B/adapters-opencl.test -test.v -test.count=1 -test.run 'ShareTheDefault|OutliveEachOther'
 log soak-nvocl 40 env GOUR_LEAK_CHECK=1 ONEAPI_DEVICE_SELECTOR=opencl:gpu $B/soak.test -test.v -test.count=1 -test.run Soak -soak.duration=15s -soak.workers=16
+# cuBLAS with its handles kept.
+log blas-cuda 100 env ONEAPI_DEVICE_SELECTOR=cuda:0 UR_REQUIRE_ADAPTERS=cuda $B/blas.test -test.count=1 -test.run 'CUBLAS|Trsm|NewAndClose|Concurrent'
 # NVIDIA OpenCL's reductions.
 log reduce-nvocl 60 $B/urbench compute -device opencl:gpu -backend opencl -steps reduce -rounds 5
 # gonum's Mul and Solve, native against gonumblas (cuBLAS).
 log gonumsolve 150 env ONEAPI_DEVICE_SELECTOR=cuda:0 $B/gonumsolve -sizes 64,512,2048,4096 -runs 2 -maxtime 6s
+# The default context's test on NVIDIA's OpenCL.
+log nvocl-defaultctx 60 env ONEAPI_DEVICE_SELECTOR=opencl:gpu UR_REQUIRE_ADAPTERS=opencl $B/adapters-opencl.test -test.v -test.count=1 -test.run 'ShareTheDefault|OutliveEachOther'
