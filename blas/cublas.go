@@ -69,7 +69,7 @@ func openCUBLAS(h *Handle) (engine, error) {
 	}
 	// The queue's stream orders the handle's work with the queue's other
 	// commands (a queue on the NULL stream gives 0, which is that stream).
-	ctx, stream := h.ctx.Native(), h.q.Native()
+	ctx, stream := h.q.NativeContext(), h.q.Native()
 	if ctx == 0 {
 		return nil, &LibraryError{Backend: BackendCUBLAS, Library: l.LibraryName(), Reason: "the queue's context has no CUDA context"}
 	}

@@ -114,19 +114,11 @@ func ncclError(op string, rank int, lib *nccl.Lib, comm nccl.Comm, call string, 
 
 // queueCtx is the CUDA context of q's stream, for NCCL's calls.
 func queueCtx(cu *cudrv.Lib, q *ur.Queue) (nccl.Ctx, error) {
-	stream := q.Native()
-	if stream != 0 {
-		ctx, r := cu.StreamCtx(stream)
-		if r != 0 || ctx == 0 {
-			return nccl.Ctx{}, fmt.Errorf("cuStreamGetCtx of the queue's stream failed: CUDA error %d", r)
-		}
-		return nccl.Ctx{SetCurrent: cu.CtxSetCurrent, Handle: ctx}, nil
+	ctx := q.NativeContext()
+	if ctx == 0 {
+		return nccl.Ctx{}, fmt.Errorf("the queue has no CUDA context (released?)")
 	}
-	// The NULL stream: the context's, where it has one device.
-	if devs := q.Context().Devices(); len(devs) == 1 && q.Context().Native() != 0 {
-		return nccl.Ctx{SetCurrent: cu.CtxSetCurrent, Handle: q.Context().Native()}, nil
-	}
-	return nccl.Ctx{}, fmt.Errorf("a queue on the NULL stream of a context of several devices: its device's context is unknown")
+	return nccl.Ctx{SetCurrent: cu.CtxSetCurrent, Handle: ctx}, nil
 }
 
 // ncclBackend is one NCCL communicator.

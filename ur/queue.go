@@ -125,6 +125,22 @@ func (q *Queue) Native() uintptr {
 	return q.drv.Native()
 }
 
+// NativeContext is the native context the queue's commands run in (a
+// CUcontext, cl_context or ze_context_handle_t): with Native, what a
+// vendor library bound to the queue needs, in one call. On CUDA it is
+// the queue's device's context, also in a context of several devices. 0
+// for a released queue.
+func (q *Queue) NativeContext() uintptr {
+	if q == nil || !q.life.enter() {
+		return 0
+	}
+	defer q.life.leave()
+	if nc, ok := q.drv.(driver.NativeContextQueue); ok {
+		return nc.NativeContext()
+	}
+	return q.ctx.Native()
+}
+
 // Flush submits the queued commands to the device without waiting.
 func (q *Queue) Flush() (rerr error) {
 	if t := trace.Active(); t != nil {

@@ -36,6 +36,10 @@ type queue struct {
 
 func (q *queue) Native() uintptr { return uintptr(q.stream) }
 
+// NativeContext is the CUcontext of the queue's device: its primary
+// context, or the other library's context of a wrapped stream.
+func (q *queue) NativeContext() uintptr { return uintptr(q.dev.ctx) }
+
 func (q *queue) Release() error {
 	if err := q.dev.bind(); err != nil {
 		return err

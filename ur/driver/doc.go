@@ -90,6 +90,9 @@
 //     TimestampQueue).
 //   - QueueFeatures (Queue) — ur.Queue.IsEmpty. Without it
 //     ErrUnsupportedFeature.
+//   - NativeContextQueue (Queue) — ur.Queue.NativeContext, the native
+//     context the queue's commands run in. Without it the queue's
+//     context's Native.
 //   - EventCallbacks (Event) — ur.Event.OnComplete through the driver.
 //     Without it ur starts a goroutine per callback that waits for the
 //     event.

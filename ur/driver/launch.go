@@ -98,6 +98,15 @@ type QueueFeatures interface {
 	Empty() (bool, error)
 }
 
+// NativeContextQueue is implemented by queues whose native context is
+// not always their context's Native: CUDA's, whose stream belongs to its
+// device's CUcontext also in a context of several devices, and to the
+// other library's context when the stream was wrapped.
+type NativeContextQueue interface {
+	// NativeContext is the native context the queue's commands run in.
+	NativeContext() uintptr
+}
+
 // EventCallbacks is implemented by events that call back on completion
 // (cuLaunchHostFunc, clSetEventCallback). The adapter calls fn on a
 // goroutine of its own, never on the driver's thread.

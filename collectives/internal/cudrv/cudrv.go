@@ -9,7 +9,6 @@ type Lib struct {
 	CtxSetCurrent uintptr
 
 	ctxGetDevice   uintptr
-	streamGetCtx   uintptr
 	primaryRetain  uintptr
 	primaryRelease uintptr
 }
@@ -25,7 +24,6 @@ func Load() (*Lib, error) {
 	err = lib.Resolve([]dl.Symbol{
 		{Name: "cuCtxSetCurrent", Addr: &l.CtxSetCurrent},
 		{Name: "cuCtxGetDevice", Addr: &l.ctxGetDevice},
-		{Name: "cuStreamGetCtx", Addr: &l.streamGetCtx},
 		{Name: "cuDevicePrimaryCtxRetain", Addr: &l.primaryRetain},
 		{Name: "cuDevicePrimaryCtxRelease_v2", Alternates: []string{"cuDevicePrimaryCtxRelease"}, Addr: &l.primaryRelease},
 	})
@@ -34,14 +32,6 @@ func Load() (*Lib, error) {
 		return nil, err
 	}
 	return l, nil
-}
-
-// StreamCtx is cuStreamGetCtx: the context stream belongs to.
-func (l *Lib) StreamCtx(stream uintptr) (ctx uintptr, r int) {
-	f := dl.NewFrame()
-	f.Args[0], f.Args[1] = stream, f.Out(0)
-	res, out, _ := f.Call(l.streamGetCtx)
-	return uintptr(out[0]), int(int32(res))
 }
 
 // CtxDevice makes ctx current on this thread and returns its device
