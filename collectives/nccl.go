@@ -21,13 +21,14 @@ const EnvNCCLLibrary = "GOUR_NCCL_LIBRARY"
 var (
 	ncclLoaded atomic.Bool
 	ncclOnce   = sync.OnceValues(func() (*nccl.Lib, error) {
-		names := nccl.Names
+		var names []string
+		what := nccl.Library.Base + "." + nccl.Library.Versions[0]
 		if env := os.Getenv(EnvNCCLLibrary); env != "" {
-			names = []string{env}
+			names, what = []string{env}, env
 		}
 		l, err := nccl.Load(names...)
 		if err != nil {
-			return nil, &LibraryError{Library: names[0], Reason: "it does not load", Err: err}
+			return nil, &LibraryError{Library: what, Reason: "it does not load", Err: err}
 		}
 		if v, r := l.Version(); r != nccl.Success || v < 21000 {
 			l.Close()

@@ -5,10 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 
 	"github.com/gour-dev/gour/internal/dl"
+	"github.com/gour-dev/gour/internal/nvlib"
 )
 
 // standIn builds testdata/fake_cublas.c, which plays both libcuda and
@@ -23,8 +26,15 @@ func standIn(t testing.TB) (*Lib, uintptr) {
 	if out, err := exec.Command(cc, "-shared", "-fPIC", "-o", so, "testdata/fake_cublas.c").CombinedOutput(); err != nil {
 		t.Fatalf("building the stand-in: %v\n%s", err, out)
 	}
-	l, err := load([]string{so}, []string{so})
+	lib, err := dl.Open(so)
 	if err != nil {
+		t.Fatal(err)
+	}
+	l := &Lib{cuda: lib, blas: lib}
+	if err := l.resolveCUDA(); err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.Resolve(l.table()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(l.Close)
@@ -207,24 +217,27 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// TestMissingLibrary: no cuBLAS is an error naming what was tried.
+// TestMissingLibrary: cuBLAS is looked for through nvlib's finder, in
+// the toolkit's directories too, and a cuBLAS that does not load is an
+// error naming what was tried.
 func TestMissingLibrary(t *testing.T) {
-	if _, err := load([]string{"libc.so.6"}, []string{"/nonexistent/libcublas.so.13"}); err == nil {
-		t.Error("load of a missing library succeeded")
-	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "libcublas.so.12"), nil, 0o644); err != nil {
+	bad := filepath.Join(dir, "libcublas.so.12")
+	if err := os.WriteFile(bad, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := Candidates("libcublas.so", Versions, []string{dir})
-	want := []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so", filepath.Join(dir, "libcublas.so.12")}
-	if len(got) != len(want) {
-		t.Fatalf("Candidates = %q, want %q", got, want)
+	if got := library.Candidates([]string{dir}); !slices.Contains(got, bad) || got[0] != "libcublas.so" {
+		t.Errorf("Candidates = %q, want the development link first and %s among them", got, bad)
 	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("Candidates = %q, want %q", got, want)
-		}
+	l := &Lib{}
+	lib, err := nvlib.Load(library, []string{dir}, func(*dl.Library) []dl.Symbol { return l.table() })
+	if err == nil {
+		lib.Close()
+		t.Logf("a cuBLAS on the loader's path loaded: %s", lib.Name)
+		return
+	}
+	if !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "libcublas.so.13") {
+		t.Errorf("error %q does not name what was tried", err)
 	}
 }
 

@@ -2,14 +2,12 @@ package cublas
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"unsafe"
 
 	"github.com/gour-dev/gour/internal/dl"
+	"github.com/gour-dev/gour/internal/nvlib"
 )
 
 // Lib is the resolved cuBLAS entry-point table and the CUDA driver
@@ -51,42 +49,41 @@ type Lib struct {
 // Versions are the sonames' versions the binding knows, newest first.
 var Versions = []string{"13", "12"}
 
-// Load opens the CUDA driver and cuBLAS and resolves the entry points.
-// cuBLAS is looked for as libcublas.so.13, then .12 (and a development
-// link libcublas.so), through the loader's search path, then in the CUDA
-// toolkit's directories (/usr/local/cuda, $CUDA_HOME, $CUDA_PATH) and
-// extraDirs. The error names everything tried; nothing panics.
+// library is cuBLAS for nvlib's finder.
+var library = nvlib.Library{Name: "cuBLAS", Base: "libcublas.so", Versions: Versions}
+
+// Load takes the CUDA driver (nvlib.Driver, opened once per process),
+// opens cuBLAS and resolves the entry points. cuBLAS is looked for as
+// nvlib.Load looks: a development link libcublas.so, then .13, then .12,
+// through the loader's search path, then in the CUDA toolkit's
+// directories (/usr/local/cuda, $CUDA_HOME, $CUDA_PATH) and extraDirs,
+// newest version first. The error names everything tried; nothing
+// panics.
 func Load(extraDirs ...string) (*Lib, error) {
-	return load([]string{"libcuda.so.1", "libcuda.so"}, Candidates("libcublas.so", Versions, Dirs(extraDirs)))
+	cuda, err := nvlib.Driver()
+	if err != nil {
+		return nil, fmt.Errorf("CUDA driver not available: %w", err)
+	}
+	l := &Lib{cuda: cuda}
+	if err := l.resolveCUDA(); err != nil {
+		return nil, err
+	}
+	if l.blas, err = nvlib.Load(library, extraDirs, func(*dl.Library) []dl.Symbol { return l.table() }); err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // LibraryName is the cuBLAS file that was loaded.
 func (l *Lib) LibraryName() string { return l.blas.Name }
 
-func load(cudaNames, blasNames []string) (*Lib, error) {
-	cuda, err := dl.Open(cudaNames...)
-	if err != nil {
-		return nil, fmt.Errorf("CUDA driver not available: %w", err)
-	}
-	l := &Lib{cuda: cuda}
-	if err := cuda.Resolve([]dl.Symbol{
+// resolveCUDA resolves the driver's entry points the binding calls.
+func (l *Lib) resolveCUDA() error {
+	return l.cuda.Resolve([]dl.Symbol{
 		{Name: "cuCtxSetCurrent", Addr: &l.ctxSetCurrent},
 		{Name: "cuGetErrorName", Addr: &l.getErrorName, Optional: true},
 		{Name: "cuCtxGetId", Addr: &l.ctxGetID, Optional: true},
-	}); err != nil {
-		_ = cuda.Close()
-		return nil, err
-	}
-	l.blas, err = dl.Open(blasNames...)
-	if err != nil {
-		_ = cuda.Close()
-		return nil, fmt.Errorf("cuBLAS not available: %w", err)
-	}
-	if err := l.blas.Resolve(l.table()); err != nil {
-		l.Close()
-		return nil, err
-	}
-	return l, nil
+	})
 }
 
 func (l *Lib) table() []dl.Symbol {
@@ -168,17 +165,14 @@ func (l *Lib) HasHalfLevel1() bool {
 	return l.axpyEx != 0 && l.dotEx != 0 && l.nrm2Ex != 0 && l.scalEx != 0
 }
 
-// Close releases the libraries; the Lib and its handles must not be used
-// afterwards.
+// Close releases cuBLAS (the driver is the process's); the Lib and its
+// handles must not be used afterwards.
 func (l *Lib) Close() {
 	if l == nil {
 		return
 	}
 	if l.blas != nil {
 		_ = l.blas.Close()
-	}
-	if l.cuda != nil {
-		_ = l.cuda.Close()
 	}
 }
 
@@ -206,49 +200,4 @@ func cString(p *byte) string {
 		b.WriteByte(*(*byte)(q))
 	}
 	return b.String()
-}
-
-// Dirs returns where a CUDA toolkit keeps its libraries: the standard
-// install, $CUDA_HOME and $CUDA_PATH, then extra.
-func Dirs(extra []string) []string {
-	dirs := []string{"/usr/local/cuda/lib64"}
-	switch runtime.GOARCH {
-	case "amd64":
-		dirs = append(dirs, "/usr/local/cuda/targets/x86_64-linux/lib")
-	case "arm64":
-		dirs = append(dirs, "/usr/local/cuda/targets/sbsa-linux/lib")
-	}
-	for _, env := range []string{"CUDA_HOME", "CUDA_PATH"} {
-		if root := os.Getenv(env); root != "" {
-			dirs = append(dirs, filepath.Join(root, "lib64"))
-		}
-	}
-	var out []string
-	for _, d := range append(dirs, extra...) {
-		if d != "" && !slices.Contains(out, d) {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// Candidates lists the files to try for the library base ("libcublas.so"):
-// base.<version> for each version, then base itself, as the loader finds
-// them; then the same names in each of dirs where they exist.
-func Candidates(base string, versions []string, dirs []string) []string {
-	var names []string
-	for _, v := range versions {
-		names = append(names, base+"."+v)
-	}
-	names = append(names, base)
-	out := slices.Clone(names)
-	for _, d := range dirs {
-		for _, n := range names {
-			p := filepath.Join(d, n)
-			if _, err := os.Stat(p); err == nil && !slices.Contains(out, p) {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
 }

@@ -1,6 +1,9 @@
 package cudrv
 
-import "github.com/gour-dev/gour/internal/dl"
+import (
+	"github.com/gour-dev/gour/internal/dl"
+	"github.com/gour-dev/gour/internal/nvlib"
+)
 
 // Lib is the resolved table; read-only after Load.
 type Lib struct {
@@ -13,10 +16,11 @@ type Lib struct {
 	primaryRelease uintptr
 }
 
-// Load opens the CUDA driver and resolves the entry points. It does not
-// call cuInit: the CUDA adapter has, for any queue of gour's.
+// Load takes the CUDA driver (nvlib.Driver, opened once per process) and
+// resolves the entry points. It does not call cuInit: the CUDA adapter
+// has, for any queue of gour's.
 func Load() (*Lib, error) {
-	lib, err := dl.Open("libcuda.so.1", "libcuda.so")
+	lib, err := nvlib.Driver()
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +32,6 @@ func Load() (*Lib, error) {
 		{Name: "cuDevicePrimaryCtxRelease_v2", Alternates: []string{"cuDevicePrimaryCtxRelease"}, Addr: &l.primaryRelease},
 	})
 	if err != nil {
-		lib.Close()
 		return nil, err
 	}
 	return l, nil

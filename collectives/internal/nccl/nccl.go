@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/gour-dev/gour/internal/dl"
+	"github.com/gour-dev/gour/internal/nvlib"
 )
 
 // UniqueIDBytes is NCCL_UNIQUE_ID_BYTES.
@@ -82,8 +83,10 @@ type Ctx struct {
 	Handle     uintptr
 }
 
-// Library names, newest first.
-var Names = []string{"libnccl.so.2", "libnccl.so"}
+// Library is NCCL for nvlib's finder: libnccl.so, then libnccl.so.2,
+// through the loader's search path and in the CUDA toolkit's
+// directories.
+var Library = nvlib.Library{Name: "NCCL", Base: "libnccl.so", Versions: []string{"2"}}
 
 // Lib is the resolved entry-point table; read-only after Load.
 type Lib struct {
@@ -110,19 +113,35 @@ type Lib struct {
 	groupEnd         uintptr
 }
 
-// Load opens the first of names that dlopen accepts (Names when empty)
-// and resolves its entry points. The error says which names were tried
-// and why each failed, or which symbol is missing.
+// Load opens the first of names that dlopen accepts, or NCCL as nvlib
+// finds Library when names is empty, and resolves its entry points. The
+// error says which names were tried and why each failed, or which
+// symbol is missing.
 func Load(names ...string) (*Lib, error) {
+	l := &Lib{}
 	if len(names) == 0 {
-		names = Names
+		lib, err := nvlib.Load(Library, nil, func(*dl.Library) []dl.Symbol { return l.symbols() })
+		if err != nil {
+			return nil, err
+		}
+		l.lib = lib
+		return l, nil
 	}
 	lib, err := dl.Open(names...)
 	if err != nil {
 		return nil, err
 	}
-	l := &Lib{lib: lib}
-	err = lib.Resolve([]dl.Symbol{
+	if err := lib.Resolve(l.symbols()); err != nil {
+		lib.Close()
+		return nil, err
+	}
+	l.lib = lib
+	return l, nil
+}
+
+// symbols is the entry-point table.
+func (l *Lib) symbols() []dl.Symbol {
+	return []dl.Symbol{
 		{Name: "ncclGetVersion", Addr: &l.getVersion},
 		{Name: "ncclGetUniqueId", Addr: &l.getUniqueID},
 		{Name: "ncclCommInitAll", Addr: &l.commInitAll},
@@ -142,12 +161,7 @@ func Load(names ...string) (*Lib, error) {
 		{Name: "ncclRecv", Addr: &l.recv},
 		{Name: "ncclGroupStart", Addr: &l.groupStart},
 		{Name: "ncclGroupEnd", Addr: &l.groupEnd},
-	})
-	if err != nil {
-		lib.Close()
-		return nil, err
 	}
-	return l, nil
 }
 
 // Name is the file name dlopen accepted.

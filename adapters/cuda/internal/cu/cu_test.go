@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/gour-dev/gour/internal/dl"
+	"github.com/gour-dev/gour/internal/nvlib"
 )
 
 var (
@@ -36,7 +37,7 @@ func TestLoad(t *testing.T) {
 		t.Logf("loaded %s", testLib.LibraryName())
 		return
 	}
-	for _, want := range libraryNames {
+	for _, want := range nvlib.DriverNames {
 		if !strings.Contains(testLoadErr.Error(), want) {
 			t.Errorf("Load error %q does not name %s", testLoadErr, want)
 		}

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/gour-dev/gour/internal/dl"
+	"github.com/gour-dev/gour/internal/nvlib"
 )
 
 // Lib is the resolved CUDA driver entry-point table. Fields hold C function
@@ -146,22 +147,17 @@ type Lib struct {
 	eventElapsedTime uintptr // cuEventElapsedTime_v2 (12.8), else cuEventElapsedTime
 }
 
-// libraryNames are tried in order: the versioned soname first, since the
-// unversioned link only exists where development packages are installed
-// (and is then often the toolkit's stub library).
-var libraryNames = []string{"libcuda.so.1", "libcuda.so"}
-
-// Load opens the CUDA driver library and resolves every entry point. It
-// fails, without panicking, when the library or a required function is
-// missing. Each call returns a new table; nothing is cached.
+// Load takes the CUDA driver library (nvlib.Driver, opened once per
+// process) and resolves every entry point. It fails, without panicking,
+// when the library or a required function is missing. Each call returns
+// a new table.
 func Load() (*Lib, error) {
-	lib, err := dl.Open(libraryNames...)
+	lib, err := nvlib.Driver()
 	if err != nil {
 		return nil, fmt.Errorf("cu: CUDA driver library not available: %w", err)
 	}
 	l := &Lib{lib: lib}
 	if err := lib.Resolve(l.symbols()); err != nil {
-		_ = lib.Close()
 		return nil, fmt.Errorf("cu: %w", err)
 	}
 	// Entry points known under two names: the newer one first.
@@ -181,7 +177,6 @@ func Load() (*Lib, error) {
 		l.memAdvise = lookupFirst(lib, "cuMemAdvise")
 	}
 	if l.eventElapsedTime == 0 {
-		_ = lib.Close()
 		return nil, fmt.Errorf("cu: %s: symbol cuEventElapsedTime not found", lib.Name)
 	}
 	return l, nil
@@ -315,15 +310,10 @@ func (l *Lib) symbols() []dl.Symbol {
 // LibraryName returns the file name the driver was opened under.
 func (l *Lib) LibraryName() string { return l.lib.Name }
 
-// Close unloads the library. No method may be called afterwards, nor may
-// any object created through it be used. Unloading a driver that has started
-// threads is not safe; long-lived programs keep the library loaded.
-func (l *Lib) Close() error {
-	if l == nil || l.lib == nil {
-		return nil
-	}
-	return l.lib.Close()
-}
+// Close drops the table. The driver library stays loaded: it is the
+// process's (nvlib.Driver), and unloading a driver that has started
+// threads is not safe.
+func (l *Lib) Close() error { return nil }
 
 // HasErrorString reports whether cuGetErrorString is exported.
 func (l *Lib) HasErrorString() bool { return l.getErrorString != 0 }

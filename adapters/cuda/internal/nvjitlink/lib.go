@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gour-dev/gour/adapters/cuda/internal/toolkit"
+	"github.com/gour-dev/gour/internal/nvlib"
 	"github.com/gour-dev/gour/internal/dl"
 )
 
@@ -32,7 +32,7 @@ type Lib struct {
 }
 
 // library is nvJitLink as CUDA 12 and 13 ship it.
-var library = toolkit.Library{Name: "nvJitLink", Base: "libnvJitLink.so", Versions: []string{"13", "12"}}
+var library = nvlib.Library{Name: "nvJitLink", Base: "libnvJitLink.so", Versions: []string{"13", "12"}}
 
 // versionFamilies are the major versions whose versioned entry points
 // (__nvJitLinkCreate_<major>_<minor>) are tried, newest first; minors run
@@ -41,16 +41,16 @@ var versionFamilies = []int{13, 12}
 
 const maxMinor = 9
 
-// Load opens nvJitLink and resolves its entry points (see [toolkit.Load]
+// Load opens nvJitLink and resolves its entry points (see [nvlib.Load]
 // for where it looks: the loader's search path, then /usr/local/cuda,
 // $CUDA_HOME, $CUDA_PATH and extraDirs). The error lists every path tried.
 func Load(extraDirs ...string) (*Lib, error) { return load(library, extraDirs) }
 
 // load is Load of another description of the library (tests load a
 // stand-in).
-func load(library toolkit.Library, extraDirs []string) (*Lib, error) {
+func load(library nvlib.Library, extraDirs []string) (*Lib, error) {
 	l := &Lib{}
-	lib, err := toolkit.Load(library, extraDirs, l.symbols)
+	lib, err := nvlib.Load(library, extraDirs, l.symbols)
 	if err != nil {
 		return nil, fmt.Errorf("nvjitlink: %w", err)
 	}

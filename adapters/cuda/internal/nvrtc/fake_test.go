@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gour-dev/gour/adapters/cuda/internal/toolkit/toolkittest"
+	"github.com/gour-dev/gour/internal/nvlib/toolkittest"
 )
 
 // loadFake builds testdata/fake_nvrtc.c into a library and loads it as

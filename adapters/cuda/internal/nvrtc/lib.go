@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/gour-dev/gour/adapters/cuda/internal/toolkit"
+	"github.com/gour-dev/gour/internal/nvlib"
 	"github.com/gour-dev/gour/internal/dl"
 )
 
@@ -33,18 +33,18 @@ type Lib struct {
 // library is NVRTC as the toolkits this binding knows ship it: CUDA 11.2
 // and later name it after the major version only (libnvrtc.so.12), 11.x
 // after 11.2.
-var library = toolkit.Library{Name: "NVRTC", Base: "libnvrtc.so", Versions: []string{"13", "12", "11.2"}}
+var library = nvlib.Library{Name: "NVRTC", Base: "libnvrtc.so", Versions: []string{"13", "12", "11.2"}}
 
-// Load opens NVRTC and resolves its entry points (see [toolkit.Load] for
+// Load opens NVRTC and resolves its entry points (see [nvlib.Load] for
 // where it looks: the loader's search path, then /usr/local/cuda,
 // $CUDA_HOME, $CUDA_PATH and extraDirs). The error lists every path tried.
 func Load(extraDirs ...string) (*Lib, error) { return load(library, extraDirs) }
 
 // load is Load of another description of the library (tests load a
 // stand-in).
-func load(library toolkit.Library, extraDirs []string) (*Lib, error) {
+func load(library nvlib.Library, extraDirs []string) (*Lib, error) {
 	l := &Lib{}
-	lib, err := toolkit.Load(library, extraDirs, func(*dl.Library) []dl.Symbol { return l.symbols() })
+	lib, err := nvlib.Load(library, extraDirs, func(*dl.Library) []dl.Symbol { return l.symbols() })
 	if err != nil {
 		return nil, fmt.Errorf("nvrtc: %w", err)
 	}

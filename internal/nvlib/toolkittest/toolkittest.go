@@ -9,14 +9,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gour-dev/gour/adapters/cuda/internal/toolkit"
+	"github.com/gour-dev/gour/internal/nvlib"
 )
 
 // StandIn compiles the C file src into a shared library called soname in
 // a temporary directory and returns a Library that names only that file,
 // for the binding's loader. It skips the test where there is no C
 // compiler and fails it where the source does not build.
-func StandIn(t testing.TB, src, soname string) toolkit.Library {
+func StandIn(t testing.TB, src, soname string) nvlib.Library {
 	t.Helper()
 	cc, err := exec.LookPath("cc")
 	if err != nil {
@@ -29,5 +29,5 @@ func StandIn(t testing.TB, src, soname string) toolkit.Library {
 	if out, err := exec.Command(cc, "-shared", "-fPIC", "-o", so, src).CombinedOutput(); err != nil {
 		t.Fatalf("building the stand-in library %s: %v\n%s", src, err, out)
 	}
-	return toolkit.Library{Name: "stand-in " + soname, Base: so}
+	return nvlib.Library{Name: "stand-in " + soname, Base: so}
 }
