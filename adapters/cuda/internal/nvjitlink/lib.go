@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gour-dev/gour/internal/nvlib"
 	"github.com/gour-dev/gour/internal/dl"
+	"github.com/gour-dev/gour/internal/nvlib"
 )
 
 // Lib is the resolved nvJitLink entry-point table. Fields hold C function

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/gour-dev/gour/internal/nvlib"
 	"github.com/gour-dev/gour/internal/dl"
+	"github.com/gour-dev/gour/internal/nvlib"
 )
 
 // Lib is the resolved NVRTC entry-point table. Fields hold C function
