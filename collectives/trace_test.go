@@ -1,7 +1,6 @@
 package collectives_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -26,11 +25,7 @@ func TestTraceSpans(t *testing.T) {
 			if err := ur.StopTrace(); err != nil {
 				t.Fatal(err)
 			}
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			evs, _, _, err := trace.Read(data)
+			evs, err := trace.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}

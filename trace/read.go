@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 )
 
 // Event is one trace event as Read returns it.
@@ -21,6 +22,21 @@ type Event struct {
 
 // End returns the event's end in microseconds.
 func (e Event) End() float64 { return e.Ts + e.Dur }
+
+// ReadFile reads the whole trace a recorder closed at path: its events,
+// or an error where the file cannot be read, is not a trace, or was cut
+// short (Read takes what a cut trace holds).
+func ReadFile(path string) ([]Event, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	evs, truncated, _, err := Read(data)
+	if err == nil && truncated {
+		err = fmt.Errorf("trace: %s is cut short", path)
+	}
+	return evs, err
+}
 
 // Read parses a trace in the JSON array format, or the object format with
 // a traceEvents array. A trace cut short (a program that exited while

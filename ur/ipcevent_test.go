@@ -445,11 +445,7 @@ func TestIPCEventTraced(t *testing.T) {
 	if err := StopTrace(); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, _, _, err := trace.Read(data)
+	evs, err := trace.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
