@@ -14,14 +14,14 @@
 // # The file
 //
 // The file is a JSON array of events written as they happen, each on a
-// line, with the separator before each event: whatever prefix of the file
-// is on disk ends with a whole event, or is cut inside one. Close writes
-// the closing bracket. A program that exits without Close (Go has no
-// atexit) leaves the array unterminated, which chrome://tracing accepts
-// and Perfetto may not; `urtrace repair` cuts a trace after its last whole
-// event and closes it. Events are buffered and written every
-// FlushInterval and whenever 256 KiB are pending, so an exit loses at most
-// the last interval.
+// line. Events are buffered and written every FlushInterval and whenever
+// 256 KiB are pending; each write ends with the closing bracket, which
+// the next write overwrites, so the file is a complete trace after every
+// write: a program that exits without Close (Go has no atexit) leaves a
+// complete file and loses at most the events of the last interval. A
+// file cut inside a write (a crash, a full disk) ends with a whole event
+// or inside one; Read reads what it holds, and `urtrace repair` cuts it
+// after its last whole event and closes it.
 //
 // Host events are on process 1, on tracks named "host N" that each hold
 // events nesting or following one another (a goroutine's calls and the

@@ -40,7 +40,9 @@ type Recorder struct {
 	mu      sync.Mutex
 	f       *os.File
 	buf     []byte
-	written int64 // bytes on disk, ending at a whole event
+	written int64 // bytes on disk up to the last whole event (the trailer follows)
+	// terminated: the file ends with the trailer after its last event.
+	terminated bool
 	events  int64
 	failed  bool // a write failed: events are dropped
 	closed  bool
@@ -172,26 +174,32 @@ func (r *Recorder) Flush() error {
 	return nil
 }
 
-// flushLocked writes r.buf, which holds whole events only. A write that
-// fails (a full disk) is cut back to the last whole event, so the file
-// stays a valid unterminated array, and the recorder stops recording.
+// trailer closes the array after the last event written: each flush
+// writes it after its events and the next flush writes over it, so that
+// the file is a complete trace after every flush, also where the program
+// exits without Stop (Go has no exit hook) and loses only the events of
+// its last interval.
+const trailer = "\n]\n"
+
+// flushLocked writes r.buf, which holds whole events only, and the
+// trailer after them, over the previous trailer. A write that fails (a
+// full disk) is cut back to the last whole event, so the file stays a
+// valid unterminated array, and the recorder stops recording.
 func (r *Recorder) flushLocked() {
-	if len(r.buf) == 0 || r.failed || r.f == nil {
+	if r.failed || r.f == nil || len(r.buf) == 0 && r.terminated {
 		r.buf = r.buf[:0]
 		return
 	}
-	n, err := r.f.Write(r.buf)
-	if err != nil {
-		r.failed = true
-		if n > 0 {
-			r.f.Truncate(r.written)
-		}
-		fmt.Fprintf(r.warn, "gour: trace %s: %v; recording stops here (the file ends at the last whole event; `urtrace repair %s` closes it)\n", r.path, err, r.path)
-		r.buf = r.buf[:0]
-		return
-	}
-	r.written += int64(n)
+	out := append(r.buf, trailer...)
 	r.buf = r.buf[:0]
+	if _, err := r.f.WriteAt(out, r.written); err != nil {
+		r.failed = true
+		r.f.Truncate(r.written)
+		fmt.Fprintf(r.warn, "gour: trace %s: %v; recording stops here (the file ends at the last whole event; `urtrace repair %s` closes it)\n", r.path, err, r.path)
+		return
+	}
+	r.written += int64(len(out) - len(trailer))
+	r.terminated = true
 }
 
 // Close writes the pending events and the closing bracket and closes the
@@ -205,7 +213,6 @@ func (r *Recorder) Close() error {
 	}
 	r.closed = true
 	close(r.stop)
-	r.buf = append(r.buf, "\n]\n"...)
 	r.flushLocked()
 	failed := r.failed
 	err := r.f.Close()

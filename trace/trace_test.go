@@ -83,7 +83,10 @@ func checkLanes(t *testing.T, evs []Event, names map[int64]int) {
 	for tid, es := range tracks {
 		for i, a := range es {
 			for _, b := range es[i+1:] {
-				if a.Ts < b.Ts && b.Ts < a.End() && a.End() < b.End() || b.Ts < a.Ts && a.Ts < b.End() && b.End() < a.End() {
+				// Times are microseconds with nanosecond decimals:
+				// compare them at a nanosecond's precision.
+				lt := func(x, y float64) bool { return x < y-1e-4 }
+				if lt(a.Ts, b.Ts) && lt(b.Ts, a.End()) && lt(a.End(), b.End()) || lt(b.Ts, a.Ts) && lt(a.Ts, b.End()) && lt(b.End(), a.End()) {
 					t.Fatalf("track %d: %s [%v, %v] and %s [%v, %v] partly overlap", tid, a.Name, a.Ts, a.End(), b.Name, b.Ts, b.End())
 				}
 			}
@@ -174,23 +177,38 @@ func TestFullDisk(t *testing.T) {
 	}
 }
 
-// TestUnterminated: a recorder never closed leaves, after its flush, an
-// unterminated array that Read reads whole and Repair closes.
-func TestUnterminated(t *testing.T) {
+// TestNeverClosed: a recorder never closed (a program that exits without
+// Stop) leaves, after each flush, a complete trace holding every event
+// flushed; the next flush writes over the closing bracket. A trace cut
+// short, which Read reads whole, Repair closes.
+func TestNeverClosed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.json")
-	r, err := Create(path, Options{FlushInterval: time.Millisecond})
+	r, err := Create(path, Options{FlushInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	r.Complete("test", "call", 0, 1, nil)
-	r.Flush()
-	data, _ := os.ReadFile(path)
-	evs, truncated, _, err := Read(data)
-	if err != nil || !truncated || len(evs) == 0 || evs[len(evs)-1].Name != "call" {
-		t.Fatalf("Read: %d events, truncated %v, %v", len(evs), truncated, err)
+	for i, name := range []string{"first", "second"} {
+		r.Complete("test", name, 0, 1, nil)
+		if err := r.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(path)
+		if !json.Valid(data) {
+			t.Fatalf("after flush %d the file is not a complete trace:\n%s", i+1, data)
+		}
+		evs, truncated, _, err := Read(data)
+		if err != nil || truncated || evs[len(evs)-1].Name != name {
+			t.Fatalf("after flush %d: Read: %d events, truncated %v, %v", i+1, len(evs), truncated, err)
+		}
 	}
-	fixed, n, _, err := Repair(data)
+	data, _ := os.ReadFile(path)
+	cut := data[:bytes.LastIndexByte(data, ']')]
+	evs, truncated, _, err := Read(cut)
+	if err != nil || !truncated || evs[len(evs)-1].Name != "second" {
+		t.Fatalf("Read of a cut trace: %d events, truncated %v, %v", len(evs), truncated, err)
+	}
+	fixed, n, _, err := Repair(cut)
 	if err != nil || n != len(evs) || !json.Valid(fixed) {
 		t.Fatalf("Repair: %d events, %v, valid %v", n, err, json.Valid(fixed))
 	}

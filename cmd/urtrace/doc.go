@@ -8,8 +8,8 @@
 //	                                   the timeline as a picture: one row per host track and
 //	                                   per queue; OUT's extension picks PNG, SVG or PDF
 //	                                   (default FILE with .png)
-//	urtrace repair [-o OUT] FILE       a trace cut short (the program exited without
-//	                                   ur.StopTrace, the disk filled) cut after its last whole
+//	urtrace repair [-o OUT] FILE       a trace cut short (the program crashed while
+//	                                   writing it, the disk filled) cut after its last whole
 //	                                   event and closed, as Perfetto wants it; in place by default
 //
 // Exit status: 0 done, 1 the command failed, 2 misuse.
