@@ -43,11 +43,11 @@ type Recorder struct {
 	written int64 // bytes on disk up to the last whole event (the trailer follows)
 	// terminated: the file ends with the trailer after its last event.
 	terminated bool
-	events  int64
-	failed  bool // a write failed: events are dropped
-	closed  bool
-	lanes   []lane // the host's tracks (lanes.go)
-	queues  map[uint64]bool
+	events     int64
+	failed     bool // a write failed: events are dropped
+	closed     bool
+	lanes      []lane // the host's tracks (lanes.go)
+	queues     map[uint64]bool
 
 	dropped atomic.Int64
 	stop    chan struct{}
