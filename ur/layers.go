@@ -120,9 +120,9 @@ func EnableLayers(opts LayerOptions) error {
 func StartTrace(path string) error { return EnableLayers(LayerOptions{Trace: path}) }
 
 // StopTrace reads the device times of the commands that completed, writes
-// the end of the trace and closes it. Without it the trace ends at the
-// last events written (every 200 ms), unterminated; `urtrace repair`
-// closes such a trace.
+// the end of the trace and closes it. Without it the trace ends, whole,
+// at the last events written (every 200 ms), without the device times
+// not yet read.
 func StopTrace() error {
 	if trace.Active() == nil {
 		return nil
