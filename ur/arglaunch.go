@@ -40,13 +40,13 @@ type ArgLaunch struct {
 // PrepareLaunchArgs checks a launch of k over r with props and args on q as
 // EnqueueLaunchArgs would and returns it prepared.
 func (q *Queue) PrepareLaunchArgs(k *Kernel, r NDRange, props LaunchProperties, args ...Arg) (rh *ArgLaunch, rerr error) {
+	const op = "Queue.PrepareLaunchArgs"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.PrepareLaunchArgs", q, k)
+		tc := beginCall(t, op, q, k)
 		tc.launchArgs(k, &r)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Queue.PrepareLaunchArgs"
 	if err := q.enter(op); err != nil {
 		return nil, err
 	}

@@ -100,12 +100,12 @@ const (
 
 // NewCommandBuffer creates an empty command buffer for dev.
 func (c *Context) NewCommandBuffer(dev *Device, opts CommandBufferOptions) (rh *CommandBuffer, rerr error) {
+	const op = "Context.NewCommandBuffer"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.NewCommandBuffer", c)
+		tc := beginCall(t, op, c)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.NewCommandBuffer"
 	if err := c.enter(op); err != nil {
 		return nil, err
 	}
@@ -308,12 +308,12 @@ func (k *Kernel) checkArgs(op string, args []Arg) ([]driver.LaunchArg, error) {
 
 // AppendLaunch records a launch of k over r with its arguments.
 func (cb *CommandBuffer) AppendLaunch(k *Kernel, r NDRange, props LaunchProperties, args ...Arg) (rv *Command, rerr error) {
+	const op = "CommandBuffer.AppendLaunch"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "CommandBuffer.AppendLaunch", cb, k)
+		tc := beginCall(t, op, cb, k)
 		defer tc.end(&rerr)
 	}
 
-	const op = "CommandBuffer.AppendLaunch"
 	if err := cb.enter(op); err != nil {
 		return nil, err
 	}
@@ -338,12 +338,12 @@ func (cb *CommandBuffer) AppendLaunch(k *Kernel, r NDRange, props LaunchProperti
 
 // AppendCopy records a copy of size bytes between buffers.
 func (cb *CommandBuffer) AppendCopy(src, dst *Mem, srcOffset, dstOffset, size uint64) (rv *Command, rerr error) {
+	const op = "CommandBuffer.AppendCopy"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "CommandBuffer.AppendCopy", cb)
+		tc := beginCall(t, op, cb)
 		defer tc.end(&rerr)
 	}
 
-	const op = "CommandBuffer.AppendCopy"
 	for _, m := range []*Mem{src, dst} {
 		if err := m.enter(op); err != nil {
 			return nil, err
@@ -373,12 +373,12 @@ func (cb *CommandBuffer) AppendCopy(src, dst *Mem, srcOffset, dstOffset, size ui
 
 // AppendFill records a fill of size bytes of a buffer with pattern.
 func (cb *CommandBuffer) AppendFill(m *Mem, pattern []byte, offset, size uint64) (rv *Command, rerr error) {
+	const op = "CommandBuffer.AppendFill"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "CommandBuffer.AppendFill", cb)
+		tc := beginCall(t, op, cb)
 		defer tc.end(&rerr)
 	}
 
-	const op = "CommandBuffer.AppendFill"
 	if err := m.enter(op); err != nil {
 		return nil, err
 	}
@@ -402,13 +402,13 @@ func (cb *CommandBuffer) AppendFill(m *Mem, pattern []byte, offset, size uint64)
 
 // AppendMemcpy records a copy of size bytes between USM pointers.
 func (cb *CommandBuffer) AppendMemcpy(dst, src Ptr, size uint64) (rv *Command, rerr error) {
+	const op = "CommandBuffer.AppendMemcpy"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "CommandBuffer.AppendMemcpy", cb)
+		tc := beginCall(t, op, cb)
 		tc.args.Uint("bytes", size)
 		defer tc.end(&rerr)
 	}
 
-	const op = "CommandBuffer.AppendMemcpy"
 	if err := cb.enter(op); err != nil {
 		return nil, err
 	}
@@ -428,12 +428,12 @@ func (cb *CommandBuffer) AppendMemcpy(dst, src Ptr, size uint64) (rv *Command, r
 
 // AppendMemFill records a fill of size bytes from p with pattern.
 func (cb *CommandBuffer) AppendMemFill(p Ptr, pattern []byte, size uint64) (rv *Command, rerr error) {
+	const op = "CommandBuffer.AppendMemFill"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "CommandBuffer.AppendMemFill", cb)
+		tc := beginCall(t, op, cb)
 		defer tc.end(&rerr)
 	}
 
-	const op = "CommandBuffer.AppendMemFill"
 	if err := cb.enter(op); err != nil {
 		return nil, err
 	}
@@ -453,12 +453,12 @@ func (cb *CommandBuffer) AppendMemFill(p Ptr, pattern []byte, size uint64) (rv *
 // Finalize ends recording: the buffer can then be enqueued, and no more
 // commands recorded.
 func (cb *CommandBuffer) Finalize() (rerr error) {
+	const op = "CommandBuffer.Finalize"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "CommandBuffer.Finalize", cb)
+		tc := beginCall(t, op, cb)
 		defer tc.end(&rerr)
 	}
 
-	const op = "CommandBuffer.Finalize"
 	if err := cb.enter(op); err != nil {
 		return err
 	}
@@ -483,12 +483,12 @@ func (cb *CommandBuffer) Finalize() (rerr error) {
 // recording the buffer again. The buffer must have been made Updatable
 // and finalized.
 func (cb *CommandBuffer) UpdateLaunch(c *Command, r *NDRange, args ...Arg) (rerr error) {
+	const op = "CommandBuffer.UpdateLaunch"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "CommandBuffer.UpdateLaunch", cb)
+		tc := beginCall(t, op, cb)
 		defer tc.end(&rerr)
 	}
 
-	const op = "CommandBuffer.UpdateLaunch"
 	if err := cb.enter(op); err != nil {
 		return err
 	}
@@ -550,12 +550,12 @@ func (cb *CommandBuffer) UpdateLaunch(c *Command, r *NDRange, args ...Arg) (rerr
 // EnqueueCommandBuffer replays cb on the queue after the wait list and
 // returns the replay's event. The queue must be on the buffer's device.
 func (q *Queue) EnqueueCommandBuffer(cb *CommandBuffer, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueCommandBuffer"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueCommandBuffer", q, cb)
+		tc := beginCall(t, op, q, cb)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	const op = "Queue.EnqueueCommandBuffer"
 	if err := q.enter(op); err != nil {
 		return nil, err
 	}

@@ -21,13 +21,13 @@ type Context struct {
 // NewContext creates a context over devices, which must all belong to one
 // platform.
 func NewContext(devices ...*Device) (rh *Context, rerr error) {
+	const op = "NewContext"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "NewContext")
+		tc := beginCall(t, op)
 		tc.args.Uint("devices", uint64(len(devices)))
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "NewContext"
 	if len(devices) == 0 {
 		return nil, newError(ErrInvalidValue, op, "", "no devices given")
 	}

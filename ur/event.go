@@ -69,12 +69,12 @@ func (e *Event) Release() error {
 // Wait blocks until the command completes or ctx is done. A command that
 // failed on the device gives its error.
 func (e *Event) Wait(ctx context.Context) (rerr error) {
+	const op = "Event.Wait"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Event.Wait", e)
+		tc := beginCall(t, op, e)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Event.Wait"
 	if err := e.enter(op); err != nil {
 		return err
 	}
@@ -117,12 +117,12 @@ func (o *object) waitEntered(ctx context.Context, op string, w driverWaiter) err
 
 // Status returns the command's execution state.
 func (e *Event) Status() (rv EventStatus, rerr error) {
+	const op = "Event.Status"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Event.Status", e)
+		tc := beginCall(t, op, e)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Event.Status"
 	if err := e.enter(op); err != nil {
 		return 0, err
 	}
@@ -135,12 +135,12 @@ func (e *Event) Status() (rv EventStatus, rerr error) {
 // ErrProfilingInfoNotAvailable unless the queue has profiling on and the
 // command has completed.
 func (e *Event) Profiling() (rv Profiling, rerr error) {
+	const op = "Event.Profiling"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Event.Profiling", e)
+		tc := beginCall(t, op, e)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Event.Profiling"
 	if err := e.enter(op); err != nil {
 		return Profiling{}, err
 	}

@@ -36,13 +36,13 @@ func PageAlignedBytes(n int) []byte {
 // without page-locking (OpenCL has no call for memory it did not
 // allocate) give ErrUnsupportedFeature: use AllocHost there.
 func (c *Context) RegisterHost(b []byte) (rh *HostRegistration, rerr error) {
+	const op = "Context.RegisterHost"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.RegisterHost", c)
+		tc := beginCall(t, op, c)
 		tc.args.Uint("bytes", uint64(len(b)))
 		defer tc.end(&rerr)
 	}
 
-	const op = "Context.RegisterHost"
 	if err := c.enter(op); err != nil {
 		return nil, err
 	}
@@ -102,12 +102,12 @@ func (r *HostRegistration) Release() error {
 // (cuMemGetInfo); adapters whose drivers cannot tell give
 // ErrUnsupportedFeature.
 func (d *Device) FreeMemory() (free, total uint64, err error) {
+	const op = "Device.FreeMemory"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Device.FreeMemory", d)
+		tc := beginCall(t, op, d)
 		defer tc.end(&err)
 	}
 
-	const op = "Device.FreeMemory"
 	if d == nil {
 		return 0, 0, nilHandle("Device", op)
 	}
@@ -126,23 +126,25 @@ func (d *Device) FreeMemory() (free, total uint64, err error) {
 // completed, or, with an empty list, when every command enqueued before
 // it has (urEnqueueEventsWait).
 func (q *Queue) EnqueueMarker(wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueMarker"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueMarker", q)
+		tc := beginCall(t, op, q)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	return q.marker("Queue.EnqueueMarker", wait, false)
+	return q.marker(op, wait, false)
 }
 
 // EnqueueBarrier is EnqueueMarker that also holds back every command
 // enqueued after it until it completes (urEnqueueEventsWaitWithBarrier).
 func (q *Queue) EnqueueBarrier(wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueBarrier"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueBarrier", q)
+		tc := beginCall(t, op, q)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	return q.marker("Queue.EnqueueBarrier", wait, true)
+	return q.marker(op, wait, true)
 }
 
 func (q *Queue) marker(op string, wait []*Event, barrier bool) (*Event, error) {

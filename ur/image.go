@@ -125,12 +125,12 @@ func (c *Context) imageContext(op string) (driver.ImageContext, error) {
 // images of type t with the access flags (urMemImageGetInfo's formats;
 // clGetSupportedImageFormats).
 func (c *Context) SupportedImageFormats(flags MemFlags, t ImageType) (rv []ImageFormat, rerr error) {
+	const op = "Context.SupportedImageFormats"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.SupportedImageFormats", c)
+		tc := beginCall(t, op, c)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Context.SupportedImageFormats"
 	if err := c.enter(op); err != nil {
 		return nil, err
 	}
@@ -289,12 +289,12 @@ func hostLayout(op, adapter string, t ImageType, pixel uint64, region [3]uint64,
 // them, set where it does not, or past the devices' limits
 // ErrInvalidImageSize; host memory too small ErrInvalidHostPtr.
 func (c *Context) NewImage(flags MemFlags, format ImageFormat, desc ImageDesc, host []byte) (rh *Mem, rerr error) {
+	const op = "Context.NewImage"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.NewImage", c)
+		tc := beginCall(t, op, c)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.NewImage"
 	if err := c.enter(op); err != nil {
 		return nil, err
 	}
@@ -418,24 +418,26 @@ func (q *Queue) enterImage(op string, img *Mem) (driver.ImageQueue, imageInfo, e
 // Blocking waits and returns no event; otherwise dst holds the pixels
 // once the event completes.
 func (q *Queue) EnqueueReadImage(img *Mem, blocking bool, origin, region [3]uint64, rowPitch, slicePitch uint64, dst []byte, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueReadImage"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueReadImage", q, img)
+		tc := beginCall(t, op, q, img)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	return q.imageTransfer("Queue.EnqueueReadImage", false, img, blocking, origin, region, rowPitch, slicePitch, dst, wait)
+	return q.imageTransfer(op, false, img, blocking, origin, region, rowPitch, slicePitch, dst, wait)
 }
 
 // EnqueueWriteImage copies src, laid out with the pitches, into a box of
 // the image (urEnqueueMemImageWrite). src must not change until the event
 // completes.
 func (q *Queue) EnqueueWriteImage(img *Mem, blocking bool, origin, region [3]uint64, rowPitch, slicePitch uint64, src []byte, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueWriteImage"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueWriteImage", q, img)
+		tc := beginCall(t, op, q, img)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	return q.imageTransfer("Queue.EnqueueWriteImage", true, img, blocking, origin, region, rowPitch, slicePitch, src, wait)
+	return q.imageTransfer(op, true, img, blocking, origin, region, rowPitch, slicePitch, src, wait)
 }
 
 func (q *Queue) imageTransfer(op string, write bool, img *Mem, blocking bool, origin, region [3]uint64, rowPitch, slicePitch uint64, host []byte, wait []*Event) (*Event, error) {
@@ -477,12 +479,12 @@ func (q *Queue) imageTransfer(op string, write bool, img *Mem, blocking bool, or
 // format (urEnqueueMemImageCopy); a format mismatch is
 // ErrInvalidImageFormatDescriptor.
 func (q *Queue) EnqueueCopyImage(src, dst *Mem, srcOrigin, dstOrigin, region [3]uint64, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueCopyImage"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueCopyImage", q, src, dst)
+		tc := beginCall(t, op, q, src, dst)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	const op = "Queue.EnqueueCopyImage"
 	iq, si, err := q.enterImage(op, src)
 	if err != nil {
 		return nil, err
@@ -537,12 +539,12 @@ func FillColorInt(r, g, b, a int32) [16]byte {
 // EnqueueFillImage fills a box of the image with one color
 // (urEnqueueMemImageFill; FillColorFloat, FillColorInt, FillColorUint).
 func (q *Queue) EnqueueFillImage(img *Mem, color [16]byte, origin, region [3]uint64, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueFillImage"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueFillImage", q, img)
+		tc := beginCall(t, op, q, img)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	const op = "Queue.EnqueueFillImage"
 	iq, info, err := q.enterImage(op, img)
 	if err != nil {
 		return nil, err
@@ -564,23 +566,25 @@ func (q *Queue) EnqueueFillImage(img *Mem, color [16]byte, origin, region [3]uin
 // EnqueueCopyImageToBuffer copies a box of the image into the buffer at
 // dstOffset, pixels tightly packed.
 func (q *Queue) EnqueueCopyImageToBuffer(src *Mem, origin, region [3]uint64, dst *Mem, dstOffset uint64, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueCopyImageToBuffer"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueCopyImageToBuffer", q, src, dst)
+		tc := beginCall(t, op, q, src, dst)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	return q.imageBufferCopy("Queue.EnqueueCopyImageToBuffer", true, src, origin, region, dst, dstOffset, wait)
+	return q.imageBufferCopy(op, true, src, origin, region, dst, dstOffset, wait)
 }
 
 // EnqueueCopyBufferToImage copies tightly packed pixels from the buffer
 // at srcOffset into a box of the image.
 func (q *Queue) EnqueueCopyBufferToImage(src *Mem, srcOffset uint64, dst *Mem, origin, region [3]uint64, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueCopyBufferToImage"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueCopyBufferToImage", q, src, dst)
+		tc := beginCall(t, op, q, src, dst)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	return q.imageBufferCopy("Queue.EnqueueCopyBufferToImage", false, dst, origin, region, src, srcOffset, wait)
+	return q.imageBufferCopy(op, false, dst, origin, region, src, srcOffset, wait)
 }
 
 func (q *Queue) imageBufferCopy(op string, toBuffer bool, img *Mem, origin, region [3]uint64, buf *Mem, offset uint64, wait []*Event) (*Event, error) {
@@ -633,12 +637,12 @@ type Sampler struct {
 // NewSampler makes a sampler (urSamplerCreate); an unknown addressing or
 // filter mode is ErrInvalidEnumeration.
 func (c *Context) NewSampler(desc SamplerDesc) (rh *Sampler, rerr error) {
+	const op = "Context.NewSampler"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.NewSampler", c)
+		tc := beginCall(t, op, c)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.NewSampler"
 	if err := c.enter(op); err != nil {
 		return nil, err
 	}
@@ -706,12 +710,12 @@ func (s *Sampler) Native() uintptr {
 
 // SetArgSampler sets a sampler argument (sampler_t).
 func (k *Kernel) SetArgSampler(index int, s *Sampler) (rerr error) {
+	const op = "Kernel.SetArgSampler"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Kernel.SetArgSampler", k, s)
+		tc := beginCall(t, op, k, s)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Kernel.SetArgSampler"
 	if err := k.enter(op); err != nil {
 		return err
 	}

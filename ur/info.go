@@ -59,13 +59,13 @@ type DeviceQueryResult struct {
 // ErrUnsupportedEnumeration, never a zero value. A number that is no
 // query gives ErrInvalidEnumeration.
 func (d *Device) Query(q DeviceQuery) (rv any, rerr error) {
+	const op = "Device.Query"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Device.Query", d)
+		tc := beginCall(t, op, d)
 		tc.args.Uint("query", uint64(q))
 		defer tc.end(&rerr)
 	}
 
-	const op = "Device.Query"
 	if d == nil {
 		return nil, nilHandle("Device", op)
 	}

@@ -32,12 +32,12 @@ const ipcMagic = "gourIPC1"
 // by AllocDevice (not from a pool, not wrapped): ErrInvalidValue
 // otherwise. It must stay allocated while other processes use it.
 func (u *USM) IPCHandle() (rv IPCMemHandle, rerr error) {
+	const op = "USM.IPCHandle"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "USM.IPCHandle", u)
+		tc := beginCall(t, op, u)
 		defer tc.end(&rerr)
 	}
 
-	const op = "USM.IPCHandle"
 	if err := u.enter(op); err != nil {
 		return nil, err
 	}
@@ -115,12 +115,12 @@ func processGone(pid int) bool {
 // (open the allocation itself) are ErrInvalidValue; one of a process that
 // has exited ErrInvalidMemObject.
 func (c *Context) OpenIPCMemHandle(dev *Device, h IPCMemHandle) (rh *USM, rerr error) {
+	const op = "Context.OpenIPCMemHandle"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.OpenIPCMemHandle", c, dev)
+		tc := beginCall(t, op, c, dev)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.OpenIPCMemHandle"
 	if err := c.enter(op); err != nil {
 		return nil, err
 	}

@@ -108,12 +108,12 @@ func (c *Context) newIPCEvent(dev *Device, drv driver.IPCEvent, handle IPCEventH
 // other processes can open (cuda.core's EventOptions(ipc_enabled=True)).
 // It has not been signalled; it records no times.
 func (c *Context) NewIPCEvent(dev *Device) (rh *IPCEvent, rerr error) {
+	const op = "Context.NewIPCEvent"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.NewIPCEvent", c, dev)
+		tc := beginCall(t, op, c, dev)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.NewIPCEvent"
 	ic, err := c.enterIPCEvents(op, dev)
 	if err != nil {
 		return nil, err
@@ -133,12 +133,12 @@ func (c *Context) NewIPCEvent(dev *Device) (rh *IPCEvent, rerr error) {
 // this very process (use the event itself) are ErrInvalidValue; one of a
 // process that has exited ErrInvalidEvent, its event being gone.
 func (c *Context) OpenIPCEvent(dev *Device, h IPCEventHandle) (rh *IPCEvent, rerr error) {
+	const op = "Context.OpenIPCEvent"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.OpenIPCEvent", c, dev)
+		tc := beginCall(t, op, c, dev)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.OpenIPCEvent"
 	ic, err := c.enterIPCEvents(op, dev)
 	if err != nil {
 		return nil, err
@@ -169,12 +169,12 @@ func (c *Context) OpenIPCEvent(dev *Device, h IPCEventHandle) (rh *IPCEvent, rer
 // get_ipc_descriptor). An opened event gives the handle it was opened
 // from, so a process can pass the event on.
 func (e *IPCEvent) Handle() (rv IPCEventHandle, rerr error) {
+	const op = "IPCEvent.Handle"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "IPCEvent.Handle", e)
+		tc := beginCall(t, op, e)
 		defer tc.end(&rerr)
 	}
 
-	const op = "IPCEvent.Handle"
 	if err := e.enter(op); err != nil {
 		return nil, err
 	}
@@ -199,12 +199,13 @@ func (e *IPCEvent) Handle() (rv IPCEventHandle, rerr error) {
 // process may tell the others at once. q must be a queue of e's device
 // and context: ErrInvalidQueue or ErrInvalidContext otherwise.
 func (q *Queue) SignalIPCEvent(e *IPCEvent) (rerr error) {
+	const op = "Queue.SignalIPCEvent"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.SignalIPCEvent", q, e)
+		tc := beginCall(t, op, q, e)
 		defer tc.end(&rerr)
 	}
 
-	return q.ipcEvent("Queue.SignalIPCEvent", e, driver.IPCEvent.EnqueueSignal)
+	return q.ipcEvent(op, e, driver.IPCEvent.EnqueueSignal)
 }
 
 // WaitIPCEvent makes the work enqueued on q from now on wait until e's
@@ -214,12 +215,13 @@ func (q *Queue) SignalIPCEvent(e *IPCEvent) (rerr error) {
 // never signalled holds nothing back on CUDA and everything on Level
 // Zero. q must be a queue of e's device and context.
 func (q *Queue) WaitIPCEvent(e *IPCEvent) (rerr error) {
+	const op = "Queue.WaitIPCEvent"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.WaitIPCEvent", q, e)
+		tc := beginCall(t, op, q, e)
 		defer tc.end(&rerr)
 	}
 
-	return q.ipcEvent("Queue.WaitIPCEvent", e, driver.IPCEvent.EnqueueWait)
+	return q.ipcEvent(op, e, driver.IPCEvent.EnqueueWait)
 }
 
 func (q *Queue) ipcEvent(op string, e *IPCEvent, enqueue func(driver.IPCEvent, driver.Queue) error) error {
@@ -246,12 +248,12 @@ func (q *Queue) ipcEvent(op string, e *IPCEvent, enqueue func(driver.IPCEvent, d
 // Wait blocks until the event's latest signal has completed or ctx is
 // done; the same rule as WaitIPCEvent's holds for an event not signalled.
 func (e *IPCEvent) Wait(ctx context.Context) (rerr error) {
+	const op = "IPCEvent.Wait"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "IPCEvent.Wait", e)
+		tc := beginCall(t, op, e)
 		defer tc.end(&rerr)
 	}
 
-	const op = "IPCEvent.Wait"
 	if err := e.enter(op); err != nil {
 		return err
 	}
@@ -261,12 +263,12 @@ func (e *IPCEvent) Wait(ctx context.Context) (rerr error) {
 // Query reports, without blocking, whether the event's latest signal has
 // completed (cuEventQuery, zeEventQueryStatus).
 func (e *IPCEvent) Query() (rv bool, rerr error) {
+	const op = "IPCEvent.Query"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "IPCEvent.Query", e)
+		tc := beginCall(t, op, e)
 		defer tc.end(&rerr)
 	}
 
-	const op = "IPCEvent.Query"
 	if err := e.enter(op); err != nil {
 		return false, err
 	}

@@ -89,13 +89,13 @@ type Kernel struct {
 // NewKernel creates the kernel called name. An unknown name gives
 // ErrInvalidKernelName.
 func (p *Program) NewKernel(name string) (rh *Kernel, rerr error) {
+	const op = "Program.NewKernel"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Program.NewKernel", p)
+		tc := beginCall(t, op, p)
 		tc.args.Str("name", name)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Program.NewKernel"
 	if err := p.enter(op); err != nil {
 		return nil, err
 	}
@@ -204,12 +204,12 @@ func (k *Kernel) Native() uintptr {
 
 // Info returns the kernel's properties on dev.
 func (k *Kernel) Info(dev *Device) (rv KernelInfo, rerr error) {
+	const op = "Kernel.Info"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Kernel.Info", k)
+		tc := beginCall(t, op, k)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Kernel.Info"
 	if err := k.enter(op); err != nil {
 		return KernelInfo{}, err
 	}
@@ -242,13 +242,13 @@ func (k *Kernel) indexError(op string, index int) error {
 // SetArgBytes sets argument index to a value passed by copy (a scalar or a
 // struct laid out as the device expects).
 func (k *Kernel) SetArgBytes(index int, value []byte) (rerr error) {
+	const op = "Kernel.SetArgBytes"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Kernel.SetArgBytes", k)
+		tc := beginCall(t, op, k)
 		tc.args.Int("index", int64(index))
 		defer tc.end(&rerr)
 	}
 
-	const op = "Kernel.SetArgBytes"
 	if err := k.enter(op); err != nil {
 		return err
 	}
@@ -330,13 +330,13 @@ func (k *Kernel) SetArgFloat64(index int, v float64) error {
 
 // SetArgMem sets a buffer argument (a __global or __constant pointer).
 func (k *Kernel) SetArgMem(index int, m *Mem) (rerr error) {
+	const op = "Kernel.SetArgMem"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Kernel.SetArgMem", k, m)
+		tc := beginCall(t, op, k, m)
 		tc.args.Int("index", int64(index))
 		defer tc.end(&rerr)
 	}
 
-	const op = "Kernel.SetArgMem"
 	if err := k.enter(op); err != nil {
 		return err
 	}
@@ -395,13 +395,13 @@ func (k *Kernel) unbindMem(index int) {
 
 // SetArgLocal sets a __local argument to size bytes of work-group memory.
 func (k *Kernel) SetArgLocal(index int, size uint64) (rerr error) {
+	const op = "Kernel.SetArgLocal"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Kernel.SetArgLocal", k)
+		tc := beginCall(t, op, k)
 		tc.args.Int("index", int64(index))
 		defer tc.end(&rerr)
 	}
 
-	const op = "Kernel.SetArgLocal"
 	if err := k.enter(op); err != nil {
 		return err
 	}

@@ -68,13 +68,14 @@ func (q *Queue) LaunchArgs(k *Kernel, r NDRange, args ...Arg) error {
 // EnqueueLaunchArgs is LaunchArgs with launch properties, after a wait
 // list, returning the launch's event.
 func (q *Queue) EnqueueLaunchArgs(k *Kernel, r NDRange, props LaunchProperties, args []Arg, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueLaunchArgs"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueLaunchArgs", q, k)
+		tc := beginCall(t, op, q, k)
 		tc.launchArgs(k, &r)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	return q.launchArgs("Queue.EnqueueLaunchArgs", k, &r, props, args, wait, true)
+	return q.launchArgs(op, k, &r, props, args, wait, true)
 }
 
 // argScratch holds the adapter's form of a launch's arguments between
@@ -283,13 +284,13 @@ func (p Ptr) useArg(op string, k *Kernel, i int) error {
 // that builds Args to a PreparedLaunch, which launches with the kernel's
 // own arguments.
 func (k *Kernel) SetArg(index int, a Arg) (rerr error) {
+	const op = "Kernel.SetArg"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Kernel.SetArg", k)
+		tc := beginCall(t, op, k)
 		tc.args.Int("index", int64(index))
 		defer tc.end(&rerr)
 	}
 
-	const op = "Kernel.SetArg"
 	if k == nil {
 		return nilHandle("Kernel", op)
 	}

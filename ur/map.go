@@ -86,12 +86,12 @@ func (mp *Mapping) Flags() MapFlags {
 // flag ErrInvalidValue, a zero size or a region past the buffer's end
 // ErrInvalidSize, a buffer of another context ErrInvalidContext.
 func (q *Queue) EnqueueMapBuffer(m *Mem, blocking bool, flags MapFlags, offset, size uint64, wait ...*Event) (rmp *Mapping, rev *Event, rerr error) {
+	const op = "Queue.EnqueueMapBuffer"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueMapBuffer", q, m)
+		tc := beginCall(t, op, q, m)
 		defer tc.endEventOf(q, &rev, &rerr)
 	}
 
-	const op = "Queue.EnqueueMapBuffer"
 	if err := q.enter(op); err != nil {
 		return nil, nil, err
 	}
@@ -139,12 +139,12 @@ func (q *Queue) EnqueueMapBuffer(m *Mem, blocking bool, flags MapFlags, offset, 
 // A mapping unmapped twice, or on a queue of another context, is a typed
 // error (ErrInvalidValue, ErrInvalidContext).
 func (q *Queue) EnqueueUnmap(mp *Mapping, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueUnmap"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueUnmap", q)
+		tc := beginCall(t, op, q)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	const op = "Queue.EnqueueUnmap"
 	if err := q.enter(op); err != nil {
 		return nil, err
 	}
@@ -218,13 +218,13 @@ func (q *Queue) orderAfter(op string, blocking bool, wait []*Event) (*Event, err
 // Unified Runtime's GPU adapters; host must stay unchanged by the program
 // while unmapped. An empty host is ErrInvalidBufferSize.
 func (c *Context) NewBufferUseHost(flags MemFlags, host []byte) (rh *Mem, rerr error) {
+	const op = "Context.NewBufferUseHost"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.NewBufferUseHost", c)
+		tc := beginCall(t, op, c)
 		tc.args.Uint("bytes", uint64(len(host)))
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.NewBufferUseHost"
 	if len(host) == 0 {
 		if c == nil {
 			return nil, nilHandle("Context", op)

@@ -45,24 +45,26 @@ func (m *Mem) notImage(op string) error {
 
 // NewBuffer allocates size bytes of device memory.
 func (c *Context) NewBuffer(flags MemFlags, size uint64) (rh *Mem, rerr error) {
+	const op = "Context.NewBuffer"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.NewBuffer", c)
+		tc := beginCall(t, op, c)
 		tc.args.Uint("bytes", size)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	return c.newBuffer("Context.NewBuffer", flags, size, nil)
+	return c.newBuffer(op, flags, size, nil)
 }
 
 // NewBufferFrom allocates a buffer holding a copy of data.
 func (c *Context) NewBufferFrom(flags MemFlags, data []byte) (rh *Mem, rerr error) {
+	const op = "Context.NewBufferFrom"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.NewBufferFrom", c)
+		tc := beginCall(t, op, c)
 		tc.args.Uint("bytes", uint64(len(data)))
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	return c.newBuffer("Context.NewBufferFrom", flags, uint64(len(data)), data)
+	return c.newBuffer(op, flags, uint64(len(data)), data)
 }
 
 func (c *Context) newBuffer(op string, flags MemFlags, size uint64, host []byte) (*Mem, error) {

@@ -84,12 +84,12 @@ func (d *Device) PartitionInfo() (rerr PartitionInfo) {
 // ErrInvalidValue; an adapter that does not split devices
 // ErrUnsupportedFeature.
 func (d *Device) Partition(p Partition) (rv []*Device, rerr error) {
+	const op = "Device.Partition"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Device.Partition", d)
+		tc := beginCall(t, op, d)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Device.Partition"
 	if d == nil {
 		return nil, nilHandle("Device", op)
 	}
@@ -216,12 +216,12 @@ func (d *Device) PartitionType() Partition {
 // memory ("same-device"); peer must be of the device's adapter
 // (ErrInvalidDevice).
 func (d *Device) PeerAccess(peer *Device) (rv PeerAccess, rerr error) {
+	const op = "Device.PeerAccess"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Device.PeerAccess", d, peer)
+		tc := beginCall(t, op, d, peer)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Device.PeerAccess"
 	pd, err := d.peerDevice(op, peer)
 	if err != nil || pd == nil {
 		if err == nil && d.drv == peer.drv {
@@ -248,23 +248,25 @@ func (d *Device) PeerAccess(peer *Device) (rv PeerAccess, rerr error) {
 // does nothing. A pair without a direct path gives ErrUnsupportedFeature,
 // saying so: copies between them still work (Queue.CopyPeer, staged).
 func (d *Device) EnablePeerAccess(peer *Device) (rerr error) {
+	const op = "Device.EnablePeerAccess"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Device.EnablePeerAccess", d, peer)
+		tc := beginCall(t, op, d, peer)
 		defer tc.end(&rerr)
 	}
 
-	return d.setPeerAccess("Device.EnablePeerAccess", peer, true)
+	return d.setPeerAccess(op, peer, true)
 }
 
 // DisablePeerAccess undoes EnablePeerAccess
 // (urUsmP2PDisablePeerAccessExp).
 func (d *Device) DisablePeerAccess(peer *Device) (rerr error) {
+	const op = "Device.DisablePeerAccess"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Device.DisablePeerAccess", d, peer)
+		tc := beginCall(t, op, d, peer)
 		defer tc.end(&rerr)
 	}
 
-	return d.setPeerAccess("Device.DisablePeerAccess", peer, false)
+	return d.setPeerAccess(op, peer, false)
 }
 
 func (d *Device) setPeerAccess(op string, peer *Device, enable bool) error {

@@ -50,12 +50,12 @@ type peerKey struct{ from, to driver.Device }
 // PeerCopyPath says how EnqueuePeerCopy would copy from src to dst on q:
 // the two pointers are of the adapter's contexts, one of them q's.
 func (q *Queue) PeerCopyPath(dst, src Ptr) (rv CopyPath, rerr error) {
+	const op = "Queue.PeerCopyPath"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.PeerCopyPath", q)
+		tc := beginCall(t, op, q)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Queue.PeerCopyPath"
 	if err := q.enter(op); err != nil {
 		return 0, err
 	}
@@ -134,13 +134,13 @@ func (q *Queue) peerPath(dstCtx *Context, dstDev *Device, srcCtx *Context, srcDe
 // memory (CopyStaged): it waits for the wait list and the data on the
 // host, and returns a marker of q.
 func (q *Queue) EnqueuePeerCopy(dst, src Ptr, size uint64, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueuePeerCopy"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueuePeerCopy", q)
+		tc := beginCall(t, op, q)
 		tc.args.Uint("bytes", size)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	const op = "Queue.EnqueuePeerCopy"
 	if err := q.enter(op); err != nil {
 		return nil, err
 	}
@@ -171,13 +171,13 @@ func (q *Queue) EnqueuePeerCopy(dst, src Ptr, size uint64, wait ...*Event) (rh *
 // dstOffset, buffers of two contexts of q's adapter (one of them q's) or
 // both of q's context, as EnqueuePeerCopy copies USM memory.
 func (q *Queue) EnqueuePeerCopyBuffer(dst *Mem, dstOffset uint64, src *Mem, srcOffset, size uint64, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueuePeerCopyBuffer"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueuePeerCopyBuffer", q, dst, src)
+		tc := beginCall(t, op, q, dst, src)
 		tc.args.Uint("bytes", size)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	const op = "Queue.EnqueuePeerCopyBuffer"
 	if err := q.enter(op); err != nil {
 		return nil, err
 	}

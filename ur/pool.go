@@ -81,12 +81,12 @@ type poolMarker struct {
 
 // NewPool creates a memory pool for dev.
 func (c *Context) NewPool(dev *Device, opts PoolOptions) (rh *Pool, rerr error) {
+	const op = "Context.NewPool"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.NewPool", c)
+		tc := beginCall(t, op, c)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.NewPool"
 	if err := c.enter(op); err != nil {
 		return nil, err
 	}
@@ -160,12 +160,12 @@ func (p *Pool) Native() uintptr {
 
 // SetReleaseThreshold sets PoolOptions.ReleaseThreshold.
 func (p *Pool) SetReleaseThreshold(bytes uint64) (rerr error) {
+	const op = "Pool.SetReleaseThreshold"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Pool.SetReleaseThreshold", p)
+		tc := beginCall(t, op, p)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Pool.SetReleaseThreshold"
 	if err := p.enter(op); err != nil {
 		return err
 	}
@@ -184,12 +184,12 @@ func (p *Pool) SetReleaseThreshold(bytes uint64) (rerr error) {
 // Trim returns idle memory to the driver until at most keep bytes stay
 // reserved beyond those in use.
 func (p *Pool) Trim(keep uint64) (rerr error) {
+	const op = "Pool.Trim"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Pool.Trim", p)
+		tc := beginCall(t, op, p)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Pool.Trim"
 	if err := p.enter(op); err != nil {
 		return err
 	}
@@ -200,12 +200,12 @@ func (p *Pool) Trim(keep uint64) (rerr error) {
 // Usage reports the bytes the pool holds from the driver and the bytes
 // of them handed out, both in whole size classes.
 func (p *Pool) Usage() (reserved, used uint64, err error) {
+	const op = "Pool.Usage"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Pool.Usage", p)
+		tc := beginCall(t, op, p)
 		defer tc.end(&err)
 	}
 
-	const op = "Pool.Usage"
 	if err := p.enter(op); err != nil {
 		return 0, 0, err
 	}

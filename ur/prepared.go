@@ -63,13 +63,13 @@ func (c *preparedCall) launch() driver.LaunchStatus {
 // PrepareLaunch checks a launch of k over r on q as Queue.Launch would and
 // returns it prepared.
 func (q *Queue) PrepareLaunch(k *Kernel, r NDRange) (rh *PreparedLaunch, rerr error) {
+	const op = "Queue.PrepareLaunch"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.PrepareLaunch", q, k)
+		tc := beginCall(t, op, q, k)
 		tc.launchArgs(k, &r)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Queue.PrepareLaunch"
 	if err := q.enter(op); err != nil {
 		return nil, err
 	}

@@ -35,12 +35,12 @@ import (
 // is loaded. Adapters whose drivers fix it (OpenCL, Level Zero) give
 // ErrUnsupportedFeature; zero is ErrInvalidValue.
 func (c *Context) SetPrintfBufferSize(bytes uint64) (rerr error) {
+	const op = "Context.SetPrintfBufferSize"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.SetPrintfBufferSize", c)
+		tc := beginCall(t, op, c)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Context.SetPrintfBufferSize"
 	if err := c.enter(op); err != nil {
 		return err
 	}
@@ -59,12 +59,12 @@ func (c *Context) SetPrintfBufferSize(bytes uint64) (rerr error) {
 // first device: the context's limit where it can be set, else the
 // device's UR_DEVICE_INFO_PRINTF_BUFFER_SIZE.
 func (c *Context) PrintfBufferSize() (rv uint64, rerr error) {
+	const op = "Context.PrintfBufferSize"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.PrintfBufferSize", c)
+		tc := beginCall(t, op, c)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Context.PrintfBufferSize"
 	if err := c.enter(op); err != nil {
 		return 0, err
 	}
@@ -87,12 +87,12 @@ func (c *Context) PrintfBufferSize() (rv uint64, rerr error) {
 // standard output's file descriptor, before anything the program writes
 // next.
 func (q *Queue) FinishPrintf() (rerr error) {
+	const op = "Queue.FinishPrintf"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.FinishPrintf", q)
+		tc := beginCall(t, op, q)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Queue.FinishPrintf"
 	if err := q.Finish(); err != nil {
 		return err
 	}

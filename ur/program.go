@@ -36,13 +36,13 @@ func (c *Context) newProgram(op string, create func() (driver.Program, error)) (
 // NewProgramFromSource creates a program from source in the adapter's
 // language: OpenCL C for OpenCL, CUDA C for CUDA.
 func (c *Context) NewProgramFromSource(source string) (rh *Program, rerr error) {
+	const op = "Context.NewProgramFromSource"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.NewProgramFromSource", c)
+		tc := beginCall(t, op, c)
 		tc.args.Uint("bytes", uint64(len(source)))
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.NewProgramFromSource"
 	if source == "" && c != nil {
 		return nil, newError(ErrInvalidValue, op, c.adapter.name, "source is empty")
 	}
@@ -53,13 +53,13 @@ func (c *Context) NewProgramFromSource(source string) (rh *Program, rerr error) 
 // for OpenCL and Level Zero, PTX for CUDA). A device that takes no IL gives
 // ErrUnsupportedFeature.
 func (c *Context) NewProgramFromIL(il []byte) (rh *Program, rerr error) {
+	const op = "Context.NewProgramFromIL"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.NewProgramFromIL", c)
+		tc := beginCall(t, op, c)
 		tc.args.Uint("bytes", uint64(len(il)))
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.NewProgramFromIL"
 	if len(il) == 0 && c != nil {
 		return nil, newError(ErrInvalidValue, op, c.adapter.name, "IL is empty")
 	}
@@ -69,12 +69,12 @@ func (c *Context) NewProgramFromIL(il []byte) (rh *Program, rerr error) {
 // NewProgramFromBinaries creates a program from one device binary per
 // device, as returned by Program.Binaries.
 func (c *Context) NewProgramFromBinaries(devices []*Device, binaries [][]byte) (rh *Program, rerr error) {
+	const op = "Context.NewProgramFromBinaries"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.NewProgramFromBinaries", c)
+		tc := beginCall(t, op, c)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.NewProgramFromBinaries"
 	if c == nil {
 		return nil, nilHandle("Context", op)
 	}
@@ -97,13 +97,13 @@ func (c *Context) NewProgramFromBinaries(devices []*Device, binaries [][]byte) (
 // Link links compiled programs into an executable program for devices (all
 // of the context's when none are given).
 func (c *Context) Link(options string, programs []*Program, devices ...*Device) (rh *Program, rerr error) {
+	const op = "Context.Link"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.Link", c)
+		tc := beginCall(t, op, c)
 		tc.args.Str("options", options)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.Link"
 	if c == nil {
 		return nil, nilHandle("Context", op)
 	}
@@ -186,25 +186,27 @@ func (p *Program) Native() uintptr {
 // when none are given). A failure carries ErrProgramBuildFailure and the
 // build log of every device that failed.
 func (p *Program) Build(options string, devices ...*Device) (rerr error) {
+	const op = "Program.Build"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Program.Build", p)
+		tc := beginCall(t, op, p)
 		tc.args.Str("options", options)
 		defer tc.end(&rerr)
 	}
 
-	return p.buildStep("Program.Build", options, devices, p.drvBuild)
+	return p.buildStep(op, options, devices, p.drvBuild)
 }
 
 // Compile compiles the program for devices without linking; Context.Link
 // makes an executable of compiled programs.
 func (p *Program) Compile(options string, devices ...*Device) (rerr error) {
+	const op = "Program.Compile"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Program.Compile", p)
+		tc := beginCall(t, op, p)
 		tc.args.Str("options", options)
 		defer tc.end(&rerr)
 	}
 
-	return p.buildStep("Program.Compile", options, devices, p.drvCompile)
+	return p.buildStep(op, options, devices, p.drvCompile)
 }
 
 func (p *Program) drvBuild(d []driver.Device, o string) error   { return p.drv.Build(d, o) }
@@ -247,12 +249,12 @@ func (p *Program) buildLogs(devs []*Device) string {
 // BuildLog returns the compiler output of the last build, compile or link
 // for dev.
 func (p *Program) BuildLog(dev *Device) (rv string, rerr error) {
+	const op = "Program.BuildLog"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Program.BuildLog", p)
+		tc := beginCall(t, op, p)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Program.BuildLog"
 	if err := p.enter(op); err != nil {
 		return "", err
 	}
@@ -270,12 +272,12 @@ func (p *Program) BuildLog(dev *Device) (rv string, rerr error) {
 // Binaries returns one device binary per device of the program, in the
 // order of Devices: what NewProgramFromBinaries takes back.
 func (p *Program) Binaries() (rv [][]byte, rerr error) {
+	const op = "Program.Binaries"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Program.Binaries", p)
+		tc := beginCall(t, op, p)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Program.Binaries"
 	if err := p.enter(op); err != nil {
 		return nil, err
 	}
@@ -287,12 +289,12 @@ func (p *Program) Binaries() (rv [][]byte, rerr error) {
 // BinarySizes returns the size of each device binary, without copying the
 // binaries where the driver can tell.
 func (p *Program) BinarySizes() (rv []uint64, rerr error) {
+	const op = "Program.BinarySizes"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Program.BinarySizes", p)
+		tc := beginCall(t, op, p)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Program.BinarySizes"
 	if err := p.enter(op); err != nil {
 		return nil, err
 	}
@@ -316,12 +318,12 @@ func (p *Program) BinarySizes() (rv []uint64, rerr error) {
 
 // Devices returns the devices the program is for.
 func (p *Program) Devices() (rv []*Device, rerr error) {
+	const op = "Program.Devices"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Program.Devices", p)
+		tc := beginCall(t, op, p)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Program.Devices"
 	if err := p.enter(op); err != nil {
 		return nil, err
 	}
@@ -342,12 +344,12 @@ func (p *Program) Devices() (rv []*Device, rerr error) {
 // KernelNames returns the names of the program's kernels; the program must
 // be built.
 func (p *Program) KernelNames() (rv []string, rerr error) {
+	const op = "Program.KernelNames"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Program.KernelNames", p)
+		tc := beginCall(t, op, p)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Program.KernelNames"
 	if err := p.enter(op); err != nil {
 		return nil, err
 	}
@@ -359,12 +361,12 @@ func (p *Program) KernelNames() (rv []string, rerr error) {
 // SetSpecConstant sets specialization constant id of an IL program to
 // value before Build. Programs from source give ErrUnsupportedFeature.
 func (p *Program) SetSpecConstant(id uint32, value []byte) (rerr error) {
+	const op = "Program.SetSpecConstant"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Program.SetSpecConstant", p)
+		tc := beginCall(t, op, p)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Program.SetSpecConstant"
 	if err := p.enter(op); err != nil {
 		return err
 	}

@@ -27,12 +27,12 @@ type Queue struct {
 
 // NewQueue creates an in-order queue on dev, which must be in the context.
 func (c *Context) NewQueue(dev *Device, props QueueProperties) (rh *Queue, rerr error) {
+	const op = "Context.NewQueue"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.NewQueue", c)
+		tc := beginCall(t, op, c)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.NewQueue"
 	if err := c.enter(op); err != nil {
 		return nil, err
 	}
@@ -143,12 +143,12 @@ func (q *Queue) NativeContext() uintptr {
 
 // Flush submits the queued commands to the device without waiting.
 func (q *Queue) Flush() (rerr error) {
+	const op = "Queue.Flush"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.Flush", q)
+		tc := beginCall(t, op, q)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Queue.Flush"
 	if err := q.enter(op); err != nil {
 		return err
 	}
@@ -158,12 +158,12 @@ func (q *Queue) Flush() (rerr error) {
 
 // Finish waits until every queued command has completed.
 func (q *Queue) Finish() (rerr error) {
+	const op = "Queue.Finish"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.Finish", q)
+		tc := beginCall(t, op, q)
 		defer tc.endFinish(q, &rerr)
 	}
 
-	const op = "Queue.Finish"
 	if err := q.enter(op); err != nil {
 		return err
 	}
@@ -305,62 +305,66 @@ func (q *Queue) transfer(t transfer) (*Event, error) {
 
 // WriteBuffer copies src into the buffer at offset and waits for the copy.
 func (q *Queue) WriteBuffer(m *Mem, offset uint64, src []byte) (rerr error) {
+	const op = "Queue.WriteBuffer"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.WriteBuffer", q, m)
+		tc := beginCall(t, op, q, m)
 		tc.args.Uint("bytes", uint64(len(src)))
 		defer tc.end(&rerr)
 	}
 
-	_, err := q.transfer(transfer{op: "Queue.WriteBuffer", toDevice: true, blocking: true, m: m, offset: offset, host: src})
+	_, err := q.transfer(transfer{op: op, toDevice: true, blocking: true, m: m, offset: offset, host: src})
 	return err
 }
 
 // ReadBuffer copies the buffer's bytes at offset into dst and waits for the
 // copy.
 func (q *Queue) ReadBuffer(m *Mem, offset uint64, dst []byte) (rerr error) {
+	const op = "Queue.ReadBuffer"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.ReadBuffer", q, m)
+		tc := beginCall(t, op, q, m)
 		tc.args.Uint("bytes", uint64(len(dst)))
 		defer tc.end(&rerr)
 	}
 
-	_, err := q.transfer(transfer{op: "Queue.ReadBuffer", blocking: true, m: m, offset: offset, host: dst})
+	_, err := q.transfer(transfer{op: op, blocking: true, m: m, offset: offset, host: dst})
 	return err
 }
 
 // EnqueueWrite starts copying src into the buffer after the wait list. src
 // must not change until the returned event completes.
 func (q *Queue) EnqueueWrite(m *Mem, offset uint64, src []byte, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueWrite"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueWrite", q, m)
+		tc := beginCall(t, op, q, m)
 		tc.args.Uint("bytes", uint64(len(src)))
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	return q.transfer(transfer{op: "Queue.EnqueueWrite", toDevice: true, m: m, offset: offset, host: src, wait: wait})
+	return q.transfer(transfer{op: op, toDevice: true, m: m, offset: offset, host: src, wait: wait})
 }
 
 // EnqueueRead starts copying the buffer into dst after the wait list. dst
 // holds the data once the returned event completes.
 func (q *Queue) EnqueueRead(m *Mem, offset uint64, dst []byte, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueRead"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueRead", q, m)
+		tc := beginCall(t, op, q, m)
 		tc.args.Uint("bytes", uint64(len(dst)))
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	return q.transfer(transfer{op: "Queue.EnqueueRead", m: m, offset: offset, host: dst, wait: wait})
+	return q.transfer(transfer{op: op, m: m, offset: offset, host: dst, wait: wait})
 }
 
 // EnqueueCopy copies size bytes between buffers of the queue's context.
 func (q *Queue) EnqueueCopy(src, dst *Mem, srcOffset, dstOffset, size uint64, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueCopy"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueCopy", q, src, dst)
+		tc := beginCall(t, op, q, src, dst)
 		tc.args.Uint("bytes", size)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	const op = "Queue.EnqueueCopy"
 	if err := q.enter(op); err != nil {
 		return nil, err
 	}
@@ -394,13 +398,13 @@ func (q *Queue) EnqueueCopy(src, dst *Mem, srcOffset, dstOffset, size uint64, wa
 // EnqueueFill repeats pattern over size bytes of the buffer from offset.
 // The pattern is 1, 2, 4, ..., 128 bytes long and divides offset and size.
 func (q *Queue) EnqueueFill(m *Mem, pattern []byte, offset, size uint64, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueFill"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueFill", q, m)
+		tc := beginCall(t, op, q, m)
 		tc.args.Uint("bytes", size)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	const op = "Queue.EnqueueFill"
 	if err := q.enter(op); err != nil {
 		return nil, err
 	}

@@ -21,12 +21,12 @@ type KernelAttrs = driver.KernelAttrs
 // (PoCL within a few milliseconds on an idle machine, later on busy
 // cores). Finish is how to wait for the queue.
 func (q *Queue) IsEmpty() (rv bool, rerr error) {
+	const op = "Queue.IsEmpty"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.IsEmpty", q)
+		tc := beginCall(t, op, q)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Queue.IsEmpty"
 	if err := q.enter(op); err != nil {
 		return false, err
 	}
@@ -44,12 +44,12 @@ func (q *Queue) IsEmpty() (rv bool, rerr error) {
 // so fn may block or call gour. The event stays valid for fn even if it is
 // released first.
 func (e *Event) OnComplete(fn func(status EventStatus, err error)) (rerr error) {
+	const op = "Event.OnComplete"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Event.OnComplete", e)
+		tc := beginCall(t, op, e)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Event.OnComplete"
 	if err := e.enter(op); err != nil {
 		return err
 	}
@@ -104,12 +104,12 @@ func (k *Kernel) kernelAttributes(op string, dev *Device) (driver.KernelAttribut
 
 // Attributes reports what the compiler made of the kernel on dev.
 func (k *Kernel) Attributes(dev *Device) (rv KernelAttrs, rerr error) {
+	const op = "Kernel.Attributes"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Kernel.Attributes", k)
+		tc := beginCall(t, op, k)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Kernel.Attributes"
 	ka, err := k.kernelAttributes(op, dev)
 	if err != nil {
 		return KernelAttrs{}, err
@@ -128,12 +128,12 @@ func (k *Kernel) Attributes(dev *Device) (rv KernelAttrs, rerr error) {
 // of one item; round the global size up to a multiple of a suggested
 // size instead, and have the kernel skip the items past the end.
 func (k *Kernel) SuggestLocalSize(dev *Device, r NDRange, dynamicLocalMem uint64) (rv [3]uint64, rerr error) {
+	const op = "Kernel.SuggestLocalSize"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Kernel.SuggestLocalSize", k)
+		tc := beginCall(t, op, k)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Kernel.SuggestLocalSize"
 	ka, err := k.kernelAttributes(op, dev)
 	if err != nil {
 		return [3]uint64{}, err
@@ -150,12 +150,12 @@ func (k *Kernel) SuggestLocalSize(dev *Device, r NDRange, dynamicLocalMem uint64
 // cooperative launch of the kernel (LaunchProperties.Cooperative) may
 // have at most on dev.
 func (k *Kernel) MaxCooperativeGroups(dev *Device, local [3]uint64, dynamicLocalMem uint64) (rv uint64, rerr error) {
+	const op = "Kernel.MaxCooperativeGroups"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Kernel.MaxCooperativeGroups", k, dev)
+		tc := beginCall(t, op, k, dev)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Kernel.MaxCooperativeGroups"
 	ka, err := k.kernelAttributes(op, dev)
 	if err != nil {
 		return 0, err
@@ -172,13 +172,13 @@ func (k *Kernel) MaxCooperativeGroups(dev *Device, local [3]uint64, dynamicLocal
 // The handle keeps the program alive until freed; freeing it frees
 // nothing else.
 func (p *Program) Global(dev *Device, name string) (rh *USM, rerr error) {
+	const op = "Program.Global"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Program.Global", p, dev)
+		tc := beginCall(t, op, p, dev)
 		tc.args.Str("name", name)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Program.Global"
 	if err := p.enter(op); err != nil {
 		return nil, err
 	}
@@ -212,12 +212,12 @@ func (p *Program) Global(dev *Device, name string) (rh *USM, rerr error) {
 // EndCapture returns the buffer, finalized. Adapters without capture give
 // ErrUnsupportedFeature: record with CommandBuffer's Append methods.
 func (q *Queue) BeginCapture() (rerr error) {
+	const op = "Queue.BeginCapture"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.BeginCapture", q)
+		tc := beginCall(t, op, q)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Queue.BeginCapture"
 	if err := q.enter(op); err != nil {
 		return err
 	}
@@ -233,12 +233,12 @@ func (q *Queue) BeginCapture() (rerr error) {
 // enqueued as a finalized command buffer, replayed with
 // EnqueueCommandBuffer.
 func (q *Queue) EndCapture() (rh *CommandBuffer, rerr error) {
+	const op = "Queue.EndCapture"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EndCapture", q)
+		tc := beginCall(t, op, q)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Queue.EndCapture"
 	if err := q.enter(op); err != nil {
 		return nil, err
 	}

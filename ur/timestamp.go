@@ -30,12 +30,12 @@ func init() {
 // the host time is the Unix clock. A driver without the call gives
 // ErrUnsupportedFeature.
 func (d *Device) GlobalTimestamps() (device, host uint64, err error) {
+	const op = "Device.GlobalTimestamps"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Device.GlobalTimestamps", d)
+		tc := beginCall(t, op, d)
 		defer tc.end(&err)
 	}
 
-	const op = "Device.GlobalTimestamps"
 	if d == nil {
 		return 0, 0, nilHandle("Device", op)
 	}
@@ -58,12 +58,12 @@ func (d *Device) GlobalTimestamps() (device, host uint64, err error) {
 // queue must have been made with QueueProperties.Profiling (the device
 // time is read through profiling: ErrInvalidQueueProperties otherwise).
 func (q *Queue) EnqueueTimestampRecording(blocking bool, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueTimestampRecording"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueTimestampRecording", q)
+		tc := beginCall(t, op, q)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	const op = "Queue.EnqueueTimestampRecording"
 	if err := q.enter(op); err != nil {
 		return nil, err
 	}

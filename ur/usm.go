@@ -63,51 +63,55 @@ type USM struct {
 // (urUSMDeviceAlloc, cuMemAlloc, zeMemAllocDevice, clDeviceMemAllocINTEL
 // or coarse-grained SVM).
 func (c *Context) AllocDevice(dev *Device, size uint64) (rh *USM, rerr error) {
+	const op = "Context.AllocDevice"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.AllocDevice", c)
+		tc := beginCall(t, op, c)
 		tc.args.Uint("bytes", size)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	return c.alloc("Context.AllocDevice", USMDevice, dev, size, 0)
+	return c.alloc(op, USMDevice, dev, size, 0)
 }
 
 // AllocHost allocates size bytes of page-locked host memory that the
 // context's devices read and write over the bus; copies from and to it
 // are asynchronous (urUSMHostAlloc, cuMemHostAlloc).
 func (c *Context) AllocHost(size uint64) (rh *USM, rerr error) {
+	const op = "Context.AllocHost"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.AllocHost", c)
+		tc := beginCall(t, op, c)
 		tc.args.Uint("bytes", size)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	return c.alloc("Context.AllocHost", USMHost, nil, size, 0)
+	return c.alloc(op, USMHost, nil, size, 0)
 }
 
 // AllocShared allocates size bytes of memory that migrates between the
 // host and dev on use (urUSMSharedAlloc, cuMemAllocManaged).
 func (c *Context) AllocShared(dev *Device, size uint64) (rh *USM, rerr error) {
+	const op = "Context.AllocShared"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.AllocShared", c)
+		tc := beginCall(t, op, c)
 		tc.args.Uint("bytes", size)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	return c.alloc("Context.AllocShared", USMShared, dev, size, 0)
+	return c.alloc(op, USMShared, dev, size, 0)
 }
 
 // Alloc allocates size bytes of kind on dev (nil for USMHost), aligned to
 // alignment bytes (a power of two; 0 for the driver's default, at least
 // the size of the largest scalar).
 func (c *Context) Alloc(kind USMKind, dev *Device, size, alignment uint64) (rh *USM, rerr error) {
+	const op = "Context.Alloc"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.Alloc", c)
+		tc := beginCall(t, op, c)
 		tc.args.Uint("bytes", size)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	return c.alloc("Context.Alloc", kind, dev, size, alignment)
+	return c.alloc(op, kind, dev, size, alignment)
 }
 
 func (c *Context) alloc(op string, kind USMKind, dev *Device, size, alignment uint64) (*USM, error) {
@@ -398,12 +402,12 @@ func HostSlice[T Scalar](u *USM) ([]T, error) {
 // the same driver, or, with Kind USMUnknown, memory the driver does not
 // know (ordinary host memory).
 func (c *Context) PointerInfo(addr uintptr) (rv USMPointerInfo, rerr error) {
+	const op = "Context.PointerInfo"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.PointerInfo", c)
+		tc := beginCall(t, op, c)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Context.PointerInfo"
 	if err := c.enter(op); err != nil {
 		return USMPointerInfo{}, err
 	}
@@ -434,12 +438,12 @@ func (c *Context) PointerInfo(addr uintptr) (rv USMPointerInfo, rerr error) {
 // context gives ErrInvalidMemObject (or ErrInvalidContext when it is one
 // of another context of the adapter) and frees nothing.
 func (c *Context) FreePointer(addr uintptr) (rerr error) {
+	const op = "Context.FreePointer"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.FreePointer", c)
+		tc := beginCall(t, op, c)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Context.FreePointer"
 	if err := c.enter(op); err != nil {
 		return err
 	}
@@ -460,13 +464,13 @@ func (c *Context) FreePointer(addr uintptr) (rerr error) {
 // Free forgets the handle, and the other library keeps the memory alive
 // while gour uses it. The driver's pointer query must know the memory.
 func (c *Context) WrapPointer(addr uintptr, size uint64) (rh *USM, rerr error) {
+	const op = "Context.WrapPointer"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.WrapPointer", c)
+		tc := beginCall(t, op, c)
 		tc.args.Uint("bytes", size)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.WrapPointer"
 	if err := c.enter(op); err != nil {
 		return nil, err
 	}

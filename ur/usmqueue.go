@@ -87,13 +87,13 @@ func leavePtrs(ptrs []Ptr) {
 // the queue's context, after the wait list (urEnqueueUSMMemcpy,
 // cuMemcpyAsync). The ranges must not overlap.
 func (q *Queue) EnqueueMemcpy(dst, src Ptr, size uint64, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueMemcpy"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueMemcpy", q)
+		tc := beginCall(t, op, q)
 		tc.args.Uint("bytes", size)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	const op = "Queue.EnqueueMemcpy"
 	check := func(adapter string) error {
 		if size == 0 {
 			return newError(ErrInvalidSize, op, adapter, "copy size is 0")
@@ -111,26 +111,28 @@ func (q *Queue) EnqueueMemcpy(dst, src Ptr, size uint64, wait ...*Event) (rh *Ev
 
 // CopyToPtr copies src to dst and waits for the copy.
 func (q *Queue) CopyToPtr(dst Ptr, src []byte) (rerr error) {
+	const op = "Queue.CopyToPtr"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.CopyToPtr", q)
+		tc := beginCall(t, op, q)
 		tc.args.Uint("bytes", uint64(len(src)))
 		defer tc.end(&rerr)
 	}
 
-	_, err := q.hostCopy("Queue.CopyToPtr", dst, src, true, true, nil)
+	_, err := q.hostCopy(op, dst, src, true, true, nil)
 	return err
 }
 
 // CopyFromPtr copies len(dst) bytes from src into dst and waits for the
 // copy.
 func (q *Queue) CopyFromPtr(dst []byte, src Ptr) (rerr error) {
+	const op = "Queue.CopyFromPtr"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.CopyFromPtr", q)
+		tc := beginCall(t, op, q)
 		tc.args.Uint("bytes", uint64(len(dst)))
 		defer tc.end(&rerr)
 	}
 
-	_, err := q.hostCopy("Queue.CopyFromPtr", src, dst, false, true, nil)
+	_, err := q.hostCopy(op, src, dst, false, true, nil)
 	return err
 }
 
@@ -141,26 +143,28 @@ func (q *Queue) CopyFromPtr(dst []byte, src Ptr) (rerr error) {
 // HostSlice, or a region of Context.RegisterHost) the copy overlaps other
 // work; from ordinary Go memory most drivers stage it.
 func (q *Queue) EnqueueCopyToPtr(dst Ptr, src []byte, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueCopyToPtr"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueCopyToPtr", q)
+		tc := beginCall(t, op, q)
 		tc.args.Uint("bytes", uint64(len(src)))
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	return q.hostCopy("Queue.EnqueueCopyToPtr", dst, src, true, false, wait)
+	return q.hostCopy(op, dst, src, true, false, wait)
 }
 
 // EnqueueCopyFromPtr starts copying len(dst) bytes from src into dst after
 // the wait list; dst holds them once the returned event completes, and
 // the queue keeps dst alive until then.
 func (q *Queue) EnqueueCopyFromPtr(dst []byte, src Ptr, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueCopyFromPtr"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueCopyFromPtr", q)
+		tc := beginCall(t, op, q)
 		tc.args.Uint("bytes", uint64(len(dst)))
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	return q.hostCopy("Queue.EnqueueCopyFromPtr", src, dst, false, false, wait)
+	return q.hostCopy(op, src, dst, false, false, wait)
 }
 
 // hostCopy copies between host memory and a USM pointer.
@@ -189,13 +193,13 @@ func (q *Queue) hostCopy(op string, p Ptr, host []byte, toDevice, blocking bool,
 // list (urEnqueueUSMFill). The pattern is 1, 2, 4, ..., 128 bytes long
 // and divides size.
 func (q *Queue) EnqueueMemFill(p Ptr, pattern []byte, size uint64, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueMemFill"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueMemFill", q)
+		tc := beginCall(t, op, q)
 		tc.args.Uint("bytes", size)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	const op = "Queue.EnqueueMemFill"
 	check := func(adapter string) error { return checkPattern(op, adapter, pattern, 0, size) }
 	pat := append([]byte(nil), pattern...) // the caller may change pattern at once
 	ptrs := [1]Ptr{p}
@@ -225,13 +229,13 @@ func checkPattern(op, adapter string, pattern []byte, offset, size uint64) error
 // them to the host instead. A prefetch is a hint: on memory that does not
 // migrate it only orders the queue.
 func (q *Queue) EnqueuePrefetch(p Ptr, size uint64, toHost bool, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueuePrefetch"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueuePrefetch", q)
+		tc := beginCall(t, op, q)
 		tc.args.Uint("bytes", size)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	const op = "Queue.EnqueuePrefetch"
 	ptrs := [1]Ptr{p}
 	return q.usmCommand(op, ptrs[:], size, wait, nil, false, nil, func(uq driver.USMQueue, dw []driver.Event, want bool) (driver.Event, error) {
 		return uq.USMPrefetch(p.Addr(), size, toHost, dw, want)
@@ -242,13 +246,13 @@ func (q *Queue) EnqueuePrefetch(p Ptr, size uint64, toHost bool, wait ...*Event)
 // from p (urEnqueueUSMAdvise, cuMemAdvise); "device" in the advice is the
 // queue's device.
 func (q *Queue) EnqueueAdvise(p Ptr, size uint64, advice USMAdvice) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueAdvise"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueAdvise", q)
+		tc := beginCall(t, op, q)
 		tc.args.Uint("bytes", size)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	const op = "Queue.EnqueueAdvise"
 	check := func(adapter string) error {
 		if advice < AdviseReadMostly || advice > AdviseClearAccessedByDevice {
 			return newError(ErrInvalidEnumeration, op, adapter, "advice %d", advice)

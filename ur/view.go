@@ -16,13 +16,13 @@ import (
 // MemBaseAddrAlign (ErrMisalignedSubBufferOffset names it); a view of a
 // view is a view of the parent at the summed offset.
 func (m *Mem) SubBuffer(offset, size uint64) (rh *Mem, rerr error) {
+	const op = "Mem.SubBuffer"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Mem.SubBuffer", m)
+		tc := beginCall(t, op, m)
 		tc.args.Uint("bytes", size)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Mem.SubBuffer"
 	if err := m.enter(op); err != nil {
 		return nil, err
 	}
@@ -100,12 +100,13 @@ func OnHost(b []byte) RectOperand { return RectOperand{host: b} }
 
 // CopyRect copies a rectangular region and waits for it.
 func (q *Queue) CopyRect(dst, src RectOperand, r Rect) (rerr error) {
+	const op = "Queue.CopyRect"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.CopyRect", q)
+		tc := beginCall(t, op, q)
 		defer tc.end(&rerr)
 	}
 
-	_, err := q.copyRect("Queue.CopyRect", dst, src, r, true, nil)
+	_, err := q.copyRect(op, dst, src, r, true, nil)
 	return err
 }
 
@@ -114,12 +115,13 @@ func (q *Queue) CopyRect(dst, src RectOperand, r Rect) (rerr error) {
 // cuMemcpy3DAsync, zeCommandListAppendMemoryCopyRegion): the strided copy
 // of a tensor's slice. Every byte touched must lie inside its operand.
 func (q *Queue) EnqueueCopyRect(dst, src RectOperand, r Rect, wait ...*Event) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueCopyRect"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Queue.EnqueueCopyRect", q)
+		tc := beginCall(t, op, q)
 		defer tc.endEventOf(q, &rh, &rerr)
 	}
 
-	return q.copyRect("Queue.EnqueueCopyRect", dst, src, r, false, wait)
+	return q.copyRect(op, dst, src, r, false, wait)
 }
 
 func (q *Queue) copyRect(op string, dst, src RectOperand, r Rect, blocking bool, wait []*Event) (*Event, error) {

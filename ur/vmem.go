@@ -70,12 +70,12 @@ func (c *Context) enterVMem(op string) (driver.VirtualMemContext, error) {
 // the least one, or with recommended the one the driver recommends for
 // speed.
 func (c *Context) VirtualMemGranularity(dev *Device, recommended bool) (rv uint64, rerr error) {
+	const op = "Context.VirtualMemGranularity"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.VirtualMemGranularity", c, dev)
+		tc := beginCall(t, op, c, dev)
 		defer tc.end(&rerr)
 	}
 
-	const op = "Context.VirtualMemGranularity"
 	vc, err := c.enterVMem(op)
 	if err != nil {
 		return 0, err
@@ -149,13 +149,13 @@ type vmap struct {
 // be a multiple of the granularity (VirtualMemGranularity, the largest
 // of the context's devices'): ErrInvalidSize otherwise, or for 0.
 func (c *Context) ReserveVirtualMem(hint uintptr, size uint64) (rh *VirtualMem, rerr error) {
+	const op = "Context.ReserveVirtualMem"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.ReserveVirtualMem", c)
+		tc := beginCall(t, op, c)
 		tc.args.Uint("bytes", size)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.ReserveVirtualMem"
 	vc, err := c.enterVMem(op)
 	if err != nil {
 		return nil, err
@@ -275,13 +275,13 @@ type PhysicalMem struct {
 // NewPhysicalMem makes size bytes of memory on dev, a multiple of its
 // granularity (ErrInvalidSize otherwise), as urPhysicalMemCreate.
 func (c *Context) NewPhysicalMem(dev *Device, size uint64) (rh *PhysicalMem, rerr error) {
+	const op = "Context.NewPhysicalMem"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.NewPhysicalMem", c, dev)
+		tc := beginCall(t, op, c, dev)
 		tc.args.Uint("bytes", size)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.NewPhysicalMem"
 	vc, err := c.enterVMem(op)
 	if err != nil {
 		return nil, err
@@ -373,13 +373,13 @@ func checkAccess(op, adapter string, access VirtualAccess) error {
 // must be of the range's context (ErrInvalidContext). pm stays alive
 // while mapped.
 func (v *VirtualMem) Map(offset, size uint64, pm *PhysicalMem, pmOffset uint64, access VirtualAccess) (rerr error) {
+	const op = "VirtualMem.Map"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "VirtualMem.Map", v, pm)
+		tc := beginCall(t, op, v, pm)
 		tc.args.Uint("bytes", size)
 		defer tc.end(&rerr)
 	}
 
-	const op = "VirtualMem.Map"
 	if err := v.enter(op); err != nil {
 		return err
 	}
@@ -436,12 +436,12 @@ func (v *VirtualMem) find(op string, offset, size uint64) (int, error) {
 // another region is ErrInvalidValue. Commands using it must have
 // completed.
 func (v *VirtualMem) Unmap(offset, size uint64) (rerr error) {
+	const op = "VirtualMem.Unmap"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "VirtualMem.Unmap", v)
+		tc := beginCall(t, op, v)
 		defer tc.end(&rerr)
 	}
 
-	const op = "VirtualMem.Unmap"
 	if err := v.enter(op); err != nil {
 		return err
 	}
@@ -466,12 +466,12 @@ func (v *VirtualMem) Unmap(offset, size uint64) (rerr error) {
 // SetAccess changes the access of the mapping at offset of size bytes
 // (urVirtualMemSetAccess).
 func (v *VirtualMem) SetAccess(offset, size uint64, access VirtualAccess) (rerr error) {
+	const op = "VirtualMem.SetAccess"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "VirtualMem.SetAccess", v)
+		tc := beginCall(t, op, v)
 		defer tc.end(&rerr)
 	}
 
-	const op = "VirtualMem.SetAccess"
 	if err := v.enter(op); err != nil {
 		return err
 	}
@@ -499,12 +499,12 @@ func (v *VirtualMem) SetAccess(offset, size uint64, access VirtualAccess) (rerr 
 // (urVirtualMemGetInfo's UR_VIRTUAL_MEM_INFO_ACCESS_MODE); an offset not
 // mapped is ErrInvalidValue.
 func (v *VirtualMem) Access(offset uint64) (rv VirtualAccess, rerr error) {
+	const op = "VirtualMem.Access"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "VirtualMem.Access", v)
+		tc := beginCall(t, op, v)
 		defer tc.end(&rerr)
 	}
 
-	const op = "VirtualMem.Access"
 	if err := v.enter(op); err != nil {
 		return 0, err
 	}

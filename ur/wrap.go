@@ -18,12 +18,12 @@ import (
 // CUcontext, ze_context_handle_t) over devices, which must be the
 // devices the native context was made for, of one platform.
 func WrapContext(native uintptr, owned bool, devices ...*Device) (rh *Context, rerr error) {
+	const op = "WrapContext"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "WrapContext")
+		tc := beginCall(t, op)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "WrapContext"
 	if len(devices) == 0 {
 		return nil, newError(ErrInvalidValue, op, "", "no devices given")
 	}
@@ -69,12 +69,12 @@ func (c *Context) nativeContext(op string) (driver.NativeContext, error) {
 // CUstream, an immediate ze_command_list_handle_t). gour treats it as in
 // order, as its own queues are.
 func (c *Context) WrapQueue(native uintptr, dev *Device, owned bool) (rh *Queue, rerr error) {
+	const op = "Context.WrapQueue"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.WrapQueue", c)
+		tc := beginCall(t, op, c)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.WrapQueue"
 	if err := c.enter(op); err != nil {
 		return nil, err
 	}
@@ -103,12 +103,12 @@ func (c *Context) WrapQueue(native uintptr, dev *Device, owned bool) (rh *Queue,
 // CUDA and Level Zero a device pointer to size bytes. size must not
 // exceed the native buffer's.
 func (c *Context) WrapBuffer(native uintptr, size uint64, owned bool) (rh *Mem, rerr error) {
+	const op = "Context.WrapBuffer"
 	if t := trace.Active(); t != nil {
-		tc := beginCall(t, "Context.WrapBuffer", c)
+		tc := beginCall(t, op, c)
 		defer endNewOf(&tc, &rh, &rerr)
 	}
 
-	const op = "Context.WrapBuffer"
 	if err := c.enter(op); err != nil {
 		return nil, err
 	}
