@@ -25,7 +25,7 @@ func TestTraceSpans(t *testing.T) {
 			if err := ur.StopTrace(); err != nil {
 				t.Fatal(err)
 			}
-			evs, err := trace.ReadFile(path)
+			evs, err := trace.ValidateFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}

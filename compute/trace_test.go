@@ -1,7 +1,6 @@
 package compute_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -56,11 +55,7 @@ func TestTrace(t *testing.T) {
 	if err := ur.StopTrace(); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	events, err := trace.Validate(data)
+	events, err := trace.ValidateFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

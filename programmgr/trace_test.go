@@ -1,7 +1,6 @@
 package programmgr
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -34,11 +33,7 @@ func TestGetKernelSpan(t *testing.T) {
 	if s := f.m.Stats(); s.FastHits != 2 {
 		t.Errorf("traced: %d fast hits in all, want 2", s.FastHits)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	events, err := trace.Validate(data)
+	events, err := trace.ValidateFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,21 +23,6 @@ type Event struct {
 // End returns the event's end in microseconds.
 func (e Event) End() float64 { return e.Ts + e.Dur }
 
-// ReadFile reads the whole trace a recorder closed at path: its events,
-// or an error where the file cannot be read, is not a trace, or was cut
-// short (Read takes what a cut trace holds).
-func ReadFile(path string) ([]Event, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	evs, truncated, _, err := Read(data)
-	if err == nil && truncated {
-		err = fmt.Errorf("trace: %s is cut short", path)
-	}
-	return evs, err
-}
-
 // Read parses a trace in the JSON array format, or the object format with
 // a traceEvents array. A trace cut short (a program that exited while
 // recording, a full disk) gives the events before the cut, truncated true
@@ -109,15 +94,18 @@ func Repair(data []byte) (out []byte, events int, truncated bool, err error) {
 // a time; a complete event a duration of zero or more; metadata a name
 // in its args. It returns the events.
 func Validate(data []byte) ([]Event, error) {
-	var raw []map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("trace: not a JSON array of events: %w", err)
-	}
 	events, truncated, _, err := Read(data)
 	if err != nil {
 		return nil, err
 	}
-	if truncated || len(events) != len(raw) {
+	if truncated {
+		return nil, errors.New("trace: cut short")
+	}
+	var raw []map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("trace: not a JSON array of events: %w", err)
+	}
+	if len(events) != len(raw) {
 		return nil, errors.New("trace: cut short")
 	}
 	for i, e := range events {
@@ -145,6 +133,15 @@ func Validate(data []byte) ([]Event, error) {
 		}
 	}
 	return events, nil
+}
+
+// ValidateFile is Validate of the file at path.
+func ValidateFile(path string) ([]Event, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Validate(data)
 }
 
 // OnQueue returns the commands on device queues' tracks, by queue id.

@@ -253,9 +253,9 @@ func BenchmarkComplete(b *testing.B) {
 	}
 }
 
-// TestReadFile: a closed trace reads whole; one cut short, or missing, is
-// an error.
-func TestReadFile(t *testing.T) {
+// TestValidateFile: a closed trace reads whole; one cut short, or
+// missing, is an error.
+func TestValidateFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.json")
 	r, err := Create(path, Options{})
 	if err != nil {
@@ -265,19 +265,19 @@ func TestReadFile(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	evs, err := ReadFile(path)
+	evs, err := ValidateFile(path)
 	if err != nil || len(evs) == 0 {
-		t.Fatalf("ReadFile of a closed trace = %d events, %v", len(evs), err)
+		t.Fatalf("ValidateFile of a closed trace = %d events, %v", len(evs), err)
 	}
 	data, _ := os.ReadFile(path)
 	cut := filepath.Join(t.TempDir(), "cut.json")
 	if err := os.WriteFile(cut, data[:len(data)-3], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadFile(cut); err == nil || !strings.Contains(err.Error(), "cut short") {
-		t.Errorf("ReadFile of a cut trace = %v, want an error saying so", err)
+	if _, err := ValidateFile(cut); err == nil || !strings.Contains(err.Error(), "cut short") {
+		t.Errorf("ValidateFile of a cut trace = %v, want an error saying so", err)
 	}
-	if _, err := ReadFile(filepath.Join(t.TempDir(), "none.json")); err == nil {
-		t.Error("ReadFile of a missing file succeeded")
+	if _, err := ValidateFile(filepath.Join(t.TempDir(), "none.json")); err == nil {
+		t.Error("ValidateFile of a missing file succeeded")
 	}
 }

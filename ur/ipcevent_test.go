@@ -445,7 +445,7 @@ func TestIPCEventTraced(t *testing.T) {
 	if err := StopTrace(); err != nil {
 		t.Fatal(err)
 	}
-	evs, err := trace.ReadFile(path)
+	evs, err := trace.ValidateFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

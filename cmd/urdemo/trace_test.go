@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -32,11 +31,7 @@ func TestTrace(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	events, err := trace.Validate(data)
+	events, err := trace.ValidateFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
