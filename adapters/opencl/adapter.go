@@ -198,15 +198,14 @@ func (a *adapter) NewContext(devs []driver.Device) (driver.Context, error) {
 	if len(devs) == 0 {
 		return nil, driver.Errorf(driver.ResultInvalidValue, "no devices")
 	}
+	var h cl.Context
+	var err error
 	if len(devs) == 1 {
-		if h := devs[0].(*device).retainDefault(); h != 0 {
-			return a.newContext(h, devs).driverContext(), nil
-		}
+		h, err = devs[0].(*device).contextRef()
+	} else {
+		h, err = devs[0].(*device).p.createContext(handles(devs))
 	}
-	p := devs[0].(*device).p
-	props := []uintptr{cl.ContextPlatform, uintptr(p.handle), 0}
-	h, st := a.lib.CreateContext(props, handles(devs))
-	if err := check("clCreateContext", st); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return a.newContext(h, devs).driverContext(), nil

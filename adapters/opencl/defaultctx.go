@@ -38,8 +38,7 @@ func makeDefaultContexts(devs []*device) {
 			continue
 		}
 		wg.Go(func() {
-			props := []uintptr{cl.ContextPlatform, uintptr(d.p.handle), 0}
-			if h, st := d.p.a.lib.CreateContext(props, []cl.Device{d.handle}); st == cl.Success {
+			if h, err := d.p.createContext([]cl.Device{d.handle}); err == nil {
 				d.defaultCtx.handle = h
 			}
 		})
@@ -47,12 +46,19 @@ func makeDefaultContexts(devs []*device) {
 	wg.Wait()
 }
 
-// retainDefault returns a new reference to d's default context, or 0
-// where it has none.
-func (d *device) retainDefault() cl.Context {
-	h := d.defaultCtx.handle
-	if h == 0 || d.p.a.lib.RetainContext(h) != cl.Success {
-		return 0
+// contextRef returns a context of d alone for the caller to release: a
+// new reference to its default context, or where it has none a context of
+// its own.
+func (d *device) contextRef() (cl.Context, error) {
+	if h := d.defaultCtx.handle; h != 0 && d.p.a.lib.RetainContext(h) == cl.Success {
+		return h, nil
 	}
-	return h
+	return d.p.createContext([]cl.Device{d.handle})
+}
+
+// createContext makes a cl_context of devs, devices of p.
+func (p *platform) createContext(devs []cl.Device) (cl.Context, error) {
+	props := []uintptr{cl.ContextPlatform, uintptr(p.handle), 0}
+	h, st := p.a.lib.CreateContext(props, devs)
+	return h, check("clCreateContext", st)
 }

@@ -72,15 +72,11 @@ func (d *device) markerTimestamps() (device, host uint64, err error) {
 	lib := d.p.a.lib
 	tq := &d.timer
 	tq.once.Do(func() {
-		var st cl.Status
-		c := d.retainDefault()
-		if c == 0 {
-			props := []uintptr{cl.ContextPlatform, uintptr(d.p.handle), 0}
-			c, st = lib.CreateContext(props, []cl.Device{d.handle})
-			if tq.err = check("clCreateContext", st); tq.err != nil {
-				return
-			}
+		var c cl.Context
+		if c, tq.err = d.contextRef(); tq.err != nil {
+			return
 		}
+		var st cl.Status
 		tq.q, st = lib.CreateCommandQueue(c, d.handle, cl.QueueProfilingEnable)
 		tq.err = check("clCreateCommandQueue", st)
 	})
