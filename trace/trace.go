@@ -41,13 +41,11 @@ type Recorder struct {
 	f       *os.File
 	buf     []byte
 	written int64 // bytes on disk up to the last whole event (the trailer follows)
-	// terminated: the file ends with the trailer after its last event.
-	terminated bool
-	events     int64
-	failed     bool // a write failed: events are dropped
-	closed     bool
-	lanes      []lane // the host's tracks (lanes.go)
-	queues     map[uint64]bool
+	events  int64
+	failed  bool // a write failed: events are dropped
+	closed  bool
+	lanes   []lane // the host's tracks (lanes.go)
+	queues  map[uint64]bool
 
 	dropped atomic.Int64
 	stop    chan struct{}
@@ -186,7 +184,7 @@ const trailer = "\n]\n"
 // full disk) is cut back to the last whole event, so the file stays a
 // valid unterminated array, and the recorder stops recording.
 func (r *Recorder) flushLocked() {
-	if r.failed || r.f == nil || len(r.buf) == 0 && r.terminated {
+	if r.failed || r.f == nil || len(r.buf) == 0 { // Create's flush wrote the first trailer
 		r.buf = r.buf[:0]
 		return
 	}
@@ -199,7 +197,6 @@ func (r *Recorder) flushLocked() {
 		return
 	}
 	r.written += int64(len(out) - len(trailer))
-	r.terminated = true
 }
 
 // Close writes the pending events and the closing bracket and closes the
