@@ -1,8 +1,6 @@
 package blas
 
-import (
-	"github.com/gour-dev/gour/ur"
-)
+import "github.com/gour-dev/gour/ur"
 
 // LibraryStatus says whether a vendor library serves a device.
 type LibraryStatus struct {
@@ -13,10 +11,10 @@ type LibraryStatus struct {
 	Reason  string // why not, when !Loaded
 }
 
-// Available reports, for each vendor library of dev's
-// adapter (cuBLAS for CUDA, CLBlast for OpenCL), whether it loads and
-// serves dev, and why not: what `urinfo --verbose` prints. The own
-// kernels ("gour") serve every device and are not listed. It makes
+// Available reports, for each vendor library of dev's adapter (cuBLAS
+// for CUDA, CLBlast for OpenCL), whether it loads and serves dev, and why
+// not: what `urinfo --verbose` prints. The own kernels ("gour") serve
+// every device and are not listed. It makes
 // nothing on the device.
 func Available(dev *ur.Device) []LibraryStatus {
 	if dev == nil {
