@@ -45,3 +45,17 @@ func CallQuick(fn uintptr, args *Args) uintptr { return callQuickIf(true, fn, ar
 // CallQuickIf is CallQuick when quick is true, else Call: one frame for a
 // hot path that decides call by call.
 func CallQuickIf(quick bool, fn uintptr, args *Args) uintptr { return callQuickIf(quick, fn, args) }
+
+// WideArgs holds the arguments of a C call that takes more than twelve,
+// as some of cuBLAS's batched GEMMs do; it is a separate type so that
+// Args, copied and cleared on every launch, stays small.
+type WideArgs [24]uintptr
+
+// CallWide is Call for a function of up to 24 integer arguments.
+func CallWide(fn uintptr, args *WideArgs) uintptr { return callWide(fn, args) }
+
+// CallWideAfter is CallAfter for a function of up to 24 integer
+// arguments.
+func CallWideAfter(first, firstArg, fn uintptr, args *WideArgs) (result uintptr, ok bool) {
+	return callWideAfter(first, firstArg, fn, args)
+}

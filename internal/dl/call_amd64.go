@@ -20,8 +20,18 @@ type frame struct {
 	firstResult uintptr
 }
 
+// wideFrame is frame for WideArgs.
+type wideFrame struct {
+	fn          uintptr
+	args        *WideArgs
+	result      uintptr
+	first       uintptr
+	firstArg    uintptr
+	firstResult uintptr
+}
+
 // The addresses of the assembly trampolines (call_amd64.s).
-var trampolineABI0, trampolineAfterABI0 uintptr
+var trampolineABI0, trampolineAfterABI0, trampolineWideABI0, trampolineWideAfterABI0 uintptr
 
 // runtimeCgocall switches to the system stack, leaves the Go scheduler's
 // accounting as a cgo call does, and runs fn(arg) with the C ABI. The
@@ -44,6 +54,21 @@ func call(fn uintptr, args *Args) uintptr {
 func callAfter(first, firstArg, fn uintptr, args *Args) (uintptr, bool) {
 	f := frame{fn: fn, args: args, first: first, firstArg: firstArg}
 	runtimeCgocall(trampolineAfterABI0, unsafe.Pointer(&f))
+	if f.firstResult != 0 {
+		return f.firstResult, false
+	}
+	return f.result, true
+}
+
+func callWide(fn uintptr, args *WideArgs) uintptr {
+	f := wideFrame{fn: fn, args: args}
+	runtimeCgocall(trampolineWideABI0, unsafe.Pointer(&f))
+	return f.result
+}
+
+func callWideAfter(first, firstArg, fn uintptr, args *WideArgs) (uintptr, bool) {
+	f := wideFrame{fn: fn, args: args, first: first, firstArg: firstArg}
+	runtimeCgocall(trampolineWideAfterABI0, unsafe.Pointer(&f))
 	if f.firstResult != 0 {
 		return f.firstResult, false
 	}

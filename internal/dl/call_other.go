@@ -37,3 +37,17 @@ func callAfter(first, firstArg, fn uintptr, args *Args) (uintptr, bool) {
 	}
 	return call(fn, args), true
 }
+
+func callWide(fn uintptr, args *WideArgs) uintptr {
+	r, _, _ := purego.SyscallN(fn, args[:]...)
+	return r
+}
+
+func callWideAfter(first, firstArg, fn uintptr, args *WideArgs) (uintptr, bool) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if r, _, _ := purego.SyscallN(first, firstArg); r != 0 {
+		return r, false
+	}
+	return callWide(fn, args), true
+}

@@ -128,8 +128,10 @@ func benchmarkCall(b *testing.B, quick bool) {
 }
 
 var callBuffers struct {
-	buf    [64]byte
-	format []byte
+	buf        [64]byte
+	format     []byte
+	wide       [128]byte
+	wideFormat []byte
 }
 
 // TestCallAfter checks both outcomes with libc: a first call returning 0
@@ -143,5 +145,29 @@ func TestCallAfter(t *testing.T) {
 	minus7 := int32(-7)
 	if r, ok := CallAfter(abs, uintptr(uint32(minus7)), labs, &args); ok || r != 7 {
 		t.Errorf("CallAfter(abs(-7), labs) = %d, %v; want 7, false", r, ok)
+	}
+}
+
+// TestCallWidePassesEveryArgument formats 21 integers with snprintf
+// through CallWide and CallWideAfter: all 18 stack slots are read.
+func TestCallWidePassesEveryArgument(t *testing.T) {
+	snprintf, abs := libc(t, "snprintf"), libc(t, "abs")
+	buf, format := callBuffers.wide[:], []byte("%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\x00")
+	callBuffers.wideFormat = format
+	args := WideArgs{uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), uintptr(unsafe.Pointer(&format[0]))}
+	for i := 3; i < len(args); i++ {
+		args[i] = uintptr(i - 2)
+	}
+	const want = "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21"
+	if n := CallWide(snprintf, &args); string(buf[:n]) != want {
+		t.Errorf("snprintf through CallWide = %q, want %q", buf[:n], want)
+	}
+	clear(buf)
+	if n, ok := CallWideAfter(abs, 0, snprintf, &args); !ok || string(buf[:n]) != want {
+		t.Errorf("snprintf through CallWideAfter = %q, %v; want %q, true", buf[:n], ok, want)
+	}
+	minus3 := int32(-3)
+	if r, ok := CallWideAfter(abs, uintptr(uint32(minus3)), snprintf, &args); ok || r != 3 {
+		t.Errorf("CallWideAfter(abs(-3), snprintf) = %d, %v; want 3, false", r, ok)
 	}
 }

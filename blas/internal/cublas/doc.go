@@ -8,10 +8,9 @@
 // call here therefore makes the handle's context current and calls the
 // cuBLAS function on one thread, within one switch to the system stack
 // (see callCtx): the caller needs no runtime.LockOSThread. Many cuBLAS
-// functions take more arguments than internal/dl's calls pass (cublasSgemm
-// takes 14, cublasGemmStridedBatchedEx 23), so the package has its own
-// trampoline for up to 24 integer and pointer arguments on linux/amd64,
-// and goes through purego elsewhere.
+// functions take more than twelve arguments (cublasSgemm takes 14,
+// cublasGemmStridedBatchedEx 23): they go through internal/dl's wide
+// calls, the same trampoline as every other C call gour makes.
 //
 // A Handle is bound to one context and, by SetStream, to one stream. Its
 // host-side scalars (alpha, beta) live in the Handle, on the heap, so a
