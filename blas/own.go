@@ -188,7 +188,7 @@ func (p *ownProgram) release() {
 
 // launch enqueues kernel name of p over r.
 func (e *ownEngine) launch(p *ownProgram, name string, r ur.NDRange, args ...ur.Arg) error {
-	return e.h.q.LaunchArgs(p.kernels[name].UR(), r, args...)
+	return e.h.q.Launch(p.kernels[name].UR(), r, args...)
 }
 
 // arg is an operand as a kernel's pointer argument and its element

@@ -58,7 +58,7 @@ type metric struct {
 var metrics = []metric{
 	{MetricInfo{"launch.queue", "ns", record.Lower, "a one-work-item kernel launched by Queue.Launch, per launch until Finish returns"}, (*bench).launchQueue},
 	{MetricInfo{"launch.prepared", "ns", record.Lower, "the same through one PreparedLaunch"}, (*bench).launchPrepared},
-	{MetricInfo{"launch.event", "ns", record.Lower, "the same through EnqueueKernel, which returns an event (released at once)"}, (*bench).launchEvent},
+	{MetricInfo{"launch.event", "ns", record.Lower, "the same through EnqueueLaunch, which returns an event (released at once)"}, (*bench).launchEvent},
 	{MetricInfo{"copy.h2d", "GB/s", record.Higher, "WriteBuffer from pageable Go memory"}, (*bench).copyH2D},
 	{MetricInfo{"copy.d2h", "GB/s", record.Higher, "ReadBuffer into pageable Go memory"}, (*bench).copyD2H},
 	{MetricInfo{"copy.pinned.h2d", "GB/s", record.Higher, "EnqueueMemcpy from page-locked host memory (AllocHost) to device memory (AllocDevice), then Finish; skipped without host and device USM"}, (*bench).copyPinnedH2D},
@@ -279,7 +279,7 @@ func (b *bench) launchPrepared(m *record.Metric) error {
 
 func (b *bench) launchEvent(m *record.Metric) error {
 	return b.launchRounds(m, func(k *ur.Kernel) error {
-		ev, err := b.q.EnqueueKernel(k, ur.Range1D(1))
+		ev, err := b.q.EnqueueLaunch(k, ur.Range1D(1), ur.LaunchOptions{})
 		if err != nil {
 			return err
 		}

@@ -258,7 +258,7 @@ func (a *Array[T]) Host() ([]T, error) {
 // context, as an operation of the given access mode would (uploading for
 // In and InOut if needed; afterwards, for Out and InOut, only the device
 // copy is valid), and returns it as a kernel argument for
-// ur.Queue.LaunchArgs on the context's queue (the third result of
+// ur.Queue.Launch on the context's queue (the third result of
 // Device.UR). Launch on that queue: its order is what keeps the array's
 // copies consistent.
 func (a *Array[T]) Arg(mode Access) (ur.Arg, error) {

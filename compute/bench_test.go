@@ -158,7 +158,7 @@ func BenchmarkDispatch(b *testing.B) {
 		})
 		b.Run(devName(d)+"/LaunchArgs", func(b *testing.B) {
 			for b.Loop() {
-				if err := q.LaunchArgs(k, r, args...); err != nil {
+				if err := q.Launch(k, r, args...); err != nil {
 					b.Fatal(err)
 				}
 			}

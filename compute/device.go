@@ -645,7 +645,7 @@ func (d *Device) kernel(s *kernelSrc, name string) (*kernelEntry, error) {
 
 func (d *Device) launch(e *kernelEntry, global, local uint64, args []ur.Arg) error {
 	r := ur.Range1D(global).WithLocal(local)
-	err := d.q.LaunchArgs(e.k.UR(), r, args...)
+	err := d.q.Launch(e.k.UR(), r, args...)
 	d.enqueued.Add(1)
 	if err != nil {
 		return err

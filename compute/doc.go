@@ -94,7 +94,7 @@
 // kernel on Level Zero gives an error wrapping ur.ErrUnsupportedFeature
 // that names the missing tool; arrays and their transfers work still.
 //
-// Launches take their arguments with the launch (ur.Queue.LaunchArgs),
+// Launches take their arguments with the launch (ur.Queue.Launch),
 // so goroutines share kernels without locks. A device reduction is two
 // passes of a work-group tree in local memory, without atomics: the same
 // result on every run.

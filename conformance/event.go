@@ -86,8 +86,8 @@ func TestEventProfiling(t *testing.T) {
 		const n = 1 << 16
 		must(t, "SetArgMem", k.SetArgMem(0, f.Buffer(t, ur.MemReadWrite, 4*n)))
 		events := map[string]*ur.Event{"fill": newFillEvent(t, f, q)}
-		kev, err := q.EnqueueKernel(k, ur.Range1D(n))
-		must(t, "EnqueueKernel", err)
+		kev, err := q.EnqueueLaunch(k, ur.Range1D(n), ur.LaunchOptions{})
+		must(t, "EnqueueLaunch", err)
 		events["kernel"] = cleanup(t, kev)
 		for name, ev := range events {
 			must(t, "Wait("+name+")", ev.Wait(t.Context()))

@@ -15,8 +15,8 @@ func TestLaunchArgs(t *testing.T) {
 		q := f.Queue(t)
 		k := f.Kernel(t, "fill_u32")
 		out := f.Buffer(t, ur.MemReadWrite, 4*256)
-		must(t, "LaunchArgs", q.LaunchArgs(k, ur.Range1D(256), ur.ArgBuffer(out), ur.ArgOf(uint32(41))))
-		checkUint32s(t, "fill_u32 through LaunchArgs", readUint32s(t, q, out, 256), func(int) uint32 { return 41 })
+		must(t, "Launch with arguments", q.Launch(k, ur.Range1D(256), ur.ArgBuffer(out), ur.ArgOf(uint32(41))))
+		checkUint32s(t, "fill_u32 through Launch with arguments", readUint32s(t, q, out, 256), func(int) uint32 { return 41 })
 		// The kernel's own arguments are untouched: a launch through them
 		// still wants them set.
 		wantErr(t, "Launch with the kernel's own arguments unset", q.Launch(k, ur.Range1D(256)), ur.ErrInvalidKernelArgs)
@@ -24,16 +24,16 @@ func TestLaunchArgs(t *testing.T) {
 			g := newGroupSum(t, f, 4*groupSumLocal)
 			src := f.BufferFrom(t, ur.MemReadOnly, ur.AsBytes(iotaU32(groupSumLocal*groupSumGroups)))
 			k := f.Kernel(t, "group_sum")
-			ev, err := q.EnqueueLaunchArgs(k, g.r, ur.LaunchProperties{}, []ur.Arg{ur.ArgBuffer(src), ur.ArgBuffer(g.dst), ur.ArgLocalMem(4 * groupSumLocal)})
-			must(t, "EnqueueLaunchArgs", err)
+			ev, err := q.EnqueueLaunch(k, g.r, ur.LaunchOptions{}, ur.ArgBuffer(src), ur.ArgBuffer(g.dst), ur.ArgLocalMem(4*groupSumLocal))
+			must(t, "EnqueueLaunch", err)
 			must(t, "Wait", ev.Wait(t.Context()))
 			ev.Release()
-			g.check(t, q, "group sums through LaunchArgs")
+			g.check(t, q, "group sums through Launch with arguments")
 		})
 		f.Run(t, "Pointer", func(t *testing.T) {
 			needUSM(t, f, ur.USMDevice)
 			u := allocUSM(t, f, f.Context(t), ur.USMDevice, 4*512)
-			must(t, "LaunchArgs", q.LaunchArgs(k, ur.Range1D(256), ur.ArgPtr(u.Ptr().Add(4*256)), ur.ArgOf(uint32(9))))
+			must(t, "Launch with arguments", q.Launch(k, ur.Range1D(256), ur.ArgPtr(u.Ptr().Add(4*256)), ur.ArgOf(uint32(9))))
 			got := make([]byte, 4*512)
 			must(t, "CopyFromPtr", q.CopyFromPtr(got, u.Ptr()))
 			if w := u32s(got); w[256] != 9 || w[511] != 9 {
@@ -45,15 +45,15 @@ func TestLaunchArgs(t *testing.T) {
 			launchPointersAndBuffers(t, f, q)
 		})
 		f.Run(t, "BadArguments", func(t *testing.T) {
-			wantErr(t, "one argument of two", q.LaunchArgs(k, ur.Range1D(256), ur.ArgBuffer(out)), ur.ErrInvalidKernelArgs)
-			wantErr(t, "the zero Arg", q.LaunchArgs(k, ur.Range1D(256), ur.ArgBuffer(out), ur.Arg{}), ur.ErrInvalidKernelArgs)
-			err := q.LaunchArgs(k, ur.Range1D(256), ur.ArgOf(uint32(1)), ur.ArgBuffer(out))
+			wantErr(t, "one argument of two", q.Launch(k, ur.Range1D(256), ur.ArgBuffer(out)), ur.ErrInvalidKernelArgs)
+			wantErr(t, "the zero Arg", q.Launch(k, ur.Range1D(256), ur.ArgBuffer(out), ur.Arg{}), ur.ErrInvalidKernelArgs)
+			err := q.Launch(k, ur.Range1D(256), ur.ArgOf(uint32(1)), ur.ArgBuffer(out))
 			if !errors.Is(err, ur.ErrInvalidKernelArgumentSize) && !errors.Is(err, ur.ErrInvalidKernelArgs) && !errors.Is(err, ur.ErrInvalidArgument) {
 				t.Errorf("swapped arguments: %v, want a typed argument error", err)
 			}
 			released := f.Buffer(t, ur.MemReadWrite, 64)
 			must(t, "Release", released.Release())
-			wantErr(t, "a released buffer", q.LaunchArgs(k, ur.Range1D(16), ur.ArgBuffer(released), ur.ArgOf(uint32(1))), ur.ErrInvalidMemObject)
+			wantErr(t, "a released buffer", q.Launch(k, ur.Range1D(16), ur.ArgBuffer(released), ur.ArgOf(uint32(1))), ur.ErrInvalidMemObject)
 		})
 	})
 }
@@ -108,7 +108,7 @@ func launchPointersAndBuffers(t *testing.T, f *Fixture, q *ur.Queue) {
 					} else {
 						wantB[g] += a
 					}
-					if err := q.LaunchArgs(k, ur.Range1D(n), ur.ArgOf(a), x, y); err != nil {
+					if err := q.Launch(k, ur.Range1D(n), ur.ArgOf(a), x, y); err != nil {
 						errs[g] = fmt.Errorf("launch %d, x %s, y %s: %w", r, kindName(s[0]), kindName(s[1]), err)
 						return
 					}
@@ -174,7 +174,7 @@ func TestLaunchArgsConcurrent(t *testing.T) {
 		for g := range goroutines {
 			wg.Go(func() {
 				for i := range launches {
-					if err := q.LaunchArgs(k, ur.Range1D(n), ur.ArgBuffer(outs[g]), ur.ArgOf(uint32(g*1000+i))); err != nil {
+					if err := q.Launch(k, ur.Range1D(n), ur.ArgBuffer(outs[g]), ur.ArgOf(uint32(g*1000+i))); err != nil {
 						t.Errorf("goroutine %d: %v", g, err)
 						return
 					}
@@ -373,9 +373,9 @@ func TestQueueFeatures(t *testing.T) {
 			defer ooo.Release()
 			k := f.Kernel(t, "fill_u32")
 			a, b := f.Buffer(t, ur.MemReadWrite, 4*1024), f.Buffer(t, ur.MemReadWrite, 4*1024)
-			e1, err := ooo.EnqueueLaunchArgs(k, ur.Range1D(1024), ur.LaunchProperties{}, []ur.Arg{ur.ArgBuffer(a), ur.ArgOf(uint32(1))})
+			e1, err := ooo.EnqueueLaunch(k, ur.Range1D(1024), ur.LaunchOptions{}, ur.ArgBuffer(a), ur.ArgOf(uint32(1)))
 			must(t, "launch 1", err)
-			e2, err := ooo.EnqueueLaunchArgs(k, ur.Range1D(1024), ur.LaunchProperties{}, []ur.Arg{ur.ArgBuffer(b), ur.ArgOf(uint32(2))})
+			e2, err := ooo.EnqueueLaunch(k, ur.Range1D(1024), ur.LaunchOptions{}, ur.ArgBuffer(b), ur.ArgOf(uint32(2)))
 			must(t, "launch 2", err)
 			bar, err := ooo.EnqueueBarrier(e1, e2)
 			if errors.Is(err, ur.ErrUnsupportedFeature) {
@@ -405,7 +405,7 @@ func TestQueueFeatures(t *testing.T) {
 				}
 				must(t, fmt.Sprintf("NewQueue(Priority %d)", p), err)
 				out := f.Buffer(t, ur.MemReadWrite, 64)
-				must(t, "LaunchArgs", pq.LaunchArgs(f.Kernel(t, "fill_u32"), ur.Range1D(16), ur.ArgBuffer(out), ur.ArgOf(uint32(p+10))))
+				must(t, "Launch with arguments", pq.Launch(f.Kernel(t, "fill_u32"), ur.Range1D(16), ur.ArgBuffer(out), ur.ArgOf(uint32(p+10))))
 				must(t, "Finish", pq.Finish())
 				must(t, "Release", pq.Release())
 			}
@@ -433,7 +433,7 @@ func TestKernelAttributesAndSuggestedSize(t *testing.T) {
 			}
 			out := f.Buffer(t, ur.MemReadWrite, 4*global)
 			q := f.Queue(t)
-			must(t, "LaunchArgs with the suggested size", q.LaunchArgs(k, ur.Range1D(global).WithLocal(local[0]), ur.ArgBuffer(out), ur.ArgOf(uint32(3))))
+			must(t, "Launch with arguments with the suggested size", q.Launch(k, ur.Range1D(global).WithLocal(local[0]), ur.ArgBuffer(out), ur.ArgOf(uint32(3))))
 			must(t, "Finish", q.Finish())
 		}
 	})

@@ -377,8 +377,8 @@ func TestMultiDeviceBufferAcrossQueues(t *testing.T) {
 		must(t, "EnqueueWrite on device 0", err)
 		cleanup(t, write)
 		must(t, "SetArgMem", k.SetArgMem(0, buf))
-		launch, err := m.qs[1].EnqueueKernel(k, ur.Range1D(n), write)
-		must(t, "EnqueueKernel on device 1 after device 0's write", err)
+		launch, err := m.qs[1].EnqueueLaunch(k, ur.Range1D(n), ur.LaunchOptions{Wait: []*ur.Event{write}})
+		must(t, "EnqueueLaunch on device 1 after device 0's write", err)
 		cleanup(t, launch)
 		out := make([]uint32, n)
 		read, err := m.qs[0].EnqueueRead(buf, 0, ur.AsBytes(out), launch)
@@ -401,7 +401,7 @@ func TestMultiDeviceEventChain(t *testing.T) {
 		must(t, "EnqueueFill", err)
 		must(t, "SetArgMem", k.SetArgMem(0, buf))
 		for i := range steps {
-			next, err := m.qs[(i+1)%2].EnqueueKernel(k, ur.Range1D(n), ev)
+			next, err := m.qs[(i+1)%2].EnqueueLaunch(k, ur.Range1D(n), ur.LaunchOptions{Wait: []*ur.Event{ev}})
 			must(t, fmt.Sprintf("step %d", i), err)
 			ev.Release()
 			ev = next

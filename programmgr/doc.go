@@ -144,7 +144,7 @@
 // reference, so what a caller holds stays valid; the ur object is
 // released exactly once, when the last reference goes. A Kernel holds its
 // Program. A cached Kernel is shared by every caller asking for it:
-// launch it with ur.Queue.LaunchArgs, which takes the arguments with the
+// launch it with ur.Queue.Launch, which takes the arguments with the
 // launch and needs no lock; the kernel's own arguments (SetArg*) are state
 // in the driver, so hold Kernel.Lock from setting them until the launch
 // is enqueued.

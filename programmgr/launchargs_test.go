@@ -11,7 +11,7 @@ import (
 )
 
 // 64 goroutines get one cached kernel and launch it at once with their
-// own arguments, with no lock (ur.Queue.LaunchArgs): every result is
+// own arguments, with no lock (ur.Queue.Launch): every result is
 // right. Run under -race.
 func TestCachedKernelLaunchedConcurrently(t *testing.T) {
 	const goroutines, launches, n = 64, 10, 256
@@ -56,7 +56,7 @@ func TestCachedKernelLaunchedConcurrently(t *testing.T) {
 							t.Error(err)
 							return
 						}
-						err = q.LaunchArgs(k.UR(), ur.Range1D(n), ur.ArgBuffer(outs[g]), ur.ArgOf(int32(g*100+i)))
+						err = q.Launch(k.UR(), ur.Range1D(n), ur.ArgBuffer(outs[g]), ur.ArgOf(int32(g*100+i)))
 						k.Release()
 						if err != nil {
 							t.Error(err)

@@ -109,13 +109,13 @@ func (p *Program) touch(clock *atomic.Uint64) {
 // of a *ur.Kernel, holding a reference to its Program.
 //
 // A cached Kernel is shared by every caller that asks for the same kernel.
-// ur.Queue.LaunchArgs takes the arguments with the launch, so any number
+// ur.Queue.Launch takes the arguments with the launch, so any number
 // of goroutines launch it at once without a lock:
 //
 //	k, err := m.GetKernel(ctx, img, "axpy", dev, programmgr.SpecValues{}, "")
 //	...
 //	defer k.Release()
-//	err = q.LaunchArgs(k.UR(), ur.Range1D(n), ur.ArgOf(float32(2)), ur.ArgBuffer(x), ur.ArgBuffer(y))
+//	err = q.Launch(k.UR(), ur.Range1D(n), ur.ArgOf(float32(2)), ur.ArgBuffer(x), ur.ArgBuffer(y))
 //
 // A kernel's own arguments (SetArg*) are state in the driver: hold the
 // Kernel's lock (Lock/Unlock) from setting them until the launch is

@@ -98,7 +98,7 @@ func fillU32(t *testing.T, ctx *ur.Context, k *Kernel, v uint32) {
 		t.Fatal(err)
 	}
 	defer u.Free()
-	if err := q.LaunchArgs(k.UR(), ur.Range1D(16).WithLocal(16), ur.ArgPtr(u.Ptr()), ur.ArgOf(v)); err != nil {
+	if err := q.Launch(k.UR(), ur.Range1D(16).WithLocal(16), ur.ArgPtr(u.Ptr()), ur.ArgOf(v)); err != nil {
 		t.Fatal(err)
 	}
 	out := make([]byte, 64)

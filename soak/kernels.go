@@ -56,7 +56,7 @@ func (w *worker) kernel(s *site, _ *[]*held) error {
 		return errors.Join(err, k.Release())
 	}
 	const group = 64
-	err = s.q.LaunchArgs(k.UR(), ur.Range1D((uint64(n)+group-1)/group*group), ur.ArgBuffer(y), ur.ArgOf(int32(n)))
+	err = s.q.Launch(k.UR(), ur.Range1D((uint64(n)+group-1)/group*group), ur.ArgBuffer(y), ur.ArgOf(int32(n)))
 	if err == nil {
 		got := make([]int32, n)
 		if err = s.q.ReadBuffer(y, 0, ur.AsBytes(got)); err == nil {

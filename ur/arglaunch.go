@@ -7,7 +7,7 @@ import (
 	"github.com/gour-dev/gour/ur/driver"
 )
 
-// ArgLaunch is a launch with arguments (Queue.LaunchArgs) checked once and
+// ArgLaunch is a launch with arguments (Queue.Launch) checked once and
 // kept with its own argument table, for a loop that makes the same launch
 // many times with new argument values: SetArg changes one argument,
 // Launch enqueues the kernel with the arguments as they are. On CUDA a
@@ -38,7 +38,7 @@ type ArgLaunch struct {
 }
 
 // PrepareLaunchArgs checks a launch of k over r with props and args on q as
-// EnqueueLaunchArgs would and returns it prepared.
+// EnqueueLaunch would and returns it prepared.
 func (q *Queue) PrepareLaunchArgs(k *Kernel, r NDRange, props LaunchProperties, args ...Arg) (rh *ArgLaunch, rerr error) {
 	const op = "Queue.PrepareLaunchArgs"
 	if t := trace.Active(); t != nil {

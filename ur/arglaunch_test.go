@@ -55,7 +55,7 @@ func (p *preparedFake) SetArg(i int, a driver.LaunchArg) error {
 }
 
 // An ArgLaunch takes new values with SetArg and launches them, through
-// the adapter's prepared launch where it has one and through LaunchArgs
+// the adapter's prepared launch where it has one and through Launch with arguments
 // where not, allocating nothing either way.
 func TestArgLaunch(t *testing.T) {
 	for _, prepared := range []bool{false, true} {

@@ -167,7 +167,7 @@ func TestSetArgWrapsTheDriversError(t *testing.T) {
 }
 
 // A launch with an argument never set names it, on every path: Launch,
-// EnqueueKernel and PrepareLaunch; nothing reaches the adapter.
+// EnqueueLaunch and PrepareLaunch; nothing reaches the adapter.
 func TestLaunchNamesArgumentsNotSet(t *testing.T) {
 	k, _, q, drvQ, m := fakeKernelSetup(t, "fill_u32", map[string]driver.KernelInfo{"fill_u32": fillU32})
 	wantArgError(t, "Launch, none set", q.Launch(k, Range1D(64)), ErrInvalidKernelArgs,
@@ -176,8 +176,8 @@ func TestLaunchNamesArgumentsNotSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantArgError(t, "Launch, value not set", q.Launch(k, Range1D(64)), ErrInvalidKernelArgs, "argument 1 (uint value) is not set (1 of 2)")
-	_, err := q.EnqueueKernel(k, Range1D(64))
-	wantArgError(t, "EnqueueKernel", err, ErrInvalidKernelArgs, "argument 1 (uint value) is not set")
+	_, err := q.EnqueueLaunch(k, Range1D(64), LaunchOptions{})
+	wantArgError(t, "EnqueueLaunch", err, ErrInvalidKernelArgs, "argument 1 (uint value) is not set")
 	_, err = q.PrepareLaunch(k, Range1D(64))
 	wantArgError(t, "PrepareLaunch", err, ErrInvalidKernelArgs, "argument 1 (uint value) is not set")
 	if drvQ.launches != 0 {
@@ -213,15 +213,15 @@ func TestLaunchChecksWorkGroupLimits(t *testing.T) {
 		if err := q.Launch(k, r); err != nil {
 			t.Errorf("Launch(%+v): %v", r, err)
 		}
-		// The checks allocate nothing: EnqueueKernel, which never repeats,
+		// The checks allocate nothing: EnqueueLaunch, which never repeats,
 		// takes them every time.
 		allocs := testing.AllocsPerRun(100, func() {
-			if _, err := q.EnqueueKernel(k, r); err != nil {
+			if _, err := q.EnqueueLaunch(k, r, LaunchOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		})
 		if allocs != 0 {
-			t.Errorf("EnqueueKernel(%+v): %v allocations, want 0", r, allocs)
+			t.Errorf("EnqueueLaunch(%+v): %v allocations, want 0", r, allocs)
 		}
 	}
 

@@ -287,7 +287,7 @@ func (c *Command) allPtrs() []Ptr {
 	return out
 }
 
-// checkArgs validates a launch's arguments as LaunchArgs does, returning
+// checkArgs validates a launch's arguments as Launch with arguments does, returning
 // the adapter's form; the buffers and pointers are left as found.
 func (k *Kernel) checkArgs(op string, args []Arg) ([]driver.LaunchArg, error) {
 	if k.numArgs != driver.NumArgsUnknown && len(args) != int(k.numArgs) {

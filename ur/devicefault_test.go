@@ -238,7 +238,7 @@ func TestDeviceFaultChild(t *testing.T) {
 	}
 	defer buf.Release()
 
-	if err := q.LaunchArgs(k, ur.Range1D(1), ur.ArgOf(uint64(0xdead0000))); err != nil && !errors.Is(err, ur.ErrDeviceLost) {
+	if err := q.Launch(k, ur.Range1D(1), ur.ArgOf(uint64(0xdead0000))); err != nil && !errors.Is(err, ur.ErrDeviceLost) {
 		t.Fatalf("the launch = %v, want success (the fault shows at Finish) or ErrDeviceLost", err)
 	}
 	err = q.Finish()

@@ -33,10 +33,14 @@
 //	err := prog.Build("")             // errors carry the build log
 //	k, _ := prog.NewKernel("axpy")
 //	x, _ := ctx.NewBufferFrom(ur.MemReadOnly, ur.AsBytes(xs))
-//	k.SetArgFloat32(0, 2)
-//	k.SetArgMem(1, x)
-//	q.Launch(k, ur.Range1D(n))         // no event, no allocation
-//	q.ReadBuffer(y, 0, ur.AsBytes(ys)) // blocking
+//	q.Launch(k, ur.Range1D(n), ur.ArgOf(float32(2)), ur.ArgBuffer(x)) // no event, no allocation
+//	q.ReadBuffer(y, 0, ur.AsBytes(ys))                                // blocking
+//
+// Queue.Launch is the one way to launch. Given arguments it takes them
+// with the launch, so goroutines launch one kernel at once; given none,
+// the kernel runs with the arguments set on it (Kernel.SetArg*), as in
+// OpenCL. Queue.EnqueueLaunch is the same launch with a wait list, launch
+// properties and an event.
 //
 // Code that makes the same launch many times can check it once with
 // Queue.PrepareLaunch: each PreparedLaunch.Launch then takes the kernel's

@@ -79,11 +79,10 @@ type Kernel struct {
 	// kept alive (USM is freed when the caller says, as in SYCL): a launch
 	// checks that none was freed.
 	ptrArgs []ptrArg
-	// argMu serialises LaunchArgs on adapters without argument launches,
+	// argMu serialises Launch with arguments on adapters without argument launches,
 	// which set the kernel's arguments for each launch.
-	argMu      sync.Mutex
-	repeats    repeats
-	repeatArgs repeatArgs
+	argMu   sync.Mutex
+	repeats repeats
 }
 
 // NewKernel creates the kernel called name. An unknown name gives
@@ -452,24 +451,63 @@ func checkRange(op, adapter string, r *NDRange) error {
 	return nil
 }
 
-// Launch enqueues the kernel over r with its current arguments. It returns
-// no event and allocates nothing: the hot path for repeated launches. On
-// an adapter that prepares launches (CUDA, OpenCL), a launch repeated over
-// the same range on the same queue is made as a PreparedLaunch makes it
-// from the third time on (preparing it allocates once); PrepareLaunch
-// saves a little more.
-func (q *Queue) Launch(k *Kernel, r NDRange) error {
-	_, err := q.launch("Queue.Launch", k, &r, nil, false, false)
+// Launch enqueues k over r: the normal way to launch a kernel. It returns
+// no event and allocates nothing.
+//
+// With args, the kernel runs with them, taken with the launch (CUDA's
+// kernelParams, the Unified Runtime's urEnqueueLaunchLaunchWithArgsExp):
+// the kernel's own arguments are neither read nor changed, so any number
+// of goroutines may launch one kernel at once, with no lock — a kernel
+// from programmgr included. Without args, it runs with the arguments set
+// on the kernel (SetArg*, OpenCL's clSetKernelArg model), whose setting
+// the caller orders with its launches.
+//
+// A launch repeated over the same range on the same queue is made, from
+// the third time on, as a prepared launch (PrepareLaunch,
+// PrepareLaunchArgs) makes it: one driver call, on the adapters that
+// prepare launches (CUDA, OpenCL). EnqueueLaunch is the same launch with
+// a wait list, launch properties and an event.
+func (q *Queue) Launch(k *Kernel, r NDRange, args ...Arg) error {
+	if len(args) != 0 {
+		if t := trace.Active(); t != nil {
+			return q.launchArgsTraced(t, k, &r, args)
+		}
+		_, err := q.launchArgs(opLaunch, k, &r, LaunchProperties{}, args, nil, false)
+		return err
+	}
+	_, err := q.launch(opLaunch, k, &r, nil, false, false)
 	return err
 }
 
-// EnqueueKernel enqueues the kernel over r after the wait list and returns
-// its event.
-func (q *Queue) EnqueueKernel(k *Kernel, r NDRange, wait ...*Event) (*Event, error) {
-	return q.launch("Queue.EnqueueKernel", k, &r, wait, true, false)
+const opLaunch = "Queue.Launch"
+
+// LaunchOptions are what EnqueueLaunch takes beyond Launch's arguments.
+type LaunchOptions struct {
+	// Wait lists the events the launch waits for.
+	Wait []*Event
+	// Properties are the launch's properties (cooperative, cluster
+	// dimensions, dynamic local memory); a launch with properties takes
+	// its arguments with it.
+	Properties LaunchProperties
 }
 
-// launch is Launch and EnqueueKernel; traced is set by the tracing layer's
+// EnqueueLaunch is Launch after opts.Wait, with opts.Properties,
+// returning the launch's event.
+func (q *Queue) EnqueueLaunch(k *Kernel, r NDRange, opts LaunchOptions, args ...Arg) (rh *Event, rerr error) {
+	const op = "Queue.EnqueueLaunch"
+	if len(args) == 0 && opts.Properties == (LaunchProperties{}) {
+		return q.launch(op, k, &r, opts.Wait, true, false)
+	}
+	if t := trace.Active(); t != nil {
+		tc := beginCall(t, op, q, k)
+		tc.launchArgs(k, &r)
+		defer tc.endEventOf(q, &rh, &rerr)
+	}
+
+	return q.launchArgs(op, k, &r, opts.Properties, args, opts.Wait, true)
+}
+
+// launch is Launch and EnqueueLaunch with the kernel's own arguments; traced is set by the tracing layer's
 // own call (layers_trace.go), which records this one.
 func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEvent, traced bool) (*Event, error) {
 	if !traced {

@@ -14,8 +14,8 @@ import (
 // extern __shared__ arrays).
 type LaunchProperties = driver.LaunchProperties
 
-// Arg is one kernel argument given with a launch (Queue.LaunchArgs), as
-// the Unified Runtime's urEnqueueKernelLaunchWithArgsExp and CUDA's
+// Arg is one kernel argument given with a launch (Queue.Launch), as
+// the Unified Runtime's urEnqueueLaunchLaunchWithArgsExp and CUDA's
 // kernelParams take them: a value (ArgOf, ArgBytes), a buffer
 // (ArgBuffer), a USM pointer (ArgPtr) or local memory (ArgLocalMem). An Arg
 // holds no driver state, so building one costs nothing.
@@ -51,33 +51,6 @@ func ArgPtr(p Ptr) Arg { return Arg{kind: ArgMem, ptr: p} }
 // portable local-memory convention (see adapters/cuda).
 func ArgLocalMem(size uint64) Arg { return Arg{kind: ArgLocal, size: size} }
 
-// LaunchArgs launches k over r with args, which it takes with the launch:
-// the kernel's own arguments (SetArg*) are neither read nor changed, so
-// any number of goroutines may launch one kernel at once, with no lock —
-// a kernel from programmgr included. It returns no event and, with the
-// adapter's argument launches (CUDA, OpenCL, Level Zero), allocates
-// nothing.
-func (q *Queue) LaunchArgs(k *Kernel, r NDRange, args ...Arg) error {
-	if t := trace.Active(); t != nil {
-		return q.launchArgsTraced(t, k, &r, args)
-	}
-	_, err := q.launchArgs("Queue.LaunchArgs", k, &r, LaunchProperties{}, args, nil, false)
-	return err
-}
-
-// EnqueueLaunchArgs is LaunchArgs with launch properties, after a wait
-// list, returning the launch's event.
-func (q *Queue) EnqueueLaunchArgs(k *Kernel, r NDRange, props LaunchProperties, args []Arg, wait ...*Event) (rh *Event, rerr error) {
-	const op = "Queue.EnqueueLaunchArgs"
-	if t := trace.Active(); t != nil {
-		tc := beginCall(t, op, q, k)
-		tc.launchArgs(k, &r)
-		defer tc.endEventOf(q, &rh, &rerr)
-	}
-
-	return q.launchArgs(op, k, &r, props, args, wait, true)
-}
-
 // argScratch holds the adapter's form of a launch's arguments between
 // launches, so that a launch allocates nothing.
 var argScratch = sync.Pool{New: func() any { return new([]driver.LaunchArg) }}
@@ -110,9 +83,9 @@ func (q *Queue) launchArgs(op string, k *Kernel, r *NDRange, props LaunchPropert
 		dargs = append(dargs, d)
 	}
 	// A repeated launch: the arguments that changed written into its
-	// prepared table, then one call (repeatArgs).
+	// prepared table, then one call (argTable).
 	plain := len(wait) == 0 && !wantEvent && props == LaunchProperties{}
-	if plain && k.repeatArgs.launch(q, r, dargs) {
+	if plain && k.launchArgTable(q, r, dargs) {
 		return nil, nil
 	}
 	dw, err := q.useWaitList(op, wait)
@@ -128,7 +101,7 @@ func (q *Queue) launchArgs(op string, k *Kernel, r *NDRange, props LaunchPropert
 	}
 	if err == nil && ev == nil {
 		if plain {
-			k.repeatArgs.note(k, q, r, dargs)
+			k.noteArgLaunch(q, r, dargs)
 		}
 		return nil, nil
 	}
@@ -153,6 +126,9 @@ func (q *Queue) checkArgLaunch(op string, k *Kernel, r *NDRange, props *LaunchPr
 		return err
 	}
 	if k.numArgs != driver.NumArgsUnknown && nargs != int(k.numArgs) {
+		if nargs == 0 {
+			return newError(ErrInvalidKernelArgs, op, k.adapter.name, "kernel %s takes %d arguments: a launch with properties takes them with it, not from the kernel", k.name, k.numArgs)
+		}
 		return newError(ErrInvalidKernelArgs, op, k.adapter.name, "kernel %s takes %d arguments, the launch gives %d", k.name, k.numArgs, nargs)
 	}
 	return nil
@@ -279,7 +255,7 @@ func (p Ptr) useArg(op string, k *Kernel, i int) error {
 }
 
 // SetArg sets the kernel's own argument index to a, an argument made for
-// LaunchArgs: a value (SetArgBytes), a buffer (SetArgMem), a USM pointer
+// Launch with arguments: a value (SetArgBytes), a buffer (SetArgMem), a USM pointer
 // (SetArgPtr) or local memory (SetArgLocal). It is the bridge from code
 // that builds Args to a PreparedLaunch, which launches with the kernel's
 // own arguments.

@@ -2,6 +2,7 @@ package ur
 
 import (
 	"bytes"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -39,21 +40,21 @@ func argSetup(t *testing.T) (*Kernel, *fakeKernel, *Queue, *argQueue, *Mem) {
 func TestLaunchArgsLeavesTheKernelAlone(t *testing.T) {
 	k, fk, q, aq, m := argSetup(t)
 	allocs := testing.AllocsPerRun(100, func() {
-		if err := q.LaunchArgs(k, Range1D(64), ArgBuffer(m), ArgOf(uint32(7))); err != nil {
+		if err := q.Launch(k, Range1D(64), ArgBuffer(m), ArgOf(uint32(7))); err != nil {
 			t.Fatal(err)
 		}
 	})
 	if allocs != 0 && !raceEnabled {
-		t.Errorf("LaunchArgs allocates %v times per launch, want 0", allocs)
+		t.Errorf("Launch with arguments allocates %v times per launch, want 0", allocs)
 	}
 	u := &USM{object: object{adapter: k.adapter}, ctx: k.ctx, kind: USMDevice, addr: 0x1000, size: 64}
 	allocs = testing.AllocsPerRun(100, func() {
-		if err := q.LaunchArgs(k, Range1D(64), ArgPtr(u.Ptr().Add(16)), ArgOf(uint32(7))); err != nil {
+		if err := q.Launch(k, Range1D(64), ArgPtr(u.Ptr().Add(16)), ArgOf(uint32(7))); err != nil {
 			t.Fatal(err)
 		}
 	})
 	if allocs != 0 && !raceEnabled {
-		t.Errorf("LaunchArgs on a pointer allocates %v times per launch, want 0", allocs)
+		t.Errorf("Launch with arguments on a pointer allocates %v times per launch, want 0", allocs)
 	}
 	if fk.sets != 0 {
 		t.Errorf("the kernel's arguments were set %d times", fk.sets)
@@ -121,20 +122,20 @@ func TestLaunchArgsChecks(t *testing.T) {
 		{"pointer past the end", []Arg{ArgPtr(u.Ptr().Add(64)), ArgOf(uint32(1))}, ErrInvalidSize, []string{"argument 0"}},
 		{"zero Arg", []Arg{{}, ArgOf(uint32(1))}, ErrInvalidKernelArgs, []string{"ArgOf"}},
 	} {
-		err := q.LaunchArgs(k, Range1D(64), tt.args...)
+		err := q.Launch(k, Range1D(64), tt.args...)
 		wantArgError(t, tt.what, err, tt.code, tt.want...)
 	}
 	if n := aq.launches.Load(); n != 0 {
 		t.Errorf("%d bad launches reached the adapter", n)
 	}
-	if err := q.LaunchArgs(k, Range1D(64), ArgPtr(u.Ptr().Add(16)), ArgOf(uint32(3))); err != nil {
+	if err := q.Launch(k, Range1D(64), ArgPtr(u.Ptr().Add(16)), ArgOf(uint32(3))); err != nil {
 		t.Errorf("a pointer into the middle: %v", err)
 	}
 	// The checks leave every buffer as they found it: none stays entered.
 	if refs := m.life.refs.Load(); refs != 0 {
 		t.Errorf("the buffer is left entered %d times", refs/2)
 	}
-	_, err := q.EnqueueLaunchArgs(k, Range1D(64), LaunchProperties{ClusterDims: [3]uint32{2, 0, 1}}, []Arg{ArgBuffer(m), ArgOf(uint32(1))})
+	_, err := q.EnqueueLaunch(k, Range1D(64), LaunchOptions{Properties: LaunchProperties{ClusterDims: [3]uint32{2, 0, 1}}}, ArgBuffer(m), ArgOf(uint32(1)))
 	wantArgError(t, "half-set cluster dimensions", err, ErrInvalidValue, "cluster")
 }
 
@@ -147,7 +148,7 @@ func TestLaunchArgsConcurrent(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			for range each {
-				if err := q.LaunchArgs(k, Range1D(64), ArgBuffer(m), ArgOf(uint32(g))); err != nil {
+				if err := q.Launch(k, Range1D(64), ArgBuffer(m), ArgOf(uint32(g))); err != nil {
 					t.Error(err)
 					return
 				}
@@ -169,13 +170,13 @@ func TestLaunchArgsConcurrent(t *testing.T) {
 func TestLaunchArgsWithoutAdapterSupport(t *testing.T) {
 	k, fk, q, cq, m := fakeKernelSetup(t, "fill_u32", map[string]driver.KernelInfo{"fill_u32": fillU32})
 	m.drv = fakeMem{}
-	if err := q.LaunchArgs(k, Range1D(64), ArgBuffer(m), ArgOf(uint32(7))); err != nil {
+	if err := q.Launch(k, Range1D(64), ArgBuffer(m), ArgOf(uint32(7))); err != nil {
 		t.Fatal(err)
 	}
 	if fk.sets != 2 || cq.launches != 1 {
 		t.Errorf("%d arguments set and %d launches, want 2 and 1", fk.sets, cq.launches)
 	}
-	_, err := q.EnqueueLaunchArgs(k, Range1D(64), LaunchProperties{DynamicLocalMem: 1024}, []Arg{ArgBuffer(m), ArgOf(uint32(1))})
+	_, err := q.EnqueueLaunch(k, Range1D(64), LaunchOptions{Properties: LaunchProperties{DynamicLocalMem: 1024}}, ArgBuffer(m), ArgOf(uint32(1)))
 	wantArgError(t, "properties without adapter support", err, ErrUnsupportedFeature)
 }
 
@@ -188,8 +189,33 @@ func BenchmarkLaunchArgs(b *testing.B) {
 	r.Local[0] = 128
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		if err := q.LaunchArgs(k, r, ArgPtr(u.Ptr()), ArgOf(uint32(i))); err != nil {
+		if err := q.Launch(k, r, ArgPtr(u.Ptr()), ArgOf(uint32(i))); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// Launch is one door for both argument models: without arguments it
+// launches the kernel with its own (SetArg*), through the adapter's
+// Launch; with them, through the adapter's argument launch. A launch with
+// properties takes its arguments with it, and says so when given none.
+func TestLaunchOneDoorTwoModels(t *testing.T) {
+	k, _, q, aq, m := argSetup(t)
+	if err := errors.Join(k.SetArgMem(0, m), k.SetArgUint32(1, 5)); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Launch(k, Range1D(64)); err != nil {
+		t.Fatal(err)
+	}
+	if aq.countingQueue.launches != 1 || aq.launches.Load() != 0 {
+		t.Errorf("Launch without arguments: %d kernel launches, %d argument launches; want 1 and 0", aq.countingQueue.launches, aq.launches.Load())
+	}
+	if err := q.Launch(k, Range1D(64), ArgBuffer(m), ArgOf(uint32(7))); err != nil {
+		t.Fatal(err)
+	}
+	if aq.countingQueue.launches != 1 || aq.launches.Load() != 1 || aq.sum.Load() != 7 {
+		t.Errorf("Launch with arguments: %d kernel launches, %d argument launches summing %d; want 1, 1, 7", aq.countingQueue.launches, aq.launches.Load(), aq.sum.Load())
+	}
+	_, err := q.EnqueueLaunch(k, Range1D(64), LaunchOptions{Properties: LaunchProperties{DynamicLocalMem: 64}})
+	wantArgError(t, "properties without arguments", err, ErrInvalidKernelArgs, "takes 2 arguments", "properties")
 }

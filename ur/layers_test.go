@@ -167,7 +167,7 @@ func TestTraceOpens(t *testing.T) {
 					t.Error(err)
 				}
 			}
-			ev, err := q.EnqueueKernel(k, ur.Range1D(256))
+			ev, err := q.EnqueueLaunch(k, ur.Range1D(256), ur.LaunchOptions{})
 			if err == nil {
 				ev.Wait(context.Background())
 				ev.Release()

@@ -382,7 +382,7 @@ func (c *tcall) launchArgs(k *Kernel, r *NDRange) {
 	}
 }
 
-// launchTraced is Queue.Launch and EnqueueKernel while tracing: a Launch
+// launchTraced is Queue.Launch and EnqueueLaunch while tracing: a Launch
 // on a queue that profiles is made with an event of the layer's, for its
 // device times.
 //
@@ -450,11 +450,11 @@ func (p *Pool) traceObj() *object {
 	return &p.object
 }
 
-// launchArgsTraced is Queue.LaunchArgs while tracing.
+// launchArgsTraced is Queue.Launch with arguments while tracing.
 //
 //go:noinline
 func (q *Queue) launchArgsTraced(t *trace.Recorder, k *Kernel, r *NDRange, args []Arg) error {
-	const op = "Queue.LaunchArgs"
+	const op = opLaunch
 	c := beginCall(t, op, q, k)
 	c.launchArgs(k, r)
 	if q != nil && queueProfiles(q) {

@@ -70,7 +70,7 @@ func TestTwoGPUContext(t *testing.T) {
 		if ev != nil {
 			wait = append(wait, ev)
 		}
-		next, err := qs[i%2].EnqueueKernel(k, ur.Range1D(n).WithLocal(256), wait...)
+		next, err := qs[i%2].EnqueueLaunch(k, ur.Range1D(n).WithLocal(256), ur.LaunchOptions{Wait: wait})
 		if err != nil {
 			t.Fatalf("round %d on GPU %d: %v", i, i%2, err)
 		}

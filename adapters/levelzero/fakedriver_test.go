@@ -136,7 +136,7 @@ func TestFakeDriverChild(t *testing.T) {
 	t.Run("Native", func(t *testing.T) { fakeNative(t, ctx, dev, q, prog) })
 	t.Run("Program", func(t *testing.T) { fakeProgramChecks(t, ctx, dev, q, prog) })
 	t.Run("Launch", func(t *testing.T) { fakeLaunches(t, ctx, q, prog) })
-	t.Run("LaunchArgs", func(t *testing.T) { fakeLaunchArgs(t, ctx, dev, prog) })
+	t.Run("Launch with arguments", func(t *testing.T) { fakeLaunchArgs(t, ctx, dev, prog) })
 	t.Run("LaunchArgsPointer", func(t *testing.T) { fakeLaunchArgsPointer(t, ctx, dev, q, prog) })
 	t.Run("OutOfOrder", func(t *testing.T) { fakeOutOfOrder(t, ctx, dev, prog) })
 	t.Run("Priorities", func(t *testing.T) { fakePriorities(t, ctx, dev) })
@@ -461,14 +461,14 @@ func fakeLaunchAllocs(t *testing.T, ctx *ur.Context, dev *ur.Device, p *ur.Progr
 	// A launch with its arguments borrows a pooled kernel handle and
 	// allocates nothing either, buffer and value arguments included.
 	args := []ur.Arg{ur.ArgBuffer(m), ur.ArgOf(uint32(9))}
-	must(t, "LaunchArgs", q.LaunchArgs(k, r, args...))
+	must(t, "Launch with arguments", q.Launch(k, r, args...))
 	allocs = testing.AllocsPerRun(100, func() {
-		if err := q.LaunchArgs(k, r, args...); err != nil {
+		if err := q.Launch(k, r, args...); err != nil {
 			t.Fatal(err)
 		}
 	})
 	if allocs != 0 {
-		t.Errorf("ur.Queue.LaunchArgs on Level Zero allocates %.1f times per call", allocs)
+		t.Errorf("ur.Queue.Launch on Level Zero allocates %.1f times per call", allocs)
 	}
 	must(t, "Finish", q.Finish())
 }
@@ -484,11 +484,11 @@ func fakeEvents(t *testing.T, ctx *ur.Context, dev *ur.Device, q *ur.Queue, p *u
 	q2, err := ctx.NewQueue(dev, ur.QueueProperties{})
 	must(t, "NewQueue", err)
 	defer q2.Release()
-	e1, err := q.EnqueueKernel(k, ur.Range1D(256))
-	must(t, "EnqueueKernel", err)
+	e1, err := q.EnqueueLaunch(k, ur.Range1D(256), ur.LaunchOptions{})
+	must(t, "EnqueueLaunch", err)
 	defer e1.Release()
-	e2, err := q2.EnqueueKernel(k, ur.Range1D(256), e1) // waits across queues
-	must(t, "EnqueueKernel with a wait list", err)
+	e2, err := q2.EnqueueLaunch(k, ur.Range1D(256), ur.LaunchOptions{Wait: []*ur.Event{e1}}) // waits across queues
+	must(t, "EnqueueLaunch with a wait list", err)
 	defer e2.Release()
 	must(t, "WaitAll", ur.WaitAll(context.Background(), e1, e2))
 	if st, err := e1.Status(); err != nil || st != ur.EventComplete {

@@ -169,7 +169,7 @@ func fakeImages(t *testing.T, ctx *ur.Context, dev *ur.Device, q *ur.Queue) {
 		k, err := p.NewKernel("invert")
 		must(t, "NewKernel", err)
 		defer k.Release()
-		must(t, "LaunchArgs", q.LaunchArgs(k, ur.Range2D(8, 2), ur.ArgBuffer(cp), ur.ArgBuffer(out)))
+		must(t, "Launch with arguments", q.Launch(k, ur.Range2D(8, 2), ur.ArgBuffer(cp), ur.ArgBuffer(out)))
 		got := make([]byte, 64)
 		_, err = q.EnqueueReadImage(out, true, [3]uint64{}, [3]uint64{8, 2, 1}, 0, 0, got)
 		must(t, "EnqueueReadImage", err)

@@ -59,7 +59,7 @@ func fakeLaunchArgs(t *testing.T, ctx *ur.Context, dev *ur.Device, p *ur.Program
 				out = ur.ArgBuffer(bufs[g])
 			}
 			for j := range launches {
-				if err := q.LaunchArgs(k, ur.Range1D(n), out, ur.ArgOf(uint32(g*1000+j))); err != nil {
+				if err := q.Launch(k, ur.Range1D(n), out, ur.ArgOf(uint32(g*1000+j))); err != nil {
 					errs <- fmt.Errorf("worker %d launch %d: %w", g, j, err)
 					return
 				}
@@ -93,7 +93,7 @@ func fakeLaunchArgs(t *testing.T, ctx *ur.Context, dev *ur.Device, p *ur.Program
 	// The kernel's own arguments were never set: a plain launch of it
 	// must still fail.
 	if err := qs[0].Launch(k, ur.Range1D(n)); err == nil {
-		t.Error("Launch of a kernel whose own arguments were never set succeeded after LaunchArgs")
+		t.Error("Launch of a kernel whose own arguments were never set succeeded after Launch with arguments")
 	}
 }
 
@@ -111,8 +111,8 @@ func fakeLaunchArgsPointer(t *testing.T, ctx *ur.Context, dev *ur.Device, q *ur.
 	fill, err := q.EnqueueMemFill(u.Ptr(), []byte{0xee}, 64+4*n)
 	must(t, "EnqueueMemFill", err)
 	defer fill.Release()
-	ev, err := q.EnqueueLaunchArgs(k, ur.Range1D(n), ur.LaunchProperties{}, []ur.Arg{ur.ArgPtr(u.Ptr().Add(64))}, fill)
-	must(t, "EnqueueLaunchArgs", err)
+	ev, err := q.EnqueueLaunch(k, ur.Range1D(n), ur.LaunchOptions{Wait: []*ur.Event{fill}}, ur.ArgPtr(u.Ptr().Add(64)))
+	must(t, "EnqueueLaunch", err)
 	must(t, "Wait", ev.Wait(context.Background()))
 	must(t, "Release", ev.Release())
 	out := make([]byte, 64+4*n)
@@ -128,13 +128,13 @@ func fakeLaunchArgsPointer(t *testing.T, ctx *ur.Context, dev *ur.Device, q *ur.
 
 	arg := []ur.Arg{ur.ArgPtr(u.Ptr())}
 	for _, props := range []ur.LaunchProperties{{DynamicLocalMem: 1024}, {ClusterDims: [3]uint32{2, 1, 1}}} {
-		if _, err := q.EnqueueLaunchArgs(k, ur.Range1D(n), props, arg); !errors.Is(err, ur.ErrUnsupportedFeature) {
+		if _, err := q.EnqueueLaunch(k, ur.Range1D(n), ur.LaunchOptions{Properties: props}, arg...); !errors.Is(err, ur.ErrUnsupportedFeature) {
 			t.Errorf("launch properties %+v: %v, want ErrUnsupportedFeature", props, err)
 		}
 	}
 	before := fakeCounter(t, "cooperative")
-	ev, err = q.EnqueueLaunchArgs(k, ur.Range1D(n).WithLocal(32), ur.LaunchProperties{Cooperative: true}, arg)
-	must(t, "cooperative EnqueueLaunchArgs", err)
+	ev, err = q.EnqueueLaunch(k, ur.Range1D(n).WithLocal(32), ur.LaunchOptions{Properties: ur.LaunchProperties{Cooperative: true}}, arg...)
+	must(t, "cooperative EnqueueLaunch", err)
 	must(t, "Release", ev.Release())
 	if got := fakeCounter(t, "cooperative") - before; got != 1 {
 		t.Errorf("%d cooperative launches reached the driver, want 1", got)
@@ -159,8 +159,8 @@ func fakeOutOfOrder(t *testing.T, ctx *ur.Context, dev *ur.Device, p *ur.Program
 	b, err := ctx.NewBuffer(ur.MemReadWrite, 4*n)
 	must(t, "NewBuffer", err)
 	defer b.Release()
-	must(t, "LaunchArgs a", q.LaunchArgs(k, ur.Range1D(n), ur.ArgBuffer(a), ur.ArgOf(uint32(7))))
-	must(t, "LaunchArgs b", q.LaunchArgs(k, ur.Range1D(n), ur.ArgBuffer(b), ur.ArgOf(uint32(9))))
+	must(t, "Launch with arguments a", q.Launch(k, ur.Range1D(n), ur.ArgBuffer(a), ur.ArgOf(uint32(7))))
+	must(t, "Launch with arguments b", q.Launch(k, ur.Range1D(n), ur.ArgBuffer(b), ur.ArgOf(uint32(9))))
 	bar, err := q.EnqueueBarrier()
 	must(t, "EnqueueBarrier", err)
 	defer bar.Release()
@@ -224,8 +224,8 @@ func fakeQueueQueries(t *testing.T, ctx *ur.Context, dev *ur.Device, p *ur.Progr
 	m, err := ctx.NewBuffer(ur.MemReadWrite, 4*64)
 	must(t, "NewBuffer", err)
 	defer m.Release()
-	ev, err := q.EnqueueLaunchArgs(k, ur.Range1D(64), ur.LaunchProperties{}, []ur.Arg{ur.ArgBuffer(m)})
-	must(t, "EnqueueLaunchArgs", err)
+	ev, err := q.EnqueueLaunch(k, ur.Range1D(64), ur.LaunchOptions{}, ur.ArgBuffer(m))
+	must(t, "EnqueueLaunch", err)
 	done := make(chan ur.EventStatus, 1)
 	must(t, "OnComplete", ev.OnComplete(func(st ur.EventStatus, err error) {
 		if err != nil {
@@ -248,7 +248,7 @@ func fakeQueueQueries(t *testing.T, ctx *ur.Context, dev *ur.Device, p *ur.Progr
 		if !empty {
 			t.Error("the queue is not empty after its only launch completed")
 		}
-		must(t, "LaunchArgs", q.LaunchArgs(k, ur.Range1D(64), ur.ArgBuffer(m)))
+		must(t, "Launch with arguments", q.Launch(k, ur.Range1D(64), ur.ArgBuffer(m)))
 	}
 	must(t, "Finish", q.Finish())
 }
@@ -293,7 +293,7 @@ func fakeKernelAttributes(t *testing.T, ctx *ur.Context, dev *ur.Device, q *ur.Q
 	m, err := ctx.NewBuffer(ur.MemReadWrite, 4*1000)
 	must(t, "NewBuffer", err)
 	defer m.Release()
-	must(t, "LaunchArgs", q.LaunchArgs(k, ur.Range1D(1000), ur.ArgBuffer(m), ur.ArgOf(uint32(3))))
+	must(t, "Launch with arguments", q.Launch(k, ur.Range1D(1000), ur.ArgBuffer(m), ur.ArgOf(uint32(3))))
 	must(t, "Finish", q.Finish())
 }
 

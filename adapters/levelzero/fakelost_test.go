@@ -75,7 +75,7 @@ func TestFakeDriverLostChild(t *testing.T) {
 	if err := ctx.Lost(); err != nil {
 		t.Fatalf("Context.Lost before the fault = %v", err)
 	}
-	must(t, "LaunchArgs", q.LaunchArgs(k, ur.Range1D(64), ur.ArgBuffer(buf), ur.ArgOf(uint32(7))))
+	must(t, "Launch with arguments", q.Launch(k, ur.Range1D(64), ur.ArgBuffer(buf), ur.ArgOf(uint32(7))))
 	err = q.Finish()
 	if !errors.Is(err, ur.ErrDeviceLost) || !strings.Contains(err.Error(), "ZE_RESULT_ERROR_DEVICE_LOST") {
 		t.Fatalf("Finish after the fault = %v, want ErrDeviceLost naming ZE_RESULT_ERROR_DEVICE_LOST", err)

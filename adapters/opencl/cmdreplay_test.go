@@ -120,7 +120,7 @@ type oneByOne struct {
 }
 
 func (x oneByOne) launch(k *ur.Kernel, r ur.NDRange, args ...ur.Arg) {
-	if err := x.q.LaunchArgs(k, r, args...); err != nil {
+	if err := x.q.Launch(k, r, args...); err != nil {
 		x.t.Fatal(err)
 	}
 }
@@ -217,7 +217,7 @@ func TestCommandBufferEmulatedQueues(t *testing.T) {
 
 // BenchmarkCommandBufferReplay times a buffer of 1000 small launches
 // replayed, natively and emulated, against the same launches one by one
-// (LaunchArgs), per launch (ns/launch); on a busy machine run the test
+// (Launch with arguments), per launch (ns/launch); on a busy machine run the test
 // binary several times, which interleaves them, rather than -count.
 func BenchmarkCommandBufferReplay(b *testing.B) {
 	const n, launches = 128, 1000
@@ -228,14 +228,14 @@ func BenchmarkCommandBufferReplay(b *testing.B) {
 	// the timing, for PoCL compiles a kernel for its work-group size then.
 	r := ur.Range1D(n)
 	r.Local[0] = n
-	if err := f.q.LaunchArgs(k, r, ur.ArgBuffer(a), ur.ArgOf(uint32(0))); err != nil {
+	if err := f.q.Launch(k, r, ur.ArgBuffer(a), ur.ArgOf(uint32(0))); err != nil {
 		b.Fatal(err)
 	}
 	f.q.Finish()
 	b.Run("one-by-one", func(b *testing.B) {
 		for b.Loop() {
 			for i := range launches {
-				if err := f.q.LaunchArgs(k, r, ur.ArgBuffer(a), ur.ArgOf(uint32(i))); err != nil {
+				if err := f.q.Launch(k, r, ur.ArgBuffer(a), ur.ArgOf(uint32(i))); err != nil {
 					b.Fatal(err)
 				}
 			}

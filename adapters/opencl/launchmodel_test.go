@@ -102,7 +102,7 @@ func wantAll(t *testing.T, what string, got []uint32, want uint32) {
 func TestLaunchArgsKinds(t *testing.T) {
 	f := newModelFixture(t)
 	out := f.buffer(t, 64)
-	if err := f.q.LaunchArgs(f.kernel(t, "fill_u32"), ur.Range1D(64), ur.ArgBuffer(out), ur.ArgOf(uint32(7))); err != nil {
+	if err := f.q.Launch(f.kernel(t, "fill_u32"), ur.Range1D(64), ur.ArgBuffer(out), ur.ArgOf(uint32(7))); err != nil {
 		t.Fatal(err)
 	}
 	wantAll(t, "fill_u32", f.read(t, out, 64), 7)
@@ -111,16 +111,16 @@ func TestLaunchArgsKinds(t *testing.T) {
 	for i, v := range []uint32{1, 20, 300} {
 		binary.LittleEndian.PutUint32(tb[4*i:], v)
 	}
-	if err := f.q.LaunchArgs(f.kernel(t, "fill_triple"), ur.Range1D(64), ur.ArgBuffer(out), ur.ArgBytes(tb)); err != nil {
+	if err := f.q.Launch(f.kernel(t, "fill_triple"), ur.Range1D(64), ur.ArgBuffer(out), ur.ArgBytes(tb)); err != nil {
 		t.Fatal(err)
 	}
 	wantAll(t, "fill_triple", f.read(t, out, 64), 321)
 
 	in := f.buffer(t, 64)
-	if err := f.q.LaunchArgs(f.kernel(t, "fill_u32"), ur.Range1D(64), ur.ArgBuffer(in), ur.ArgOf(uint32(2))); err != nil {
+	if err := f.q.Launch(f.kernel(t, "fill_u32"), ur.Range1D(64), ur.ArgBuffer(in), ur.ArgOf(uint32(2))); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.q.LaunchArgs(f.kernel(t, "sum_local"), ur.Range1D(64).WithLocal(16), ur.ArgBuffer(in), ur.ArgBuffer(out), ur.ArgLocalMem(4*16)); err != nil {
+	if err := f.q.Launch(f.kernel(t, "sum_local"), ur.Range1D(64).WithLocal(16), ur.ArgBuffer(in), ur.ArgBuffer(out), ur.ArgLocalMem(4*16)); err != nil {
 		t.Fatal(err)
 	}
 	wantAll(t, "sum_local", f.read(t, out, 4), 32)
@@ -134,7 +134,7 @@ func TestLaunchArgsKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer u.Free()
-	if err := f.q.LaunchArgs(f.kernel(t, "fill_u32"), ur.Range1D(64), ur.ArgPtr(u.Ptr().Add(4*64)), ur.ArgOf(uint32(5))); err != nil {
+	if err := f.q.Launch(f.kernel(t, "fill_u32"), ur.Range1D(64), ur.ArgPtr(u.Ptr().Add(4*64)), ur.ArgOf(uint32(5))); err != nil {
 		t.Fatal(err)
 	}
 	b := make([]byte, 4*128)
@@ -152,9 +152,9 @@ func TestLaunchArgsProperties(t *testing.T) {
 	k, out := f.kernel(t, "fill_u32"), f.buffer(t, 16)
 	args := []ur.Arg{ur.ArgBuffer(out), ur.ArgOf(uint32(1))}
 	for _, p := range []ur.LaunchProperties{{Cooperative: true}, {ClusterDims: [3]uint32{2, 1, 1}}, {DynamicLocalMem: 1024}} {
-		_, err := f.q.EnqueueLaunchArgs(k, ur.Range1D(16), p, args)
+		_, err := f.q.EnqueueLaunch(k, ur.Range1D(16), ur.LaunchOptions{Properties: p}, args...)
 		if !errors.Is(err, ur.ErrUnsupportedFeature) {
-			t.Errorf("EnqueueLaunchArgs with %+v: %v, want ErrUnsupportedFeature", p, err)
+			t.Errorf("EnqueueLaunch with %+v: %v, want ErrUnsupportedFeature", p, err)
 		}
 	}
 }
@@ -176,7 +176,7 @@ func TestLaunchArgsConcurrentModes(t *testing.T) {
 			for g := range goroutines {
 				wg.Go(func() {
 					for i := range launches {
-						if err := f.q.LaunchArgs(k, ur.Range1D(n), ur.ArgBuffer(outs[g]), ur.ArgOf(uint32(g*1000+i))); err != nil {
+						if err := f.q.Launch(k, ur.Range1D(n), ur.ArgBuffer(outs[g]), ur.ArgOf(uint32(g*1000+i))); err != nil {
 							t.Errorf("goroutine %d: %v", g, err)
 							return
 						}
@@ -203,7 +203,7 @@ func TestLaunchArgsAllocatesNothing(t *testing.T) {
 		var err error
 		allocs := testing.AllocsPerRun(200, func() {
 			v++
-			if e := f.q.LaunchArgs(k, ur.Range1D(64), ur.ArgBuffer(out), ur.ArgOf(v)); e != nil {
+			if e := f.q.Launch(k, ur.Range1D(64), ur.ArgBuffer(out), ur.ArgOf(v)); e != nil {
 				err = e
 			}
 		})
@@ -211,7 +211,7 @@ func TestLaunchArgsAllocatesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		if allocs != 0 {
-			t.Errorf("locked=%v: LaunchArgs makes %v allocations, want 0", locked, allocs)
+			t.Errorf("locked=%v: Launch with arguments makes %v allocations, want 0", locked, allocs)
 		}
 		f.q.Finish()
 	}
@@ -227,7 +227,7 @@ func benchmarkLaunchArgs(b *testing.B, locked, parallel bool) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := range b.N {
-			if err := f.q.LaunchArgs(k, r, ur.ArgBuffer(out), ur.ArgOf(uint32(i))); err != nil {
+			if err := f.q.Launch(k, r, ur.ArgBuffer(out), ur.ArgOf(uint32(i))); err != nil {
 				b.Fatal(err)
 			}
 			if i%256 == 255 {
@@ -251,7 +251,7 @@ func benchmarkLaunchArgs(b *testing.B, locked, parallel bool) {
 		defer out.Release()
 		i := 0
 		for pb.Next() {
-			if err := f.q.LaunchArgs(k, r, ur.ArgBuffer(out), ur.ArgOf(uint32(i))); err != nil {
+			if err := f.q.Launch(k, r, ur.ArgBuffer(out), ur.ArgOf(uint32(i))); err != nil {
 				b.Error(err)
 				return
 			}
@@ -480,7 +480,7 @@ func testCommandBufferUSM(t *testing.T, mode ur.CommandBufferMode) {
 func TestQueueFeaturesOpenCL(t *testing.T) {
 	f := newModelFixture(t)
 	k, out := f.kernel(t, "fill_u32"), f.buffer(t, 1<<16)
-	ev, err := f.q.EnqueueLaunchArgs(k, ur.Range1D(1<<16), ur.LaunchProperties{}, []ur.Arg{ur.ArgBuffer(out), ur.ArgOf(uint32(1))})
+	ev, err := f.q.EnqueueLaunch(k, ur.Range1D(1<<16), ur.LaunchOptions{}, ur.ArgBuffer(out), ur.ArgOf(uint32(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -527,7 +527,7 @@ func TestQueueFeaturesOpenCL(t *testing.T) {
 	// A queue with a long launch in it is not empty, and says so at once.
 	slow := f.kernel(t, "fill_u32")
 	for range 20 {
-		if err := f.q.LaunchArgs(slow, ur.Range1D(1<<16), ur.ArgBuffer(out), ur.ArgOf(uint32(2))); err != nil {
+		if err := f.q.Launch(slow, ur.Range1D(1<<16), ur.ArgBuffer(out), ur.ArgOf(uint32(2))); err != nil {
 			t.Fatal(err)
 		}
 	}

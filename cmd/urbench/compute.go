@@ -521,7 +521,7 @@ func (b *computeBench) reduce() error {
 			return fmt.Errorf("reduce.sum: the sum of %d ones is %v", b.reduceN, s)
 		}
 		start = time.Now()
-		if err := q.LaunchArgs(b.readK, r, aArg, pArg, ur.ArgOf(uint64(b.reduceN))); err != nil {
+		if err := q.Launch(b.readK, r, aArg, pArg, ur.ArgOf(uint64(b.reduceN))); err != nil {
 			return err
 		}
 		if err := b.d.Wait(); err != nil {

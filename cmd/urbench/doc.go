@@ -89,7 +89,7 @@
 // same context and stream; see memory.go.
 //
 // graph times the launch model: launches that carry their four arguments
-// (Queue.LaunchArgs), a command buffer of -kernels launches replayed
+// (Queue.Launch), a command buffer of -kernels launches replayed
 // against the same launches one by one, and 64 goroutines launching one
 // kernel at once against one goroutine. With -c-lib it loads the C
 // baselines of scripts/bench/c/cuda_graph.c (cuLaunchKernel with

@@ -24,7 +24,7 @@ selector lets through, each figure the median of the rounds (min–max).
 The kernel is axpb(y, a, b, n): y[i] = a*i + b over one work-group of 128
 items, small enough that the launch path dominates:
 
-  launch.args   Queue.LaunchArgs with its 4 arguments, a and b new each
+  launch.args   Queue.Launch with its 4 arguments, a and b new each
                 launch, per launch (host-bound: -launch-iters launches,
                 then Finish, in each of -launch-rounds rounds); with -c-lib
                 (cuda) beside C calling cuLaunchKernel with its
@@ -35,14 +35,14 @@ items, small enough that the launch path dominates:
                 SetArg of a and b, then ArgLaunch.Launch
   graph.*       a CommandBuffer of -kernels launches (node i: a = i,
                 b = kernels - i) replayed, per kernel, against the same
-                launches made one by one with LaunchArgs; with -c-lib
+                launches made one by one with Launch and arguments; with -c-lib
                 beside C launching them one by one and C replaying the same
                 CUDA graph (scripts/bench/c/cuda_graph.c); -cmdbuf names
                 the command buffers to time (auto, native, emulated, or a
                 comma-separated list of them: all replayed in each round,
                 beside the launches one by one), graph.replay being the
                 first and graph.replay.MODE each of the others
-  parallel.*    64 goroutines launching one kernel with LaunchArgs at once:
+  parallel.*    64 goroutines launching one kernel with Launch and arguments at once:
                 their aggregate launch rate against one goroutine's
 
 Every measurement's result is read back and checked.`)
@@ -246,7 +246,7 @@ func (b *graphBench) cArgs(y *deviceArray) [5]uintptr {
 	return [5]uintptr{b.ctx.Native(), b.k.Native(), b.q.Native(), y.usm.Addr(), graphItems}
 }
 
-// launchArgs times LaunchArgs with a and b changing every launch.
+// launchArgs times Launch with arguments, with a and b changing every launch.
 func (b *graphBench) launchArgs() error {
 	y, err := b.newArray(graphItems)
 	if err != nil {
@@ -279,7 +279,7 @@ func (b *graphBench) launchArgs() error {
 		{"LaunchArgs", func() (float64, error) {
 			start := time.Now()
 			for i := range n {
-				if err := b.q.LaunchArgs(b.k, one(), y.arg(), ur.ArgOf(float32(i)), ur.ArgOf(float32(n-i)), ur.ArgOf(uint32(graphItems))); err != nil {
+				if err := b.q.Launch(b.k, one(), y.arg(), ur.ArgOf(float32(i)), ur.ArgOf(float32(n-i)), ur.ArgOf(uint32(graphItems))); err != nil {
 					return 0, err
 				}
 			}
@@ -407,7 +407,7 @@ func (b *graphBench) graph() error {
 		start := time.Now()
 		for range replays {
 			for i := range b.kernels {
-				if err := b.q.LaunchArgs(b.k, one(), y.arg(), ur.ArgOf(float32(i)), ur.ArgOf(float32(b.kernels-i)), ur.ArgOf(uint32(graphItems))); err != nil {
+				if err := b.q.Launch(b.k, one(), y.arg(), ur.ArgOf(float32(i)), ur.ArgOf(float32(b.kernels-i)), ur.ArgOf(uint32(graphItems))); err != nil {
 					return err
 				}
 			}
@@ -455,7 +455,7 @@ func (b *graphBench) graph() error {
 		b.line(name, "ns/kernel", t.ns, fmt.Sprintf("  %.3f× one by one", median(t.ns)/median(single)))
 	}
 	replayed := cbs[0].ns
-	b.line("graph.single", "ns/kernel", single, "  the same launches one by one (LaunchArgs)")
+	b.line("graph.single", "ns/kernel", single, "  the same launches one by one (Launch with arguments)")
 	if b.c != nil {
 		b.line("graph.c.single", "ns/kernel", cSingle, fmt.Sprintf("  C cuLaunchKernel one by one: gour replay/C %.3f (target ≤ 0.4)", median(replayed)/median(cSingle)))
 		b.line("graph.c.graph", "ns/kernel", cGraph, fmt.Sprintf("  C cuGraphLaunch of the same graph: gour/C %.3f (target ≤ 1.05)", median(replayed)/median(cGraph)))
@@ -485,7 +485,7 @@ func (b *graphBench) parallel() error {
 		for g := range n {
 			wg.Go(func() {
 				for i := range each {
-					if err := b.q.LaunchArgs(b.k, one(), ys[g].arg(), ur.ArgOf(float32(g)), ur.ArgOf(float32(i)), ur.ArgOf(uint32(graphItems))); err != nil {
+					if err := b.q.Launch(b.k, one(), ys[g].arg(), ur.ArgOf(float32(g)), ur.ArgOf(float32(i)), ur.ArgOf(uint32(graphItems))); err != nil {
 						errs[g] = err
 						return
 					}

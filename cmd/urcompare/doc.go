@@ -21,7 +21,7 @@
 // with each skip's and failure's reason and each case's duration), then
 // the metrics that 'urcompare metrics' lists: launch latency of a
 // one-work-item kernel through Queue.Launch, PreparedLaunch and
-// EnqueueKernel with an event; host-to-device, device-to-host (pageable
+// EnqueueLaunch with an event; host-to-device, device-to-host (pageable
 // Go memory) and device-to-device bandwidth; axpy bandwidth; FMA GFLOP/s
 // against a peak of compute units × clock × lanes × 2 (the lanes per
 // compute unit are assumed per vendor, as the record's detail says);

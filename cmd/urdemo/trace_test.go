@@ -38,7 +38,7 @@ func TestTrace(t *testing.T) {
 	launches := 0
 	for _, cmds := range trace.OnQueue(events) {
 		for _, c := range cmds {
-			if c.Name == "Queue.Launch" || c.Name == "Queue.EnqueueKernel" {
+			if c.Name == "Queue.Launch" || c.Name == "Queue.EnqueueLaunch" {
 				launches++
 			}
 		}

@@ -111,7 +111,7 @@ func run(w io.Writer, dev *ur.Device) error {
 // README: begin launch
 
 // launch runs axpy once with the kernel the manager hands out. The kernel is
-// shared by every caller asking for it: LaunchArgs takes the arguments with
+// shared by every caller asking for it: Launch takes the arguments with
 // the launch and leaves the kernel untouched, so callers need no lock.
 func launch(m *programmgr.Manager, img *programmgr.Image, q *ur.Queue, x, y *ur.Mem) error {
 	k, err := m.GetKernel(context.Background(), img, "axpy", q.Device(), programmgr.SpecValues{}, "")
@@ -119,7 +119,7 @@ func launch(m *programmgr.Manager, img *programmgr.Image, q *ur.Queue, x, y *ur.
 		return err // a build failure carries the build log
 	}
 	defer k.Release() // gives back this caller's reference; the cache keeps its own
-	return q.LaunchArgs(k.UR(), ur.Range1D(n),
+	return q.Launch(k.UR(), ur.Range1D(n),
 		ur.ArgOf(float32(2)), ur.ArgBuffer(x), ur.ArgBuffer(y), ur.ArgOf(uint32(n)))
 }
 

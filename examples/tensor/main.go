@@ -111,7 +111,7 @@ func run(w io.Writer, dev *ur.Device) error {
 	}
 	up.Release() // the queue still orders the launch after the copy
 
-	if err := q.LaunchArgs(k, ur.Range1D(n), ur.ArgOf(float32(2)), ur.ArgPtr(x), ur.ArgPtr(y), ur.ArgOf(uint32(n))); err != nil {
+	if err := q.Launch(k, ur.Range1D(n), ur.ArgOf(float32(2)), ur.ArgPtr(x), ur.ArgPtr(y), ur.ArgOf(uint32(n))); err != nil {
 		return err
 	}
 	done, err := q.EnqueueCopyFromPtr(ur.AsBytes(host[n:]), y)

@@ -31,25 +31,26 @@
 //   - PreparedLaunch (returned by LaunchPreparer) — the prepared launch;
 //     a *NativeCall is one C call ur makes itself.
 //   - ArgLauncher (Queue) — LaunchWithArgs, a launch with its arguments
-//     that leaves the kernel's own untouched: ur.Queue.LaunchArgs,
-//     EnqueueLaunchArgs, ArgLaunch and emulated command buffers. Without
+//     that leaves the kernel's own untouched: ur.Queue.Launch and
+//     EnqueueLaunch given arguments, ArgLaunch and emulated command
+//     buffers. Without
 //     it ur sets the arguments on the kernel and calls Queue.Launch under
 //     the kernel's lock, so launches of one kernel serialise; a launch
 //     with LaunchProperties fails with ErrUnsupportedFeature ("takes no
 //     launch properties"), and a USM pointer argument needs PointerKernel.
 //   - ArgLaunchPreparer (Queue) — PrepareArgLaunch, a launch with its own
-//     argument table: ur.Queue.PrepareLaunchArgs, and a LaunchArgs
-//     repeated on the same queue and range with no wait list, event,
-//     properties or ArgBytes value. Without it each ArgLaunch.Launch goes
-//     the way LaunchArgs does and repeated LaunchArgs are never prepared;
-//     nothing fails.
+//     argument table: ur.Queue.PrepareLaunchArgs, and a launch with
+//     arguments repeated on the same queue and range with no wait list,
+//     event, properties or ArgBytes value. Without it each
+//     ArgLaunch.Launch goes the way a launch with arguments does and
+//     repeated ones are never prepared; nothing fails.
 //   - PreparedArgLaunch (returned by ArgLaunchPreparer) — the prepared
 //     launch with its table.
 //   - ReplayPreparer (Queue) — PrepareReplay, a launch of an emulated
 //     command buffer prepared once per queue, holding driver objects ur
 //     releases. Without it ur prepares with ArgLaunchPreparer, else
-//     replays each launch through LaunchWithArgs, else as LaunchArgs does
-//     without ArgLauncher.
+//     replays each launch through LaunchWithArgs, else as a launch with
+//     arguments does without ArgLauncher.
 //   - ReplayLaunch (returned by ReplayPreparer).
 //   - KernelAttributes (Kernel) — ur.Kernel.Attributes, SuggestLocalSize
 //     and MaxCooperativeGroups. Without it all three fail with
