@@ -34,13 +34,10 @@ func Fill[T Element](ctx Context, a *Array[T], v T) error {
 	if err := checkCtx(ctx); err != nil {
 		return err
 	}
-	if m := multiOf(ctx); m != nil {
-		return multiFill(m, a, v)
-	}
 	et := a.c.et
 	op := &ewOp{
 		n: a.c.n, kernelSrc: kernelSrc{builtinKey(et), builtinSource(et), et.fp64}, name: "fill_" + et.suffix,
-		out: &a.c, params: []ur.Arg{ur.ArgOf(v)}, cpu: fillBody[T]{v},
+		out: &a.c, params: []ur.Arg{ur.ArgOf(v)}, cpu: fillBody[T]{v}, call: "Fill",
 	}
 	return run(ctx, op, []use{{&a.c, Out}})
 }
@@ -59,16 +56,13 @@ func Copy[T Element](ctx Context, dst, src *Array[T]) error {
 	if err := sameShape(dst, src); err != nil {
 		return err
 	}
-	if m := multiOf(ctx); m != nil {
-		return multiCopy(m, dst, src)
-	}
 	if dst == src {
 		return prepare(ctx, []use{{&src.c, In}})
 	}
 	et := dst.c.et
 	op := &ewOp{
 		n: dst.c.n, kernelSrc: kernelSrc{builtinKey(et), builtinSource(et), et.fp64}, name: "copy_" + et.suffix,
-		out: &dst.c, ins: []*core{&src.c}, cpu: copyBody[T]{}, driverCopy: true,
+		out: &dst.c, ins: []*core{&src.c}, cpu: copyBody[T]{}, driverCopy: true, call: "Copy",
 	}
 	return run(ctx, op, []use{{&src.c, In}, {&dst.c, Out}})
 }
@@ -146,18 +140,13 @@ func Transform[T Number](ctx Context, fn Func[T], out *Array[T], ins ...*Array[T
 			bcast = true
 		}
 	}
-	if m := multiOf(ctx); m != nil {
-		// A copy: the devices' closures would otherwise make every
-		// caller's ins escape, one allocation per single-device call too.
-		return multiTransform(m, fn, out, slices.Clone(ins))
-	}
 	if bcast {
 		return transformBroadcast(ctx, fn, out, ins)
 	}
 	op := ewOps.Get().(*ewOp)
 	defer putEwOp(op)
 	op.n, op.key, op.name, op.source, op.fp64, op.out = out.c.n, fn.Key(), fn.Kernel(), fn, out.c.et.fp64, &out.c
-	op.cpu, op.fn = transformBody[T]{}, fn
+	op.cpu, op.fn, op.call = transformBody[T]{}, fn, "Transform"
 	op.vec, _ = fn.(vec4Func)
 	uses, cores := op.useBuf[:0], op.coreBuf[:0]
 	for _, in := range ins {
@@ -231,9 +220,6 @@ func reduce[T Number](ctx Context, a, b *Array[T], op ReduceOp[T]) (T, error) {
 			return 0, err
 		}
 	}
-	if m := multiOf(ctx); m != nil {
-		return multiReduce(m, a, b, op)
-	}
 	r, uses := newRedOp(a, b, op)
 	if err := run(ctx, r, uses); err != nil {
 		return 0, err
@@ -268,6 +254,14 @@ func newRedOp[T Number](a, b *Array[T], op ReduceOp[T]) (*redOp, []use) {
 	r := &redOp{
 		n: a.c.n, kernelSrc: kernelSrc{key, source, et.fp64}, name: name, name2: "reduce_" + op.Name + "_" + et.suffix, name4: name4,
 		a: &a.c, ident: ur.ArgOf(op.Identity), identB: bytesOf(ident),
+		combine: func(parts [][]byte) (res []byte, err error) {
+			defer recovered("ReduceOp's Combine", &err)
+			acc := op.Identity
+			for _, p := range parts {
+				acc = op.Combine(acc, viewOf[T](p, 1)[0])
+			}
+			return bytesOf([]T{acc}), nil
+		},
 		cpu: func(chunks int) (func(chunk, lo, hi int), func() []byte) {
 			x := viewOf[T](a.c.host, a.c.n)
 			var y []T

@@ -151,10 +151,8 @@ func fromSlice[T Element](ctx Context, data []T, replicated bool, shape []int) (
 	}
 	copy(a.c.host, bytesOf(data))
 	a.c.hostValid = true
-	if m := multiOf(ctx); m != nil {
-		if err := m.split(&a.c, replicated, false); err != nil {
-			return nil, err
-		}
+	if err := ctx.eng().place(&a.c, replicated); err != nil {
+		return nil, err
 	}
 	return a, nil
 }

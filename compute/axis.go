@@ -54,9 +54,6 @@ func ReduceAxis[T Number](ctx Context, out, in *Array[T], axis int, op ReduceOp[
 	if out == in {
 		return fmt.Errorf("%w: ReduceAxis's output is its input", ErrInvalid)
 	}
-	if m := multiOf(ctx); m != nil {
-		return multiReduceAxis(m, out, in, axis, op)
-	}
 	outer, inner := 1, 1
 	for _, d := range shape[:axis] {
 		outer *= d
@@ -69,12 +66,12 @@ func ReduceAxis[T Number](ctx Context, out, in *Array[T], axis int, op ReduceOp[
 		// four elements at a time and fill the device, the result left
 		// in out on the device, as cupy.sum and torch.sum leave theirs.
 		r, uses := newRedOp(in, nil, op)
-		r.into = &out.c
+		r.into, r.axis = &out.c, axis
 		return run(ctx, r, append(uses, use{&out.c, Out}))
 	}
 	et := in.c.et
 	w := &axisOp{
-		outer: outer, length: shape[axis], inner: inner,
+		outer: outer, length: shape[axis], inner: inner, axis: axis,
 		// the key's v2: the kernel's index without a remainder
 		kernelSrc: kernelSrc{
 			key: fmt.Sprintf("compute/axis/v3/%s/%s/%s", et.suffix, op.Name, op.Expr),
@@ -128,6 +125,7 @@ func keepAxis(s []int, axis int) []int {
 // few (onDevice).
 type axisOp struct {
 	outer, length, inner int
+	axis                 int
 	kernelSrc
 	name    string // one work-item a result
 	name1   string // the first pass over chunks of the axis
@@ -272,4 +270,29 @@ __kernel void reduce_axis_part_%[1]s_%[2]s(__global %[3]s* part, __global const 
 }
 `, name, s, t, clIndex)
 	return b.String()
+}
+
+func (w *axisOp) onMulti(m *MultiDevice) error {
+	if !w.in.replicated && w.axis == 0 {
+		return fmt.Errorf("%w: ReduceAxis along axis 0 of an array split along it across devices: Reduce it, or replicate it", ErrInvalid)
+	}
+	return splitRun(m, w)
+}
+
+func (w *axisOp) layout() (string, *core, []marg) {
+	args := append(margsOf("ReduceAxis input", true, w.in), margsOf("ReduceAxis output", false, w.out)...)
+	args[0].spl = true // axis > 0: out keeps in's first axis
+	return "ReduceAxis", w.out, args
+}
+
+// onPart is w over part i: the part's rows (axis > 0) or the whole
+// replica.
+func (w *axisOp) onPart(i int) (work, []use, error) {
+	p := *w
+	p.in, p.out, p.kernel, p.kernel1, p.cpu = w.in.parts[i], w.out.parts[i], nil, nil, nil
+	p.outer = 1
+	for _, d := range p.in.shape[:w.axis] {
+		p.outer *= d
+	}
+	return &p, []use{{p.in, In}, {p.out, Out}}, nil
 }

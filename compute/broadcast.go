@@ -332,7 +332,7 @@ func transformBroadcast[T Number](ctx Context, fn Func[T], out *Array[T], ins []
 	et := out.c.et
 	op := &bcOp{l: l, bcast: make([]bool, len(ins))}
 	op.n, op.key, op.name, op.source, op.fp64, op.out = out.c.n, fn.Key(), fn.Kernel(), fn, et.fp64, &out.c
-	op.cpuBody, op.fn = bcTransformBody[T]{}, fn
+	op.cpuBody, op.fn, op.call = bcTransformBody[T]{}, fn, "Transform"
 	op.expand = kernelSrc{builtinKey(et), builtinSource(et), et.fp64}
 	if sf, ok := fn.(stridedFunc); ok {
 		op.strKey, op.key, op.name, op.source = sf.stridedKey(), sf.stridedKey(), sf.stridedKernel(), stridedSrc{sf}
@@ -374,4 +374,24 @@ func sameShapes(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+func (op *bcOp) onMulti(m *MultiDevice) error { return splitRun(m, op) }
+
+// onPart is op over part i of its arrays, broadcast as their parts'
+// shapes say: a split input of the output's rows is no longer broadcast
+// where it was only for its rows.
+func (op *bcOp) onPart(i int) (work, []use, error) {
+	e := op.ewOp.partOp(i)
+	shapes := make([][]int, len(e.ins))
+	bcast := make([]bool, len(e.ins))
+	for k, in := range e.ins {
+		shapes[k], bcast[k] = in.shape, !sameShapes(in.shape, e.out.shape)
+	}
+	l, err := layout(e.out.shape, shapes)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := &bcOp{ewOp: *e, l: l, bcast: bcast, strKey: op.strKey, expand: op.expand, cpuBody: op.cpuBody}
+	return p, p.uses(), nil
 }

@@ -33,6 +33,10 @@ type engine interface {
 	checkOpen() error
 	// zeros gives c zeroed storage.
 	zeros(c *core) error
+	// place gives c, whose host copy holds its data, its storage on the
+	// context, replicated or not where the context has several devices:
+	// a MultiDevice splits it, a Device uploads it when first used.
+	place(c *core, replicated bool) error
 	// stage makes c's copy on the context ready for an operation using
 	// it as mode, c.mu held: on a device, allocated and, for In,
 	// uploaded if stale.
@@ -63,6 +67,9 @@ type work interface {
 	onDevice(d *Device) error
 	// onCPU runs the work on c.
 	onCPU(c *CPU) error
+	// onMulti runs the work on m: the same work over every device's
+	// parts of its arrays, on that device (splitRun).
+	onMulti(m *MultiDevice) error
 }
 
 // run does w on ctx: it checks the arrays of uses, readies w, stages the

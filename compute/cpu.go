@@ -75,6 +75,9 @@ func (c *CPU) zeros(a *core) error {
 	return nil
 }
 
+// place has nothing to do: the host copy is the CPU's.
+func (c *CPU) place(*core, bool) error { return nil }
+
 // The CPU computes on the host copy, an array's only copy here, valid
 // from FromSlice or Zeros to Release: staging and writing leave it as it
 // is, and there are no kernels to ready.

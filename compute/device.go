@@ -76,37 +76,46 @@ type Device struct {
 	// (docs/benchmarks.md, "Reductions and copies on a CPU device").
 	kernelCopy bool
 
-	mu      sync.Mutex
-	kernels map[kernelID]*kernelEntry
+	kernels kernelTable
 
-	// blas is MatMul's BLAS handle on q, made on first use.
-	blasMu      sync.Mutex
-	blas        *blas.Handle
-	blasClosed  bool
-	blasBackend blas.Backend
-	fp16, fp64  bool
+	gemm       gemmHandle // MatMul's BLAS handle on q
+	fp16, fp64 bool
 
 	released atomic.Bool
 	launches atomic.Int64
 
-	// enqueued counts the commands enqueued on q that return before they
-	// complete, each counted after its enqueue returned; settled is the
-	// largest count read before a call that waited for q (a blocking
-	// read or write, Finish) began: q is in order, so every command
-	// counted up to settled has completed. fence needs no marker when
-	// settled has caught up. sharedQueue: others may enqueue on q too
-	// (NewDeviceFrom's caller, or anyone given q by UR), unseen here, so
-	// fence always marks.
-	enqueued    atomic.Uint64
-	settled     atomic.Uint64
-	sharedQueue atomic.Bool
+	progress queueProgress
+	partials partialsPool
+}
 
-	// partials are buffers of partialsSize bytes for reductions' partial
-	// results, kept from one reduction for the next (takePartials): a
-	// buffer made and released for every Reduce cost NVIDIA's OpenCL a
-	// clCreateBuffer and a clReleaseMemObject each time.
-	partialsMu sync.Mutex
-	partials   []*devMem
+// queueProgress tells fence whether q has work pending. enqueued counts
+// the commands enqueued on q that return before they complete, each
+// counted after its enqueue returned; settled is the largest count read
+// before a call that waited for q (a blocking read or write, Finish)
+// began: q is in order, so every command counted up to settled has
+// completed. fence needs no marker when settled has caught up. shared:
+// others may enqueue on q too (NewDeviceFrom's caller, or anyone given q
+// by UR), unseen here, so fence always marks.
+type queueProgress struct {
+	enqueued atomic.Uint64
+	settled  atomic.Uint64
+	shared   atomic.Bool
+}
+
+// kernelTable holds the kernels a Device found or built, by program and
+// name; nil after Release.
+type kernelTable struct {
+	mu   sync.Mutex
+	byID map[kernelID]*kernelEntry
+}
+
+// partialsPool keeps buffers of partialsSize bytes for reductions' partial
+// results from one reduction for the next (takePartials): a buffer made
+// and released for every Reduce cost NVIDIA's OpenCL a clCreateBuffer and
+// a clReleaseMemObject each time.
+type partialsPool struct {
+	mu   sync.Mutex
+	kept []*devMem
 }
 
 // partialsSize is the size of a reduction's buffer of partial results:
@@ -120,14 +129,15 @@ const keptPartials = 4
 // takePartials returns a buffer of partialsSize bytes: a kept one, or a
 // new one.
 func (d *Device) takePartials() (*devMem, error) {
-	d.partialsMu.Lock()
-	if n := len(d.partials); n > 0 {
-		m := d.partials[n-1]
-		d.partials = d.partials[:n-1]
-		d.partialsMu.Unlock()
+	p := &d.partials
+	p.mu.Lock()
+	if n := len(p.kept); n > 0 {
+		m := p.kept[n-1]
+		p.kept = p.kept[:n-1]
+		p.mu.Unlock()
 		return m, nil
 	}
-	d.partialsMu.Unlock()
+	p.mu.Unlock()
 	return d.allocDev(d.partialsSize())
 }
 
@@ -137,22 +147,24 @@ func (d *Device) takePartials() (*devMem, error) {
 // wrote it are pending, but not while a read of it is still to be
 // enqueued (Reduce gives it back once its result is read).
 func (d *Device) givePartials(m *devMem) error {
-	d.partialsMu.Lock()
-	if len(d.partials) < keptPartials && !d.released.Load() {
-		d.partials = append(d.partials, m)
-		d.partialsMu.Unlock()
+	p := &d.partials
+	p.mu.Lock()
+	if len(p.kept) < keptPartials && !d.released.Load() {
+		p.kept = append(p.kept, m)
+		p.mu.Unlock()
 		return nil
 	}
-	d.partialsMu.Unlock()
+	p.mu.Unlock()
 	return m.free()
 }
 
 // freePartials frees the kept buffers.
 func (d *Device) freePartials() error {
-	d.partialsMu.Lock()
-	kept := d.partials
-	d.partials = nil
-	d.partialsMu.Unlock()
+	p := &d.partials
+	p.mu.Lock()
+	kept := p.kept
+	p.kept = nil
+	p.mu.Unlock()
 	var errs []error
 	for _, m := range kept {
 		errs = append(errs, m.free())
@@ -190,7 +202,7 @@ func NewDevice(dev *ur.Device) (*Device, error) {
 		return nil, err
 	}
 	d.ownCtx = true
-	d.sharedQueue.Store(false)
+	d.progress.shared.Store(false)
 	return d, nil
 }
 
@@ -210,9 +222,9 @@ func newDevice(q *ur.Queue, opts DeviceOptions) (*Device, error) {
 		return nil, fmt.Errorf("%w: queue without device or context (released?)", ErrInvalid)
 	}
 	info := dev.Info()
-	d := &Device{dev: dev, ctx: ctx, q: q, backend: dev.Backend(), kernels: map[kernelID]*kernelEntry{},
-		blasBackend: opts.BLAS, fp16: info.FP16, fp64: info.FP64}
-	d.sharedQueue.Store(true) // the caller's queue, until NewDevice says it is the Device's own
+	d := &Device{dev: dev, ctx: ctx, q: q, backend: dev.Backend(), kernels: kernelTable{byID: map[kernelID]*kernelEntry{}},
+		gemm: gemmHandle{backend: opts.BLAS}, fp16: info.FP16, fp64: info.FP64}
+	d.progress.shared.Store(true) // the caller's queue, until NewDevice says it is the Device's own
 	if opts.LocalSize < 0 || opts.LocalSize&(opts.LocalSize-1) != 0 {
 		return nil, fmt.Errorf("%w: LocalSize %d is not a power of two", ErrInvalid, opts.LocalSize)
 	}
@@ -277,12 +289,12 @@ func (d *Device) newLane() (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	lane, err := newDevice(q, DeviceOptions{Manager: d.mgr, LocalSize: int(d.local), Buffers: !d.useUSM, BLAS: d.blasBackend, ElementsPerThread: d.perThread})
+	lane, err := newDevice(q, DeviceOptions{Manager: d.mgr, LocalSize: int(d.local), Buffers: !d.useUSM, BLAS: d.gemm.backend, ElementsPerThread: d.perThread})
 	if err != nil {
 		return nil, errors.Join(err, q.Release())
 	}
 	lane.ownQueue = true
-	lane.sharedQueue.Store(false)
+	lane.progress.shared.Store(false)
 	return lane, nil
 }
 
@@ -292,7 +304,7 @@ func (d *Device) UR() (*ur.Device, *ur.Context, *ur.Queue) {
 	if d == nil {
 		return nil, nil, nil
 	}
-	d.sharedQueue.Store(true)
+	d.progress.shared.Store(true)
 	return d.dev, d.ctx, d.q
 }
 
@@ -348,12 +360,12 @@ func (d *Device) Release() error {
 		return nil
 	}
 	errs := []error{d.q.Finish(), d.closeBLAS(), d.freePartials()}
-	d.mu.Lock()
-	for _, e := range d.kernels {
+	d.kernels.mu.Lock()
+	for _, e := range d.kernels.byID {
 		errs = append(errs, e.k.Release())
 	}
-	d.kernels = nil
-	d.mu.Unlock()
+	d.kernels.byID = nil
+	d.kernels.mu.Unlock()
 	if d.pool != nil {
 		errs = append(errs, d.pool.Release())
 	}
@@ -411,7 +423,7 @@ func (d *Device) allocDev(size uint64) (*devMem, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.enqueued.Add(1)
+		d.progress.enqueued.Add(1)
 		return &devMem{d: d, usm: u, pooled: true}, nil
 	}
 	u, err := d.ctx.AllocDevice(d.dev, size)
@@ -437,7 +449,7 @@ func (m *devMem) free() error {
 	case m.mem != nil:
 		return m.mem.Release()
 	case m.pooled:
-		defer m.d.enqueued.Add(1)
+		defer m.d.progress.enqueued.Add(1)
 		return m.d.q.FreeAsync(m.usm)
 	default:
 		return errors.Join(m.d.finish(), m.usm.Free())
@@ -480,7 +492,7 @@ func (m *devMem) copyFrom(src *devMem, size uint64) (ok bool, err error) {
 	default:
 		return false, nil
 	}
-	m.d.enqueued.Add(1)
+	m.d.progress.enqueued.Add(1)
 	if ev != nil {
 		ev.Release() // the queue's order is what the next operation waits on
 	}
@@ -491,7 +503,7 @@ func (m *devMem) copyFrom(src *devMem, size uint64) (ok bool, err error) {
 // work enqueued so far; dst holds it once the event completes (the
 // queue keeps dst alive until then).
 func (m *devMem) readAsync(dst []byte) (*ur.Event, error) {
-	defer m.d.enqueued.Add(1)
+	defer m.d.progress.enqueued.Add(1)
 	if m.usm != nil {
 		return m.d.q.EnqueueCopyFromPtr(dst, m.usm.Ptr())
 	}
@@ -534,6 +546,9 @@ func (d *Device) ready(w work) error { return w.kernels(d) }
 // exec enqueues w.
 func (d *Device) exec(w work) error { return w.onDevice(d) }
 
+// place leaves the upload to the first operation that reads c.
+func (d *Device) place(*core, bool) error { return nil }
+
 // zeros gives c zeroed device storage with a fill command: no transfer.
 func (d *Device) zeros(c *core) error {
 	c.devValid = true
@@ -551,7 +566,7 @@ func (d *Device) zeros(c *core) error {
 	} else {
 		ev, err = d.q.EnqueueFill(m.mem, zero, 0, c.bytes())
 	}
-	d.enqueued.Add(1)
+	d.progress.enqueued.Add(1)
 	if err != nil {
 		m.free()
 		return err
@@ -567,7 +582,7 @@ func (d *Device) zeros(c *core) error {
 // that work has completed already: a task sequence's invocation that
 // ended by reading a result back needs no marker to wait on.
 func (d *Device) fence() (*ur.Event, error) {
-	if !d.sharedQueue.Load() && d.settled.Load() >= d.enqueued.Load() {
+	if !d.progress.shared.Load() && d.progress.settled.Load() >= d.progress.enqueued.Load() {
 		return nil, nil
 	}
 	return d.q.EnqueueMarker()
@@ -577,13 +592,13 @@ func (d *Device) fence() (*ur.Event, error) {
 // queue's order), and marks the commands counted before it began
 // complete once it succeeded.
 func (d *Device) waiting(call func() error) error {
-	n := d.enqueued.Load()
+	n := d.progress.enqueued.Load()
 	if err := call(); err != nil {
 		return err
 	}
 	for {
-		s := d.settled.Load()
-		if s >= n || d.settled.CompareAndSwap(s, n) {
+		s := d.progress.settled.Load()
+		if s >= n || d.progress.settled.CompareAndSwap(s, n) {
 			return nil
 		}
 	}
@@ -596,9 +611,9 @@ func (d *Device) finish() error { return d.waiting(d.q.Finish) }
 // building it through the manager the first time key is asked for.
 func (d *Device) kernel(s *kernelSrc, name string) (*kernelEntry, error) {
 	id := kernelID{s.key, name}
-	d.mu.Lock()
-	e, ok := d.kernels[id]
-	d.mu.Unlock()
+	d.kernels.mu.Lock()
+	e, ok := d.kernels.byID[id]
+	d.kernels.mu.Unlock()
 	if ok {
 		return e, nil
 	}
@@ -629,24 +644,24 @@ func (d *Device) kernel(s *kernelSrc, name string) (*kernelEntry, error) {
 	if info, err := k.UR().Info(d.dev); err == nil && info.WorkGroupSize > 0 && info.WorkGroupSize < e.local {
 		e.local = 1 << (bits.Len64(info.WorkGroupSize) - 1)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.kernels == nil { // released meanwhile
+	d.kernels.mu.Lock()
+	defer d.kernels.mu.Unlock()
+	if d.kernels.byID == nil { // released meanwhile
 		k.Release()
 		return nil, fmt.Errorf("%w: %v", ErrReleased, d)
 	}
-	if old, ok := d.kernels[id]; ok { // built by another goroutine meanwhile
+	if old, ok := d.kernels.byID[id]; ok { // built by another goroutine meanwhile
 		k.Release()
 		return old, nil
 	}
-	d.kernels[id] = e
+	d.kernels.byID[id] = e
 	return e, nil
 }
 
 func (d *Device) launch(e *kernelEntry, global, local uint64, args []ur.Arg) error {
 	r := ur.Range1D(global).WithLocal(local)
 	err := d.q.Launch(e.k.UR(), r, args...)
-	d.enqueued.Add(1)
+	d.progress.enqueued.Add(1)
 	if err != nil {
 		return err
 	}

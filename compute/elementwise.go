@@ -18,6 +18,8 @@ type ewOp struct {
 	fn any
 	// kernel is the device kernel, found by kernels.
 	kernel *kernelEntry
+	// call names the algorithm (Fill, Copy, Transform), for errors.
+	call string
 	// driverCopy marks Copy: on a GPU the driver's copy moves the bytes
 	// (its copy engine reaches the memory's bandwidth where the copy
 	// kernel fell short; docs/benchmarks.md, "The compute runtime on the
@@ -126,4 +128,33 @@ func (op *ewOp) onCPU(c *CPU) (err error) {
 	defer recovered("CPU function", &err)
 	f := op.cpu.body(op)
 	return c.parallel(op.n, c.chunks(op.n), func(_, lo, hi int) { f(lo, hi) })
+}
+
+func (op *ewOp) onMulti(m *MultiDevice) error { return splitRun(m, op) }
+
+func (op *ewOp) layout() (string, *core, []marg) {
+	return op.call, op.out, append(margsOf(op.call+" input", true, op.ins...), margsOf(op.call+" output", false, op.out)...)
+}
+
+func (op *ewOp) onPart(i int) (work, []use, error) {
+	p := op.partOp(i)
+	return p, p.uses(), nil
+}
+
+// partOp is op over part i of its arrays: its own slices, no kernel yet.
+func (op *ewOp) partOp(i int) *ewOp {
+	out := op.out.parts[i]
+	return &ewOp{
+		n: out.n, kernelSrc: op.kernelSrc, name: op.name, out: out, ins: partsOf(op.ins, i),
+		params: op.params, cpu: op.cpu, fn: op.fn, call: op.call, driverCopy: op.driverCopy, vec: op.vec,
+	}
+}
+
+// uses are op's arrays as run takes them.
+func (op *ewOp) uses() []use {
+	uses := make([]use, 0, len(op.ins)+1)
+	for _, in := range op.ins {
+		uses = append(uses, use{in, In})
+	}
+	return append(uses, use{op.out, Out})
 }

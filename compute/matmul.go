@@ -2,6 +2,7 @@ package compute
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/gour-dev/gour/blas"
 	gblas "gonum.org/v1/gonum/blas"
@@ -62,9 +63,6 @@ func MatMulWith[T Float](ctx Context, c, a, b *Array[T], o MatMulOptions) error 
 	}
 	if c == a || c == b {
 		return fmt.Errorf("%w: MatMul's output is one of its operands", ErrInvalid)
-	}
-	if m := multiOf(ctx); m != nil {
-		return multiMatMul(m, c, a, b, o)
 	}
 	w.et, w.a, w.b, w.c = a.c.et, &a.c, &b.c, &c.c
 	w.alpha, w.beta = o.Alpha, o.Beta
@@ -201,7 +199,7 @@ func (w *mmOp) onDevice(d *Device) error {
 	}
 	g := w.args()
 	g.A, g.B, g.C = operand(w.a), operand(w.b), operand(w.c)
-	defer d.enqueued.Add(1)
+	defer d.progress.enqueued.Add(1)
 	return w.h.Gemm(g)
 }
 
@@ -320,32 +318,73 @@ func fromF32[T Float](f float32) T {
 	return T(f)
 }
 
-// blasHandle returns the Device's BLAS handle, made on first use on its
-// queue, with its program manager, and closed at Release. A failure to
-// make one is returned, not kept: the next MatMul tries again.
+// gemmHandle is a Device's BLAS handle, made on first use on its queue,
+// with its program manager, and closed at Release.
+type gemmHandle struct {
+	mu      sync.Mutex
+	h       *blas.Handle
+	closed  bool
+	backend blas.Backend // DeviceOptions.BLAS
+}
+
+// blasHandle returns the Device's BLAS handle. A failure to make one is
+// returned, not kept: the next MatMul tries again.
 func (d *Device) blasHandle() (*blas.Handle, error) {
-	d.blasMu.Lock()
-	defer d.blasMu.Unlock()
-	if d.blasClosed || d.released.Load() {
+	g := &d.gemm
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed || d.released.Load() {
 		return nil, fmt.Errorf("%w: %v", ErrReleased, d)
 	}
-	if d.blas == nil {
-		h, err := blas.New(d.q, blas.Options{Backend: d.blasBackend, Programs: d.mgr})
+	if g.h == nil {
+		h, err := blas.New(d.q, blas.Options{Backend: g.backend, Programs: d.mgr})
 		if err != nil {
 			return nil, err
 		}
-		d.blas = h
+		g.h = h
 	}
-	return d.blas, nil
+	return g.h, nil
 }
 
 // closeBLAS closes the handle, if made, and stops one being made.
 func (d *Device) closeBLAS() error {
-	d.blasMu.Lock()
-	defer d.blasMu.Unlock()
-	d.blasClosed = true
-	if d.blas != nil {
-		return d.blas.Close()
+	g := &d.gemm
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
+	if g.h != nil {
+		return g.h.Close()
 	}
 	return nil
+}
+
+// onMulti multiplies every device's rows of a (or its matrices of a
+// batch) by b, replicated (or its matrices of the batch, split alike),
+// into its rows of c.
+func (w *mmOp) onMulti(m *MultiDevice) error {
+	if w.transA && !w.c.replicated && len(w.a.shape) == 2 {
+		return fmt.Errorf("%w: MatMul with TransA of a split a: its rows are c's columns; replicate a and c, or transpose a first", ErrInvalid)
+	}
+	return splitRun(m, w)
+}
+
+func (w *mmOp) layout() (string, *core, []marg) {
+	bm := margsOf("MatMul b", true, w.b)
+	bm[0].rep = len(w.b.shape) == 2 // every row of a multiplies all of b
+	args := append(margsOf("MatMul a", true, w.a), bm...)
+	return "MatMul", w.c, append(args, margsOf("MatMul output", w.beta != 0, w.c)...)
+}
+
+func (w *mmOp) onPart(i int) (work, []use, error) {
+	a, b, c := w.a.parts[i], w.b.parts[i], w.c.parts[i]
+	p, err := matmulShapes(c.shape, a.shape, b.shape, MatMulOptions{TransA: w.transA, TransB: w.transB})
+	if err != nil {
+		return nil, nil, err
+	}
+	p.et, p.a, p.b, p.c, p.alpha, p.beta, p.cpu = w.et, a, b, c, w.alpha, w.beta, w.cpu
+	mode := Out
+	if w.beta != 0 {
+		mode = InOut
+	}
+	return p, []use{{a, In}, {b, In}, {c, mode}}, nil
 }

@@ -36,7 +36,7 @@ func matmulContexts(t *testing.T) []Context {
 
 func ctxName(ctx Context) string {
 	if d, ok := ctx.(*Device); ok {
-		return fmt.Sprintf("%v/usm=%v/blas=%q", d, d.useUSM, d.blasBackend)
+		return fmt.Sprintf("%v/usm=%v/blas=%q", d, d.useUSM, d.gemm.backend)
 	}
 	return ctx.String()
 }
@@ -167,7 +167,7 @@ func testMatMul[T Float](t *testing.T, ctx Context, tol float64, cases []mmCase)
 func TestMatMul(t *testing.T) {
 	for _, ctx := range matmulContexts(t) {
 		t.Run(ctxName(ctx), func(t *testing.T) {
-			if d, ok := ctx.(*Device); ok && d.backend == "opencl" && !d.useUSM && d.blasBackend == "" {
+			if d, ok := ctx.(*Device); ok && d.backend == "opencl" && !d.useUSM && d.gemm.backend == "" {
 				// CLBlast (buffers on OpenCL) compiles a program per
 				// routine, type and kernel variant, at run time: on PoCL
 				// minutes for every case and type, 25 s for one: float32,

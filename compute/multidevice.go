@@ -252,8 +252,12 @@ func (m *MultiDevice) deviceErrors(op string, errs []error) error {
 	return errors.Join(errs...)
 }
 
-// The engine of a MultiDevice makes arrays; operations never reach run
-// with one (the algorithms hand them to the multi* functions first).
+// The engine of a MultiDevice splits work. run hands it every operation
+// of an algorithm, written as for one device; exec checks how the work's
+// arrays lie across the devices and runs the same work over each
+// device's parts, on that device (each kind of work says how: onMulti).
+// The parts are staged, run and marked written by their devices' own
+// runs, so stage, ready and written have nothing to do here.
 
 func (m *MultiDevice) eng() engine { return m }
 
@@ -269,12 +273,12 @@ func (m *MultiDevice) checkOpen() error {
 
 func (m *MultiDevice) zeros(c *core) error { return m.split(c, false, true) }
 
-var errMultiRun = fmt.Errorf("%w: operation not split over a MultiDevice", ErrInvalid)
+func (m *MultiDevice) place(c *core, replicated bool) error { return m.split(c, replicated, false) }
 
-func (m *MultiDevice) stage(*core, Access) error { return errMultiRun }
+func (m *MultiDevice) stage(*core, Access) error { return nil }
 func (m *MultiDevice) written(*core)             {}
-func (m *MultiDevice) ready(work) error          { return errMultiRun }
-func (m *MultiDevice) exec(work) error           { return errMultiRun }
+func (m *MultiDevice) ready(work) error          { return nil }
+func (m *MultiDevice) exec(w work) error         { return w.onMulti(m) }
 
 // fence waits for every device: a TaskSequence's invocation on a
 // MultiDevice completes with it.
@@ -498,12 +502,6 @@ func ZerosReplicated[T Element](m *MultiDevice, shape ...int) (*Array[T], error)
 	return a, nil
 }
 
-// multiOf returns ctx as a MultiDevice, or nil.
-func multiOf(ctx Context) *MultiDevice {
-	m, _ := ctx.(*MultiDevice)
-	return m
-}
-
 // marg is one array of a multi-device operation: its core, its role in
 // errors, and whether it must follow the output's split (an input of
 // the output's first axis) or be replicated.
@@ -589,133 +587,132 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-func parts[T Element](as []*Array[T], i int) []*Array[T] {
-	out := make([]*Array[T], len(as))
-	for k, a := range as {
-		out[k] = part(a, i)
-	}
-	return out
+// partWork is work that runs on a MultiDevice as the same work over each
+// device's parts (splitRun).
+type partWork interface {
+	// layout returns the operation's name, its output and its arrays, as
+	// checkMulti takes them.
+	layout() (what string, out *core, args []marg)
+	// onPart returns the work over part i of each of its arrays, with
+	// their uses.
+	onPart(i int) (work, []use, error)
 }
 
-func margs[T Element](what string, in bool, as ...*Array[T]) []marg {
-	out := make([]marg, len(as))
-	for i, a := range as {
-		out[i] = marg{c: &a.c, what: what, in: in}
-	}
-	return out
-}
-
-func multiFill[T Element](m *MultiDevice, a *Array[T], v T) error {
-	if err := checkMulti(m, &a.c, margs("Fill", false, a)); err != nil {
+// splitRun runs w on m: its arrays checked, then w over every device's
+// parts on that device, the devices working at once.
+func splitRun(m *MultiDevice, w partWork) error {
+	what, out, args := w.layout()
+	if err := checkMulti(m, out, args); err != nil {
 		return err
 	}
-	return runMulti(m, "Fill", &a.c, func(i int, d *Device) error { return Fill(d, part(a, i), v) })
-}
-
-func multiCopy[T Element](m *MultiDevice, dst, src *Array[T]) error {
-	args := append(margs("Copy source", true, src), margs("Copy destination", false, dst)...)
-	if err := checkMulti(m, &dst.c, args); err != nil {
-		return err
-	}
-	return runMulti(m, "Copy", &dst.c, func(i int, d *Device) error { return Copy(d, part(dst, i), part(src, i)) })
-}
-
-func multiTransform[T Number](m *MultiDevice, fn Func[T], out *Array[T], ins []*Array[T]) error {
-	args := append(margs("Transform input", true, ins...), margs("Transform output", false, out)...)
-	if err := checkMulti(m, &out.c, args); err != nil {
-		return err
-	}
-	return runMulti(m, "Transform", &out.c, func(i int, d *Device) error {
-		return Transform(d, fn, part(out, i), parts(ins, i)...)
+	return runMulti(m, what, out, func(i int, d *Device) error {
+		pw, uses, err := w.onPart(i)
+		if err != nil {
+			return err
+		}
+		return run(d, pw, uses)
 	})
 }
 
-// multiReduce reduces every part on its device and combines the partial
+// margsOf describes cores as arrays of an operation.
+func margsOf(what string, in bool, cs ...*core) []marg {
+	out := make([]marg, len(cs))
+	for i, c := range cs {
+		out[i] = marg{c: c, what: what, in: in}
+	}
+	return out
+}
+
+// partsOf returns part i of each of cs.
+func partsOf(cs []*core, i int) []*core {
+	out := make([]*core, len(cs))
+	for k, c := range cs {
+		out[k] = c.parts[i]
+	}
+	return out
+}
+
+// onMulti reduces every part on its device and combines the partial
 // results in device order; a replicated array is reduced on its first
 // device. It enqueues every device's passes first, in device order,
 // then every read-back, and only then waits for them: the devices
-// reduce at once, with no host round trip between.
-func multiReduce[T Number](m *MultiDevice, a, b *Array[T], op ReduceOp[T]) (T, error) {
+// reduce at once, with no host round trip between. A reduction into an
+// array (ReduceAxis along an axis that is the whole array) reduces each
+// device's part into its part of the output.
+func (op *redOp) onMulti(m *MultiDevice) error {
 	what := "Reduce"
-	args := margs(what, true, a)
-	if b != nil {
+	if op.into != nil {
+		what = "ReduceAxis"
+	} else if op.b != nil {
 		what = "Dot"
-		args = append(args, margs(what, true, b)...)
 	}
-	if err := checkMulti(m, &a.c, args); err != nil {
-		return 0, err
+	args := margsOf(what+" input", true, op.a)
+	if op.b != nil {
+		args = append(args, margsOf(what+" input", true, op.b)...)
+	}
+	out := op.a
+	if op.into != nil {
+		if !op.a.replicated && op.axis == 0 {
+			return fmt.Errorf("%w: ReduceAxis along axis 0 of an array split along it across devices: Reduce it, or replicate it", ErrInvalid)
+		}
+		out = op.into
+		args[0].spl = true // axis > 0: into keeps the input's first axis
+		args = append(args, margsOf(what+" output", false, op.into)...)
+	}
+	if err := checkMulti(m, out, args); err != nil {
+		return err
+	}
+	onPart := func(i int) (*redOp, []use) {
+		p := *op
+		p.n, p.a, p.deferred = op.a.parts[i].n, op.a.parts[i], op.into == nil
+		p.k1, p.k2, p.k1v, p.res = nil, nil, nil, nil
+		uses := []use{{p.a, In}}
+		if op.b != nil {
+			p.b = op.b.parts[i]
+			uses = append(uses, use{p.b, In})
+		}
+		if op.into != nil {
+			p.into = op.into.parts[i]
+			uses = append(uses, use{p.into, Out})
+		}
+		return &p, uses
+	}
+	if op.into != nil {
+		return runMulti(m, what, op.into, func(i int, d *Device) error {
+			p, uses := onPart(i)
+			return run(d, p, uses)
+		})
 	}
 	k := len(m.parts)
-	if a.c.replicated {
+	if op.a.replicated {
 		k = 1
 	}
 	ops := make([]*redOp, k)
 	errs := make([]error, k)
 	for i, d := range m.parts[:k] {
-		var pb *Array[T]
-		if b != nil {
-			pb = part(b, i)
-		}
-		r, uses := newRedOp(part(a, i), pb, op)
-		r.deferred = true
-		ops[i], errs[i] = r, run(d, r, uses)
+		p, uses := onPart(i)
+		ops[i], errs[i] = p, run(d, p, uses)
 	}
-	for i, r := range ops {
+	for i, p := range ops {
 		if errs[i] == nil {
-			errs[i] = r.readBack(true)
+			errs[i] = p.readBack(true)
 		}
 	}
-	for i, r := range ops {
-		errs[i] = r.finish(errs[i])
+	for i, p := range ops {
+		errs[i] = p.finish(errs[i])
 	}
 	if err := m.deviceErrors(what, errs); err != nil {
-		return 0, err
+		return err
 	}
-	if a.c.replicated {
-		return viewOf[T](ops[0].res, 1)[0], nil
-	}
-	acc := op.Identity
-	err := func() (err error) {
-		defer recovered("ReduceOp's Combine", &err)
-		for _, r := range ops {
-			acc = op.Combine(acc, viewOf[T](r.res, 1)[0])
-		}
+	if k == 1 {
+		op.res = ops[0].res
 		return nil
-	}()
-	return acc, err
-}
-
-// multiReduceAxis reduces along an axis other than the split one on
-// every device (or, replicated, every replica).
-func multiReduceAxis[T Number](m *MultiDevice, out, in *Array[T], axis int, op ReduceOp[T]) error {
-	if !in.c.replicated && axis == 0 {
-		return fmt.Errorf("%w: ReduceAxis along axis 0 of an array split along it across devices: Reduce it, or replicate it", ErrInvalid)
 	}
-	args := append(margs("ReduceAxis input", true, in), margs("ReduceAxis output", false, out)...)
-	args[0].spl = true // axis > 0: out keeps in's first axis
-	if err := checkMulti(m, &out.c, args); err != nil {
-		return err
+	res := make([][]byte, k)
+	for i, p := range ops {
+		res[i] = p.res
 	}
-	return runMulti(m, "ReduceAxis", &out.c, func(i int, d *Device) error {
-		return ReduceAxis(d, part(out, i), part(in, i), axis, op)
-	})
-}
-
-// multiMatMul multiplies every device's rows of a (or its matrices of a
-// batch) by b, replicated (or its matrices of the batch, split alike),
-// into its rows of c.
-func multiMatMul[T Float](m *MultiDevice, c, a, b *Array[T], o MatMulOptions) error {
-	if o.TransA && !c.c.replicated && len(a.c.shape) == 2 {
-		return fmt.Errorf("%w: MatMul with TransA of a split a: its rows are c's columns; replicate a and c, or transpose a first", ErrInvalid)
-	}
-	bm := margs("MatMul b", true, b)
-	bm[0].rep = len(b.c.shape) == 2 // every row of a multiplies all of b
-	args := append(margs("MatMul a", true, a), bm...)
-	args = append(args, margs("MatMul output", o.Beta != 0, c)...)
-	if err := checkMulti(m, &c.c, args); err != nil {
-		return err
-	}
-	return runMulti(m, "MatMul", &c.c, func(i int, d *Device) error {
-		return MatMulWith(d, part(c, i), part(a, i), part(b, i), o)
-	})
+	var err error
+	op.res, err = op.combine(res)
+	return err
 }

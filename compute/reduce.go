@@ -121,6 +121,8 @@ type redOp struct {
 	// partial result) and the combination of the partials in order.
 	cpu func(chunks int) (body func(chunk, lo, hi int), finish func() []byte)
 	res []byte // the result's bytes
+	// combine combines the results of a MultiDevice's parts, in order.
+	combine func(parts [][]byte) ([]byte, error)
 	// deferred makes onDevice enqueue the passes only, leaving the
 	// partials in part for readBack and finish (MultiDevice).
 	deferred bool
@@ -131,6 +133,7 @@ type redOp struct {
 	// storage (one element): the last pass writes it there and nothing
 	// is read back or waited for.
 	into *core
+	axis int // ReduceAxis's axis, with into
 }
 
 func (op *redOp) kernels(d *Device) (err error) {

@@ -40,25 +40,25 @@ func TestElementsPerThread(t *testing.T) {
 					checkReduce4[float32](t, d, n)
 					checkReduce4[int32](t, d, n)
 				}
-				d.mu.Lock()
+				d.kernels.mu.Lock()
 				vec := 0
-				for id := range d.kernels {
+				for id := range d.kernels.byID {
 					if id.name == exprVec4Kernel {
 						vec++
 					}
 				}
-				d.mu.Unlock()
+				d.kernels.mu.Unlock()
 				if (vec > 0) != (opts.ElementsPerThread == 4) {
 					t.Errorf("%d four-a-work-item kernels built with ElementsPerThread %d", vec, opts.ElementsPerThread)
 				}
-				d.mu.Lock()
+				d.kernels.mu.Lock()
 				red4 := 0
-				for id := range d.kernels {
+				for id := range d.kernels.byID {
 					if id.name == "reduce4_sum_f32" || id.name == "dot4_sum_i32" {
 						red4++
 					}
 				}
-				d.mu.Unlock()
+				d.kernels.mu.Unlock()
 				if (red4 == 2) != (opts.ElementsPerThread == 4) {
 					t.Errorf("%d of reduce4_sum_f32, dot4_sum_i32 built with ElementsPerThread %d", red4, opts.ElementsPerThread)
 				}
