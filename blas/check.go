@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"strconv"
 
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -13,7 +14,7 @@ import (
 const maxDim = math.MaxInt32
 
 // checkCall checks the handle and that the device has the type.
-func (h *Handle) checkCall(op string, t Type) error {
+func (h *Handle) checkCall(op string, t dtype.Type) error {
 	if h == nil {
 		return argError(op, "h", ur.ErrInvalidNullHandle, "nil Handle")
 	}
@@ -21,13 +22,13 @@ func (h *Handle) checkCall(op string, t Type) error {
 		return ErrClosed
 	}
 	switch {
-	case !t.valid():
-		return argError(op, "Type", ur.ErrInvalidValue, "%v: want Float32, Float64, Float16 or BFloat16", t)
-	case t == Float64 && !h.fp64:
+	case !typeOK(t):
+		return argError(op, "Type", ur.ErrInvalidValue, "%v: want dtype.Float32, dtype.Float64, dtype.Float16 or dtype.BFloat16", t)
+	case t == dtype.Float64 && !h.fp64:
 		e := argError(op, "Type", ur.ErrUnsupportedFeature, "%s has no double precision (aspect fp64)", h.dev.Name())
 		e.Aspect = "fp64"
 		return e
-	case t == Float16 && !h.fp16:
+	case t == dtype.Float16 && !h.fp16:
 		e := argError(op, "Type", ur.ErrUnsupportedFeature, "%s has no half precision (aspect fp16)", h.dev.Name())
 		e.Aspect = "fp16"
 		return e

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gour-dev/gour/blas/internal/clblast"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -49,7 +50,7 @@ func buffers(os ...Operand) bool {
 }
 
 // mem is a buffer operand's cl_mem and element offset.
-func mem(o Operand, t Type) (uintptr, uint64) { return o.mem.Native(), o.off / uint64(t.Size()) }
+func mem(o Operand, t dtype.Type) (uintptr, uint64) { return o.mem.Native(), o.off / uint64(t.Size()) }
 
 func trans(t Transpose) int32 {
 	if t == Trans {
@@ -67,14 +68,14 @@ func (e *clblastEngine) call(op string, st clblast.Status) error {
 }
 
 // half is a float16 scalar's bits, as CLBlast's H routines take it.
-func half(v float64) uint16 { return Float16Bits(float32(v)) }
+func half(v float64) uint16 { return dtype.Float16Bits(float32(v)) }
 
 // gemm serves buffers of float32, float64 and float16. CLBlast reads C
 // even when beta is 0, so a NaN there would survive; where C is one
 // contiguous run (LDC = N, and the batch's matrices adjacent) it is
 // zeroed first, otherwise the call goes to the own kernels.
 func (e *clblastEngine) gemm(a GemmArgs) error {
-	if a.Type == BFloat16 || a.K == 0 || !buffers(a.A, a.B, a.C) {
+	if a.Type == dtype.BFloat16 || a.K == 0 || !buffers(a.A, a.B, a.C) {
 		return errFallback
 	}
 	if a.Beta == 0 {
@@ -94,11 +95,11 @@ func (e *clblastEngine) gemm(a GemmArgs) error {
 	if a.Batch == 1 {
 		var st clblast.Status
 		switch a.Type {
-		case Float32:
+		case dtype.Float32:
 			st = e.lib.S.Gemm(clblast.RowMajor, ta, tb, m, n, k, float32(a.Alpha), ca, offA, lda, cb, offB, ldb, float32(a.Beta), cc, offC, ldc, &q, nil)
-		case Float64:
+		case dtype.Float64:
 			st = e.lib.D.Gemm(clblast.RowMajor, ta, tb, m, n, k, a.Alpha, ca, offA, lda, cb, offB, ldb, a.Beta, cc, offC, ldc, &q, nil)
-		case Float16:
+		case dtype.Float16:
 			st = e.lib.H.Gemm(clblast.RowMajor, ta, tb, m, n, k, half(a.Alpha), ca, offA, lda, cb, offB, ldb, half(a.Beta), cc, offC, ldc, &q, nil)
 		}
 		return e.call("Gemm", st)
@@ -106,11 +107,11 @@ func (e *clblastEngine) gemm(a GemmArgs) error {
 	sa, sb, sc, batch := uint64(a.StrideA), uint64(a.StrideB), uint64(a.StrideC), uint64(a.Batch)
 	var st clblast.Status
 	switch a.Type {
-	case Float32:
+	case dtype.Float32:
 		st = e.lib.S.GemmStridedBatched(clblast.RowMajor, ta, tb, m, n, k, float32(a.Alpha), ca, offA, lda, sa, cb, offB, ldb, sb, float32(a.Beta), cc, offC, ldc, sc, batch, &q, nil)
-	case Float64:
+	case dtype.Float64:
 		st = e.lib.D.GemmStridedBatched(clblast.RowMajor, ta, tb, m, n, k, a.Alpha, ca, offA, lda, sa, cb, offB, ldb, sb, a.Beta, cc, offC, ldc, sc, batch, &q, nil)
-	case Float16:
+	case dtype.Float16:
 		st = e.lib.H.GemmStridedBatched(clblast.RowMajor, ta, tb, m, n, k, half(a.Alpha), ca, offA, lda, sa, cb, offB, ldb, sb, half(a.Beta), cc, offC, ldc, sc, batch, &q, nil)
 	}
 	return e.call("Gemm", st)
@@ -120,7 +121,7 @@ func (e *clblastEngine) gemm(a GemmArgs) error {
 // likewise B and C: CLBlast's batched GEMM takes one buffer each and an
 // offset a matrix. Beta 0 goes to the own kernels (see gemm).
 func (e *clblastEngine) gemmBatched(a *GemmArgs, as, bs, cs []Operand) error {
-	if a.Type == BFloat16 || a.K == 0 || a.Beta == 0 {
+	if a.Type == dtype.BFloat16 || a.K == 0 || a.Beta == 0 {
 		return errFallback
 	}
 	offs := make([]uint64, 3*len(as))
@@ -139,13 +140,13 @@ func (e *clblastEngine) gemmBatched(a *GemmArgs, as, bs, cs []Operand) error {
 	ta, tb := trans(a.TransA), trans(a.TransB)
 	var st clblast.Status
 	switch a.Type {
-	case Float32:
+	case dtype.Float32:
 		alphas, betas := repeat(float32(a.Alpha), len(as)), repeat(float32(a.Beta), len(as))
 		st = e.lib.S.GemmBatched(clblast.RowMajor, ta, tb, m, n, k, &alphas[0], ca, &offA[0], lda, cb, &offB[0], ldb, &betas[0], cc, &offC[0], ldc, batch, &q, nil)
-	case Float64:
+	case dtype.Float64:
 		alphas, betas := repeat(a.Alpha, len(as)), repeat(a.Beta, len(as))
 		st = e.lib.D.GemmBatched(clblast.RowMajor, ta, tb, m, n, k, &alphas[0], ca, &offA[0], lda, cb, &offB[0], ldb, &betas[0], cc, &offC[0], ldc, batch, &q, nil)
-	case Float16:
+	case dtype.Float16:
 		alphas, betas := repeat(half(a.Alpha), len(as)), repeat(half(a.Beta), len(as))
 		st = e.lib.H.GemmBatched(clblast.RowMajor, ta, tb, m, n, k, &alphas[0], ca, &offA[0], lda, cb, &offB[0], ldb, &betas[0], cc, &offC[0], ldc, batch, &q, nil)
 	}
@@ -153,7 +154,7 @@ func (e *clblastEngine) gemmBatched(a *GemmArgs, as, bs, cs []Operand) error {
 }
 
 // zero enqueues the zeroing of n elements of t from a buffer operand.
-func (e *clblastEngine) zero(o Operand, t Type, n int) error {
+func (e *clblastEngine) zero(o Operand, t dtype.Type, n int) error {
 	size := uint64(t.Size())
 	ev, err := e.h.q.EnqueueFill(o.mem, make([]byte, size), o.off, uint64(n)*size)
 	if ev != nil {
@@ -173,7 +174,7 @@ func repeat[T any](v T, n int) []T {
 // gemv serves buffers with positive increments; beta 0 on a y that
 // is not contiguous goes to the own kernels (see gemm).
 func (e *clblastEngine) gemv(a GemvArgs) error {
-	if a.Type == BFloat16 || a.M == 0 || a.N == 0 || a.IncX < 0 || a.IncY < 0 || !buffers(a.A, a.X, a.Y) {
+	if a.Type == dtype.BFloat16 || a.M == 0 || a.N == 0 || a.IncX < 0 || a.IncY < 0 || !buffers(a.A, a.X, a.Y) {
 		return errFallback
 	}
 	ny := a.M
@@ -195,11 +196,11 @@ func (e *clblastEngine) gemv(a GemvArgs) error {
 	m, n, lda, incX, incY, ta := uint64(a.M), uint64(a.N), uint64(a.LDA), uint64(a.IncX), uint64(a.IncY), trans(a.Trans)
 	var st clblast.Status
 	switch a.Type {
-	case Float32:
+	case dtype.Float32:
 		st = e.lib.S.Gemv(clblast.RowMajor, ta, m, n, float32(a.Alpha), ca, offA, lda, cx, offX, incX, float32(a.Beta), cy, offY, incY, &q, nil)
-	case Float64:
+	case dtype.Float64:
 		st = e.lib.D.Gemv(clblast.RowMajor, ta, m, n, a.Alpha, ca, offA, lda, cx, offX, incX, a.Beta, cy, offY, incY, &q, nil)
-	case Float16:
+	case dtype.Float16:
 		st = e.lib.H.Gemv(clblast.RowMajor, ta, m, n, half(a.Alpha), ca, offA, lda, cx, offX, incX, half(a.Beta), cy, offY, incY, &q, nil)
 	}
 	return e.call("Gemv", st)
@@ -208,16 +209,16 @@ func (e *clblastEngine) gemv(a GemvArgs) error {
 // vector serves the Level 1 routines but Iamax and Nrm2 on buffers with
 // positive increments and at least one element.
 func (e *clblastEngine) vector(a *vecArgs) error {
-	if a.Type == BFloat16 || a.Op == opIamax || a.Op == opNrm2 || a.N == 0 || a.IncX < 0 || a.IncY < 0 {
+	if a.Type == dtype.BFloat16 || a.Op == opIamax || a.Op == opNrm2 || a.N == 0 || a.IncX < 0 || a.IncY < 0 {
 		return errFallback
 	}
 	if !buffers(a.X) || a.Op.hasY() && !buffers(a.Y) || a.Op.hasResult() && !buffers(a.Result) {
 		return errFallback
 	}
 	switch a.Type {
-	case Float32:
+	case dtype.Float32:
 		return e.call(a.Op.String(), level1(&e.lib.S, a, float32(a.Alpha), e.h.q.Native()))
-	case Float64:
+	case dtype.Float64:
 		return e.call(a.Op.String(), level1(&e.lib.D, a, a.Alpha, e.h.q.Native()))
 	}
 	return e.call(a.Op.String(), level1(&e.lib.H, a, half(a.Alpha), e.h.q.Native()))
@@ -254,7 +255,7 @@ func level1[F float32 | float64 | uint16](r *clblast.Routines[F], a *vecArgs, al
 // defines and CLBlast's solve need not honour for NaNs in B) goes to the
 // own kernels.
 func (e *clblastEngine) trsm(a TrsmArgs) error {
-	if a.Alpha == 0 || (a.Type != Float32 && a.Type != Float64) || !buffers(a.A, a.B) {
+	if a.Alpha == 0 || (a.Type != dtype.Float32 && a.Type != dtype.Float64) || !buffers(a.A, a.B) {
 		return errFallback
 	}
 	q := e.h.q.Native()
@@ -272,7 +273,7 @@ func (e *clblastEngine) trsm(a TrsmArgs) error {
 	}
 	m, n, lda, ldb := uint64(a.M), uint64(a.N), uint64(a.LDA), uint64(a.LDB)
 	var st clblast.Status
-	if a.Type == Float32 {
+	if a.Type == dtype.Float32 {
 		st = e.lib.S.Trsm(clblast.RowMajor, side, uplo, trans(a.Trans), diag, m, n, float32(a.Alpha), ca, offA, lda, cb, offB, ldb, &q, nil)
 	} else {
 		st = e.lib.D.Trsm(clblast.RowMajor, side, uplo, trans(a.Trans), diag, m, n, a.Alpha, ca, offA, lda, cb, offB, ldb, &q, nil)

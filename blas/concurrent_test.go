@@ -4,7 +4,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
 )
 
 // TestConcurrentReductions: goroutines sharing a Handle run reductions of
@@ -14,7 +14,7 @@ func TestConcurrentReductions(t *testing.T) {
 	for _, e := range envs(t) {
 		t.Run(e.name, func(t *testing.T) {
 			const goroutines, n = 8, 20_000 // several work-groups: two passes
-			f := blas.Float32
+			f := dtype.Float32
 			xs := values(n, 1)
 			dx := e.upload(t, f, xs, 0, 0, false)
 			ys, results := make([]*dmem, goroutines), make([]*dmem, goroutines)

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/gour-dev/gour/blas/internal/cublas"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -16,8 +17,8 @@ import (
 // the same C call as each cuBLAS call; its workspace comes from a gour
 // pool. Row-major GEMM is cuBLAS's column-major GEMM on the transposes:
 // C = A·B row-major is Cᵀ = Bᵀ·Aᵀ column-major, so A and B, M and N
-// swap places. Float32 and Float64 use cublasSgemm and cublasDgemm with
-// cuBLAS's default math (no TF32); Float16 and BFloat16 cublasGemmEx with
+// swap places. dtype.Float32 and dtype.Float64 use cublasSgemm and cublasDgemm with
+// cuBLAS's default math (no TF32); dtype.Float16 and dtype.BFloat16 cublasGemmEx with
 // float32 accumulation (CUBLAS_COMPUTE_32F). Left to the own kernels: a
 // negative increment, a Level 1 reduction of an empty vector, Iamax
 // (cuBLAS's index is 1-based), Asum, Copy and Swap on half precision,
@@ -133,20 +134,20 @@ func (e *cublasEngine) close() error {
 }
 
 // cublasType is t's cudaDataType.
-func cublasType(t Type) cublas.DataType {
+func cublasType(t dtype.Type) cublas.DataType {
 	switch t {
-	case Float64:
+	case dtype.Float64:
 		return cublas.R64F
-	case Float16:
+	case dtype.Float16:
 		return cublas.R16F
-	case BFloat16:
+	case dtype.BFloat16:
 		return cublas.R16BF
 	}
 	return cublas.R32F
 }
 
-func cublasComputeType(t Type) cublas.ComputeType {
-	if t == Float64 {
+func cublasComputeType(t dtype.Type) cublas.ComputeType {
+	if t == dtype.Float64 {
 		return cublas.Compute64F
 	}
 	return cublas.Compute32F
@@ -180,7 +181,7 @@ func (e *cublasEngine) err(op string, err error) error {
 
 // matrix is the column-major view of a row-major operand: the same
 // memory, the leading dimension and the stride.
-func (e *cublasEngine) matrix(o Operand, t Type, ld, stride int) cublas.Matrix {
+func (e *cublasEngine) matrix(o Operand, t dtype.Type, ld, stride int) cublas.Matrix {
 	return cublas.Matrix{Ptr: o.addr("cuda"), Type: cublasType(t), LD: ld, Stride: int64(stride)}
 }
 
@@ -259,7 +260,7 @@ func (e *cublasEngine) gemv(a GemvArgs) error {
 	if e.blas == nil {
 		return ErrClosed
 	}
-	if a.Type == Float32 || a.Type == Float64 {
+	if a.Type == dtype.Float32 || a.Type == dtype.Float64 {
 		// Row-major A (M×N) is column-major Aᵀ (N×M): y = A·x is cuBLAS's
 		// transposed product of it, y = Aᵀ·x its plain one.
 		t := cublas.OpT
@@ -283,7 +284,7 @@ func (e *cublasEngine) gemv(a GemvArgs) error {
 }
 
 func (e *cublasEngine) vector(a *vecArgs) error {
-	half := a.Type == Float16 || a.Type == BFloat16
+	half := a.Type == dtype.Float16 || a.Type == dtype.BFloat16
 	switch {
 	case a.IncX < 0 || a.IncY < 0,
 		a.N == 0 && a.Op.hasResult(),

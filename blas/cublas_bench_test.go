@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
 // cuRandomFill writes count uniform values in [-0.5, 0.5) of ty from p:
 // the GPU's power, and so its clock, depends on the data, and PyTorch's
 // side multiplies random matrices.
-func cuRandomFill(tb testing.TB, e *env, p ur.Ptr, ty blas.Type, count int) {
+func cuRandomFill(tb testing.TB, e *env, p ur.Ptr, ty dtype.Type, count int) {
 	tb.Helper()
 	const chunk = 1 << 20
 	r := rand.New(rand.NewPCG(1, 2))
@@ -37,11 +38,11 @@ func BenchmarkCUBLASGemmThroughput(b *testing.B) {
 	for _, n := range []int{4096, 8192} {
 		for _, c := range []struct {
 			backend blas.Backend
-			ty      blas.Type
+			ty      dtype.Type
 		}{
-			{blas.BackendCUBLAS, blas.Float32}, {blas.BackendCUBLAS, blas.Float64},
-			{blas.BackendCUBLAS, blas.Float16}, {blas.BackendCUBLAS, blas.BFloat16},
-			{blas.BackendGour, blas.Float32},
+			{blas.BackendCUBLAS, dtype.Float32}, {blas.BackendCUBLAS, dtype.Float64},
+			{blas.BackendCUBLAS, dtype.Float16}, {blas.BackendCUBLAS, dtype.BFloat16},
+			{blas.BackendGour, dtype.Float32},
 		} {
 			b.Run(fmt.Sprintf("%s/%v/%d", c.backend, c.ty, n), func(b *testing.B) {
 				h := e.h

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gour-dev/gour/blas/internal/cublas"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/internal/dl"
 	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/ur"
@@ -80,7 +81,7 @@ func TestCUBLASEngineAllocatesNothing(t *testing.T) {
 	}
 	defer u.Free()
 	p := u.Ptr()
-	a := GemmArgs{Type: Float32, M: n, N: n, K: n, Alpha: 1, A: OnPtr(p), B: OnPtr(p.Add(n * n * 4)), C: OnPtr(p.Add(2 * n * n * 4)), LDA: n, LDB: n, LDC: n, Batch: 1}
+	a := GemmArgs{Type: dtype.Float32, M: n, N: n, K: n, Alpha: 1, A: OnPtr(p), B: OnPtr(p.Add(n * n * 4)), C: OnPtr(p.Add(2 * n * n * 4)), LDA: n, LDB: n, LDC: n, Batch: 1}
 	if allocs := testing.AllocsPerRun(200, func() {
 		if err := e.gemm(a); err != nil {
 			t.Fatal(err)
@@ -104,7 +105,7 @@ func BenchmarkCUBLASGemm64(b *testing.B) {
 	}
 	defer u.Free()
 	p := u.Ptr()
-	a := GemmArgs{Type: Float32, M: n, N: n, K: n, Alpha: 1, A: OnPtr(p), B: OnPtr(p.Add(n * n * 4)), C: OnPtr(p.Add(2 * n * n * 4)), LDA: n, LDB: n, LDC: n, Batch: 1}
+	a := GemmArgs{Type: dtype.Float32, M: n, N: n, K: n, Alpha: 1, A: OnPtr(p), B: OnPtr(p.Add(n * n * 4)), C: OnPtr(p.Add(2 * n * n * 4)), LDA: n, LDB: n, LDC: n, Batch: 1}
 	for _, c := range []struct {
 		name string
 		call func() error
@@ -169,7 +170,7 @@ func TestCUBLASSmallBreakdown(t *testing.T) {
 	}
 	ev.Release()
 	p := mem.Ptr()
-	a := GemmArgs{Type: Float32, M: n, N: n, K: n, Alpha: 1, A: OnPtr(p), B: OnPtr(p.Add(size)), C: OnPtr(p.Add(2 * size)), LDA: n, LDB: n, LDC: n, Batch: 1}
+	a := GemmArgs{Type: dtype.Float32, M: n, N: n, K: n, Alpha: 1, A: OnPtr(p), B: OnPtr(p.Add(size)), C: OnPtr(p.Add(2 * size)), LDA: n, LDB: n, LDC: n, Batch: 1}
 	l, err := dl.Open(lib)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/ur"
 )
@@ -148,7 +149,7 @@ func cuRefGemm(a *blas.GemmArgs, A, B, C []float64) (want, scale []float64) {
 
 // checkMatrix compares C's elements with the reference, and leaves the
 // padding between rows as it was.
-func cuCheckMatrix(t *testing.T, ty blas.Type, what string, got, want, scale []float64, m, n, ld int) {
+func cuCheckMatrix(t *testing.T, ty dtype.Type, what string, got, want, scale []float64, m, n, ld int) {
 	t.Helper()
 	bad := 0
 	for i := range m {
@@ -337,7 +338,7 @@ func TestCUBLASLevel1(t *testing.T) {
 	e := cublasEnv(t)
 	const n = 1000
 	for _, ty := range types {
-		half := ty == blas.Float16 || ty == blas.BFloat16
+		half := ty == dtype.Float16 || ty == dtype.BFloat16
 		for _, inc := range [][2]int{{1, 1}, {2, 3}} {
 			t.Run(fmt.Sprintf("%v/inc%d,%d", ty, inc[0], inc[1]), func(t *testing.T) {
 				e.skipType(t, ty)
@@ -432,7 +433,7 @@ func TestCUBLASLevel1(t *testing.T) {
 // x, negative increments, Iamax, empty reductions.
 func TestCUBLASFallbacks(t *testing.T) {
 	e := cublasEnv(t)
-	ty := blas.Float32
+	ty := dtype.Float32
 	t.Run("GemmK0", func(t *testing.T) {
 		C := values(4*5, 9)
 		dC := e.upload(t, ty, C, 0, 0, true)
@@ -488,7 +489,7 @@ func TestCUBLASFallbacks(t *testing.T) {
 func TestCUBLASConcurrent(t *testing.T) {
 	e := cublasEnv(t)
 	const M, goroutines, rounds = 16, 8, 20
-	ty := blas.Float32
+	ty := dtype.Float32
 	A := values(M*M, 11)
 	dA := e.upload(t, ty, A, 0, 0, true)
 	outs := make([]*dmem, goroutines)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gour-dev/gour/dtype"
 )
 
 // cudaShim declares what NVRTC provides, embedded so that the test binary
@@ -40,12 +42,12 @@ func TestCUDASource(t *testing.T) {
 	if err := os.WriteFile(shim, cudaShim, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, ty := range []Type{Float32, Float64, Float16, BFloat16} {
+	for _, ty := range []dtype.Type{dtype.Float32, dtype.Float64, dtype.Float16, dtype.BFloat16} {
 		tilings := []gemmTiling{tilingBig}
 		switch ty {
-		case Float64:
+		case dtype.Float64:
 			tilings = []gemmTiling{tilingF64}
-		case Float32:
+		case dtype.Float32:
 			tilings = append(tilings, tilingSmall)
 		}
 		for _, g := range tilings {

@@ -3,6 +3,7 @@ package blas
 import (
 	"errors"
 
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -24,8 +25,8 @@ import (
 //     for Iamax);
 //   - beta == 0 means C (y) is not read, as in BLAS: NaNs in it are
 //     overwritten;
-//   - for TRSM, M and N are positive and the type is Float32 or
-//     Float64. Alpha may be 0 (B = 0, A not read, possibly nil).
+//   - for TRSM, M and N are positive and the type is dtype.Float32 or
+//     dtype.Float64. Alpha may be 0 (B = 0, A not read, possibly nil).
 //
 // An engine enqueues in order on the queue and never waits for the
 // device. It is used by several goroutines at once and locks what it
@@ -87,14 +88,14 @@ func (o vecOp) hasResult() bool { return o == opDot || o == opNrm2 || o == opAsu
 // positive increments only.
 type vecArgs struct {
 	Op     vecOp
-	Type   Type
+	Type   dtype.Type
 	N      int
 	Alpha  float64 // Axpy, Scal
 	X      Operand
 	IncX   int
 	Y      Operand // Axpy, Dot, Copy, Swap
 	IncY   int
-	Result Operand // Dot, Nrm2, Asum (one element of Type), Iamax (one int32)
+	Result Operand // Dot, Nrm2, Asum (one element of dtype.Type), Iamax (one int32)
 }
 
 // backendInfo is a vendor library's entry in backends.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -15,7 +16,7 @@ func TestBadInput(t *testing.T) {
 	for _, e := range envs(t) {
 		t.Run(e.name, func(t *testing.T) {
 			const n = 8
-			f := blas.Float32
+			f := dtype.Float32
 			A, B, C := e.upload(t, f, values(n*n, 1), 0, 0, false), e.upload(t, f, values(n*n, 2), 0, 0, false), e.upload(t, f, values(n*n, 3), 0, 0, false)
 			R := e.upload(t, f, []float64{5}, 0, 0, false)
 			small, err := e.ctx.NewBuffer(ur.MemReadWrite, 2)
@@ -125,7 +126,7 @@ func TestFreedPointer(t *testing.T) {
 		}
 		t.Run(e.name, func(t *testing.T) {
 			const n = 8
-			f := blas.Float32
+			f := dtype.Float32
 			A, B, C := e.upload(t, f, values(n*n, 1), 0, 0, true), e.upload(t, f, values(n*n, 2), 0, 0, true), e.upload(t, f, values(n*n, 3), 0, 0, true)
 			freed := e.upload(t, f, values(n*n, 4), 0, 0, true)
 			op := freed.operand()
@@ -184,7 +185,7 @@ func TestNewAndClose(t *testing.T) {
 			if err := h.Close(); !errors.Is(err, blas.ErrClosed) {
 				t.Errorf("second Close: %v", err)
 			}
-			if err := h.Scal(blas.Float32, 1, 2, blas.Operand{}, 1); !errors.Is(err, blas.ErrClosed) {
+			if err := h.Scal(dtype.Float32, 1, 2, blas.Operand{}, 1); !errors.Is(err, blas.ErrClosed) {
 				t.Errorf("Scal after Close: %v", err)
 			}
 			if _, err := blas.New(nil, blas.Options{}); !errors.Is(err, ur.ErrInvalidNullHandle) {
@@ -203,12 +204,12 @@ func TestNewAndClose(t *testing.T) {
 }
 
 // lackedType is a type the device lacks and its aspect, or 0.
-func lackedType(dev *ur.Device) (blas.Type, string) {
+func lackedType(dev *ur.Device) (dtype.Type, string) {
 	switch info := dev.Info(); {
 	case !info.FP16:
-		return blas.Float16, "fp16"
+		return dtype.Float16, "fp16"
 	case !info.FP64:
-		return blas.Float64, "fp64"
+		return dtype.Float64, "fp64"
 	}
 	return 0, ""
 }

@@ -6,6 +6,7 @@ import (
 
 	_ "github.com/gour-dev/gour/adapters/all"
 	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -57,7 +58,7 @@ func Example() {
 
 	// C = A·B, enqueued on q; the read after it waits for it.
 	err = h.Gemm(blas.GemmArgs{
-		Type: blas.Float32, M: 2, N: 2, K: 3, Alpha: 1,
+		Type: dtype.Float32, M: 2, N: 2, K: 3, Alpha: 1,
 		A: blas.OnBuffer(mems[0], 0), LDA: 3,
 		B: blas.OnBuffer(mems[1], 0), LDB: 2,
 		C: blas.OnBuffer(mems[2], 0), LDC: 2,
@@ -99,7 +100,7 @@ func ExampleArgError() {
 	}
 	defer h.Close()
 
-	err = h.Gemm(blas.GemmArgs{Type: blas.Float32, M: 4, N: 4, K: 8, LDA: 4, LDB: 4, LDC: 4})
+	err = h.Gemm(blas.GemmArgs{Type: dtype.Float32, M: 4, N: 4, K: 8, LDA: 4, LDB: 4, LDC: 4})
 	fmt.Println(err)
 	// Output:
 	// blas.Gemm: LDA: 4: want at least max(1, 8), the columns of A, and at most 2147483647

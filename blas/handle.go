@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/programmgr"
 	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur"
@@ -204,7 +205,7 @@ func (h *Handle) ownEngine() (*ownEngine, error) {
 // callShape is what a trace records of a call: its type and sizes (0
 // where the call has none).
 type callShape struct {
-	t              Type
+	t              dtype.Type
 	m, n, k, batch int
 }
 

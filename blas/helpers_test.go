@@ -9,6 +9,7 @@ import (
 
 	_ "github.com/gour-dev/gour/adapters/all"
 	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/ur"
 )
@@ -71,13 +72,13 @@ func envs(t *testing.T) []*env {
 }
 
 // skipType skips a type the device lacks, saying which aspect.
-func (e *env) skipType(t *testing.T, ty blas.Type) {
+func (e *env) skipType(t *testing.T, ty dtype.Type) {
 	t.Helper()
 	info := e.dev.Info()
 	switch {
-	case ty == blas.Float64 && !info.FP64:
+	case ty == dtype.Float64 && !info.FP64:
 		t.Skipf("%s has no fp64", e.dev.Name())
-	case ty == blas.Float16 && !info.FP16:
+	case ty == dtype.Float16 && !info.FP16:
 		t.Skipf("%s has no fp16", e.dev.Name())
 	}
 }
@@ -94,9 +95,9 @@ var kinds = []operandKinds{{false, false, false}, {true, true, true}, {true, fal
 // calls of a type it has to the own kernels: the tests would then not
 // test the library. calls is how many calls were made, before the
 // Handle's Fallbacks when they started.
-func (e *env) checkServed(t *testing.T, ty blas.Type, calls int, before int64) {
+func (e *env) checkServed(t *testing.T, ty dtype.Type, calls int, before int64) {
 	t.Helper()
-	if e.h.Backend() == blas.BackendGour || ty == blas.BFloat16 {
+	if e.h.Backend() == blas.BackendGour || ty == dtype.BFloat16 {
 		return
 	}
 	if fell := e.h.Fallbacks() - before; fell >= int64(calls) {
@@ -104,13 +105,13 @@ func (e *env) checkServed(t *testing.T, ty blas.Type, calls int, before int64) {
 	}
 }
 
-var types = []blas.Type{blas.Float32, blas.Float64, blas.Float16, blas.BFloat16}
+var types = []dtype.Type{dtype.Float32, dtype.Float64, dtype.Float16, dtype.BFloat16}
 
 // dmem is device memory holding elements of a type: a USM allocation or
 // a buffer, the operand starting off elements into it.
 type dmem struct {
 	e   *env
-	ty  blas.Type
+	ty  dtype.Type
 	usm *ur.USM
 	buf *ur.Mem
 	off int // elements before the operand
@@ -119,7 +120,7 @@ type dmem struct {
 
 // upload makes device memory holding xs after off elements of padding
 // (filled with pad), on USM or in a buffer.
-func (e *env) upload(t *testing.T, ty blas.Type, xs []float64, off int, pad float64, usm bool) *dmem {
+func (e *env) upload(t *testing.T, ty dtype.Type, xs []float64, off int, pad float64, usm bool) *dmem {
 	t.Helper()
 	all := make([]float64, off+len(xs))
 	for i := range off {
@@ -190,53 +191,53 @@ func (m *dmem) bytes(t *testing.T) []byte {
 }
 
 // encode stores xs as ty, rounding to nearest even.
-func encode(ty blas.Type, xs []float64) []byte {
+func encode(ty dtype.Type, xs []float64) []byte {
 	b := make([]byte, len(xs)*ty.Size())
 	for i, x := range xs {
 		switch ty {
-		case blas.Float32:
+		case dtype.Float32:
 			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(x)))
-		case blas.Float64:
+		case dtype.Float64:
 			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
-		case blas.Float16:
-			binary.LittleEndian.PutUint16(b[2*i:], blas.Float16Bits(float32(x)))
-		case blas.BFloat16:
-			binary.LittleEndian.PutUint16(b[2*i:], blas.BFloat16Bits(float32(x)))
+		case dtype.Float16:
+			binary.LittleEndian.PutUint16(b[2*i:], dtype.Float16Bits(float32(x)))
+		case dtype.BFloat16:
+			binary.LittleEndian.PutUint16(b[2*i:], dtype.BFloat16Bits(float32(x)))
 		}
 	}
 	return b
 }
 
-func decode(ty blas.Type, b []byte) []float64 {
+func decode(ty dtype.Type, b []byte) []float64 {
 	xs := make([]float64, len(b)/ty.Size())
 	for i := range xs {
 		switch ty {
-		case blas.Float32:
+		case dtype.Float32:
 			xs[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
-		case blas.Float64:
+		case dtype.Float64:
 			xs[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-		case blas.Float16:
-			xs[i] = float64(blas.Float16From(binary.LittleEndian.Uint16(b[2*i:])))
-		case blas.BFloat16:
-			xs[i] = float64(blas.BFloat16From(binary.LittleEndian.Uint16(b[2*i:])))
+		case dtype.Float16:
+			xs[i] = float64(dtype.Float16From(binary.LittleEndian.Uint16(b[2*i:])))
+		case dtype.BFloat16:
+			xs[i] = float64(dtype.BFloat16From(binary.LittleEndian.Uint16(b[2*i:])))
 		}
 	}
 	return xs
 }
 
 // round is x as ty holds it.
-func round(ty blas.Type, x float64) float64 { return decode(ty, encode(ty, []float64{x}))[0] }
+func round(ty dtype.Type, x float64) float64 { return decode(ty, encode(ty, []float64{x}))[0] }
 
 // tolerance is the error allowed relative to the sum of the magnitudes
 // of the terms: float32 accumulation for the storage types (CLBlast's
 // half-precision GEMM accumulates in half), rounding of the output.
-func tolerance(ty blas.Type) float64 {
+func tolerance(ty dtype.Type) float64 {
 	switch ty {
-	case blas.Float64:
+	case dtype.Float64:
 		return 1e-13
-	case blas.Float32:
+	case dtype.Float32:
 		return 1e-6
-	case blas.Float16:
+	case dtype.Float16:
 		return 4e-3
 	}
 	return 1e-2
@@ -258,7 +259,7 @@ func values(n int, seed uint64) []float64 {
 
 // near reports whether got is within tolerance of want, relative to
 // scale, the sum of the magnitudes of want's terms.
-func near(ty blas.Type, got, want, scale float64) bool {
+func near(ty dtype.Type, got, want, scale float64) bool {
 	if math.IsNaN(want) {
 		return math.IsNaN(got)
 	}

@@ -3,6 +3,8 @@ package blas
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gour-dev/gour/dtype"
 )
 
 // The own kernels are one C text for OpenCL C and CUDA C: a prelude per
@@ -67,16 +69,16 @@ FN float4 F4(float a, float b, float c, float d) { float4 v; v.x = a; v.y = b; v
 
 // typePrelude defines ST, ACC, LD and STV for t in lang ("opencl" or
 // "cuda"), and ABS, SQRT, ISNAN for ACC.
-func typePrelude(lang string, t Type) string {
+func typePrelude(lang string, t dtype.Type) string {
 	var b strings.Builder
 	cuda := lang == "cuda"
 	acc, accFloat := "float", 1
-	if t == Float64 {
+	if t == dtype.Float64 {
 		acc, accFloat = "double", 0
 	}
 	fmt.Fprintf(&b, "typedef %s ACC;\n#define ACC_FLOAT %d\n", acc, accFloat)
 	switch {
-	case t == Float64 && cuda:
+	case t == dtype.Float64 && cuda:
 		b.WriteString("#define ABS(x) fabs(x)\n#define SQRT(x) sqrt(x)\n")
 	case cuda:
 		b.WriteString("#define ABS(x) fabsf(x)\n#define SQRT(x) sqrtf(x)\n")
@@ -84,14 +86,14 @@ func typePrelude(lang string, t Type) string {
 		b.WriteString("#define ABS(x) fabs(x)\n#define SQRT(x) sqrt(x)\n")
 	}
 	switch t {
-	case Float32:
+	case dtype.Float32:
 		b.WriteString("typedef float ST;\ntypedef uint RAW;\n#define LD(p, i) ((p)[i])\n#define STV(p, i, v) ((p)[i] = (v))\n")
-	case Float64:
+	case dtype.Float64:
 		if !cuda {
 			b.WriteString("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n")
 		}
 		b.WriteString("typedef double ST;\ntypedef ulong RAW;\n#define LD(p, i) ((p)[i])\n#define STV(p, i, v) ((p)[i] = (v))\n")
-	case Float16:
+	case dtype.Float16:
 		if cuda {
 			// PTX's conversions: no cuda_fp16.h under NVRTC.
 			b.WriteString(`typedef ushort ST;
@@ -106,7 +108,7 @@ FN ushort f2h(float f) { ushort h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(
 			// vstore_half_rte, which need no cl_khr_fp16.
 			b.WriteString("typedef half ST;\ntypedef ushort RAW;\n#define LD(p, i) vload_half((i), (p))\n#define STV(p, i, v) vstore_half_rte((v), (i), (p))\n")
 		}
-	case BFloat16:
+	case dtype.BFloat16:
 		// bfloat16 is the upper half of a float32: widening is a shift,
 		// narrowing rounds to nearest even and keeps NaNs quiet.
 		b.WriteString(`typedef ushort ST;
@@ -689,7 +691,7 @@ KERNEL mcopy(int M, int N, const GLOBAL ST* X, ulong offX, int ldx, GLOBAL ST* Y
 
 // programSource is the whole program of t's kernels in lang, with the
 // GEMM kernels tiled by g.
-func programSource(lang string, t Type, g gemmTiling) string {
+func programSource(lang string, t dtype.Type, g gemmTiling) string {
 	var b strings.Builder
 	if lang == "cuda" {
 		b.WriteString(cudaPrelude)
@@ -701,7 +703,7 @@ func programSource(lang string, t Type, g gemmTiling) string {
 	for _, ta := range []Transpose{NoTrans, Trans} {
 		for _, tb := range []Transpose{NoTrans, Trans} {
 			for _, vec := range []bool{false, true} {
-				if vec && (t != Float32 || !g.vec()) {
+				if vec && (t != dtype.Float32 || !g.vec()) {
 					continue
 				}
 				fmt.Fprintf(&b, "#define NAME %s\n#define TA %d\n#define TB %d\n#define VEC %d\n", gemmKernelName(ta, tb, vec), ta, tb, b2i(vec))

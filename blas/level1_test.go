@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
 )
 
 // at is the index of element i of a vector of n elements inc apart, as
@@ -47,7 +48,7 @@ func TestLevel1(t *testing.T) {
 	}
 }
 
-func checkLevel1(t *testing.T, e *env, ty blas.Type, op string, c vecCase, k operandKinds, seed uint64) {
+func checkLevel1(t *testing.T, e *env, ty dtype.Type, op string, c vecCase, k operandKinds, seed uint64) {
 	t.Helper()
 	incX, incY := c.incX, c.incY
 	if op == "Nrm2" || op == "Asum" || op == "Iamax" || op == "Scal" {
@@ -70,7 +71,7 @@ func checkLevel1(t *testing.T, e *env, ty blas.Type, op string, c vecCase, k ope
 	case "Asum":
 		err = e.h.Asum(ty, c.n, x, incX, r)
 	case "Iamax":
-		dr = e.upload(t, blas.Float32, []float64{-7}, 0, 0, k[2]) // an int32
+		dr = e.upload(t, dtype.Float32, []float64{-7}, 0, 0, k[2]) // an int32
 		err = e.h.Iamax(ty, c.n, x, incX, dr.operand())
 	case "Scal":
 		err = e.h.Scal(ty, c.n, alpha, x, incX)
@@ -152,9 +153,9 @@ func TestNrm2Scaled(t *testing.T) {
 		t.Run(e.name, func(t *testing.T) {
 			for _, v := range []float64{3e30, 3e-30} {
 				xs := []float64{v, -v, v, -v}
-				dx := e.upload(t, blas.Float32, xs, 0, 0, false)
-				dr := e.upload(t, blas.Float32, []float64{0}, 0, 0, false)
-				if err := e.h.Nrm2(blas.Float32, len(xs), dx.operand(), 1, dr.operand()); err != nil {
+				dx := e.upload(t, dtype.Float32, xs, 0, 0, false)
+				dr := e.upload(t, dtype.Float32, []float64{0}, 0, 0, false)
+				if err := e.h.Nrm2(dtype.Float32, len(xs), dx.operand(), 1, dr.operand()); err != nil {
 					t.Fatal(err)
 				}
 				if got, want := dr.read(t)[0], 2*v; math.Abs(got-want) > 1e-6*want {

@@ -1,12 +1,14 @@
 package blas
 
+import "github.com/gour-dev/gour/dtype"
+
 // GemvArgs are the arguments of y = alpha*op(A)*x + beta*y, with A an
 // M×N row-major matrix (LDA >= max(1, N)), x of N elements and y of M
 // (of M and N when Trans), IncX and IncY elements apart. A negative
 // increment walks the vector from its last element, as in BLAS. With
 // Beta 0, y is not read.
 type GemvArgs struct {
-	Type        Type
+	Type        dtype.Type
 	Trans       Transpose
 	M, N        int
 	Alpha, Beta float64
@@ -18,7 +20,7 @@ type GemvArgs struct {
 	IncY        int
 }
 
-// Gemv enqueues y = alpha*op(A)*x + beta*y. Float16 and BFloat16
+// Gemv enqueues y = alpha*op(A)*x + beta*y. dtype.Float16 and dtype.BFloat16
 // accumulate in float32.
 func (h *Handle) Gemv(a GemvArgs) error {
 	const op = "blas.Gemv"

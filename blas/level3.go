@@ -3,6 +3,7 @@ package blas
 import (
 	"math"
 
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -18,7 +19,7 @@ import (
 // be 0 (one matrix for the whole batch); StrideC must keep the batch's
 // outputs apart: at least (M-1)*LDC + N.
 type GemmArgs struct {
-	Type           Type
+	Type           dtype.Type
 	TransA, TransB Transpose
 	M, N, K        int
 	Alpha, Beta    float64
@@ -30,7 +31,7 @@ type GemmArgs struct {
 }
 
 // Gemm enqueues C = alpha*op(A)*op(B) + beta*C, Batch times for a
-// strided batch. Float16 and BFloat16 accumulate in float32.
+// strided batch. dtype.Float16 and dtype.BFloat16 accumulate in float32.
 func (h *Handle) Gemm(a GemmArgs) error {
 	const op = "blas.Gemm"
 	if err := h.checkGemm(op, &a, true); err != nil {

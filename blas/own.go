@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/programmgr"
 	"github.com/gour-dev/gour/ur"
 )
@@ -22,7 +23,7 @@ type ownEngine struct {
 	lang string // "opencl" or "cuda": the language of the kernels
 	info ur.DeviceInfo
 
-	progs [BFloat16 + 1]atomic.Pointer[ownProgram]
+	progs [dtype.BFloat16 + 1]atomic.Pointer[ownProgram]
 	build sync.Mutex // one build of a type's program at a time
 
 	// red orders a reduction's two passes on the queue against another
@@ -80,11 +81,11 @@ func (e *ownEngine) close() error {
 }
 
 // tilingFor picks the GEMM blocking for t on the device.
-func (e *ownEngine) tilingFor(t Type) gemmTiling {
+func (e *ownEngine) tilingFor(t dtype.Type) gemmTiling {
 	switch {
 	case e.info.MaxWorkGroupSize != 0 && e.info.MaxWorkGroupSize < 256:
 		return tilingSmall
-	case t == Float64:
+	case t == dtype.Float64:
 		return tilingF64
 	case e.info.Type == ur.DeviceTypeGPU && e.h.adapter != "level_zero":
 		// Not through SPIR-V: LLVM vectorizes the 8×8 micro-tile into
@@ -95,7 +96,7 @@ func (e *ownEngine) tilingFor(t Type) gemmTiling {
 }
 
 // program returns t's kernels, building them the first time.
-func (e *ownEngine) program(t Type) (*ownProgram, error) {
+func (e *ownEngine) program(t dtype.Type) (*ownProgram, error) {
 	if p := e.progs[t].Load(); p != nil {
 		return p, nil
 	}
@@ -128,12 +129,12 @@ var kernelNames = []string{"gemv_n", "gemv_t", "axpy", "scal", "copy", "swap",
 
 // image is the program of t's kernels tiled by g, and its kernels'
 // names.
-func (e *ownEngine) image(t Type, g gemmTiling) (*programmgr.Image, []string, error) {
+func (e *ownEngine) image(t dtype.Type, g gemmTiling) (*programmgr.Image, []string, error) {
 	names := append([]string(nil), kernelNames...)
 	for _, ta := range []Transpose{NoTrans, Trans} {
 		for _, tb := range []Transpose{NoTrans, Trans} {
 			names = append(names, gemmKernelName(ta, tb, false))
-			if t == Float32 && g.vec() {
+			if t == dtype.Float32 && g.vec() {
 				names = append(names, gemmKernelName(ta, tb, true))
 			}
 		}
@@ -142,7 +143,7 @@ func (e *ownEngine) image(t Type, g gemmTiling) (*programmgr.Image, []string, er
 		Format:       programmgr.FormatOpenCLC,
 		Bytes:        []byte(programSource(e.lang, t, g)),
 		KernelNames:  names,
-		Requirements: programmgr.Requirements{FP64: t == Float64},
+		Requirements: programmgr.Requirements{FP64: t == dtype.Float64},
 	}
 	if e.lang == "cuda" {
 		desc.Format = programmgr.FormatCUDAC
@@ -151,7 +152,7 @@ func (e *ownEngine) image(t Type, g gemmTiling) (*programmgr.Image, []string, er
 	return img, names, err
 }
 
-func (e *ownEngine) buildProgram(t Type, g gemmTiling) (*ownProgram, error) {
+func (e *ownEngine) buildProgram(t dtype.Type, g gemmTiling) (*ownProgram, error) {
 	mgr, err := e.h.programs()
 	if err != nil {
 		return nil, err
@@ -223,8 +224,8 @@ func unread(o Operand, empty bool, standIn Operand) Operand {
 }
 
 // scalar is a float argument in the type the kernels compute in.
-func scalar(t Type, v float64) ur.Arg {
-	if t == Float64 {
+func scalar(t dtype.Type, v float64) ur.Arg {
+	if t == dtype.Float64 {
 		return ur.ArgOf(v)
 	}
 	return ur.ArgOf(float32(v))
@@ -270,7 +271,7 @@ func (e *ownEngine) gemm(a GemmArgs) error {
 // at a time: every dimension, leading dimension, stride and offset a
 // multiple of four, every address 16-byte aligned.
 func (e *ownEngine) vectorizable(a *GemmArgs) bool {
-	if a.Type != Float32 {
+	if a.Type != dtype.Float32 {
 		return false
 	}
 	for _, v := range [...]int{a.M, a.N, a.K, a.LDA, a.LDB, a.LDC} {

@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/gour-dev/gour/adapters/all"
 	"github.com/gour-dev/gour/cache"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/programmgr"
 	"github.com/gour-dev/gour/ur"
@@ -58,14 +59,14 @@ func TestTilings(t *testing.T) {
 		}
 		h, e := ownEngineOn(t, dev)
 		for _, g := range []gemmTiling{tilingBig, tilingMid, tilingSmall} {
-			if g == e.tilingFor(Float32) {
+			if g == e.tilingFor(dtype.Float32) {
 				continue
 			}
-			p, err := e.buildProgram(Float32, g)
+			p, err := e.buildProgram(dtype.Float32, g)
 			if err != nil {
 				t.Fatalf("tiling %+v: %v", g, err)
 			}
-			if old := e.progs[Float32].Swap(p); old != nil {
+			if old := e.progs[dtype.Float32].Swap(p); old != nil {
 				old.release()
 			}
 			for _, sh := range [][3]int{{130, 67, 70}, {132, 260, 36}} {
@@ -99,7 +100,7 @@ func checkTiling(t *testing.T, h *Handle, g gemmTiling, ta, tb Transpose, m, n, 
 		defer m.Release()
 		bufs[i] = m
 	}
-	a := GemmArgs{Type: Float32, TransA: ta, TransB: tb, M: m, N: n, K: k, Alpha: 1, A: OnBuffer(bufs[0], 0), B: OnBuffer(bufs[1], 0), C: OnBuffer(bufs[2], 0), LDA: ca, LDB: cb, LDC: n}
+	a := GemmArgs{Type: dtype.Float32, TransA: ta, TransB: tb, M: m, N: n, K: k, Alpha: 1, A: OnBuffer(bufs[0], 0), B: OnBuffer(bufs[1], 0), C: OnBuffer(bufs[2], 0), LDA: ca, LDB: cb, LDC: n}
 	if err := h.Gemm(a); err != nil {
 		t.Fatal(err)
 	}
@@ -152,8 +153,8 @@ func TestLevelZeroPrograms(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, ty := range []Type{Float32, Float64, Float16, BFloat16} {
-			if ty == Float64 && !h.fp64 {
+		for _, ty := range []dtype.Type{dtype.Float32, dtype.Float64, dtype.Float16, dtype.BFloat16} {
+			if ty == dtype.Float64 && !h.fp64 {
 				continue
 			}
 			img, _, err := e.image(ty, e.tilingFor(ty))
@@ -194,7 +195,7 @@ func TestFloat16Storage(t *testing.T) {
 		half := func(xs []float32) *ur.Mem {
 			b := make([]uint16, len(xs))
 			for i, x := range xs {
-				b[i] = Float16Bits(x)
+				b[i] = dtype.Float16Bits(x)
 			}
 			mem, err := h.ctx.NewBufferFrom(ur.MemReadWrite, ur.AsBytes(b))
 			if err != nil {
@@ -210,7 +211,7 @@ func TestFloat16Storage(t *testing.T) {
 			}
 			out := make([]float32, count)
 			for i, x := range b {
-				out[i] = Float16From(x)
+				out[i] = dtype.Float16From(x)
 			}
 			return out
 		}
@@ -222,7 +223,7 @@ func TestFloat16Storage(t *testing.T) {
 			B[i] = float32(i%7-3) / 2
 		}
 		a, b, c := half(A), half(B), half(make([]float32, m*n))
-		err := e.gemm(GemmArgs{Type: Float16, TransA: NoTrans, TransB: Trans, M: m, N: n, K: k, Alpha: 2, Beta: 0,
+		err := e.gemm(GemmArgs{Type: dtype.Float16, TransA: NoTrans, TransB: Trans, M: m, N: n, K: k, Alpha: 2, Beta: 0,
 			A: OnBuffer(a, 0), B: OnBuffer(b, 0), C: OnBuffer(c, 0), LDA: k, LDB: k, LDC: n, Batch: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -234,21 +235,21 @@ func TestFloat16Storage(t *testing.T) {
 				for l := range k {
 					want += A[i*k+l] * B[j*k+l] // B stored n×k: transposed
 				}
-				want = Float16From(Float16Bits(2 * want))
+				want = dtype.Float16From(dtype.Float16Bits(2 * want))
 				if got[i*n+j] != want {
 					t.Fatalf("%s: C[%d,%d] = %v, want %v", dev.Name(), i, j, got[i*n+j], want)
 				}
 			}
 		}
 		r := half([]float32{0})
-		if err := e.vector(&vecArgs{Op: opDot, Type: Float16, N: k, X: OnBuffer(a, 0), IncX: 1, Y: OnBuffer(b, 0), IncY: 1, Result: OnBuffer(r, 0)}); err != nil {
+		if err := e.vector(&vecArgs{Op: opDot, Type: dtype.Float16, N: k, X: OnBuffer(a, 0), IncX: 1, Y: OnBuffer(b, 0), IncY: 1, Result: OnBuffer(r, 0)}); err != nil {
 			t.Fatal(err)
 		}
 		var dot float32
 		for l := range k {
 			dot += A[l] * B[l]
 		}
-		if got := read(r, 1)[0]; got != Float16From(Float16Bits(dot)) {
+		if got := read(r, 1)[0]; got != dtype.Float16From(dtype.Float16Bits(dot)) {
 			t.Errorf("%s: Dot = %v, want %v", dev.Name(), got, dot)
 		}
 	}

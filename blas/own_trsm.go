@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -177,7 +178,7 @@ func (e *ownEngine) trsm(a TrsmArgs) error {
 }
 
 // mcopy enqueues Y = X (or Y = 0 with zero) for M×N row-major matrices.
-func (e *ownEngine) mcopy(p *ownProgram, t Type, m, n int, x Operand, ldx int, y Operand, ldy int, zero bool) error {
+func (e *ownEngine) mcopy(p *ownProgram, t dtype.Type, m, n int, x Operand, ldx int, y Operand, ldy int, zero bool) error {
 	size := t.Size()
 	argX, offX := arg(x, size)
 	argY, offY := arg(y, size)

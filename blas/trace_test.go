@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur"
 )
@@ -25,7 +26,7 @@ func TestTraceSpans(t *testing.T) {
 		}
 	}()
 	for _, e := range envs {
-		a := blas.GemmArgs{Type: blas.Float32, M: 3, N: 5, K: 7, Alpha: 1, LDA: 7, LDB: 5, LDC: 5}
+		a := blas.GemmArgs{Type: dtype.Float32, M: 3, N: 5, K: 7, Alpha: 1, LDA: 7, LDB: 5, LDC: 5}
 		a.A = e.upload(t, a.Type, values(3*7, 1), 0, 0, false).operand()
 		a.B = e.upload(t, a.Type, values(7*5, 2), 0, 0, false).operand()
 		a.C = e.upload(t, a.Type, values(3*5, 3), 0, 0, false).operand()

@@ -1,6 +1,9 @@
 package blas
 
-import "github.com/gour-dev/gour/ur"
+import (
+	"github.com/gour-dev/gour/dtype"
+	"github.com/gour-dev/gour/ur"
+)
 
 // TrsmArgs are the arguments of the triangular solve op(A)*X = Alpha*B
 // (Side Left) or X*op(A) = Alpha*B (Side Right), X overwriting B. B is
@@ -12,7 +15,7 @@ import "github.com/gour-dev/gour/ur"
 // As in BLAS, the solve does not test for singularity: a zero on A's
 // diagonal gives infinities and NaNs in X.
 type TrsmArgs struct {
-	Type     Type
+	Type     dtype.Type
 	Side     Side
 	Uplo     Uplo
 	Trans    Transpose
@@ -23,8 +26,8 @@ type TrsmArgs struct {
 	LDA, LDB int
 }
 
-// Trsm enqueues the triangular solve of a (see TrsmArgs), for Float32
-// and Float64. cuBLAS and CLBlast solve with their own trsm; the own
+// Trsm enqueues the triangular solve of a (see TrsmArgs), for dtype.Float32
+// and dtype.Float64. cuBLAS and CLBlast solve with their own trsm; the own
 // kernels invert A's diagonal blocks and run the rest of the solve as
 // general products (see the package documentation).
 func (h *Handle) Trsm(a TrsmArgs) error {
@@ -32,8 +35,8 @@ func (h *Handle) Trsm(a TrsmArgs) error {
 	if err := h.checkCall(op, a.Type); err != nil {
 		return err
 	}
-	if a.Type != Float32 && a.Type != Float64 {
-		return argError(op, "Type", ur.ErrInvalidValue, "%v: Trsm takes Float32 or Float64", a.Type)
+	if a.Type != dtype.Float32 && a.Type != dtype.Float64 {
+		return argError(op, "Type", ur.ErrInvalidValue, "%v: Trsm takes dtype.Float32 or dtype.Float64", a.Type)
 	}
 	if a.Side != Left && a.Side != Right {
 		return argError(op, "Side", ur.ErrInvalidValue, "%v: want Left or Right", a.Side)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -101,7 +102,7 @@ func trsmName(a blas.TrsmArgs) string {
 // unit diagonal (NaNs) were not read, and that B's padding is untouched.
 func TestTrsm(t *testing.T) {
 	for _, e := range envs(t) {
-		for _, ty := range []blas.Type{blas.Float32, blas.Float64} {
+		for _, ty := range []dtype.Type{dtype.Float32, dtype.Float64} {
 			t.Run(e.name+"/"+ty.String(), func(t *testing.T) {
 				e.skipType(t, ty)
 				i, before := 0, e.h.Fallbacks()
@@ -164,8 +165,8 @@ func TestTrsmAlphaZero(t *testing.T) {
 					B[i] = math.NaN()
 				}
 			}
-			db := e.upload(t, blas.Float32, B, 0, 0, false)
-			a := blas.TrsmArgs{Type: blas.Float32, Side: blas.Right, Uplo: blas.Lower, M: m, N: n, LDA: n, B: db.operand(), LDB: ldb}
+			db := e.upload(t, dtype.Float32, B, 0, 0, false)
+			a := blas.TrsmArgs{Type: dtype.Float32, Side: blas.Right, Uplo: blas.Lower, M: m, N: n, LDA: n, B: db.operand(), LDB: ldb}
 			if err := e.h.Trsm(a); err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +189,7 @@ func TestTrsmBadInput(t *testing.T) {
 	for _, e := range envs(t) {
 		t.Run(e.name, func(t *testing.T) {
 			const n = 8
-			f := blas.Float32
+			f := dtype.Float32
 			A, B := e.upload(t, f, values(n*n, 1), 0, 0, false), e.upload(t, f, values(n*n, 2), 0, 0, false)
 			small, err := e.ctx.NewBuffer(ur.MemReadWrite, 8)
 			if err != nil {
@@ -202,7 +203,7 @@ func TestTrsmBadInput(t *testing.T) {
 				arg  string
 				code ur.Result
 			}{
-				{"half precision", func(a *blas.TrsmArgs) { a.Type = blas.BFloat16 }, "Type", ur.ErrInvalidValue},
+				{"half precision", func(a *blas.TrsmArgs) { a.Type = dtype.BFloat16 }, "Type", ur.ErrInvalidValue},
 				{"unknown side", func(a *blas.TrsmArgs) { a.Side = 2 }, "Side", ur.ErrInvalidValue},
 				{"unknown triangle", func(a *blas.TrsmArgs) { a.Uplo = -1 }, "Uplo", ur.ErrInvalidValue},
 				{"unknown transpose", func(a *blas.TrsmArgs) { a.Trans = 3 }, "Trans", ur.ErrInvalidValue},

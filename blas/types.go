@@ -1,49 +1,15 @@
 package blas
 
-import "fmt"
+import (
+	"fmt"
 
-// Type is an element type of the matrices and vectors a routine reads and
-// writes.
-type Type int
-
-// Element types. Float16 (IEEE 754 binary16) and BFloat16 (the upper half
-// of a float32) are storage types: every backend computes with them in
-// float32, as the vendor libraries do.
-const (
-	Float32 Type = iota + 1
-	Float64
-	Float16
-	BFloat16
+	"github.com/gour-dev/gour/dtype"
 )
 
-// Size is the size of one element in bytes; 0 for an unknown type.
-func (t Type) Size() int {
-	switch t {
-	case Float32:
-		return 4
-	case Float64:
-		return 8
-	case Float16, BFloat16:
-		return 2
-	}
-	return 0
-}
-
-func (t Type) String() string {
-	switch t {
-	case Float32:
-		return "float32"
-	case Float64:
-		return "float64"
-	case Float16:
-		return "float16"
-	case BFloat16:
-		return "bfloat16"
-	}
-	return fmt.Sprintf("Type(%d)", int(t))
-}
-
-func (t Type) valid() bool { return t.Size() != 0 }
+// typeOK reports whether the routines take t: the floating-point types.
+// dtype.Float16 and dtype.BFloat16 are storage types: every backend computes with
+// them in float32, as the vendor libraries do.
+func typeOK(t dtype.Type) bool { return t.IsFloat() }
 
 // Transpose says whether a routine reads a matrix as stored or
 // transposed.

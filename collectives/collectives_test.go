@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/gour-dev/gour/collectives"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
-var allTypes = []collectives.DataType{collectives.Int8, collectives.Uint8, collectives.Int32, collectives.Uint32, collectives.Int64,
-	collectives.Uint64, collectives.Float16, collectives.Float32, collectives.Float64, collectives.BFloat16}
+var allTypes = []dtype.Type{dtype.Int8, dtype.Uint8, dtype.Int32, dtype.Uint32, dtype.Int64,
+	dtype.Uint64, dtype.Float16, dtype.Float32, dtype.Float64, dtype.BFloat16}
 
 var allOps = []collectives.Op{collectives.Sum, collectives.Prod, collectives.Max, collectives.Min, collectives.Avg}
 
@@ -77,36 +78,36 @@ func TestCollectives(t *testing.T) {
 				}
 			})
 			t.Run("ReduceScatter", func(t *testing.T) {
-				for _, dt := range []collectives.DataType{collectives.Float32, collectives.Int32, collectives.BFloat16} {
+				for _, dt := range []dtype.Type{dtype.Float32, dtype.Int32, dtype.BFloat16} {
 					for _, op := range []collectives.Op{collectives.Sum, collectives.Max, collectives.Avg} {
 						checkReduceScatter(t, qs, comms, dt, op, 257)
 					}
 				}
 			})
 			t.Run("AllGather", func(t *testing.T) {
-				for _, dt := range []collectives.DataType{collectives.Float64, collectives.Uint8, collectives.Float16} {
+				for _, dt := range []dtype.Type{dtype.Float64, dtype.Uint8, dtype.Float16} {
 					checkAllGather(t, qs, comms, dt, 333)
 				}
 			})
 			t.Run("Broadcast", func(t *testing.T) {
 				for root := range 2 {
-					checkBroadcast(t, qs, comms, collectives.Int64, root, 500)
+					checkBroadcast(t, qs, comms, dtype.Int64, root, 500)
 				}
 			})
 			t.Run("Reduce", func(t *testing.T) {
 				for root := range 2 {
-					checkReduce(t, qs, comms, collectives.Float32, collectives.Avg, root, 500)
+					checkReduce(t, qs, comms, dtype.Float32, collectives.Avg, root, 500)
 				}
 			})
-			t.Run("SendRecv", func(t *testing.T) { checkSendRecv(t, qs, comms, collectives.Uint32, 300) })
+			t.Run("SendRecv", func(t *testing.T) { checkSendRecv(t, qs, comms, dtype.Uint32, 300) })
 			t.Run("InPlace", func(t *testing.T) {
 				bufs := make([]*ur.USM, 2)
 				for r := range 2 {
-					bufs[r] = upload(t, qs[r], collectives.Float32, inputs(r, count), 0)
+					bufs[r] = upload(t, qs[r], dtype.Float32, inputs(r, count), 0)
 				}
 				if err := collectives.Group(func() error {
 					for r, c := range comms {
-						if err := c.AllReduce(bufs[r].Ptr(), bufs[r].Ptr(), count, collectives.Float32, collectives.Sum); err != nil {
+						if err := c.AllReduce(bufs[r].Ptr(), bufs[r].Ptr(), count, dtype.Float32, collectives.Sum); err != nil {
 							return err
 						}
 					}
@@ -120,7 +121,7 @@ func TestCollectives(t *testing.T) {
 					want[i] = inputs(0, count)[i] + inputs(1, count)[i]
 				}
 				for r := range 2 {
-					if i, ok := equal(download(t, qs[r], bufs[r].Ptr(), collectives.Float32, count), want); !ok {
+					if i, ok := equal(download(t, qs[r], bufs[r].Ptr(), dtype.Float32, count), want); !ok {
 						t.Errorf("rank %d: in-place AllReduce differs at %d", r, i)
 					}
 				}
@@ -130,7 +131,7 @@ func TestCollectives(t *testing.T) {
 				send := make([]*ur.USM, 2)
 				recv := make([]*ur.USM, 2)
 				for r := range 2 {
-					send[r] = upload(t, qs[r], collectives.Int32, inputs(r, count), 0)
+					send[r] = upload(t, qs[r], dtype.Int32, inputs(r, count), 0)
 					recv[r] = alloc(t, qs[r], count*4)
 				}
 				errs := make([]error, 2)
@@ -138,7 +139,7 @@ func TestCollectives(t *testing.T) {
 				for r, c := range comms {
 					wg.Go(func() {
 						for range 3 {
-							if errs[r] = c.AllReduce(send[r].Ptr(), recv[r].Ptr(), count, collectives.Int32, collectives.Max); errs[r] != nil {
+							if errs[r] = c.AllReduce(send[r].Ptr(), recv[r].Ptr(), count, dtype.Int32, collectives.Max); errs[r] != nil {
 								return
 							}
 						}
@@ -154,7 +155,7 @@ func TestCollectives(t *testing.T) {
 					want[i] = max(inputs(0, count)[i], inputs(1, count)[i])
 				}
 				for r := range 2 {
-					if i, ok := equal(download(t, qs[r], recv[r].Ptr(), collectives.Int32, count), want); !ok {
+					if i, ok := equal(download(t, qs[r], recv[r].Ptr(), dtype.Int32, count), want); !ok {
 						t.Errorf("rank %d differs at %d", r, i)
 					}
 				}
@@ -177,7 +178,7 @@ func inGroup(t *testing.T, comms []*collectives.Communicator, f func(r int, c *c
 	}
 }
 
-func checkAllReduce(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator, dt collectives.DataType, op collectives.Op, count int) {
+func checkAllReduce(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator, dt dtype.Type, op collectives.Op, count int) {
 	t.Helper()
 	send, recv := make([]*ur.USM, 2), make([]*ur.USM, 2)
 	for r := range 2 {
@@ -201,7 +202,7 @@ func checkAllReduce(t *testing.T, qs []*ur.Queue, comms []*collectives.Communica
 	}
 }
 
-func checkReduceScatter(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator, dt collectives.DataType, op collectives.Op, count int) {
+func checkReduceScatter(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator, dt dtype.Type, op collectives.Op, count int) {
 	t.Helper()
 	send, recv := make([]*ur.USM, 2), make([]*ur.USM, 2)
 	for r := range 2 {
@@ -225,7 +226,7 @@ func checkReduceScatter(t *testing.T, qs []*ur.Queue, comms []*collectives.Commu
 	}
 }
 
-func checkAllGather(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator, dt collectives.DataType, count int) {
+func checkAllGather(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator, dt dtype.Type, count int) {
 	t.Helper()
 	send, recv := make([]*ur.USM, 2), make([]*ur.USM, 2)
 	for r := range 2 {
@@ -244,7 +245,7 @@ func checkAllGather(t *testing.T, qs []*ur.Queue, comms []*collectives.Communica
 	}
 }
 
-func checkBroadcast(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator, dt collectives.DataType, root, count int) {
+func checkBroadcast(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator, dt dtype.Type, root, count int) {
 	t.Helper()
 	recv := make([]*ur.USM, 2)
 	send := upload(t, qs[root], dt, inputs(root, count), 0)
@@ -266,7 +267,7 @@ func checkBroadcast(t *testing.T, qs []*ur.Queue, comms []*collectives.Communica
 	}
 }
 
-func checkReduce(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator, dt collectives.DataType, op collectives.Op, root, count int) {
+func checkReduce(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator, dt dtype.Type, op collectives.Op, root, count int) {
 	t.Helper()
 	send := make([]*ur.USM, 2)
 	for r := range 2 {
@@ -291,7 +292,7 @@ func checkReduce(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator
 	}
 }
 
-func checkSendRecv(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator, dt collectives.DataType, count int) {
+func checkSendRecv(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator, dt dtype.Type, count int) {
 	t.Helper()
 	send, recv := make([]*ur.USM, 2), make([]*ur.USM, 2)
 	for r := range 2 {
@@ -332,16 +333,16 @@ func TestArguments(t *testing.T) {
 		kind error
 		ur   error
 	}{
-		{"nil send", c.AllReduce(ur.Ptr{}, own.Ptr(), 10, collectives.Float32, collectives.Sum), collectives.ErrInvalidPointer, nil},
-		{"freed", c.AllReduce(freed.Ptr(), own.Ptr(), 10, collectives.Float32, collectives.Sum), collectives.ErrInvalidPointer, ur.ErrInvalidMemObject},
-		{"other context", c.AllReduce(other.Ptr(), own.Ptr(), 10, collectives.Float32, collectives.Sum), collectives.ErrInvalidPointer, ur.ErrInvalidContext},
-		{"past the end", c.AllReduce(own.Ptr(), own.Ptr().Add(8), 100, collectives.Float32, collectives.Sum), collectives.ErrInvalidPointer, ur.ErrInvalidSize},
-		{"AllGather recv too small", c.AllGather(own.Ptr(), own.Ptr(), 60, collectives.Float32), collectives.ErrInvalidPointer, ur.ErrInvalidSize},
+		{"nil send", c.AllReduce(ur.Ptr{}, own.Ptr(), 10, dtype.Float32, collectives.Sum), collectives.ErrInvalidPointer, nil},
+		{"freed", c.AllReduce(freed.Ptr(), own.Ptr(), 10, dtype.Float32, collectives.Sum), collectives.ErrInvalidPointer, ur.ErrInvalidMemObject},
+		{"other context", c.AllReduce(other.Ptr(), own.Ptr(), 10, dtype.Float32, collectives.Sum), collectives.ErrInvalidPointer, ur.ErrInvalidContext},
+		{"past the end", c.AllReduce(own.Ptr(), own.Ptr().Add(8), 100, dtype.Float32, collectives.Sum), collectives.ErrInvalidPointer, ur.ErrInvalidSize},
+		{"AllGather recv too small", c.AllGather(own.Ptr(), own.Ptr(), 60, dtype.Float32), collectives.ErrInvalidPointer, ur.ErrInvalidSize},
 		{"type", c.AllReduce(own.Ptr(), own.Ptr(), 10, 0, collectives.Sum), collectives.ErrInvalidArgument, nil},
-		{"op", c.AllReduce(own.Ptr(), own.Ptr(), 10, collectives.Float32, 99), collectives.ErrInvalidArgument, nil},
-		{"count", c.AllReduce(own.Ptr(), own.Ptr(), -1, collectives.Float32, collectives.Sum), collectives.ErrInvalidArgument, nil},
-		{"root", c.Broadcast(own.Ptr(), own.Ptr(), 10, collectives.Float32, 2), collectives.ErrInvalidArgument, nil},
-		{"peer is self", c.Send(own.Ptr(), 10, collectives.Float32, 0), collectives.ErrInvalidArgument, nil},
+		{"op", c.AllReduce(own.Ptr(), own.Ptr(), 10, dtype.Float32, 99), collectives.ErrInvalidArgument, nil},
+		{"count", c.AllReduce(own.Ptr(), own.Ptr(), -1, dtype.Float32, collectives.Sum), collectives.ErrInvalidArgument, nil},
+		{"root", c.Broadcast(own.Ptr(), own.Ptr(), 10, dtype.Float32, 2), collectives.ErrInvalidArgument, nil},
+		{"peer is self", c.Send(own.Ptr(), 10, dtype.Float32, 0), collectives.ErrInvalidArgument, nil},
 	}
 	for _, tc := range cases {
 		var e *collectives.Error
@@ -368,23 +369,23 @@ func TestMismatch(t *testing.T) {
 	}{
 		{"counts", [2]func(*collectives.Communicator, ur.Ptr) error{
 			func(c *collectives.Communicator, p ur.Ptr) error {
-				return c.AllReduce(p, p, 100, collectives.Float32, collectives.Sum)
+				return c.AllReduce(p, p, 100, dtype.Float32, collectives.Sum)
 			},
 			func(c *collectives.Communicator, p ur.Ptr) error {
-				return c.AllReduce(p, p, 200, collectives.Float32, collectives.Sum)
+				return c.AllReduce(p, p, 200, dtype.Float32, collectives.Sum)
 			},
 		}},
 		{"collectives", [2]func(*collectives.Communicator, ur.Ptr) error{
 			func(c *collectives.Communicator, p ur.Ptr) error {
-				return c.AllReduce(p, p, 100, collectives.Float32, collectives.Sum)
+				return c.AllReduce(p, p, 100, dtype.Float32, collectives.Sum)
 			},
 			func(c *collectives.Communicator, p ur.Ptr) error {
-				return c.Broadcast(p, p, 100, collectives.Float32, 0)
+				return c.Broadcast(p, p, 100, dtype.Float32, 0)
 			},
 		}},
 		{"types", [2]func(*collectives.Communicator, ur.Ptr) error{
-			func(c *collectives.Communicator, p ur.Ptr) error { return c.AllGather(p, p, 10, collectives.Int32) },
-			func(c *collectives.Communicator, p ur.Ptr) error { return c.AllGather(p, p, 10, collectives.Float32) },
+			func(c *collectives.Communicator, p ur.Ptr) error { return c.AllGather(p, p, 10, dtype.Int32) },
+			func(c *collectives.Communicator, p ur.Ptr) error { return c.AllGather(p, p, 10, dtype.Float32) },
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -420,7 +421,7 @@ func TestMismatch(t *testing.T) {
 				if c.Err() == nil {
 					t.Errorf("rank %d: Err = nil after the mismatch", r)
 				}
-				if err := c.AllReduce(bufs[r].Ptr(), bufs[r].Ptr(), 1, collectives.Float32, collectives.Sum); !errors.Is(err, collectives.ErrAborted) {
+				if err := c.AllReduce(bufs[r].Ptr(), bufs[r].Ptr(), 1, dtype.Float32, collectives.Sum); !errors.Is(err, collectives.ErrAborted) {
 					t.Errorf("rank %d: an operation after the mismatch = %v, want ErrAborted", r, err)
 				}
 			}
@@ -436,12 +437,12 @@ func TestPeerNeverComes(t *testing.T) {
 	comms := newGroup(t, qs, collectives.WithBackend(collectives.BackendRing), collectives.WithTimeout(200*time.Millisecond))
 	buf := alloc(t, qs[0], 64)
 	start := time.Now()
-	err := comms[0].AllReduce(buf.Ptr(), buf.Ptr(), 16, collectives.Float32, collectives.Sum)
+	err := comms[0].AllReduce(buf.Ptr(), buf.Ptr(), 16, dtype.Float32, collectives.Sum)
 	if d := time.Since(start); !errors.Is(err, collectives.ErrTimeout) || d > 3*time.Second {
 		t.Fatalf("AllReduce alone = %v after %v; want ErrTimeout after about 200ms", err, d)
 	}
 	buf1 := alloc(t, qs[1], 64)
-	if err := comms[1].AllReduce(buf1.Ptr(), buf1.Ptr(), 16, collectives.Float32, collectives.Sum); !errors.Is(err, collectives.ErrAborted) {
+	if err := comms[1].AllReduce(buf1.Ptr(), buf1.Ptr(), 16, dtype.Float32, collectives.Sum); !errors.Is(err, collectives.ErrAborted) {
 		t.Errorf("the late rank's AllReduce = %v, want ErrAborted", err)
 	}
 }
@@ -516,22 +517,22 @@ func TestHalf(t *testing.T) {
 		f    float32
 		bits uint16
 	}{{0, 0}, {1, 0x3c00}, {-2, 0xc000}, {65504, 0x7bff}, {1e6, 0x7c00}, {6.103515625e-05, 0x0400}, {5.960464477539063e-08, 0x0001}, {1 + 1.0/2048, 0x3c00}, {1 + 3.0/2048, 0x3c02}} {
-		if got := collectives.Float16Bits(tc.f); got != tc.bits {
+		if got := dtype.Float16Bits(tc.f); got != tc.bits {
 			t.Errorf("Float16Bits(%v) = %#04x, want %#04x", tc.f, got, tc.bits)
 		}
 	}
 	for b := range uint32(0x7c00) {
-		if got := collectives.Float16Bits(collectives.Float16Value(uint16(b))); got != uint16(b) {
+		if got := dtype.Float16Bits(dtype.Float16From(uint16(b))); got != uint16(b) {
 			t.Fatalf("Float16 %#04x round-trips to %#04x", b, got)
 		}
 	}
-	if v := collectives.Float16Value(0x7e00); v == v {
+	if v := dtype.Float16From(0x7e00); v == v {
 		t.Error("Float16 NaN is not NaN")
 	}
-	if got := collectives.BFloat16Bits(1 + 1.0/256); got != 0x3f80 {
+	if got := dtype.BFloat16Bits(1 + 1.0/256); got != 0x3f80 {
 		t.Errorf("BFloat16Bits(1+2^-8) = %#04x, want 0x3f80 (ties to even)", got)
 	}
-	if got := collectives.BFloat16Value(0x4040); got != 3 {
+	if got := dtype.BFloat16From(0x4040); got != 3 {
 		t.Errorf("BFloat16Value(0x4040) = %v", got)
 	}
 }

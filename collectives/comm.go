@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur"
 )
@@ -125,7 +126,7 @@ type call struct {
 	kind       kind
 	send, recv ur.Ptr
 	count      int
-	dt         DataType
+	dt         dtype.Type
 	op         Op
 	root       int // the root, or the peer of Send and Recv
 }
@@ -190,43 +191,43 @@ func (c *Communicator) Abort() error {
 // AllReduce reduces count elements of send across the ranks with op and
 // leaves the result in recv on every rank. send and recv may be the same
 // pointer (in place).
-func (c *Communicator) AllReduce(send, recv ur.Ptr, count int, dt DataType, op Op) error {
+func (c *Communicator) AllReduce(send, recv ur.Ptr, count int, dt dtype.Type, op Op) error {
 	return c.do(&call{kind: kAllReduce, send: send, recv: recv, count: count, dt: dt, op: op})
 }
 
 // Broadcast copies count elements from send on root to recv on every
 // rank; send is read on root only (the nil Ptr elsewhere).
-func (c *Communicator) Broadcast(send, recv ur.Ptr, count int, dt DataType, root int) error {
+func (c *Communicator) Broadcast(send, recv ur.Ptr, count int, dt dtype.Type, root int) error {
 	return c.do(&call{kind: kBroadcast, send: send, recv: recv, count: count, dt: dt, root: root})
 }
 
 // Reduce reduces count elements of send across the ranks with op into
 // recv on root; recv is written on root only (the nil Ptr elsewhere).
-func (c *Communicator) Reduce(send, recv ur.Ptr, count int, dt DataType, op Op, root int) error {
+func (c *Communicator) Reduce(send, recv ur.Ptr, count int, dt dtype.Type, op Op, root int) error {
 	return c.do(&call{kind: kReduce, send: send, recv: recv, count: count, dt: dt, op: op, root: root})
 }
 
 // AllGather gathers count elements of send from every rank into recv,
 // rank i's at element i*count: recv holds Size()*count elements.
-func (c *Communicator) AllGather(send, recv ur.Ptr, count int, dt DataType) error {
+func (c *Communicator) AllGather(send, recv ur.Ptr, count int, dt dtype.Type) error {
 	return c.do(&call{kind: kAllGather, send: send, recv: recv, count: count, dt: dt})
 }
 
 // ReduceScatter reduces Size()*count elements of send across the ranks
 // with op and leaves block i of count elements of the result in recv on
 // rank i.
-func (c *Communicator) ReduceScatter(send, recv ur.Ptr, count int, dt DataType, op Op) error {
+func (c *Communicator) ReduceScatter(send, recv ur.Ptr, count int, dt dtype.Type, op Op) error {
 	return c.do(&call{kind: kReduceScatter, send: send, recv: recv, count: count, dt: dt, op: op})
 }
 
 // Send sends count elements of buf to rank peer, which calls Recv. A
 // pair that sends both ways at once goes in one Group.
-func (c *Communicator) Send(buf ur.Ptr, count int, dt DataType, peer int) error {
+func (c *Communicator) Send(buf ur.Ptr, count int, dt dtype.Type, peer int) error {
 	return c.do(&call{kind: kSend, send: buf, count: count, dt: dt, root: peer})
 }
 
 // Recv receives count elements from rank peer into buf.
-func (c *Communicator) Recv(buf ur.Ptr, count int, dt DataType, peer int) error {
+func (c *Communicator) Recv(buf ur.Ptr, count int, dt dtype.Type, peer int) error {
 	return c.do(&call{kind: kRecv, recv: buf, count: count, dt: dt, root: peer})
 }
 
@@ -281,7 +282,7 @@ func (c *Communicator) check(o *call) error {
 	if c.closed.Load() {
 		return c.errorf(o, ErrAborted, "the communicator was closed or aborted")
 	}
-	if !o.dt.valid() {
+	if !o.dt.Valid() {
 		return c.errorf(o, ErrInvalidArgument, "data type %v", o.dt)
 	}
 	reduces := o.kind == kAllReduce || o.kind == kReduce || o.kind == kReduceScatter

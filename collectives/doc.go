@@ -13,7 +13,7 @@
 //	comms, err := collectives.NewGroup([]*ur.Queue{q0, q1})
 //	err = collectives.Group(func() error { // one goroutine drives both ranks
 //		for r, c := range comms {
-//			if err := c.AllReduce(send[r].Ptr(), recv[r].Ptr(), n, collectives.Float32, collectives.Sum); err != nil {
+//			if err := c.AllReduce(send[r].Ptr(), recv[r].Ptr(), n, dtype.Float32, collectives.Sum); err != nil {
 //				return err
 //			}
 //		}
@@ -28,7 +28,7 @@
 // ErrTimeout: a rank that never comes costs a deadline, not a hang.
 //
 // Operations take USM pointers (ur.Ptr) of the communicator's queue's
-// context, a count of elements, a DataType and, for reductions, an Op;
+// context, a count of elements, a dtype.Type and, for reductions, an Op;
 // they are ordered on the queue after its earlier work. Pointers are
 // checked before anything runs: nil, freed, past the end or of another
 // context give ErrInvalidPointer carrying ur's code.

@@ -9,6 +9,7 @@ import (
 
 	_ "github.com/gour-dev/gour/adapters/all"
 	"github.com/gour-dev/gour/collectives"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/ur"
 )
@@ -97,7 +98,7 @@ func alloc(t *testing.T, q *ur.Queue, size int) *ur.USM {
 }
 
 // upload allocates and fills device memory with vals as dt.
-func upload(t *testing.T, q *ur.Queue, dt collectives.DataType, vals []float64, extra int) *ur.USM {
+func upload(t *testing.T, q *ur.Queue, dt dtype.Type, vals []float64, extra int) *ur.USM {
 	t.Helper()
 	b := encode(dt, vals)
 	u := alloc(t, q, len(b)+extra)
@@ -108,7 +109,7 @@ func upload(t *testing.T, q *ur.Queue, dt collectives.DataType, vals []float64, 
 }
 
 // download reads n elements of dt from p.
-func download(t *testing.T, q *ur.Queue, p ur.Ptr, dt collectives.DataType, n int) []float64 {
+func download(t *testing.T, q *ur.Queue, p ur.Ptr, dt dtype.Type, n int) []float64 {
 	t.Helper()
 	b := make([]byte, n*dt.Size())
 	if err := q.CopyFromPtr(b, p); err != nil {
@@ -117,63 +118,63 @@ func download(t *testing.T, q *ur.Queue, p ur.Ptr, dt collectives.DataType, n in
 	return decode(dt, b)
 }
 
-func encode(dt collectives.DataType, vals []float64) []byte {
+func encode(dt dtype.Type, vals []float64) []byte {
 	es := dt.Size()
 	b := make([]byte, len(vals)*es)
 	for i, v := range vals {
 		e := b[i*es:]
 		switch dt {
-		case collectives.Int8:
+		case dtype.Int8:
 			e[0] = byte(int8(v))
-		case collectives.Uint8:
+		case dtype.Uint8:
 			e[0] = byte(v)
-		case collectives.Int32:
+		case dtype.Int32:
 			binary.LittleEndian.PutUint32(e, uint32(int32(v)))
-		case collectives.Uint32:
+		case dtype.Uint32:
 			binary.LittleEndian.PutUint32(e, uint32(v))
-		case collectives.Int64:
+		case dtype.Int64:
 			binary.LittleEndian.PutUint64(e, uint64(int64(v)))
-		case collectives.Uint64:
+		case dtype.Uint64:
 			binary.LittleEndian.PutUint64(e, uint64(v))
-		case collectives.Float32:
+		case dtype.Float32:
 			binary.LittleEndian.PutUint32(e, math.Float32bits(float32(v)))
-		case collectives.Float64:
+		case dtype.Float64:
 			binary.LittleEndian.PutUint64(e, math.Float64bits(v))
-		case collectives.Float16:
-			binary.LittleEndian.PutUint16(e, collectives.Float16Bits(float32(v)))
-		case collectives.BFloat16:
-			binary.LittleEndian.PutUint16(e, collectives.BFloat16Bits(float32(v)))
+		case dtype.Float16:
+			binary.LittleEndian.PutUint16(e, dtype.Float16Bits(float32(v)))
+		case dtype.BFloat16:
+			binary.LittleEndian.PutUint16(e, dtype.BFloat16Bits(float32(v)))
 		}
 	}
 	return b
 }
 
-func decode(dt collectives.DataType, b []byte) []float64 {
+func decode(dt dtype.Type, b []byte) []float64 {
 	es := dt.Size()
 	out := make([]float64, len(b)/es)
 	for i := range out {
 		e := b[i*es:]
 		switch dt {
-		case collectives.Int8:
+		case dtype.Int8:
 			out[i] = float64(int8(e[0]))
-		case collectives.Uint8:
+		case dtype.Uint8:
 			out[i] = float64(e[0])
-		case collectives.Int32:
+		case dtype.Int32:
 			out[i] = float64(int32(binary.LittleEndian.Uint32(e)))
-		case collectives.Uint32:
+		case dtype.Uint32:
 			out[i] = float64(binary.LittleEndian.Uint32(e))
-		case collectives.Int64:
+		case dtype.Int64:
 			out[i] = float64(int64(binary.LittleEndian.Uint64(e)))
-		case collectives.Uint64:
+		case dtype.Uint64:
 			out[i] = float64(binary.LittleEndian.Uint64(e))
-		case collectives.Float32:
+		case dtype.Float32:
 			out[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(e)))
-		case collectives.Float64:
+		case dtype.Float64:
 			out[i] = math.Float64frombits(binary.LittleEndian.Uint64(e))
-		case collectives.Float16:
-			out[i] = float64(collectives.Float16Value(binary.LittleEndian.Uint16(e)))
-		case collectives.BFloat16:
-			out[i] = float64(collectives.BFloat16Value(binary.LittleEndian.Uint16(e)))
+		case dtype.Float16:
+			out[i] = float64(dtype.Float16From(binary.LittleEndian.Uint16(e)))
+		case dtype.BFloat16:
+			out[i] = float64(dtype.BFloat16From(binary.LittleEndian.Uint16(e)))
 		}
 	}
 	return out
@@ -190,7 +191,7 @@ func inputs(r, n int) []float64 {
 }
 
 // combine is the host's reduction of per-rank values.
-func combine(dt collectives.DataType, op collectives.Op, vals ...float64) float64 {
+func combine(dt dtype.Type, op collectives.Op, vals ...float64) float64 {
 	acc := vals[0]
 	for _, v := range vals[1:] {
 		switch op {
@@ -207,7 +208,7 @@ func combine(dt collectives.DataType, op collectives.Op, vals ...float64) float6
 	if op == collectives.Avg {
 		acc /= float64(len(vals))
 		switch dt {
-		case collectives.Float16, collectives.BFloat16, collectives.Float32, collectives.Float64:
+		case dtype.Float16, dtype.BFloat16, dtype.Float32, dtype.Float64:
 		default:
 			acc = math.Trunc(acc)
 		}

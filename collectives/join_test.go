@@ -15,6 +15,7 @@ import (
 
 	"github.com/gour-dev/gour/collectives"
 	"github.com/gour-dev/gour/collectives/redisrendezvous"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/ur"
 )
@@ -83,7 +84,7 @@ func runHelper() int {
 		os.Exit(3) // a rank that crashes mid-run: no Close, no goodbye
 	}
 	const count = 1001
-	b := encode(collectives.Float32, inputs(rank, count))
+	b := encode(dtype.Float32, inputs(rank, count))
 	u, err := q.Context().AllocDevice(q.Device(), uint64(len(b)))
 	if err != nil {
 		return fail("%v", err)
@@ -92,13 +93,13 @@ func runHelper() int {
 	if err := q.CopyToPtr(u.Ptr(), b); err != nil {
 		return fail("%v", err)
 	}
-	if err := comm.AllReduce(u.Ptr(), u.Ptr(), count, collectives.Float32, collectives.Sum); err != nil {
+	if err := comm.AllReduce(u.Ptr(), u.Ptr(), count, dtype.Float32, collectives.Sum); err != nil {
 		return fail("AllReduce: %v", err)
 	}
 	if err := q.CopyFromPtr(b, u.Ptr()); err != nil {
 		return fail("%v", err)
 	}
-	got := decode(collectives.Float32, b)
+	got := decode(dtype.Float32, b)
 	for i := range got {
 		want := 0.0
 		for r := range nranks {
@@ -166,14 +167,14 @@ func TestJoinRing(t *testing.T) {
 		}
 	})
 	const count = 4097
-	checkAllReduce(t, qs, comms, collectives.Float32, collectives.Sum, count)
-	checkBroadcast(t, qs, comms, collectives.Int32, 1, count)
-	checkSendRecv(t, qs, comms, collectives.Float64, 100)
+	checkAllReduce(t, qs, comms, dtype.Float32, collectives.Sum, count)
+	checkBroadcast(t, qs, comms, dtype.Int32, 1, count)
+	checkSendRecv(t, qs, comms, dtype.Float64, 100)
 	// Closing one rank aborts the other's next wait at once.
 	comms[0].Close()
 	buf := alloc(t, qs[1], 64)
 	start := time.Now()
-	if err := comms[1].AllReduce(buf.Ptr(), buf.Ptr(), 16, collectives.Float32, collectives.Sum); !errors.Is(err, collectives.ErrAborted) || time.Since(start) > 5*time.Second {
+	if err := comms[1].AllReduce(buf.Ptr(), buf.Ptr(), 16, dtype.Float32, collectives.Sum); !errors.Is(err, collectives.ErrAborted) || time.Since(start) > 5*time.Second {
 		t.Errorf("AllReduce after the peer closed = %v after %v, want ErrAborted at once", err, time.Since(start))
 	}
 }
@@ -356,7 +357,7 @@ func TestPeerDies(t *testing.T) {
 	defer comm.Close()
 	buf := alloc(t, qs[0], 4096)
 	start := time.Now()
-	err = comm.AllReduce(buf.Ptr(), buf.Ptr(), 1024, collectives.Float32, collectives.Sum)
+	err = comm.AllReduce(buf.Ptr(), buf.Ptr(), 1024, dtype.Float32, collectives.Sum)
 	if d := time.Since(start); !errors.Is(err, collectives.ErrAborted) || d > 10*time.Second {
 		t.Fatalf("AllReduce with a dead peer = %v after %v; want ErrAborted at once", err, d)
 	}

@@ -141,7 +141,7 @@ func (b *ncclBackend) run(c *Communicator, o *call) error {
 	if b.comm == 0 {
 		return &Error{Op: o.kind.String(), Rank: b.rank, Backend: "nccl", Kind: ErrAborted, Message: "the communicator was aborted"}
 	}
-	l, dt, n := b.lib, dataTypes[o.dt].nccl, uint64(o.count)
+	l, dt, n := b.lib, ncclTypes[o.dt], uint64(o.count)
 	var redop nccl.RedOp
 	if o.op.valid() {
 		redop = opNCCL[o.op]

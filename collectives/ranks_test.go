@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gour-dev/gour/collectives"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/ur"
 )
@@ -44,7 +45,7 @@ func checkRing(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator) 
 	for r := range n {
 		in[r] = inputs(r, n*count)
 	}
-	reduced := func(dt collectives.DataType, op collectives.Op, i int) float64 {
+	reduced := func(dt dtype.Type, op collectives.Op, i int) float64 {
 		vals := make([]float64, n)
 		for r := range n {
 			vals[r] = in[r][i]
@@ -52,9 +53,9 @@ func checkRing(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator) 
 		return combine(dt, op, vals...)
 	}
 	for _, tc := range []struct {
-		dt collectives.DataType
+		dt dtype.Type
 		op collectives.Op
-	}{{collectives.Float32, collectives.Sum}, {collectives.Int32, collectives.Max}, {collectives.Float64, collectives.Avg}, {collectives.Int64, collectives.Min}} {
+	}{{dtype.Float32, collectives.Sum}, {dtype.Int32, collectives.Max}, {dtype.Float64, collectives.Avg}, {dtype.Int64, collectives.Min}} {
 		// AllReduce of count (blocks of unequal size).
 		send, recv := make([]*ur.USM, n), make([]*ur.USM, n)
 		for r := range n {
@@ -90,7 +91,7 @@ func checkRing(t *testing.T, qs []*ur.Queue, comms []*collectives.Communicator) 
 	}
 	// AllGather, Broadcast from the last rank, Reduce to rank 1, and a
 	// shift around the ring with Send and Recv (with more than one rank).
-	dt := collectives.Float32
+	dt := dtype.Float32
 	send, recv := make([]*ur.USM, n), make([]*ur.USM, n)
 	for r := range n {
 		send[r] = upload(t, qs[r], dt, in[r][:count], 0)
@@ -186,10 +187,10 @@ func TestJoinRingThree(t *testing.T) {
 func TestGroupError(t *testing.T) {
 	qs := nQueues(t, 2)
 	comms := newGroup(t, qs, collectives.WithBackend(collectives.BackendRing), collectives.WithTimeout(5*time.Second))
-	bufs := []*ur.USM{upload(t, qs[0], collectives.Int32, []float64{1, 2}, 0), upload(t, qs[1], collectives.Int32, []float64{10, 20}, 0)}
+	bufs := []*ur.USM{upload(t, qs[0], dtype.Int32, []float64{1, 2}, 0), upload(t, qs[1], dtype.Int32, []float64{10, 20}, 0)}
 	boom := errors.New("boom")
 	err := collectives.Group(func() error {
-		if err := comms[0].AllReduce(bufs[0].Ptr(), bufs[0].Ptr(), 2, collectives.Int32, collectives.Sum); err != nil {
+		if err := comms[0].AllReduce(bufs[0].Ptr(), bufs[0].Ptr(), 2, dtype.Int32, collectives.Sum); err != nil {
 			return err
 		}
 		return boom
@@ -197,14 +198,14 @@ func TestGroupError(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("Group = %v, want fn's error", err)
 	}
-	if got := download(t, qs[0], bufs[0].Ptr(), collectives.Int32, 2); got[0] != 1 {
+	if got := download(t, qs[0], bufs[0].Ptr(), dtype.Int32, 2); got[0] != 1 {
 		t.Errorf("the discarded AllReduce ran: %v", got)
 	}
 	// Nested groups are one group.
 	if err := collectives.Group(func() error {
 		return collectives.Group(func() error {
 			for r, c := range comms {
-				if err := c.AllReduce(bufs[r].Ptr(), bufs[r].Ptr(), 2, collectives.Int32, collectives.Sum); err != nil {
+				if err := c.AllReduce(bufs[r].Ptr(), bufs[r].Ptr(), 2, dtype.Int32, collectives.Sum); err != nil {
 					return err
 				}
 			}
@@ -214,7 +215,7 @@ func TestGroupError(t *testing.T) {
 		t.Fatal(err)
 	}
 	for r := range 2 {
-		if got := download(t, qs[r], bufs[r].Ptr(), collectives.Int32, 2); got[0] != 11 || got[1] != 22 {
+		if got := download(t, qs[r], bufs[r].Ptr(), dtype.Int32, 2); got[0] != 11 || got[1] != 22 {
 			t.Errorf("rank %d after the nested group: %v, want [11 22]", r, got)
 		}
 	}
@@ -223,7 +224,7 @@ func TestGroupError(t *testing.T) {
 	if err := comms[0].Err(); !errors.Is(err, collectives.ErrAborted) {
 		t.Errorf("Err after Abort = %v", err)
 	}
-	if err := comms[0].AllReduce(bufs[0].Ptr(), bufs[0].Ptr(), 2, collectives.Int32, collectives.Sum); !errors.Is(err, collectives.ErrAborted) {
+	if err := comms[0].AllReduce(bufs[0].Ptr(), bufs[0].Ptr(), 2, dtype.Int32, collectives.Sum); !errors.Is(err, collectives.ErrAborted) {
 		t.Errorf("AllReduce after Abort = %v", err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/gour-dev/gour/internal/half"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -22,7 +22,7 @@ import (
 // header describes an operation in each of its messages.
 type header struct {
 	kind  kind
-	dt    DataType
+	dt    dtype.Type
 	op    Op
 	root  int32 // the root; for Send and Recv, the receiving rank
 	count uint64
@@ -37,7 +37,7 @@ func (h header) put(b []byte) {
 }
 
 func getHeader(b []byte) header {
-	return header{kind: kind(b[0]), dt: DataType(b[1]), op: Op(b[2]),
+	return header{kind: kind(b[0]), dt: dtype.Type(b[1]), op: Op(b[2]),
 		root: int32(binary.LittleEndian.Uint32(b[4:])), count: binary.LittleEndian.Uint64(b[8:])}
 }
 
@@ -400,54 +400,54 @@ func halfOp(d, s []uint16, widen func(uint16) float32, narrow func(float32) uint
 }
 
 // reduce combines src into dst, elementwise.
-func reduce(dst, src []byte, dt DataType, op Op) {
+func reduce(dst, src []byte, dt dtype.Type, op Op) {
 	switch dt {
-	case Int8:
+	case dtype.Int8:
 		reduceT(view[int8](dst), view[int8](src), op)
-	case Uint8:
+	case dtype.Uint8:
 		reduceT(dst, src, op)
-	case Int32:
+	case dtype.Int32:
 		reduceT(view[int32](dst), view[int32](src), op)
-	case Uint32:
+	case dtype.Uint32:
 		reduceT(view[uint32](dst), view[uint32](src), op)
-	case Int64:
+	case dtype.Int64:
 		reduceT(view[int64](dst), view[int64](src), op)
-	case Uint64:
+	case dtype.Uint64:
 		reduceT(view[uint64](dst), view[uint64](src), op)
-	case Float32:
+	case dtype.Float32:
 		reduceT(view[float32](dst), view[float32](src), op)
-	case Float64:
+	case dtype.Float64:
 		reduceT(view[float64](dst), view[float64](src), op)
-	case Float16:
-		halfOp(view[uint16](dst), view[uint16](src), half.Float16From, half.Float16Bits, op)
-	case BFloat16:
-		halfOp(view[uint16](dst), view[uint16](src), half.BFloat16From, half.BFloat16Bits, op)
+	case dtype.Float16:
+		halfOp(view[uint16](dst), view[uint16](src), dtype.Float16From, dtype.Float16Bits, op)
+	case dtype.BFloat16:
+		halfOp(view[uint16](dst), view[uint16](src), dtype.BFloat16From, dtype.BFloat16Bits, op)
 	}
 }
 
 // scale divides every element by n, for Avg.
-func scale(d []byte, dt DataType, n int) {
+func scale(d []byte, dt dtype.Type, n int) {
 	switch dt {
-	case Int8:
+	case dtype.Int8:
 		scaleT(view[int8](d), n)
-	case Uint8:
+	case dtype.Uint8:
 		scaleT(d, n)
-	case Int32:
+	case dtype.Int32:
 		scaleT(view[int32](d), n)
-	case Uint32:
+	case dtype.Uint32:
 		scaleT(view[uint32](d), n)
-	case Int64:
+	case dtype.Int64:
 		scaleT(view[int64](d), n)
-	case Uint64:
+	case dtype.Uint64:
 		scaleT(view[uint64](d), n)
-	case Float32:
+	case dtype.Float32:
 		scaleT(view[float32](d), n)
-	case Float64:
+	case dtype.Float64:
 		scaleT(view[float64](d), n)
-	case Float16, BFloat16:
-		widen, narrow := half.Float16From, half.Float16Bits
-		if dt == BFloat16 {
-			widen, narrow = half.BFloat16From, half.BFloat16Bits
+	case dtype.Float16, dtype.BFloat16:
+		widen, narrow := dtype.Float16From, dtype.Float16Bits
+		if dt == dtype.BFloat16 {
+			widen, narrow = dtype.BFloat16From, dtype.BFloat16Bits
 		}
 		h := view[uint16](d)
 		for i := range h {

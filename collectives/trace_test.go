@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/collectives"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur"
 )
@@ -21,7 +22,7 @@ func TestTraceSpans(t *testing.T) {
 			if err := ur.StartTrace(path); err != nil {
 				t.Fatal(err)
 			}
-			checkAllReduce(t, qs, comms, collectives.Float32, collectives.Sum, 37)
+			checkAllReduce(t, qs, comms, dtype.Float32, collectives.Sum, 37)
 			if err := ur.StopTrace(); err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -179,6 +180,10 @@ func (a *Array[T]) Shape() []int {
 	}
 	return slices.Clone(a.c.shape)
 }
+
+// DType is the array's element type: a named type of a Number is the
+// Number's (type Meters float64 is dtype.Float64).
+func (a *Array[T]) DType() dtype.Type { return typeOf[T]().dtype }
 
 // Len returns the number of elements.
 func (a *Array[T]) Len() int {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -420,4 +421,22 @@ func TestCopyPath(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestArrayDType(t *testing.T) {
+	cpu := NewCPU(1)
+	defer cpu.Release()
+	type meters float64
+	f32 := must[*Array[float32]](t)(Zeros[float32](cpu, 1))
+	m := must[*Array[meters]](t)(Zeros[meters](cpu, 1))
+	u := must[*Array[uint32]](t)(Zeros[uint32](cpu, 1))
+	bf := must[*Array[BFloat16]](t)(Zeros[BFloat16](cpu, 1))
+	defer func() { _ = errors.Join(f32.Release(), m.Release(), u.Release(), bf.Release()) }()
+	for _, c := range []struct{ got, want dtype.Type }{
+		{f32.DType(), dtype.Float32}, {m.DType(), dtype.Float64}, {u.DType(), dtype.Uint32}, {bf.DType(), dtype.BFloat16},
+	} {
+		if c.got != c.want {
+			t.Errorf("DType = %v, want %v", c.got, c.want)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -180,7 +181,7 @@ func operand(c *core) blas.Operand {
 
 func (w *mmOp) args() blas.GemmArgs {
 	g := blas.GemmArgs{
-		Type: w.et.blas, M: w.m, N: w.n, K: w.k, Alpha: w.alpha, Beta: w.beta,
+		Type: w.et.dtype, M: w.m, N: w.n, K: w.k, Alpha: w.alpha, Beta: w.beta,
 		LDA: max(1, w.lda), LDB: max(1, w.ldb), LDC: max(1, w.n),
 		Batch: w.batch, StrideA: w.sa, StrideB: w.sb, StrideC: w.m * w.n,
 	}
@@ -258,11 +259,11 @@ func gemmCPU[T Float](w *mmOp, c *CPU) error {
 		defer func() {
 			if w.et == typeF16 {
 				for i, v := range cc {
-					ch[i] = T(blas.Float16Bits(v))
+					ch[i] = T(dtype.Float16Bits(v))
 				}
 			} else {
 				for i, v := range cc {
-					ch[i] = T(blas.BFloat16Bits(v))
+					ch[i] = T(dtype.BFloat16Bits(v))
 				}
 			}
 		}()
@@ -311,9 +312,9 @@ func fromF32[T Float](f float32) T {
 	var z T
 	switch any(z).(type) {
 	case Float16:
-		return T(blas.Float16Bits(f))
+		return T(dtype.Float16Bits(f))
 	case BFloat16:
-		return T(blas.BFloat16Bits(f))
+		return T(dtype.BFloat16Bits(f))
 	}
 	return T(f)
 }

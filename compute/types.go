@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
 )
 
 // Number is an element type of an Array: the types every backend has a C
@@ -40,16 +40,16 @@ type Float16 uint16
 type BFloat16 uint16
 
 // F16 is f rounded to the nearest Float16 (ties to even).
-func F16(f float32) Float16 { return Float16(blas.Float16Bits(f)) }
+func F16(f float32) Float16 { return Float16(dtype.Float16Bits(f)) }
 
 // BF16 is f rounded to the nearest BFloat16 (ties to even).
-func BF16(f float32) BFloat16 { return BFloat16(blas.BFloat16Bits(f)) }
+func BF16(f float32) BFloat16 { return BFloat16(dtype.BFloat16Bits(f)) }
 
 // Float32 is h's value.
-func (h Float16) Float32() float32 { return blas.Float16From(uint16(h)) }
+func (h Float16) Float32() float32 { return dtype.Float16From(uint16(h)) }
 
 // Float32 is h's value.
-func (h BFloat16) Float32() float32 { return blas.BFloat16From(uint16(h)) }
+func (h BFloat16) Float32() float32 { return dtype.BFloat16From(uint16(h)) }
 
 func (h Float16) String() string  { return fmt.Sprint(h.Float32()) }
 func (h BFloat16) String() string { return fmt.Sprint(h.Float32()) }
@@ -64,19 +64,19 @@ type elemType struct {
 	fp64   bool // needs double precision on the device
 	// half is a half-precision storage type: kernels move its bits
 	// (ushort) and compute with it in float32 only where they convert.
-	half bool
-	blas blas.Type // the type in package blas; 0 for integers
+	half  bool
+	dtype dtype.Type
 }
 
 var (
-	typeF32  = &elemType{size: 4, cl: "float", cu: "float", suffix: "f32", blas: blas.Float32}
-	typeF64  = &elemType{size: 8, cl: "double", cu: "double", suffix: "f64", fp64: true, blas: blas.Float64}
-	typeI32  = &elemType{size: 4, cl: "int", cu: "int", suffix: "i32"}
-	typeU32  = &elemType{size: 4, cl: "uint", cu: "unsigned int", suffix: "u32"}
-	typeI64  = &elemType{size: 8, cl: "long", cu: "long long", suffix: "i64"}
-	typeU64  = &elemType{size: 8, cl: "ulong", cu: "unsigned long long", suffix: "u64"}
-	typeF16  = &elemType{size: 2, cl: "ushort", cu: "unsigned short", suffix: "f16", half: true, blas: blas.Float16}
-	typeBF16 = &elemType{size: 2, cl: "ushort", cu: "unsigned short", suffix: "bf16", half: true, blas: blas.BFloat16}
+	typeF32  = &elemType{size: 4, cl: "float", cu: "float", suffix: "f32", dtype: dtype.Float32}
+	typeF64  = &elemType{size: 8, cl: "double", cu: "double", suffix: "f64", fp64: true, dtype: dtype.Float64}
+	typeI32  = &elemType{size: 4, cl: "int", cu: "int", suffix: "i32", dtype: dtype.Int32}
+	typeU32  = &elemType{size: 4, cl: "uint", cu: "unsigned int", suffix: "u32", dtype: dtype.Uint32}
+	typeI64  = &elemType{size: 8, cl: "long", cu: "long long", suffix: "i64", dtype: dtype.Int64}
+	typeU64  = &elemType{size: 8, cl: "ulong", cu: "unsigned long long", suffix: "u64", dtype: dtype.Uint64}
+	typeF16  = &elemType{size: 2, cl: "ushort", cu: "unsigned short", suffix: "f16", half: true, dtype: dtype.Float16}
+	typeBF16 = &elemType{size: 2, cl: "ushort", cu: "unsigned short", suffix: "bf16", half: true, dtype: dtype.BFloat16}
 )
 
 // typeOf returns the elemType of T. The switch is on the underlying type:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/programmgr"
 	"github.com/gour-dev/gour/ur"
 )
@@ -111,7 +112,7 @@ func (w *worker) gemm(ctx *ur.Context, q *ur.Queue, h *blas.Handle) error {
 		mems = append(mems, mem)
 	}
 	err := h.Gemm(blas.GemmArgs{
-		Type: blas.Float32, M: m, N: n, K: k, Alpha: 1,
+		Type: dtype.Float32, M: m, N: n, K: k, Alpha: 1,
 		A: blas.OnBuffer(mems[0], 0), LDA: k,
 		B: blas.OnBuffer(mems[1], 0), LDB: n,
 		C: blas.OnBuffer(mems[2], 0), LDC: n,

@@ -39,10 +39,12 @@ type USMPointerInfo struct {
 // middle (Ptr.Add), is a kernel argument (Kernel.SetArgPtr) and an
 // operand of the queue's copy, fill, prefetch and advise commands.
 //
-// Free returns the memory; it does not wait for commands that still use
-// it, as sycl::free does not: wait for them first (Event.Wait,
-// Queue.Finish). Using a freed allocation gives ErrInvalidMemObject, never
-// a crash. Memory allocated on a queue (Queue.AllocAsync) is freed on
+// Free returns the memory once the commands still using it are done: on
+// every adapter it waits (CUDA's cuMemFree does; OpenCL's blocking free,
+// or for SVM every queue of the context; Level Zero's context's queues),
+// so a free that comes early never lets the driver write into memory it
+// has handed back. Using a freed allocation gives ErrInvalidMemObject,
+// never a crash. Memory allocated on a queue (Queue.AllocAsync) is freed on
 // that queue, in its order, by Free or Queue.FreeAsync.
 type USM struct {
 	object

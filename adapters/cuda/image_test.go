@@ -12,7 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
-	"github.com/gour-dev/gour/internal/half"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/internal/testenv"
 	"github.com/gour-dev/gour/ur"
 	"github.com/gour-dev/gour/ur/driver"
@@ -356,7 +356,7 @@ func imgPixels(f ur.ImageFormat, n uint64, seed int) []byte {
 		case ur.ChannelFloat:
 			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(float32(v%1000)-300))
 		case ur.ChannelHalfFloat:
-			b = binary.LittleEndian.AppendUint16(b, half.Float16Bits(float32(v%500)-100))
+			b = binary.LittleEndian.AppendUint16(b, dtype.Float16Bits(float32(v%500)-100))
 		default:
 			for range f.PixelSize() / uint64(ch) {
 				b = append(b, byte(v))

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gour-dev/gour/internal/half"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -121,7 +121,7 @@ func fakeImages(t *testing.T, ctx *ur.Context, dev *ur.Device, q *ur.Queue) {
 			{ur.ImageFormat{Order: ur.ChannelBGRA, Type: ur.ChannelUnormInt8}, ur.FillColorFloat(1, 0.5, 0, 2), []byte{0, 128, 255, 255}},
 			{ur.ImageFormat{Order: ur.ChannelRG, Type: ur.ChannelUnsignedInt32}, ur.FillColorUint(7, 1<<31, 0, 0), le32(7, 1<<31)},
 			{ur.ImageFormat{Order: ur.ChannelA, Type: ur.ChannelSignedInt8}, ur.FillColorInt(0, 0, 0, -300), []byte{0x80}},
-			{ur.ImageFormat{Order: ur.ChannelR, Type: ur.ChannelHalfFloat}, ur.FillColorFloat(1.5, 0, 0, 0), binary.NativeEndian.AppendUint16(nil, half.Float16Bits(1.5))},
+			{ur.ImageFormat{Order: ur.ChannelR, Type: ur.ChannelHalfFloat}, ur.FillColorFloat(1.5, 0, 0, 0), binary.NativeEndian.AppendUint16(nil, dtype.Float16Bits(1.5))},
 			{ur.ImageFormat{Order: ur.ChannelRGBA, Type: ur.ChannelFloat}, ur.FillColorFloat(1, -2, 0.25, 8), le32(math.Float32bits(1), math.Float32bits(-2), math.Float32bits(0.25), math.Float32bits(8))},
 		} {
 			img, err := ctx.NewImage(ur.MemReadWrite, c.f, ur.ImageDesc{Type: ur.Image2D, Width: 3, Height: 3}, make([]byte, 9*c.f.PixelSize()))

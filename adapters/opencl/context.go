@@ -30,6 +30,12 @@ type context struct {
 	internalMu sync.Mutex
 	internal   map[cl.Device]cl.Queue // the context's own queues (queuefeatures.go)
 
+	// queues are the context's live queues, via usmSVM only, for USMFree
+	// to wait for (memory.go); queuesMu is held across those waits, so
+	// that a queue is not released while a free waits for it.
+	queuesMu sync.Mutex
+	queues   map[*queue]struct{}
+
 	copier imageCopier // image copies by kernel (imagecopy.go)
 
 	// madeKernels: a kernel of a user's program was made in the context,
@@ -68,3 +74,44 @@ func (c *context) NewBuffer(flags driver.MemFlags, size uint64, host []byte) (dr
 func (m *mem) Release() error  { return check("clReleaseMemObject", m.lib.ReleaseMemObject(m.handle)) }
 func (m *mem) Size() uint64    { return m.size }
 func (m *mem) Native() uintptr { return uintptr(m.handle) }
+
+// track records q for USMFree to wait for, where the context's USM is
+// SVM, and returns it.
+func (c *context) track(q *queue) *queue {
+	if c.via != usmSVM {
+		return q
+	}
+	c.queuesMu.Lock()
+	defer c.queuesMu.Unlock()
+	if c.queues == nil {
+		c.queues = make(map[*queue]struct{})
+	}
+	c.queues[q] = struct{}{}
+	return q
+}
+
+// untrack forgets q, before it is released.
+func (c *context) untrack(q *queue) {
+	if c.via != usmSVM {
+		return
+	}
+	c.queuesMu.Lock()
+	delete(c.queues, q)
+	c.queuesMu.Unlock()
+}
+
+// finishAll waits for every queue of the context, its own included: what
+// SVM's free does not do. A queue's error (a lost device) does not stop
+// the free: the memory goes back either way.
+func (c *context) finishAll() {
+	c.queuesMu.Lock()
+	defer c.queuesMu.Unlock()
+	for q := range c.queues {
+		c.a.lib.Finish(q.handle)
+	}
+	c.internalMu.Lock()
+	defer c.internalMu.Unlock()
+	for _, q := range c.internal {
+		c.a.lib.Finish(q)
+	}
+}

@@ -253,8 +253,10 @@ func (c *context) USMAlloc(kind driver.USMKind, dev driver.Device, size, alignme
 // still using the memory: a free that returned at once would let the
 // driver reuse pages a running kernel still writes, and the wait is what
 // Intel's own Unified Runtime adapter does. SVM's clSVMFree does not wait
-// (clEnqueueSVMFree would, on one queue only): commands still using the
-// memory are the caller's to wait for, as driver.USMContext says.
+// (clEnqueueSVMFree would, on one queue only), and PoCL's fill of memory
+// freed under it corrupted the process's heap: the free first waits for
+// every queue of the context (finishAll), as CUDA's cuMemFree waits for
+// the device.
 func (c *context) USMFree(ptr uintptr) error {
 	switch c.via {
 	case usmIntel:
@@ -274,6 +276,7 @@ func (c *context) USMFree(ptr uintptr) error {
 		if !ok {
 			return driver.Errorf(driver.ResultInvalidMemObject, "%#x is not the start of an SVM allocation of this context", ptr)
 		}
+		c.finishAll()
 		c.a.lib.SVMFree(c.handle, a.real)
 		return nil
 	}

@@ -60,7 +60,7 @@ func (c *context) QueueFromNative(native uintptr, dev driver.Device, owned bool)
 	if b, st := c.a.lib.QueueInfo(h, cl.QueueProperties); st == cl.Success {
 		ooo = cl.Uint64(b)&cl.QueueOutOfOrderExecModeEnable != 0
 	}
-	return &queue{ctx: c, lib: c.a.lib, handle: h, outOfOrder: ooo}, nil
+	return c.track(&queue{ctx: c, lib: c.a.lib, handle: h, outOfOrder: ooo}), nil
 }
 
 // BufferFromNative wraps a cl_mem of this context of at least size bytes.

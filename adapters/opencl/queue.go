@@ -24,6 +24,7 @@ type queue struct {
 
 func (q *queue) Native() uintptr { return uintptr(q.handle) }
 func (q *queue) Release() error {
+	q.ctx.untrack(q)
 	return check("clReleaseCommandQueue", q.lib.ReleaseCommandQueue(q.handle))
 }
 func (q *queue) Flush() error  { return q.check("clFlush", q.lib.Flush(q.handle), false) }

@@ -73,7 +73,7 @@ func (c *context) NewQueue(dev driver.Device, props driver.QueueProperties) (dri
 	if err := check(fn, st); err != nil {
 		return nil, err
 	}
-	return &queue{ctx: c, lib: c.a.lib, handle: h, outOfOrder: props.OutOfOrder}, nil
+	return c.track(&queue{ctx: c, lib: c.a.lib, handle: h, outOfOrder: props.OutOfOrder}), nil
 }
 
 // internalQueue is the context's own in-order queue on d, made on first

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/blas/gonum"
 
 	gourblas "github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -276,18 +277,18 @@ func (impl *Implementation) Close() error {
 // float is an element type of the real routines.
 type float interface{ ~float32 | ~float64 }
 
-func typeOf[T float]() gourblas.Type {
+func typeOf[T float]() dtype.Type {
 	var z T
 	if any(z) == any(float32(0)) {
-		return gourblas.Float32
+		return dtype.Float32
 	}
-	return gourblas.Float64
+	return dtype.Float64
 }
 
 // offload reports whether a call of the given size goes to the device
 // under threshold, counting a call it keeps on the host.
 func offload[T float](impl *Implementation, threshold, size int) bool {
-	ok := threshold >= 0 && size >= threshold && (typeOf[T]() == gourblas.Float32 || impl.fp64)
+	ok := threshold >= 0 && size >= threshold && (typeOf[T]() == dtype.Float32 || impl.fp64)
 	if ok && !impl.ready.Load() {
 		impl.counted[3].Add(1)
 		ok = false

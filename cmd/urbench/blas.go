@@ -12,6 +12,7 @@ import (
 
 	"github.com/gour-dev/gour/blas"
 	"github.com/gour-dev/gour/cmd/internal/cli"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -65,7 +66,7 @@ type blasBench struct {
 	w       io.Writer
 	c       *cli.Command
 	backend blas.Backend
-	types   []blas.Type
+	types   []dtype.Type
 	usm     *bool // nil: the backend's choice
 	n, vsN  int
 	small   int
@@ -85,11 +86,12 @@ func (b *blasBench) parse(types, memKind string) error {
 		return cli.Usagef(b.c.Name, "-backend %q: want gour, clblast or cublas", b.backend)
 	}
 	for _, s := range strings.Split(types, ",") {
-		i := slices.IndexFunc([]blas.Type{blas.Float32, blas.Float64, blas.Float16, blas.BFloat16}, func(t blas.Type) bool { return t.String() == s })
+		all := []dtype.Type{dtype.Float32, dtype.Float64, dtype.Float16, dtype.BFloat16}
+		i := slices.IndexFunc(all, func(t dtype.Type) bool { return t.String() == s })
 		if i < 0 {
 			return cli.Usagef(b.c.Name, "-types: %q is not float32, float64, float16 or bfloat16", s)
 		}
-		b.types = append(b.types, blas.Type(i+1))
+		b.types = append(b.types, all[i])
 	}
 	switch memKind {
 	case "":
@@ -151,7 +153,7 @@ func (b *blasBench) run() error {
 	fmt.Fprintf(b.w, "# device=%q backend=%s rounds=%d\n", b.dev.Name(), h.Backend(), b.rounds)
 	info := b.dev.Info()
 	for _, t := range b.types {
-		if t == blas.Float64 && !info.FP64 || t == blas.Float16 && !info.FP16 {
+		if t == dtype.Float64 && !info.FP64 || t == dtype.Float16 && !info.FP16 {
 			fmt.Fprintf(b.w, "# blas.gemm type=%s skipped: the device lacks it\n", t)
 			continue
 		}
@@ -183,7 +185,7 @@ type timing []float64
 
 // print writes a GEMM figure; fell is how many of its calls the vendor
 // library left to the own kernels.
-func (b *blasBench) print(name string, h *blas.Handle, t blas.Type, n int, r timing, fell int64) {
+func (b *blasBench) print(name string, h *blas.Handle, t dtype.Type, n int, r timing, fell int64) {
 	flop := 2 * math.Pow(float64(n), 3)
 	med := median(r)
 	note := ""
@@ -212,9 +214,9 @@ func (b *blasBench) versus(h *blas.Handle) error {
 		if err != nil {
 			return err
 		}
-		r, err := b.gemm(hb, blas.Float32, b.vsN)
+		r, err := b.gemm(hb, dtype.Float32, b.vsN)
 		if err == nil {
-			b.print("blas.gemm.vs", hb, blas.Float32, b.vsN, r, hb.Fallbacks())
+			b.print("blas.gemm.vs", hb, dtype.Float32, b.vsN, r, hb.Fallbacks())
 			med[i] = median(r)
 		}
 		hb.Close()
@@ -229,7 +231,7 @@ func (b *blasBench) versus(h *blas.Handle) error {
 // operands makes A, B and C of n×n elements of t, A and B filled with
 // 0.5 (so every element of C = A·B is n/4, exact in every type up to
 // n = 8192 and more), C with NaN (beta 0 must not read it).
-func (b *blasBench) operands(h *blas.Handle, t blas.Type, n int) (ops [3]blas.Operand, free func(), err error) {
+func (b *blasBench) operands(h *blas.Handle, t dtype.Type, n int) (ops [3]blas.Operand, free func(), err error) {
 	size := uint64(n) * uint64(n) * uint64(t.Size())
 	usm := b.dev.Info().USM.Device && h.Backend() != blas.BackendCLBlast
 	if b.usm != nil {
@@ -281,17 +283,17 @@ func (b *blasBench) operands(h *blas.Handle, t blas.Type, n int) (ops [3]blas.Op
 }
 
 // scalarBytes is v stored as t.
-func scalarBytes(t blas.Type, v float64) []byte {
+func scalarBytes(t dtype.Type, v float64) []byte {
 	b := make([]byte, t.Size())
 	switch t {
-	case blas.Float32:
+	case dtype.Float32:
 		binary.LittleEndian.PutUint32(b, math.Float32bits(float32(v)))
-	case blas.Float64:
+	case dtype.Float64:
 		binary.LittleEndian.PutUint64(b, math.Float64bits(v))
-	case blas.Float16:
-		binary.LittleEndian.PutUint16(b, blas.Float16Bits(float32(v)))
-	case blas.BFloat16:
-		binary.LittleEndian.PutUint16(b, blas.BFloat16Bits(float32(v)))
+	case dtype.Float16:
+		binary.LittleEndian.PutUint16(b, dtype.Float16Bits(float32(v)))
+	case dtype.BFloat16:
+		binary.LittleEndian.PutUint16(b, dtype.BFloat16Bits(float32(v)))
 	}
 	return b
 }
@@ -299,7 +301,7 @@ func scalarBytes(t blas.Type, v float64) []byte {
 // gemm times C = A·B at n×n×n: a first call (building what it builds),
 // checked, then rounds of as many calls as fill about 0.2 s, each round
 // ended by a wait for the queue.
-func (b *blasBench) gemm(h *blas.Handle, t blas.Type, n int) (timing, error) {
+func (b *blasBench) gemm(h *blas.Handle, t dtype.Type, n int) (timing, error) {
 	ops, free, err := b.operands(h, t, n)
 	if err != nil {
 		return nil, err
@@ -342,7 +344,7 @@ func (b *blasBench) gemm(h *blas.Handle, t blas.Type, n int) (timing, error) {
 }
 
 // check reads C's first element and compares it with want.
-func (b *blasBench) check(c blas.Operand, t blas.Type, want float64) error {
+func (b *blasBench) check(c blas.Operand, t dtype.Type, want float64) error {
 	buf := make([]byte, t.Size())
 	var err error
 	if m, off := c.Buffer(); m != nil {
@@ -355,14 +357,14 @@ func (b *blasBench) check(c blas.Operand, t blas.Type, want float64) error {
 	}
 	var got float64
 	switch t {
-	case blas.Float32:
+	case dtype.Float32:
 		got = float64(math.Float32frombits(binary.LittleEndian.Uint32(buf)))
-	case blas.Float64:
+	case dtype.Float64:
 		got = math.Float64frombits(binary.LittleEndian.Uint64(buf))
-	case blas.Float16:
-		got = float64(blas.Float16From(binary.LittleEndian.Uint16(buf)))
-	case blas.BFloat16:
-		got = float64(blas.BFloat16From(binary.LittleEndian.Uint16(buf)))
+	case dtype.Float16:
+		got = float64(dtype.Float16From(binary.LittleEndian.Uint16(buf)))
+	case dtype.BFloat16:
+		got = float64(dtype.BFloat16From(binary.LittleEndian.Uint16(buf)))
 	}
 	if got != want {
 		return fmt.Errorf("C[0,0] = %v, want %v", got, want)
@@ -374,12 +376,12 @@ func (b *blasBench) check(c blas.Operand, t blas.Type, want float64) error {
 // wait: the cost of a call where the device is not the limit.
 func (b *blasBench) smallCalls(h *blas.Handle) error {
 	n := b.small
-	ops, free, err := b.operands(h, blas.Float32, n)
+	ops, free, err := b.operands(h, dtype.Float32, n)
 	if err != nil {
 		return err
 	}
 	defer free()
-	a := blas.GemmArgs{Type: blas.Float32, M: n, N: n, K: n, Alpha: 1, A: ops[0], B: ops[1], C: ops[2], LDA: n, LDB: n, LDC: n}
+	a := blas.GemmArgs{Type: dtype.Float32, M: n, N: n, K: n, Alpha: 1, A: ops[0], B: ops[1], C: ops[2], LDA: n, LDB: n, LDC: n}
 	if err := h.Gemm(a); err != nil { // builds what it builds
 		return err
 	}
@@ -399,7 +401,7 @@ func (b *blasBench) smallCalls(h *blas.Handle) error {
 		}
 		r[i] = time.Since(start).Seconds() / float64(b.calls)
 	}
-	if err := b.check(ops[2], blas.Float32, float64(n)/4); err != nil {
+	if err := b.check(ops[2], dtype.Float32, float64(n)/4); err != nil {
 		return err
 	}
 	med := median(r)

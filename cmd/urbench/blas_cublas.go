@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/internal/dl"
 )
 
@@ -62,7 +63,7 @@ func blasSmallVsC(w io.Writer, h *blas.Handle, lib string, n, iters, rounds int)
 	}
 	// The row-major C = A·B of gour is the column-major product the C
 	// side computes with A and B swapped; the cost is the same.
-	a := blas.GemmArgs{Type: blas.Float32, M: n, N: n, K: n, Alpha: 1, A: blas.OnPtr(A), B: blas.OnPtr(B), C: blas.OnPtr(C), LDA: n, LDB: n, LDC: n}
+	a := blas.GemmArgs{Type: dtype.Float32, M: n, N: n, K: n, Alpha: 1, A: blas.OnPtr(A), B: blas.OnPtr(B), C: blas.OnPtr(C), LDA: n, LDB: n, LDC: n}
 	gourSide := func(k int) error {
 		for range k {
 			if err := h.Gemm(a); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/gour-dev/gour/cmd/internal/cli"
 	"github.com/gour-dev/gour/collectives"
 	"github.com/gour-dev/gour/collectives/redisrendezvous"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/internal/redisserver"
 	"github.com/gour-dev/gour/ur"
 )
@@ -185,11 +186,11 @@ func timeAllReduce(ranks []*collRank, bytes int64, iters, warmup int) (time.Dura
 	count := int(bytes / 4)
 	step := func() error {
 		if len(ranks) == 1 { // a rank per process: no group, as torch.distributed calls NCCL
-			return ranks[0].comm.AllReduce(ranks[0].big.Ptr(), ranks[0].big.Ptr(), count, collectives.Float32, collectives.Sum)
+			return ranks[0].comm.AllReduce(ranks[0].big.Ptr(), ranks[0].big.Ptr(), count, dtype.Float32, collectives.Sum)
 		}
 		return collectives.Group(func() error {
 			for _, r := range ranks {
-				if err := r.comm.AllReduce(r.big.Ptr(), r.big.Ptr(), count, collectives.Float32, collectives.Sum); err != nil {
+				if err := r.comm.AllReduce(r.big.Ptr(), r.big.Ptr(), count, dtype.Float32, collectives.Sum); err != nil {
 					return err
 				}
 			}
@@ -258,7 +259,7 @@ func checkAllReduce(ranks []*collRank, rankOf func(i int) int, n int) error {
 	}
 	if err := collectives.Group(func() error {
 		for i, r := range ranks {
-			if err := r.comm.AllReduce(bs[i].s.Ptr(), bs[i].r.Ptr(), count, collectives.Float32, collectives.Sum); err != nil {
+			if err := r.comm.AllReduce(bs[i].s.Ptr(), bs[i].r.Ptr(), count, dtype.Float32, collectives.Sum); err != nil {
 				return err
 			}
 		}

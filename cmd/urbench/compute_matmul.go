@@ -6,6 +6,7 @@ import (
 
 	"github.com/gour-dev/gour/blas"
 	"github.com/gour-dev/gour/compute"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -86,7 +87,7 @@ func (b *computeBench) matmul() error {
 	if err := q.CopyToPtr(ua.Ptr(), f32Bytes(ones)); err != nil {
 		return err
 	}
-	args := blas.GemmArgs{Type: blas.Float32, M: n, N: n, K: n, Alpha: 1, A: blas.OnPtr(ua.Ptr()), B: blas.OnPtr(ua.Ptr()), C: blas.OnPtr(uc.Ptr()), LDA: n, LDB: n, LDC: n}
+	args := blas.GemmArgs{Type: dtype.Float32, M: n, N: n, K: n, Alpha: 1, A: blas.OnPtr(ua.Ptr()), B: blas.OnPtr(ua.Ptr()), C: blas.OnPtr(uc.Ptr()), LDA: n, LDB: n, LDC: n}
 	var direct []float64
 	for r := -1; r < b.rounds; r++ {
 		start := time.Now()

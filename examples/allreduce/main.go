@@ -32,6 +32,7 @@ import (
 	_ "github.com/gour-dev/gour/adapters/all"
 	"github.com/gour-dev/gour/collectives"
 	"github.com/gour-dev/gour/collectives/redisrendezvous"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -202,7 +203,7 @@ func rank(w io.Writer, c config) error {
 	defer comm.Close()
 	connected := time.Since(start)
 	// In place: every rank ends with the sum of every rank's buf.
-	if err := comm.AllReduce(buf.Ptr(), buf.Ptr(), c.count, collectives.Float32, collectives.Sum); err != nil {
+	if err := comm.AllReduce(buf.Ptr(), buf.Ptr(), c.count, dtype.Float32, collectives.Sum); err != nil {
 		return err
 	}
 	if err := q.CopyFromPtr(ur.AsBytes(x), buf.Ptr()); err != nil {

@@ -84,9 +84,10 @@ type USMContext interface {
 	// USMAlloc allocates size bytes of kind, aligned to alignment (a power
 	// of two; 0 for the driver's default), on dev (nil for USMHost).
 	USMAlloc(kind USMKind, dev Device, size, alignment uint64) (uintptr, error)
-	// USMFree frees an allocation USMAlloc returned. Commands still using
-	// it are the caller's to wait for, as with the Unified Runtime's
-	// urUSMFree; adapters whose free waits anyway say so.
+	// USMFree frees an allocation USMAlloc returned, once the commands
+	// still using it are done: a driver whose free does not wait (OpenCL's
+	// SVM) waits for the context's queues first, so that no command writes
+	// into memory the driver has handed back.
 	USMFree(ptr uintptr) error
 	// USMPointerInfo describes the allocation ptr lies in, as the driver
 	// knows it: Kind is USMUnknown for memory the driver did not allocate.

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
-	"github.com/gour-dev/gour/internal/half"
+	"github.com/gour-dev/gour/dtype"
 )
 
 // Extent is the image's size in pixels as regions count it: {width,
@@ -95,7 +95,7 @@ func EncodePixel(f ImageFormat, color [16]byte) ([]byte, error) {
 		case ChannelUnsignedInt16:
 			out = binary.NativeEndian.AppendUint16(out, uint16(min(u[i], math.MaxUint16)))
 		case ChannelHalfFloat:
-			out = binary.NativeEndian.AppendUint16(out, half.Float16Bits(fl[i]))
+			out = binary.NativeEndian.AppendUint16(out, dtype.Float16Bits(fl[i]))
 		default: // 32-bit channels: the value's bits as they are
 			out = binary.NativeEndian.AppendUint32(out, u[i])
 		}

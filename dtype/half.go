@@ -1,8 +1,4 @@
-// Package half converts between float32 and the two 16-bit floating
-// point formats gour's layers move: IEEE 754 binary16 (float16) and
-// bfloat16, both rounded to nearest even. Packages blas, compute and
-// collectives convert through it.
-package half
+package dtype
 
 import "math"
 
