@@ -1,0 +1,421 @@
+package gokernel
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/gour-dev/gour/dtype"
+)
+
+// kernPath is the import path of the intrinsics.
+const kernPath = "github.com/gour-dev/gour/gokernel/kern"
+
+// File is one Go source file of a kernel package.
+type File struct {
+	Name string
+	Src  []byte
+}
+
+// Compile type-checks the Go files of one package and compiles its
+// kernels — the functions whose first parameter is a kern.Item, or those
+// named, if names are given — with the functions they call, to OpenCL C
+// and CUDA C. Anything outside the subset the package documents is a
+// *CompileError naming the file, line and column and the reason; so is a
+// Go type error. Imports are type-checked from source, so Compile runs
+// where the Go tool and the module's sources are (go generate, tests).
+func Compile(files []File, names ...string) (*Module, error) {
+	fset := token.NewFileSet()
+	var parsed []*ast.File
+	h := sha256.New()
+	for _, f := range files {
+		af, err := parser.ParseFile(fset, f.Name, f.Src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return nil, &CompileError{Msg: err.Error()}
+		}
+		parsed = append(parsed, af)
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(f.Name), len(f.Src))
+		h.Write(f.Src)
+	}
+	if len(parsed) == 0 {
+		return nil, &CompileError{Msg: "no Go files"}
+	}
+	info := &types.Info{
+		Types:      map[ast.Expr]types.TypeAndValue{},
+		Defs:       map[*ast.Ident]types.Object{},
+		Uses:       map[*ast.Ident]types.Object{},
+		Instances:  map[*ast.Ident]types.Instance{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
+	}
+	var typeErr error
+	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil), Error: func(err error) {
+		if typeErr == nil {
+			typeErr = err
+		}
+	}}
+	pkg, _ := conf.Check(parsed[0].Name.Name, fset, parsed, info)
+	if typeErr != nil {
+		return nil, &CompileError{Msg: typeErr.Error()}
+	}
+	c := &compiler{fset: fset, info: info, pkg: pkg, funcs: map[*types.Func]*ast.FuncDecl{}}
+	for _, f := range parsed {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Body != nil {
+				c.funcs[info.Defs[fd.Name].(*types.Func)] = fd
+			}
+		}
+	}
+	var kernels []*ast.FuncDecl
+	for fn, fd := range c.funcs {
+		if len(names) > 0 && !slices.Contains(names, fn.Name()) || len(names) == 0 && !isKernel(fn) {
+			continue
+		}
+		if !isKernel(fn) {
+			return nil, c.errorf(fd.Name, "kernel %s: its first parameter must be a kern.Item", fn.Name())
+		}
+		kernels = append(kernels, fd)
+	}
+	if len(kernels) == 0 {
+		return nil, &CompileError{Msg: "no kernel functions (functions whose first parameter is a kern.Item)"}
+	}
+	for _, n := range names {
+		if !slices.ContainsFunc(kernels, func(fd *ast.FuncDecl) bool { return fd.Name.Name == n }) {
+			return nil, &CompileError{Msg: fmt.Sprintf("no function %s in the package", n)}
+		}
+	}
+	sort.Slice(kernels, func(i, j int) bool { return kernels[i].Name.Name < kernels[j].Name.Name })
+	m := &Module{Hash: hex.EncodeToString(h.Sum(nil))}
+	for _, lang := range []lang{langOpenCL, langCUDA} {
+		c.lang, c.done, c.order, c.protos, c.bodies = lang, map[*types.Func]bool{}, nil, nil, nil
+		c.usesFP64 = false
+		for _, fd := range kernels {
+			info, err := c.kernel(fd)
+			if err != nil {
+				return nil, err
+			}
+			if lang == langOpenCL {
+				m.Kernels = append(m.Kernels, info)
+			}
+		}
+		src := c.source()
+		if lang == langOpenCL {
+			m.OpenCL = src
+		} else {
+			m.CUDA = src
+		}
+		m.FP64 = m.FP64 || c.usesFP64
+	}
+	return m, nil
+}
+
+// CompileError is a kernel the compiler refuses: its position and why.
+type CompileError struct {
+	Pos string // file:line:col, empty when the error has none of its own
+	Msg string
+}
+
+func (e *CompileError) Error() string {
+	if e.Pos == "" {
+		return "gokernel: " + e.Msg
+	}
+	return "gokernel: " + e.Pos + ": " + e.Msg
+}
+
+// isKernel reports whether fn's first parameter is a kern.Item.
+func isKernel(fn *types.Func) bool {
+	p := fn.Type().(*types.Signature).Params()
+	return p.Len() > 0 && isItem(p.At(0).Type())
+}
+
+func isItem(t types.Type) bool {
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Name() == "Item" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == kernPath
+}
+
+type lang int
+
+const (
+	langOpenCL lang = iota
+	langCUDA
+)
+
+// compiler emits one language at a time.
+type compiler struct {
+	fset  *token.FileSet
+	info  *types.Info
+	pkg   *types.Package
+	funcs map[*types.Func]*ast.FuncDecl
+
+	lang     lang
+	done     map[*types.Func]bool
+	order    []*types.Func
+	protos   []string
+	bodies   []string
+	usesFP64 bool
+	// per function
+	kernelFn bool
+	shared   map[types.Object]int64 // shared arrays of the kernel: their lengths
+	depth    int
+}
+
+func (c *compiler) errorf(n ast.Node, format string, args ...any) error {
+	return &CompileError{Pos: c.fset.Position(n.Pos()).String(), Msg: fmt.Sprintf(format, args...)}
+}
+
+// cType is t's C type; ok false for a type outside the subset.
+func (c *compiler) cType(t types.Type) (string, bool) {
+	b, ok := t.Underlying().(*types.Basic)
+	if !ok {
+		return "", false
+	}
+	cl := c.lang == langOpenCL
+	switch b.Kind() {
+	case types.Int, types.Int64:
+		return pick(cl, "long", "long long"), true
+	case types.Uint, types.Uint64, types.Uintptr:
+		return pick(cl, "ulong", "unsigned long long"), true
+	case types.Int32:
+		return "int", true
+	case types.Uint32:
+		return pick(cl, "uint", "unsigned int"), true
+	case types.Int16:
+		return "short", true
+	case types.Uint16:
+		return pick(cl, "ushort", "unsigned short"), true
+	case types.Int8:
+		return "char", true
+	case types.Uint8:
+		return pick(cl, "uchar", "unsigned char"), true
+	case types.Float32:
+		return "float", true
+	case types.Float64:
+		c.usesFP64 = true
+		return "double", true
+	case types.Bool:
+		return "bool", true
+	}
+	return "", false
+}
+
+func pick(cl bool, a, b string) string {
+	if cl {
+		return a
+	}
+	return b
+}
+
+// elemDType is the dtype of a slice element type.
+func elemDType(t types.Type) dtype.Type {
+	b, ok := t.Underlying().(*types.Basic)
+	if !ok {
+		return 0
+	}
+	switch b.Kind() {
+	case types.Int8:
+		return dtype.Int8
+	case types.Uint8:
+		return dtype.Uint8
+	case types.Int32:
+		return dtype.Int32
+	case types.Uint32:
+		return dtype.Uint32
+	case types.Int, types.Int64:
+		return dtype.Int64
+	case types.Uint, types.Uint64:
+		return dtype.Uint64
+	case types.Float32:
+		return dtype.Float32
+	case types.Float64:
+		return dtype.Float64
+	}
+	return 0
+}
+
+// kernel emits fd as a kernel, with the device functions it calls.
+func (c *compiler) kernel(fd *ast.FuncDecl) (KernelInfo, error) {
+	fn := c.info.Defs[fd.Name].(*types.Func)
+	sig := fn.Type().(*types.Signature)
+	ki := KernelInfo{Name: fn.Name()}
+	if sig.Results().Len() != 0 {
+		return ki, c.errorf(fd.Name, "kernel %s returns a value: a kernel returns nothing", fn.Name())
+	}
+	if sig.TypeParams().Len() != 0 {
+		return ki, c.errorf(fd.Name, "kernel %s is generic: instantiate it in a non-generic kernel that calls it", fn.Name())
+	}
+	var params []string
+	for i := 1; i < sig.Params().Len(); i++ {
+		p := sig.Params().At(i)
+		switch t := p.Type().Underlying().(type) {
+		case *types.Slice:
+			ct, ok := c.cType(t.Elem())
+			dt := elemDType(t.Elem())
+			if !ok || dt == 0 {
+				return ki, c.errorf(fd.Name, "kernel %s: parameter %s: slices of %s are not in the subset", fn.Name(), p.Name(), t.Elem())
+			}
+			params = append(params, pick(c.lang == langOpenCL, "__global ", "")+ct+"* "+c.name(p), c.intType()+" "+c.name(p)+"_len")
+			ki.Params = append(ki.Params, Param{Name: p.Name(), Slice: true, Type: dt})
+		case *types.Basic:
+			ct, ok := c.cType(t)
+			dt := elemDType(t)
+			if !ok || dt == 0 {
+				return ki, c.errorf(fd.Name, "kernel %s: parameter %s of type %s: a kernel takes numbers and slices of them", fn.Name(), p.Name(), p.Type())
+			}
+			params = append(params, ct+" "+c.name(p))
+			ki.Params = append(ki.Params, Param{Name: p.Name(), Type: dt})
+		default:
+			return ki, c.errorf(fd.Name, "kernel %s: parameter %s of type %s: a kernel takes numbers and slices of them", fn.Name(), p.Name(), p.Type())
+		}
+	}
+	head := pick(c.lang == langOpenCL, "__kernel void ", `extern "C" __global__ void `) + fn.Name() + "(" + strings.Join(params, ", ") + ")"
+	c.kernelFn, c.shared = true, map[types.Object]int64{}
+	body, err := c.block(fd.Body, true)
+	if err != nil {
+		return ki, err
+	}
+	c.bodies = append(c.bodies, head+" "+body)
+	return ki, nil
+}
+
+// intType is Go's int in C.
+func (c *compiler) intType() string { return pick(c.lang == langOpenCL, "long", "long long") }
+
+// deviceFunc emits fn, called from a kernel, once.
+func (c *compiler) deviceFunc(fn *types.Func, at ast.Node) error {
+	if c.done[fn] {
+		return nil
+	}
+	fd := c.funcs[fn]
+	if fd == nil {
+		return c.errorf(at, "%s is not a function of the kernel's package: a kernel calls only its package's functions, kern's and the builtins", fn.FullName())
+	}
+	c.done[fn] = true
+	sig := fn.Type().(*types.Signature)
+	if sig.TypeParams().Len() != 0 {
+		return c.errorf(fd.Name, "device function %s is generic: not in the subset yet", fn.Name())
+	}
+	ret := "void"
+	switch sig.Results().Len() {
+	case 0:
+	case 1:
+		t, ok := c.cType(sig.Results().At(0).Type())
+		if !ok {
+			return c.errorf(fd.Name, "device function %s returns %s: device functions return one number or nothing", fn.Name(), sig.Results().At(0).Type())
+		}
+		ret = t
+	default:
+		return c.errorf(fd.Name, "device function %s returns %d values: device functions return one number or nothing", fn.Name(), sig.Results().Len())
+	}
+	var params []string
+	for i := range sig.Params().Len() {
+		p := sig.Params().At(i)
+		if isItem(p.Type()) {
+			continue
+		}
+		switch t := p.Type().Underlying().(type) {
+		case *types.Slice:
+			ct, ok := c.cType(t.Elem())
+			if !ok {
+				return c.errorf(fd.Name, "device function %s: parameter %s: slices of %s are not in the subset", fn.Name(), p.Name(), t.Elem())
+			}
+			params = append(params, pick(c.lang == langOpenCL, "__global ", "")+ct+"* "+c.name(p), c.intType()+" "+c.name(p)+"_len")
+		default:
+			ct, ok := c.cType(p.Type())
+			if !ok {
+				return c.errorf(fd.Name, "device function %s: parameter %s of type %s is not in the subset", fn.Name(), p.Name(), p.Type())
+			}
+			params = append(params, ct+" "+c.name(p))
+		}
+	}
+	head := pick(c.lang == langOpenCL, "", "__device__ ") + ret + " " + fn.Name() + "(" + strings.Join(params, ", ") + ")"
+	savedK, savedS, savedD := c.kernelFn, c.shared, c.depth
+	c.kernelFn, c.shared, c.depth = false, map[types.Object]int64{}, 0
+	body, err := c.block(fd.Body, false)
+	c.kernelFn, c.shared, c.depth = savedK, savedS, savedD
+	if err != nil {
+		return err
+	}
+	c.protos = append(c.protos, head+";")
+	c.bodies = append([]string{head + " " + body}, c.bodies...)
+	return nil
+}
+
+// source is the translation unit: prelude, prototypes, functions.
+func (c *compiler) source() string {
+	var b strings.Builder
+	b.WriteString("// Generated by gokernel from Go source; do not edit.\n")
+	if c.lang == langOpenCL {
+		if c.usesFP64 {
+			b.WriteString("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n")
+		}
+		b.WriteString(clPrelude)
+	} else {
+		b.WriteString(cudaPrelude)
+	}
+	for _, p := range c.protos {
+		b.WriteString(p + "\n")
+	}
+	for _, f := range c.bodies {
+		b.WriteString(f + "\n")
+	}
+	return b.String()
+}
+
+// The preludes: what Go's operators need beyond C's.
+const clPrelude = `inline float gok_atomic_add_f32(volatile __global float* p, float v) {
+	union { uint u; float f; } old, nw;
+	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __global uint*)p, old.u, nw.u) != old.u);
+	return old.f;
+}
+inline float gok_atomic_add_f32_local(volatile __local float* p, float v) {
+	union { uint u; float f; } old, nw;
+	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __local uint*)p, old.u, nw.u) != old.u);
+	return old.f;
+}
+`
+
+const cudaPrelude = `#define GOK_GID(d) ((long long)(d == 0 ? blockIdx.x * blockDim.x + threadIdx.x : d == 1 ? blockIdx.y * blockDim.y + threadIdx.y : blockIdx.z * blockDim.z + threadIdx.z))
+#define GOK_LID(d) ((long long)(d == 0 ? threadIdx.x : d == 1 ? threadIdx.y : threadIdx.z))
+#define GOK_GRP(d) ((long long)(d == 0 ? blockIdx.x : d == 1 ? blockIdx.y : blockIdx.z))
+#define GOK_LSZ(d) ((long long)(d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z))
+#define GOK_NGR(d) ((long long)(d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z))
+#define GOK_GSZ(d) (GOK_LSZ(d) * GOK_NGR(d))
+`
+
+// name is a Go identifier as a C one: C's keywords and the preludes'
+// names get a suffix.
+func (c *compiler) name(o types.Object) string {
+	n := o.Name()
+	if cKeywords[n] || strings.HasPrefix(n, "gok_") || strings.HasPrefix(n, "GOK_") {
+		return n + "_"
+	}
+	return n
+}
+
+var cKeywords = map[string]bool{}
+
+func init() {
+	for _, k := range strings.Fields(`auto char const double enum extern float inline int long register restrict short signed sizeof static
+		struct typedef union unsigned void volatile while do goto bool half uint ulong uchar ushort kernel global local constant private
+		__kernel __global __local __constant __private new delete class template this namespace using virtual public private protected
+		friend operator throw try catch true false signed unsigned min max abs exp log sqrt int2 float2 float4 barrier`) {
+		cKeywords[k] = true
+	}
+}
+
+// PackageName is the package clause of a Go file.
+func PackageName(f File) (string, error) {
+	af, err := parser.ParseFile(token.NewFileSet(), f.Name, f.Src, parser.PackageClauseOnly)
+	if err != nil {
+		return "", &CompileError{Msg: err.Error()}
+	}
+	return af.Name.Name, nil
+}

@@ -1,0 +1,41 @@
+// Package gokernel compiles kernels written in Go to OpenCL C and CUDA C,
+// and runs the same Go functions on the CPU.
+//
+// A kernel is a function whose first parameter is a kern.Item (package
+// kern holds the intrinsics), written in a subset of Go:
+//
+//   - numbers (int, int8 to int64, the unsigned kinds, float32, float64),
+//     bool, fixed-size arrays of numbers as locals, and slices of numbers
+//     as parameters (on a device a pointer and a length: len works);
+//   - if, for (three-clause, condition-only, infinite, and range over an
+//     integer), switch, break, continue, return, and calls of the
+//     package's other functions (device functions, returning one number
+//     or nothing);
+//   - Go's constant rules, kept: in float32 code x*0.5 is x*0.5f, never a
+//     double; signed integer arithmetic wraps as Go's does (C computes it
+//     unsigned); / and % truncate as Go's do;
+//   - kern.Shared's work-group memory, Item.Barrier, atomics, and kern's
+//     float32 math.
+//
+// Everything else — closures, maps, strings, interfaces, goroutines,
+// defer, allocation, slicing, package variables, generics — is refused
+// by Compile with its file:line:col and why, before anything runs. An
+// index out of range and a division by zero are not checked on a device
+// (as in C); on the CPU they panic as Go's do, and RunCPU returns the
+// panic as an error naming the work-item.
+//
+// Compile type-checks with go/types, so it runs where the Go tool and
+// the sources are: a go generate step (command gokernel) writes the
+// compiled Module into a Go file, with the hash of the source it came
+// from, and a program ships that. At run time Module.Kernel builds a
+// kernel for a device through a programmgr.Manager — OpenCL C for OpenCL
+// and, through SPIR-V, Level Zero; CUDA C for CUDA — cached in memory,
+// on disk and across a fleet like any program, and Kernel.Launch checks
+// its arguments against the kernel's parameters and launches through
+// ur.Queue.Launch.
+//
+// RunCPU runs the same function as Go, a goroutine for each work-item of
+// a work-group, with a real barrier and the group's shared memory, so
+// that go test -race catches a missing barrier on a machine without a
+// GPU, and debuggers and coverage see kernel code as any Go.
+package gokernel

@@ -1,0 +1,425 @@
+package gokernel
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"math"
+	"strconv"
+	"strings"
+)
+
+func (c *compiler) expr(e ast.Expr) (string, error) {
+	tv := c.info.Types[e]
+	if tv.Value != nil {
+		return c.constant(e, tv)
+	}
+	switch e := e.(type) {
+	case *ast.Ident:
+		o := c.info.Uses[e]
+		if o == nil {
+			o = c.info.Defs[e]
+		}
+		switch o := o.(type) {
+		case *types.Var:
+			if o.Parent() == c.pkg.Scope() {
+				return "", c.errorf(e, "package variable %s: a kernel reads only its parameters and locals", e.Name)
+			}
+			return c.name(o), nil
+		case *types.Nil:
+			return "", c.errorf(e, "nil is not in the kernel subset")
+		}
+		return "", c.errorf(e, "%s is not in the kernel subset here", e.Name)
+	case *ast.ParenExpr:
+		x, err := c.expr(e.X)
+		return "(" + x + ")", err
+	case *ast.BinaryExpr:
+		x, err := c.expr(e.X)
+		if err != nil {
+			return "", err
+		}
+		y, err := c.expr(e.Y)
+		if err != nil {
+			return "", err
+		}
+		op := e.Op.String()
+		switch e.Op {
+		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ, token.LAND, token.LOR:
+			return "(" + x + " " + op + " " + y + ")", nil
+		}
+		return c.binary(op, x, y, c.info.TypeOf(e), e), nil
+	case *ast.UnaryExpr:
+		x, err := c.expr(e.X)
+		if err != nil {
+			return "", err
+		}
+		switch e.Op {
+		case token.SUB:
+			if isSigned(c.info.TypeOf(e)) {
+				return c.arith("-", "0", x, c.info.TypeOf(e)), nil
+			}
+			return "(-" + x + ")", nil
+		case token.ADD:
+			return x, nil
+		case token.NOT:
+			return "(!" + x + ")", nil
+		case token.XOR:
+			return "(~" + x + ")", nil
+		case token.AND:
+			return "(&" + x + ")", nil
+		}
+		return "", c.errorf(e, "the operator %s is not in the kernel subset", e.Op)
+	case *ast.IndexExpr:
+		if c.info.Types[e.X].IsType() || c.info.Instances[identOf(e.X)].Type != nil {
+			return "", c.errorf(e, "a generic function's value is not in the subset")
+		}
+		x, err := c.expr(e.X)
+		if err != nil {
+			return "", err
+		}
+		i, err := c.expr(e.Index)
+		if err != nil {
+			return "", err
+		}
+		switch c.info.TypeOf(e.X).Underlying().(type) {
+		case *types.Slice, *types.Array:
+			return x + "[" + i + "]", nil
+		}
+		return "", c.errorf(e, "indexing %s is not in the kernel subset", c.info.TypeOf(e.X))
+	case *ast.CallExpr:
+		return c.call(e)
+	case *ast.SelectorExpr:
+		return "", c.errorf(e, "%s: struct fields and package values are not in the kernel subset yet", exprString(e))
+	case *ast.FuncLit:
+		return "", c.errorf(e, "closures are not in the kernel subset")
+	case *ast.CompositeLit:
+		return "", c.errorf(e, "composite literals allocate: not in the kernel subset")
+	case *ast.SliceExpr:
+		return "", c.errorf(e, "slicing is not in the kernel subset: pass an offset")
+	case *ast.StarExpr:
+		return "", c.errorf(e, "pointers are not in the kernel subset (take &x[i] for an atomic)")
+	case *ast.TypeAssertExpr:
+		return "", c.errorf(e, "interfaces are not in the kernel subset")
+	}
+	return "", c.errorf(e, "%T is not in the kernel subset", e)
+}
+
+func identOf(e ast.Expr) *ast.Ident {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e
+	case *ast.SelectorExpr:
+		return e.Sel
+	}
+	return nil
+}
+
+func exprString(e ast.Expr) string {
+	var b strings.Builder
+	if s, ok := e.(*ast.SelectorExpr); ok {
+		if x, ok := s.X.(*ast.Ident); ok {
+			b.WriteString(x.Name + ".")
+		}
+		b.WriteString(s.Sel.Name)
+	}
+	return b.String()
+}
+
+func isSigned(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsInteger != 0 && b.Info()&types.IsUnsigned == 0
+}
+
+func isInteger(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsInteger != 0
+}
+
+// binary emits x op y of type t, with Go's meaning: signed +, - and *
+// wrap (computed unsigned: C leaves their overflow undefined), &^ is
+// x & ~y.
+func (c *compiler) binary(op, x, y string, t types.Type, at ast.Node) string {
+	switch op {
+	case "+", "-", "*":
+		return c.arith(op, x, y, t)
+	case "&^":
+		return "(" + x + " & ~" + y + ")"
+	case "%":
+		if !isInteger(t) {
+			return "fmod(" + x + ", " + y + ")"
+		}
+	}
+	return "(" + x + " " + op + " " + y + ")"
+}
+
+// arith is x op y wrapping as Go's signed integers do.
+func (c *compiler) arith(op, x, y string, t types.Type) string {
+	if !isSigned(t) {
+		return "(" + x + " " + op + " " + y + ")"
+	}
+	ct, _ := c.cType(t)
+	ut := map[string]string{"int": "uint", "long": "ulong", "long long": "unsigned long long", "short": "ushort", "char": "uchar"}[ct]
+	if c.lang == langCUDA {
+		ut = map[string]string{"int": "unsigned int", "long long": "unsigned long long", "short": "unsigned short", "char": "unsigned char"}[ct]
+	}
+	return fmt.Sprintf("((%s)((%s)(%s) %s (%s)(%s)))", ct, ut, x, op, ut, y)
+}
+
+// constant emits a constant of e's type: 0.5 in float32 code is 0.5f,
+// so float32 code stays float32 as Go's rules keep it.
+func (c *compiler) constant(e ast.Expr, tv types.TypeAndValue) (string, error) {
+	t := tv.Type
+	b, ok := t.Underlying().(*types.Basic)
+	if !ok {
+		return "", c.errorf(e, "a constant of type %s is not in the kernel subset", t)
+	}
+	v := tv.Value
+	switch {
+	case b.Kind() == types.Bool || b.Kind() == types.UntypedBool:
+		if constant.BoolVal(v) {
+			return "true", nil
+		}
+		return "false", nil
+	case b.Kind() == types.Float32:
+		f, _ := constant.Float32Val(v)
+		return floatLit(float64(f), 32), nil
+	case b.Kind() == types.Float64 || b.Kind() == types.UntypedFloat:
+		c.usesFP64 = true
+		f, _ := constant.Float64Val(v)
+		return floatLit(f, 64), nil
+	case b.Info()&types.IsInteger != 0:
+		ct, _ := c.cType(t)
+		s := v.ExactString()
+		if b.Info()&types.IsUnsigned != 0 {
+			return "((" + ct + ")" + s + "u)", nil
+		}
+		if i, ok := constant.Int64Val(v); ok && i == math.MinInt64 {
+			return "((" + ct + ")(-9223372036854775807LL - 1))", nil
+		}
+		if ct == "int" {
+			return s, nil
+		}
+		return "((" + ct + ")" + s + "LL)", nil
+	}
+	return "", c.errorf(e, "a constant of type %s is not in the kernel subset", t)
+}
+
+func floatLit(f float64, bits int) string {
+	switch {
+	case math.IsInf(f, 1):
+		return pick(bits == 32, "INFINITY", "((double)INFINITY)")
+	case math.IsInf(f, -1):
+		return pick(bits == 32, "(-INFINITY)", "(-(double)INFINITY)")
+	}
+	s := strconv.FormatFloat(f, 'g', -1, bits)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	if bits == 32 {
+		s += "f"
+	}
+	return s
+}
+
+// call emits a conversion, a builtin, an intrinsic or a device function.
+func (c *compiler) call(e *ast.CallExpr) (string, error) {
+	tv := c.info.Types[e.Fun]
+	if tv.IsType() {
+		if len(e.Args) != 1 {
+			return "", c.errorf(e, "a conversion takes one value")
+		}
+		ct, ok := c.cType(tv.Type)
+		if !ok {
+			return "", c.errorf(e, "a conversion to %s is not in the kernel subset", tv.Type)
+		}
+		x, err := c.expr(e.Args[0])
+		return "((" + ct + ")(" + x + "))", err
+	}
+	if tv.IsBuiltin() {
+		return c.builtin(e)
+	}
+	if k := c.kernCall(e); k != "" {
+		return c.intrinsic(k, e)
+	}
+	var fn *types.Func
+	if id := identOf(e.Fun); id != nil {
+		fn, _ = c.info.Uses[id].(*types.Func)
+	}
+	if fn == nil {
+		return "", c.errorf(e, "this call is not in the kernel subset: call kern's functions, the builtins or functions of the package")
+	}
+	if fn.Pkg() != c.pkg {
+		if fn.Pkg() != nil && fn.Pkg().Path() == "math" {
+			return "", c.errorf(e, "math.%s is float64: call kern.%s, which devices have in float32", fn.Name(), fn.Name())
+		}
+		return "", c.errorf(e, "%s is not a function of the kernel's package", fn.FullName())
+	}
+	if c.info.Instances[identOf(e.Fun)].Type != nil {
+		return "", c.errorf(e, "generic device functions are not in the subset yet")
+	}
+	if err := c.deviceFunc(fn, e); err != nil {
+		return "", err
+	}
+	var args []string
+	sig := fn.Type().(*types.Signature)
+	for i, a := range e.Args {
+		if isItem(sig.Params().At(i).Type()) {
+			continue
+		}
+		x, err := c.expr(a)
+		if err != nil {
+			return "", err
+		}
+		if _, ok := c.info.TypeOf(a).Underlying().(*types.Slice); ok {
+			id, ok := a.(*ast.Ident)
+			if !ok || c.shared[c.info.Uses[id]] != 0 {
+				return "", c.errorf(a, "a device function takes a slice parameter of the kernel as it is (no shared arrays)")
+			}
+			args = append(args, x, x+"_len")
+			continue
+		}
+		args = append(args, x)
+	}
+	return fn.Name() + "(" + strings.Join(args, ", ") + ")", nil
+}
+
+func (c *compiler) builtin(e *ast.CallExpr) (string, error) {
+	name := identOf(e.Fun).Name
+	switch name {
+	case "len":
+		id, ok := e.Args[0].(*ast.Ident)
+		if !ok {
+			return "", c.errorf(e, "len of a kernel's slice or array variable only")
+		}
+		o := c.info.Uses[id]
+		if n := c.shared[o]; n != 0 {
+			return strconv.FormatInt(n, 10), nil
+		}
+		if _, ok := o.Type().Underlying().(*types.Slice); ok {
+			return c.name(o) + "_len", nil
+		}
+		return "", c.errorf(e, "len of %s is not in the subset", o.Type())
+	case "min", "max":
+		t := c.info.TypeOf(e)
+		x, err := c.expr(e.Args[0])
+		if err != nil {
+			return "", err
+		}
+		for _, a := range e.Args[1:] {
+			y, err := c.expr(a)
+			if err != nil {
+				return "", err
+			}
+			cmp := "<"
+			if name == "max" {
+				cmp = ">"
+			}
+			ct, _ := c.cType(t)
+			x = fmt.Sprintf("gok_%s_%s(%s, %s)", name, strings.ReplaceAll(ct, " ", "_"), x, y)
+			c.need(fmt.Sprintf("%s gok_%s_%s(%s a, %s b) { return a %s b ? a : b; }", ct, name, strings.ReplaceAll(ct, " ", "_"), ct, ct, cmp))
+		}
+		return x, nil
+	}
+	return "", c.errorf(e, "the builtin %s is not in the kernel subset", name)
+}
+
+// need adds a helper function once, before the functions.
+func (c *compiler) need(def string) {
+	fn := pick(c.lang == langOpenCL, "inline ", "__device__ inline ") + def
+	for _, p := range c.protos {
+		if p == fn {
+			return
+		}
+	}
+	c.protos = append([]string{fn}, c.protos...)
+}
+
+// intrinsic emits a kern function or Item method.
+func (c *compiler) intrinsic(name string, e *ast.CallExpr) (string, error) {
+	cl := c.lang == langOpenCL
+	args := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		if i == 0 && isItem(c.info.TypeOf(a)) {
+			continue
+		}
+		x, err := c.expr(a)
+		if err != nil {
+			return "", err
+		}
+		args[i] = x
+	}
+	dim := func() (string, error) {
+		v := c.info.Types[e.Args[0]].Value
+		if v == nil {
+			return "", c.errorf(e, "the dimension of %s must be a constant 0, 1 or 2", name)
+		}
+		d, _ := constant.Int64Val(v)
+		if d < 0 || d > 2 {
+			return "", c.errorf(e, "dimension %d of %s: 0, 1 or 2", d, name)
+		}
+		return strconv.FormatInt(d, 10), nil
+	}
+	ids := map[string][2]string{
+		"Item.GlobalID": {"get_global_id", "GOK_GID"}, "Item.LocalID": {"get_local_id", "GOK_LID"},
+		"Item.GroupID": {"get_group_id", "GOK_GRP"}, "Item.GlobalSize": {"get_global_size", "GOK_GSZ"},
+		"Item.LocalSize": {"get_local_size", "GOK_LSZ"}, "Item.NumGroups": {"get_num_groups", "GOK_NGR"},
+	}
+	if f, ok := ids[name]; ok {
+		d, err := dim()
+		if err != nil {
+			return "", err
+		}
+		if cl {
+			return "((long)" + f[0] + "(" + d + "))", nil
+		}
+		return f[1] + "(" + d + ")", nil
+	}
+	math1 := map[string][2]string{
+		"Sqrt": {"sqrt", "sqrtf"}, "Exp": {"exp", "expf"}, "Log": {"log", "logf"}, "Tanh": {"tanh", "tanhf"},
+		"Abs": {"fabs", "fabsf"}, "Rsqrt": {"rsqrt", "rsqrtf"},
+	}
+	if f, ok := math1[name]; ok {
+		return pick(cl, f[0], f[1]) + "(" + args[0] + ")", nil
+	}
+	switch name {
+	case "Item.Barrier":
+		return pick(cl, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)", "__syncthreads()"), nil
+	case "Shared":
+		return "", c.errorf(e, "kern.Shared is called as `name := kern.Shared[T](it, n)`, a statement of the kernel function's own body")
+	case "AtomicAddInt32", "AtomicAddUint32":
+		return pick(cl, "atomic_add", "atomicAdd") + "(" + args[0] + ", " + args[1] + ")", nil
+	case "AtomicMaxInt32":
+		return pick(cl, "atomic_max", "atomicMax") + "(" + args[0] + ", " + args[1] + ")", nil
+	case "AtomicMinInt32":
+		return pick(cl, "atomic_min", "atomicMin") + "(" + args[0] + ", " + args[1] + ")", nil
+	case "AtomicXchgInt32":
+		return pick(cl, "atomic_xchg", "atomicExch") + "(" + args[0] + ", " + args[1] + ")", nil
+	case "AtomicCASInt32":
+		return pick(cl, "atomic_cmpxchg", "atomicCAS") + "(" + args[0] + ", " + args[1] + ", " + args[2] + ")", nil
+	case "AtomicAddFloat32":
+		if !cl {
+			return "atomicAdd(" + args[0] + ", " + args[1] + ")", nil
+		}
+		if c.pointsToShared(e.Args[0]) {
+			return "gok_atomic_add_f32_local(" + args[0] + ", " + args[1] + ")", nil
+		}
+		return "gok_atomic_add_f32(" + args[0] + ", " + args[1] + ")", nil
+	}
+	return "", c.errorf(e, "kern.%s is not supported on devices yet", name)
+}
+
+// pointsToShared reports whether e is &a[i] of a shared array a.
+func (c *compiler) pointsToShared(e ast.Expr) bool {
+	u, ok := e.(*ast.UnaryExpr)
+	if !ok || u.Op != token.AND {
+		return false
+	}
+	ix, ok := u.X.(*ast.IndexExpr)
+	if !ok {
+		return false
+	}
+	id, ok := ix.X.(*ast.Ident)
+	return ok && c.shared[c.info.Uses[id]] != 0
+}

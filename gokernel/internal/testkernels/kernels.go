@@ -1,0 +1,130 @@
+// Package testkernels holds the kernels gokernel's tests compile, run on
+// the CPU and run on devices. zz_kernels.go is generated from this file:
+//
+//go:generate go run github.com/gour-dev/gour/cmd/gokernel -o zz_kernels.go -var Module kernels.go
+package testkernels
+
+import "github.com/gour-dev/gour/gokernel/kern"
+
+// groupSize is the work-group size of the kernels that share memory.
+const groupSize = 64
+
+// Axpy is y = a*x + y.
+func Axpy(it kern.Item, a float32, x, y []float32) {
+	i := it.GlobalID(0)
+	if i < len(y) {
+		y[i] += a * x[i]
+	}
+}
+
+// Scale halves and offsets: the constants stay float32.
+func Scale(it kern.Item, x []float32) {
+	i := it.GlobalID(0)
+	if i < len(x) {
+		x[i] = x[i]*0.5 + 1
+	}
+}
+
+// GroupSum sums each work-group's elements of x into sums[group], in
+// shared memory, halving the active work-items at each step.
+func GroupSum(it kern.Item, x, sums []float32) {
+	tile := kern.Shared[float32](it, groupSize)
+	l := it.LocalID(0)
+	tile[l] = x[it.GlobalID(0)]
+	it.Barrier()
+	for s := groupSize / 2; s > 0; s /= 2 {
+		if l < s {
+			tile[l] += tile[l+s]
+		}
+		it.Barrier()
+	}
+	if l == 0 {
+		sums[it.GroupID(0)] = tile[0]
+	}
+}
+
+// GroupSumNoBarrier is GroupSum with its first barrier left out: the
+// work-items read their neighbours' shared elements before they are
+// written. The race detector finds it on the CPU.
+func GroupSumNoBarrier(it kern.Item, x, sums []float32) {
+	tile := kern.Shared[float32](it, groupSize)
+	l := it.LocalID(0)
+	tile[l] = x[it.GlobalID(0)]
+	for s := groupSize / 2; s > 0; s /= 2 {
+		if l < s {
+			tile[l] += tile[l+s]
+		}
+		it.Barrier()
+	}
+	if l == 0 {
+		sums[it.GroupID(0)] = tile[0]
+	}
+}
+
+// Histogram counts the values of x (each below len(counts)) with atomics.
+func Histogram(it kern.Item, x, counts []int32) {
+	i := it.GlobalID(0)
+	if i < len(x) {
+		kern.AtomicAddInt32(&counts[x[i]], 1)
+	}
+}
+
+// Wrap computes in int32 with overflow, which wraps as Go's does, and
+// exercises switch, a range loop and a device function.
+func Wrap(it kern.Item, x []int32, out []int32) {
+	i := it.GlobalID(0)
+	if i >= len(x) {
+		return
+	}
+	v := x[i]
+	var acc int32
+	for k := range 3 {
+		acc += mix(v, int32(k))
+	}
+	switch {
+	case acc < 0:
+		acc = -acc
+	case acc == 0:
+		acc = 1
+	default:
+		acc = acc * 2147483647
+	}
+	out[i] = acc
+}
+
+// mix is a device function.
+func mix(v, k int32) int32 {
+	return v*1664525 + 1013904223 + k
+}
+
+// Transpose transposes the rows×cols matrix in into out (cols×rows), in a
+// two-dimensional index space.
+func Transpose(it kern.Item, in, out []float32, rows, cols int32) {
+	c, r := int32(it.GlobalID(0)), int32(it.GlobalID(1))
+	if r < rows && c < cols {
+		out[c*rows+r] = in[r*cols+c]
+	}
+}
+
+// Softmax normalizes each row of the rows×cols matrix x in place, one
+// work-item a row.
+func Softmax(it kern.Item, x []float32, cols int) {
+	row := it.GlobalID(0)
+	if row*cols >= len(x) {
+		return
+	}
+	base := row * cols
+	m := x[base]
+	for j := 1; j < cols; j++ {
+		m = max(m, x[base+j])
+	}
+	var sum float32
+	for j := range cols {
+		e := kern.Exp(x[base+j] - m)
+		x[base+j] = e
+		sum += e
+	}
+	for j := range cols {
+		x[base+j] /= sum
+	}
+}

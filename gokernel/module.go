@@ -1,0 +1,31 @@
+package gokernel
+
+import "github.com/gour-dev/gour/dtype"
+
+// Module is a package's kernels compiled: the OpenCL C (for OpenCL and,
+// through SPIR-V, Level Zero) and the CUDA C of every kernel and the
+// device functions they call, and what a launch needs of each kernel. A
+// go generate step writes one into a Go file (cmd/gokernel), so that a
+// program ships it without its Go source; Hash says which source it was
+// compiled from.
+type Module struct {
+	OpenCL  string
+	CUDA    string
+	Kernels []KernelInfo
+	FP64    bool   // a kernel computes in float64: the device needs fp64
+	Hash    string // SHA-256 of the Go files it was compiled from
+}
+
+// KernelInfo is one kernel's signature past its kern.Item.
+type KernelInfo struct {
+	Name   string
+	Params []Param
+}
+
+// Param is a kernel parameter: a number, or a slice of numbers (on the
+// device a pointer and a length).
+type Param struct {
+	Name  string
+	Slice bool
+	Type  dtype.Type // the number's, or the slice element's
+}

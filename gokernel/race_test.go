@@ -1,0 +1,5 @@
+//go:build race
+
+package gokernel_test
+
+const raceEnabled = true

@@ -1,0 +1,322 @@
+package gokernel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/gour-dev/gour/dtype"
+	"github.com/gour-dev/gour/gokernel/kern"
+	"github.com/gour-dev/gour/programmgr"
+	"github.com/gour-dev/gour/ur"
+)
+
+// ErrArgs is the error of a launch whose arguments do not fit the
+// kernel's parameters; it matches ur.ErrInvalidKernelArgs.
+var ErrArgs = fmt.Errorf("gokernel: %w", ur.ErrInvalidKernelArgs)
+
+// images are a Module's device images, made once.
+type images struct {
+	once       sync.Once
+	openCL, cu *programmgr.Image
+	err        error
+}
+
+var moduleImages sync.Map // *Module → *images
+
+func (m *Module) images() (*images, error) {
+	v, _ := moduleImages.LoadOrStore(m, &images{})
+	im := v.(*images)
+	im.once.Do(func() {
+		names := make([]string, len(m.Kernels))
+		for i, k := range m.Kernels {
+			names[i] = k.Name
+		}
+		req := programmgr.Requirements{FP64: m.FP64}
+		im.openCL, im.err = programmgr.NewImage(programmgr.ImageDesc{Format: programmgr.FormatOpenCLC, Bytes: []byte(m.OpenCL), KernelNames: names, Requirements: req})
+		if im.err == nil {
+			im.cu, im.err = programmgr.NewImage(programmgr.ImageDesc{Format: programmgr.FormatCUDAC, Bytes: []byte(m.CUDA), KernelNames: names, Requirements: req})
+		}
+	})
+	return im, im.err
+}
+
+// Kernel is one kernel of a Module on one device, built and cached by a
+// program manager: the manager's memory, disk and remote caches serve it
+// to every later process.
+type Kernel struct {
+	info *KernelInfo
+	k    *programmgr.Kernel
+}
+
+// image is m's image for dev's backend, after checking dev can run m.
+func (m *Module) image(dev *ur.Device, what string) (*programmgr.Image, error) {
+	if m.FP64 && !dev.Info().FP64 {
+		return nil, fmt.Errorf("gokernel: %s computes in float64, which %s lacks (aspect fp64): %w", what, dev.Name(), ur.ErrUnsupportedFeature)
+	}
+	im, err := m.images()
+	if err != nil {
+		return nil, err
+	}
+	if dev.Backend() == "cuda" {
+		return im.cu, nil
+	}
+	return im.openCL, nil
+}
+
+// Build builds m's program for dev ahead of its first launch (or loads
+// it from the manager's caches), so that the launch pays no compile; a
+// compile error carries the device compiler's log.
+func (m *Module) Build(ctx context.Context, mgr *programmgr.Manager, dev *ur.Device) error {
+	img, err := m.image(dev, "the module")
+	if err != nil {
+		return err
+	}
+	p, err := mgr.GetProgram(ctx, img, []*ur.Device{dev}, programmgr.SpecValues{}, "")
+	if err != nil {
+		return err
+	}
+	return p.Release()
+}
+
+// Kernel returns the kernel called name of m on dev, built by mgr from
+// the module's OpenCL C (OpenCL and, through SPIR-V, Level Zero) or CUDA
+// C. An unknown name is ur.ErrInvalidKernelName; a device without double
+// precision for a module that computes in float64, ur.ErrUnsupportedFeature.
+func (m *Module) Kernel(ctx context.Context, mgr *programmgr.Manager, dev *ur.Device, name string) (*Kernel, error) {
+	var info *KernelInfo
+	for i := range m.Kernels {
+		if m.Kernels[i].Name == name {
+			info = &m.Kernels[i]
+		}
+	}
+	if info == nil {
+		return nil, fmt.Errorf("gokernel: %w: the module has no kernel %q", ur.ErrInvalidKernelName, name)
+	}
+	img, err := m.image(dev, "kernel "+name)
+	if err != nil {
+		return nil, err
+	}
+	k, err := mgr.GetKernel(ctx, img, name, dev, programmgr.SpecValues{}, "")
+	if err != nil {
+		return nil, err
+	}
+	return &Kernel{info: info, k: k}, nil
+}
+
+// Info is the kernel's signature.
+func (k *Kernel) Info() KernelInfo { return *k.info }
+
+// UR is the kernel underneath, for ur's launch paths.
+func (k *Kernel) UR() *ur.Kernel { return k.k.UR() }
+
+// Release gives back the caller's reference to the cached kernel.
+func (k *Kernel) Release() error { return k.k.Release() }
+
+// Arg is one argument of a Go kernel's launch: a number (Value) or a
+// slice in device memory (Ptr, Buffer), typed so that a launch checks it
+// against the kernel's parameter.
+type Arg struct {
+	slice bool
+	t     dtype.Type
+	ur    ur.Arg
+	n     int64
+}
+
+// Number is what a kernel's number parameters and slices hold.
+type Number interface {
+	~int8 | ~uint8 | ~int32 | ~uint32 | ~int64 | ~uint64 | ~int | ~uint | ~float32 | ~float64
+}
+
+// typeOf is T's dtype.
+func typeOf[T Number]() dtype.Type {
+	var z T
+	switch any(z).(type) {
+	case float32:
+		return dtype.Float32
+	case float64:
+		return dtype.Float64
+	case int32:
+		return dtype.Int32
+	case uint32:
+		return dtype.Uint32
+	case int8:
+		return dtype.Int8
+	case uint8:
+		return dtype.Uint8
+	case uint64, uint:
+		return dtype.Uint64
+	case int64, int:
+		return dtype.Int64
+	}
+	half := 0.5
+	switch {
+	case T(half) != 0 && unsafe.Sizeof(z) == 4:
+		return dtype.Float32
+	case T(half) != 0:
+		return dtype.Float64
+	case T(0)-1 > 0:
+		return map[uintptr]dtype.Type{1: dtype.Uint8, 4: dtype.Uint32, 8: dtype.Uint64}[unsafe.Sizeof(z)]
+	}
+	return map[uintptr]dtype.Type{1: dtype.Int8, 4: dtype.Int32, 8: dtype.Int64}[unsafe.Sizeof(z)]
+}
+
+// Value is a number argument.
+func Value[T Number](v T) Arg {
+	t := typeOf[T]()
+	switch t.Size() {
+	case 1:
+		return Arg{t: t, ur: ur.ArgOf(*(*uint8)(unsafe.Pointer(&v)))}
+	case 4:
+		return Arg{t: t, ur: ur.ArgOf(*(*uint32)(unsafe.Pointer(&v)))}
+	}
+	return Arg{t: t, ur: ur.ArgOf(*(*uint64)(unsafe.Pointer(&v)))}
+}
+
+// Ptr is a slice argument of n elements of T at p (USM).
+func Ptr[T Number](p ur.Ptr, n int) Arg {
+	return Arg{slice: true, t: typeOf[T](), ur: ur.ArgPtr(p), n: int64(n)}
+}
+
+// Buffer is a slice argument of n elements of T in buffer m.
+func Buffer[T Number](m *ur.Mem, n int) Arg {
+	return Arg{slice: true, t: typeOf[T](), ur: ur.ArgBuffer(m), n: int64(n)}
+}
+
+// maxParams bounds a kernel's parameters for a launch that allocates
+// nothing.
+const maxParams = 16
+
+// Launch launches k over r on q with args, checked against the kernel's
+// parameters (ErrArgs names the one that does not fit), through
+// ur.Queue.Launch: repeated, it is the prepared launch's one driver call.
+func (k *Kernel) Launch(q *ur.Queue, r ur.NDRange, args ...Arg) error {
+	ps := k.info.Params
+	if len(args) != len(ps) {
+		return fmt.Errorf("%w: kernel %s takes %d arguments, the launch gives %d", ErrArgs, k.info.Name, len(ps), len(args))
+	}
+	if len(ps) > maxParams {
+		return fmt.Errorf("%w: kernel %s takes %d arguments, more than %d", ErrArgs, k.info.Name, len(ps), maxParams)
+	}
+	var buf [2 * maxParams]ur.Arg
+	ua := buf[:0]
+	for i, a := range args {
+		p := &ps[i]
+		if a.slice != p.Slice || a.t != p.Type {
+			return k.argError(i, a)
+		}
+		ua = append(ua, a.ur)
+		if a.slice {
+			ua = append(ua, ur.ArgOf(a.n))
+		}
+	}
+	return q.Launch(k.k.UR(), r, ua...)
+}
+
+func (k *Kernel) argError(i int, a Arg) error {
+	p := k.info.Params[i]
+	want, got := p.Type.String(), a.t.String()
+	if p.Slice {
+		want = "[]" + want
+	}
+	if a.slice {
+		got = "[]" + got
+	}
+	return fmt.Errorf("%w: kernel %s: argument %d (%s) is %s, want %s", ErrArgs, k.info.Name, i, p.Name, got, want)
+}
+
+// RunCPU runs a kernel on the CPU as Go: fn, which calls the kernel with
+// the Item it is given and the kernel's arguments as Go values, runs once
+// for every work-item of r. The work-groups (r.Local; all 0: groups of
+// one) run on GOMAXPROCS goroutines at once; a group of more than one
+// work-item runs a goroutine per work-item, with a real barrier and the
+// group's shared memory, so that go test -race reports what a missing
+// barrier lets race. r.Offset is added to the global ids. A panic of the
+// kernel (an index out of range) is returned as an error naming the
+// work-item.
+func RunCPU(r ur.NDRange, fn func(it kern.Item)) (err error) {
+	dims := int(r.Dims)
+	if dims < 1 || dims > 3 {
+		return fmt.Errorf("gokernel: %w: %d dimensions", ur.ErrInvalidWorkDimension, r.Dims)
+	}
+	var global, local, groups [3]int
+	for d := range 3 {
+		global[d], local[d] = 1, 1
+		if d < dims {
+			global[d] = int(r.Global[d])
+			if r.Local[d] != 0 {
+				local[d] = int(r.Local[d])
+			}
+			if global[d] == 0 || global[d]%local[d] != 0 {
+				return fmt.Errorf("gokernel: %w: global size %d is not a multiple of local size %d in dimension %d", ur.ErrInvalidWorkGroupSize, global[d], local[d], d)
+			}
+		}
+		groups[d] = global[d] / local[d]
+	}
+	size := local[0] * local[1] * local[2]
+	total := groups[0] * groups[1] * groups[2]
+	var (
+		mu   sync.Mutex
+		errs []error
+		next int
+		wg   sync.WaitGroup
+	)
+	fail := func(e error) {
+		mu.Lock()
+		errs = append(errs, e)
+		mu.Unlock()
+	}
+	item := func(g *kern.Group, grp, lid [3]int) kern.Item {
+		var gid [3]int
+		for d := range 3 {
+			gid[d] = grp[d]*local[d] + lid[d]
+			if d < dims {
+				gid[d] += int(r.Offset[d])
+			}
+		}
+		return kern.NewItem(g, gid, lid, grp, global, local)
+	}
+	run := func(g *kern.Group, it kern.Item) {
+		defer func() {
+			if p := recover(); p != nil {
+				g.Break()
+				if p != kern.ErrGroupBroken {
+					fail(fmt.Errorf("gokernel: work-item %v panicked: %v", [3]int{it.GlobalID(0), it.GlobalID(1), it.GlobalID(2)}, p))
+				}
+			}
+		}()
+		fn(it)
+	}
+	workers := min(runtime.GOMAXPROCS(0), total)
+	for range workers {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				n := next
+				next++
+				failed := len(errs) > 0
+				mu.Unlock()
+				if n >= total || failed {
+					return
+				}
+				grp := [3]int{n % groups[0], n / groups[0] % groups[1], n / (groups[0] * groups[1])}
+				g := kern.NewGroup(size)
+				if size == 1 {
+					run(g, item(g, grp, [3]int{}))
+					continue
+				}
+				var items sync.WaitGroup
+				for l := range size {
+					lid := [3]int{l % local[0], l / local[0] % local[1], l / (local[0] * local[1])}
+					items.Go(func() { run(g, item(g, grp, lid)) })
+				}
+				items.Wait()
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
