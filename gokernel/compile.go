@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/gour-dev/gour/dtype"
 )
@@ -57,7 +58,12 @@ func Compile(files []File, names ...string) (*Module, error) {
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
 	}
 	var typeErr error
-	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil), Error: func(err error) {
+	sourceImporter.Lock()
+	defer sourceImporter.Unlock()
+	if sourceImporter.imp == nil {
+		sourceImporter.imp = importer.ForCompiler(token.NewFileSet(), "source", nil)
+	}
+	conf := types.Config{Importer: sourceImporter.imp, Error: func(err error) {
 		if typeErr == nil {
 			typeErr = err
 		}
@@ -115,6 +121,13 @@ func Compile(files []File, names ...string) (*Module, error) {
 		m.FP64 = m.FP64 || c.usesFP64
 	}
 	return m, nil
+}
+
+// sourceImporter type-checks the kernels' imports (kern, math) from
+// source once a process: an importer is not safe for concurrent use.
+var sourceImporter struct {
+	sync.Mutex
+	imp types.Importer
 }
 
 // CompileError is a kernel the compiler refuses: its position and why.

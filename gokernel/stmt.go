@@ -321,7 +321,7 @@ func (c *compiler) ifStmt(s *ast.IfStmt) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out.WriteString(in + "if (" + cond + ") " + body)
+	out.WriteString(in + "if " + wrapped(cond) + " " + body)
 	if s.Else != nil {
 		var els string
 		switch e := s.Else.(type) {
@@ -504,4 +504,25 @@ func (c *compiler) caseBody(cc *ast.CaseClause) (string, error) {
 		out.WriteString(txt)
 	}
 	return out.String(), nil
+}
+
+// wrapped is a condition in the one pair of parentheses C wants: its own
+// where it is wholly in parentheses already (C compilers warn of two).
+func wrapped(cond string) string {
+	if strings.HasPrefix(cond, "(") && strings.HasSuffix(cond, ")") {
+		depth := 0
+		for i, r := range cond {
+			switch r {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+			if depth == 0 && i < len(cond)-1 {
+				return "(" + cond + ")"
+			}
+		}
+		return cond
+	}
+	return "(" + cond + ")"
 }

@@ -39,7 +39,7 @@ int mix(int v, int k) {
 }
 __kernel void Axpy(float a, __global float* x, long x_len, __global float* y, long y_len) {
 	long i = ((long)get_global_id(0));
-	if ((i < y_len)) {
+	if (i < y_len) {
 		y[i] = (y[i] + (a * x[i]));
 	}
 }
@@ -51,13 +51,13 @@ __kernel void GroupSum(__global float* x, long x_len, __global float* sums, long
 	{
 	long s = ((long)32LL);
 	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
-		if ((l < s)) {
+		if (l < s) {
 			tile[l] = (tile[l] + tile[((long)((ulong)(l) + (ulong)(s)))]);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	}
 	}
-	if ((l == ((long)0LL))) {
+	if (l == ((long)0LL)) {
 		sums[((long)get_group_id(0))] = tile[((long)0LL)];
 	}
 }
@@ -68,31 +68,31 @@ __kernel void GroupSumNoBarrier(__global float* x, long x_len, __global float* s
 	{
 	long s = ((long)32LL);
 	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
-		if ((l < s)) {
+		if (l < s) {
 			tile[l] = (tile[l] + tile[((long)((ulong)(l) + (ulong)(s)))]);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	}
 	}
-	if ((l == ((long)0LL))) {
+	if (l == ((long)0LL)) {
 		sums[((long)get_group_id(0))] = tile[((long)0LL)];
 	}
 }
 __kernel void Histogram(__global int* x, long x_len, __global int* counts, long counts_len) {
 	long i = ((long)get_global_id(0));
-	if ((i < x_len)) {
+	if (i < x_len) {
 		atomic_add((&counts[x[i]]), 1);
 	}
 }
 __kernel void Scale(__global float* x, long x_len) {
 	long i = ((long)get_global_id(0));
-	if ((i < x_len)) {
+	if (i < x_len) {
 		x[i] = ((x[i] * 0.5f) + 1.0f);
 	}
 }
 __kernel void Softmax(__global float* x, long x_len, long cols) {
 	long row = ((long)get_global_id(0));
-	if ((((long)((ulong)(row) * (ulong)(cols))) >= x_len)) {
+	if (((long)((ulong)(row) * (ulong)(cols))) >= x_len) {
 		return;
 	}
 	long base = ((long)((ulong)(row) * (ulong)(cols)));
@@ -124,13 +124,13 @@ __kernel void Transpose(__global float* in, long in_len, __global float* out, lo
 	int gok_t1_1 = ((int)(((long)get_global_id(1))));
 	int c = gok_t1_0;
 	int r = gok_t1_1;
-	if (((r < rows) && (c < cols))) {
+	if ((r < rows) && (c < cols)) {
 		out[((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r)))] = in[((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c)))];
 	}
 }
 __kernel void Wrap(__global int* x, long x_len, __global int* out, long out_len) {
 	long i = ((long)get_global_id(0));
-	if ((i >= x_len)) {
+	if (i >= x_len) {
 		return;
 	}
 	int v = x[i];
@@ -169,7 +169,7 @@ __device__ int mix(int v, int k) {
 }
 extern "C" __global__ void Axpy(float a, float* x, long long x_len, float* y, long long y_len) {
 	long long i = GOK_GID(0);
-	if ((i < y_len)) {
+	if (i < y_len) {
 		y[i] = (y[i] + (a * x[i]));
 	}
 }
@@ -181,13 +181,13 @@ extern "C" __global__ void GroupSum(float* x, long long x_len, float* sums, long
 	{
 	long long s = ((long long)32LL);
 	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
-		if ((l < s)) {
+		if (l < s) {
 			tile[l] = (tile[l] + tile[((long long)((unsigned long long)(l) + (unsigned long long)(s)))]);
 		}
 		__syncthreads();
 	}
 	}
-	if ((l == ((long long)0LL))) {
+	if (l == ((long long)0LL)) {
 		sums[GOK_GRP(0)] = tile[((long long)0LL)];
 	}
 }
@@ -198,31 +198,31 @@ extern "C" __global__ void GroupSumNoBarrier(float* x, long long x_len, float* s
 	{
 	long long s = ((long long)32LL);
 	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
-		if ((l < s)) {
+		if (l < s) {
 			tile[l] = (tile[l] + tile[((long long)((unsigned long long)(l) + (unsigned long long)(s)))]);
 		}
 		__syncthreads();
 	}
 	}
-	if ((l == ((long long)0LL))) {
+	if (l == ((long long)0LL)) {
 		sums[GOK_GRP(0)] = tile[((long long)0LL)];
 	}
 }
 extern "C" __global__ void Histogram(int* x, long long x_len, int* counts, long long counts_len) {
 	long long i = GOK_GID(0);
-	if ((i < x_len)) {
+	if (i < x_len) {
 		atomicAdd((&counts[x[i]]), 1);
 	}
 }
 extern "C" __global__ void Scale(float* x, long long x_len) {
 	long long i = GOK_GID(0);
-	if ((i < x_len)) {
+	if (i < x_len) {
 		x[i] = ((x[i] * 0.5f) + 1.0f);
 	}
 }
 extern "C" __global__ void Softmax(float* x, long long x_len, long long cols) {
 	long long row = GOK_GID(0);
-	if ((((long long)((unsigned long long)(row) * (unsigned long long)(cols))) >= x_len)) {
+	if (((long long)((unsigned long long)(row) * (unsigned long long)(cols))) >= x_len) {
 		return;
 	}
 	long long base = ((long long)((unsigned long long)(row) * (unsigned long long)(cols)));
@@ -254,13 +254,13 @@ extern "C" __global__ void Transpose(float* in, long long in_len, float* out, lo
 	int gok_t1_1 = ((int)(GOK_GID(1)));
 	int c = gok_t1_0;
 	int r = gok_t1_1;
-	if (((r < rows) && (c < cols))) {
+	if ((r < rows) && (c < cols)) {
 		out[((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r)))] = in[((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c)))];
 	}
 }
 extern "C" __global__ void Wrap(int* x, long long x_len, int* out, long long out_len) {
 	long long i = GOK_GID(0);
-	if ((i >= x_len)) {
+	if (i >= x_len) {
 		return;
 	}
 	int v = x[i];

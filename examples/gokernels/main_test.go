@@ -1,0 +1,32 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/gour-dev/gour/internal/testenv"
+)
+
+// TestRun runs every kernel on the CPU and on each selected device that
+// runs kernels of its own, and checks they agree.
+func TestRun(t *testing.T) {
+	ran := 0
+	for _, dev := range testenv.Devices(t) {
+		if dev.Backend() == "level_zero" {
+			continue // the test driver runs only its own kernels
+		}
+		ran++
+		t.Run(dev.Name(), func(t *testing.T) {
+			var out bytes.Buffer
+			if err := run(&out, dev); err != nil {
+				t.Fatal(err)
+			}
+			if want := "5 Go kernels agree on the CPU and " + dev.Backend() + "; sum = 32429, y[1] = 1.02\n"; out.String() != want {
+				t.Errorf("run printed %q, want %q", out.String(), want)
+			}
+		})
+	}
+	if ran == 0 {
+		t.Skip("no device that runs its own kernels")
+	}
+}
