@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	_ "github.com/gour-dev/gour/adapters/all"
+	"github.com/gour-dev/gour/compute"
 	"github.com/gour-dev/gour/gokernel"
 	"github.com/gour-dev/gour/gokernel/internal/testkernels"
 	"github.com/gour-dev/gour/gokernel/kern"
@@ -437,5 +438,67 @@ func BenchmarkLaunch(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+	}
+}
+
+// A compute.Array is passed where the kernel takes a slice, and stays
+// the array's: Out leaves the device copy the valid one, read back by
+// ToSlice.
+func TestComputeArrayArgument(t *testing.T) {
+	for _, dev := range testenv.Devices(t) {
+		if dev.Backend() == "level_zero" {
+			continue
+		}
+		d, err := compute.NewDevice(dev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Release()
+		_, _, q := d.UR()
+		x, err := compute.FromSlice(d, []float32{1, 2, 3, 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer x.Release()
+		y, err := compute.FromSlice(d, []float32{10, 20, 30, 40})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer y.Release()
+		k, err := testkernels.Module.Kernel(context.Background(), d.Manager(), dev, "Axpy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer k.Release()
+		xa, err := gokernel.Array(x, compute.In)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ya, err := gokernel.Array(y, compute.InOut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := k.Launch(q, ur.Range1D(4), gokernel.Value(float32(3)), xa, ya); err != nil {
+			t.Fatal(err)
+		}
+		got, err := y.ToSlice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != "[13 26 39 52]" {
+			t.Errorf("%s: y = %v, want [13 26 39 52]", dev.Name(), got)
+		}
+		i32, err := compute.FromSlice(d, []int32{1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer i32.Release()
+		ia, err := gokernel.Array(i32, compute.In)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := k.Launch(q, ur.Range1D(4), gokernel.Value(float32(3)), ia, ya); !errors.Is(err, gokernel.ErrArgs) {
+			t.Errorf("an int32 array for a float32 slice: %v", err)
+		}
 	}
 }

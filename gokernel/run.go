@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/gour-dev/gour/compute"
 	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/gokernel/kern"
 	"github.com/gour-dev/gour/programmgr"
@@ -319,4 +320,17 @@ func RunCPU(r ur.NDRange, fn func(it kern.Item)) (err error) {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// Array is a compute.Array as a slice argument, prepared for a kernel
+// that uses it as mode says (compute.Array.Arg: uploaded for In and
+// InOut if its device copy is stale; after the launch only the device
+// copy is valid for Out and InOut). The array must be of a compute.Device
+// whose queue the kernel is launched on (Device.UR's third result).
+func Array[T compute.Number](a *compute.Array[T], mode compute.Access) (Arg, error) {
+	ua, err := a.Arg(mode)
+	if err != nil {
+		return Arg{}, err
+	}
+	return Arg{slice: true, t: a.DType(), ur: ua, n: int64(a.Len())}, nil
 }
