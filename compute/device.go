@@ -138,6 +138,17 @@ func (d *Device) takePartials() (*devMem, error) {
 		return m, nil
 	}
 	p.mu.Unlock()
+	if d.backend == "opencl" && d.useUSM {
+		// A buffer even where the arrays are USM: OpenCL's USM is often
+		// SVM, whose read-back of the result NVIDIA's OpenCL makes
+		// about 100 µs slower than a buffer's (docs/benchmarks.md,
+		// "Reductions on NVIDIA's OpenCL").
+		m, err := d.ctx.NewBuffer(ur.MemReadWrite, d.partialsSize())
+		if err != nil {
+			return nil, err
+		}
+		return &devMem{d: d, mem: m}, nil
+	}
 	return d.allocDev(d.partialsSize())
 }
 
