@@ -28,8 +28,9 @@ type File struct {
 }
 
 // Compile type-checks the Go files of one package and compiles its
-// kernels — the functions whose first parameter is a kern.Item, or those
-// named, if names are given — with the functions they call, to OpenCL C
+// kernels — the exported functions whose first parameter is a kern.Item,
+// or those named, if names are given — with the functions they call
+// (device functions, which may take the kern.Item too), to OpenCL C
 // and CUDA C. Anything outside the subset the package documents is a
 // *CompileError naming the file, line and column and the reason; so is a
 // Go type error. Imports are type-checked from source, so Compile runs
@@ -82,7 +83,7 @@ func Compile(files []File, names ...string) (*Module, error) {
 	}
 	var kernels []*ast.FuncDecl
 	for fn, fd := range c.funcs {
-		if len(names) > 0 && !slices.Contains(names, fn.Name()) || len(names) == 0 && !isKernel(fn) {
+		if len(names) > 0 && !slices.Contains(names, fn.Name()) || len(names) == 0 && !(isKernel(fn) && fn.Exported()) {
 			continue
 		}
 		if !isKernel(fn) {
@@ -91,7 +92,7 @@ func Compile(files []File, names ...string) (*Module, error) {
 		kernels = append(kernels, fd)
 	}
 	if len(kernels) == 0 {
-		return nil, &CompileError{Msg: "no kernel functions (functions whose first parameter is a kern.Item)"}
+		return nil, &CompileError{Msg: "no kernel functions (exported functions whose first parameter is a kern.Item)"}
 	}
 	for _, n := range names {
 		if !slices.ContainsFunc(kernels, func(fd *ast.FuncDecl) bool { return fd.Name.Name == n }) {
@@ -178,6 +179,7 @@ type compiler struct {
 	kernelFn bool
 	shared   map[types.Object]int64 // shared arrays of the kernel: their lengths
 	depth    int
+	stack    []*types.Func // the device functions being emitted, outermost first
 }
 
 func (c *compiler) errorf(n ast.Node, format string, args ...any) error {
@@ -348,10 +350,12 @@ func (c *compiler) deviceFunc(fn *types.Func, at ast.Node) error {
 			params = append(params, ct+" "+c.name(p))
 		}
 	}
-	head := pick(c.lang == langOpenCL, "", "__device__ ") + ret + " " + fn.Name() + "(" + strings.Join(params, ", ") + ")"
+	head := pick(c.lang == langOpenCL, "", "__device__ ") + ret + " " + deviceName(fn) + "(" + strings.Join(params, ", ") + ")"
 	savedK, savedS, savedD := c.kernelFn, c.shared, c.depth
 	c.kernelFn, c.shared, c.depth = false, map[types.Object]int64{}, 0
+	c.stack = append(c.stack, fn)
 	body, err := c.block(fd.Body, false)
+	c.stack = c.stack[:len(c.stack)-1]
 	c.kernelFn, c.shared, c.depth = savedK, savedS, savedD
 	if err != nil {
 		return err
@@ -360,6 +364,11 @@ func (c *compiler) deviceFunc(fn *types.Func, at ast.Node) error {
 	c.bodies = append([]string{head + " " + body}, c.bodies...)
 	return nil
 }
+
+// deviceName is fn's name as a device function: apart from the kernels'
+// names, since a function taking a kern.Item is a kernel and may be
+// called as a device function too.
+func deviceName(fn *types.Func) string { return "gok_f_" + fn.Name() }
 
 // source is the translation unit: prelude, prototypes, functions.
 func (c *compiler) source() string {

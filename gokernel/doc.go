@@ -1,8 +1,9 @@
 // Package gokernel compiles kernels written in Go to OpenCL C and CUDA C,
 // and runs the same Go functions on the CPU.
 //
-// A kernel is a function whose first parameter is a kern.Item (package
-// kern holds the intrinsics), written in a subset of Go:
+// A kernel is an exported function whose first parameter is a kern.Item
+// (package kern holds the intrinsics), written in a subset of Go; the
+// package's other functions it calls are device functions:
 //
 //   - numbers (int, int8 to int64, the unsigned kinds, float32, float64),
 //     bool, fixed-size arrays of numbers as locals, and slices of numbers

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -259,6 +260,9 @@ func (c *compiler) call(e *ast.CallExpr) (string, error) {
 	if c.info.Instances[identOf(e.Fun)].Type != nil {
 		return "", c.errorf(e, "generic device functions are not in the subset yet")
 	}
+	if slices.Contains(c.stack, fn) {
+		return "", c.errorf(e, "%s calls itself: recursion is not in the kernel subset (devices have no call stack for it)", fn.Name())
+	}
 	if err := c.deviceFunc(fn, e); err != nil {
 		return "", err
 	}
@@ -282,7 +286,7 @@ func (c *compiler) call(e *ast.CallExpr) (string, error) {
 		}
 		args = append(args, x)
 	}
-	return fn.Name() + "(" + strings.Join(args, ", ") + ")", nil
+	return deviceName(fn) + "(" + strings.Join(args, ", ") + ")", nil
 }
 
 func (c *compiler) builtin(e *ast.CallExpr) (string, error) {

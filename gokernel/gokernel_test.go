@@ -75,9 +75,10 @@ func TestCompileRefuses(t *testing.T) {
 		{"dynamic shared", "n := len(x); s := kern.Shared[float32](it, n); _ = s", []string{"constant"}},
 		{"type error", "x[0] = undefined", []string{"undefined"}},
 		{"dimension", "x[0] = float32(it.GlobalID(len(x)))", []string{"constant 0, 1 or 2"}},
+		{"recursion", "x[0] = float32(fact(3))", []string{"fact calls itself", "recursion"}},
 	} {
 		src := "package k\n\nimport (\"math\"; \"github.com/gour-dev/gour/gokernel/kern\")\n\nvar global float32\nfunc K(it kern.Item, x []float32) {\n" +
-			c.body + "\n}\nfunc other(it kern.Item) {}\nvar _ = math.Pi\n"
+			c.body + "\n}\nfunc other(it kern.Item) {}\nvar _ = math.Pi\nfunc fact(n int) int { if n < 2 { return 1 }; return n * fact(n-1) }\n"
 		_, err := gokernel.Compile([]gokernel.File{{Name: "kernels.go", Src: []byte(src)}}, "K")
 		var ce *gokernel.CompileError
 		if !errors.As(err, &ce) {
@@ -305,6 +306,17 @@ func TestDevices(t *testing.T) {
 			gotM := make([]float32, len(in.matrix))
 			read(sm, ur.AsBytes(gotM))
 			checkF32(t, "Softmax", gotM, in.softmaxd, 1e-5)
+
+			// A kernel calling a device function that takes the Item.
+			idx := buf(make([]byte, 4*n))
+			must(t, k("Index").Launch(q, ur.Range1D(n), gokernel.Buffer[int32](idx, n)))
+			gotI := make([]int32, n)
+			read(idx, ur.AsBytes(gotI))
+			for i, v := range gotI {
+				if v != int32(i) {
+					t.Fatalf("Index[%d] = %d", i, v)
+				}
+			}
 
 			// Arguments that do not fit: nothing is launched.
 			err = k("Axpy").Launch(q, ur.Range1D(n), gokernel.Value(2.0), gokernel.Buffer[float32](x, n), gokernel.Buffer[float32](y, n))

@@ -1,7 +1,8 @@
 // Command gokernel compiles the Go kernels of a package's files (package
-// gokernel: functions whose first parameter is a kern.Item) to OpenCL C
-// and CUDA C, and writes them into a Go file as a *gokernel.Module, so
-// that a program ships its kernels compiled, without its Go source. Run
+// gokernel: exported functions whose first parameter is a kern.Item) to
+// OpenCL C and CUDA C, and writes them into a Go file as a
+// *gokernel.Module, so that a program ships its kernels compiled, without
+// its Go source. Run
 // it from go generate, in the package's directory:
 //
 //	//go:generate go run github.com/gour-dev/gour/cmd/gokernel -o zz_kernels.go -var Kernels kernels.go

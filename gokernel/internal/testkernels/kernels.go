@@ -92,6 +92,18 @@ func Wrap(it kern.Item, x []int32, out []int32) {
 	out[i] = acc
 }
 
+// Index is a kernel that also serves other kernels as a device function:
+// it writes each work-item's global id.
+func Index(it kern.Item, out []int32) {
+	i := globalIndex(it)
+	if i < len(out) {
+		out[i] = int32(i)
+	}
+}
+
+// globalIndex is a device function taking the Item.
+func globalIndex(it kern.Item) int { return it.GlobalID(0) }
+
 // mix is a device function.
 func mix(v, k int32) int32 {
 	return v*1664525 + 1013904223 + k

@@ -9,13 +9,14 @@ import (
 
 // Module is the kernels of kernels.go, compiled.
 var Module = &gokernel.Module{
-	Hash: "e6f30eb66a0a3ed1418425fbabd0f170341cb40e33a966b824daaba074a1996e",
+	Hash: "1258d04f0bedc0fffcd1f91e15685c1aedf722d9ad50f51311764b53fb1e7478",
 	FP64: false,
 	Kernels: []gokernel.KernelInfo{
 		{Name: "Axpy", Params: []gokernel.Param{{Name: "a", Slice: false, Type: dtype.Float32}, {Name: "x", Slice: true, Type: dtype.Float32}, {Name: "y", Slice: true, Type: dtype.Float32}}},
 		{Name: "GroupSum", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32}, {Name: "sums", Slice: true, Type: dtype.Float32}}},
 		{Name: "GroupSumNoBarrier", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32}, {Name: "sums", Slice: true, Type: dtype.Float32}}},
 		{Name: "Histogram", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Int32}, {Name: "counts", Slice: true, Type: dtype.Int32}}},
+		{Name: "Index", Params: []gokernel.Param{{Name: "out", Slice: true, Type: dtype.Int32}}},
 		{Name: "Scale", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32}}},
 		{Name: "Softmax", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32}, {Name: "cols", Slice: false, Type: dtype.Int64}}},
 		{Name: "Transpose", Params: []gokernel.Param{{Name: "in", Slice: true, Type: dtype.Float32}, {Name: "out", Slice: true, Type: dtype.Float32}, {Name: "rows", Slice: false, Type: dtype.Int32}, {Name: "cols", Slice: false, Type: dtype.Int32}}},
@@ -33,9 +34,13 @@ inline float gok_atomic_add_f32_local(volatile __local float* p, float v) {
 	return old.f;
 }
 inline float gok_max_float(float a, float b) { return a > b ? a : b; }
-int mix(int v, int k);
-int mix(int v, int k) {
+long gok_f_globalIndex();
+int gok_f_mix(int v, int k);
+int gok_f_mix(int v, int k) {
 	return ((int)((uint)(((int)((uint)(((int)((uint)(v) * (uint)(1664525)))) + (uint)(1013904223)))) + (uint)(k)));
+}
+long gok_f_globalIndex() {
+	return ((long)get_global_id(0));
 }
 __kernel void Axpy(float a, __global float* x, long x_len, __global float* y, long y_len) {
 	long i = ((long)get_global_id(0));
@@ -82,6 +87,12 @@ __kernel void Histogram(__global int* x, long x_len, __global int* counts, long 
 	long i = ((long)get_global_id(0));
 	if (i < x_len) {
 		atomic_add((&counts[x[i]]), 1);
+	}
+}
+__kernel void Index(__global int* out, long out_len) {
+	long i = gok_f_globalIndex();
+	if (i < out_len) {
+		out[i] = ((int)(i));
 	}
 }
 __kernel void Scale(__global float* x, long x_len) {
@@ -138,7 +149,7 @@ __kernel void Wrap(__global int* x, long x_len, __global int* out, long out_len)
 	{
 	long gok_n = ((long)3LL);
 	for (long k = 0; k < gok_n; k++) {
-		acc = ((int)((uint)(acc) + (uint)(mix(v, ((int)(k))))));
+		acc = ((int)((uint)(acc) + (uint)(gok_f_mix(v, ((int)(k))))));
 	}
 	}
 	{
@@ -163,9 +174,13 @@ __kernel void Wrap(__global int* x, long x_len, __global int* out, long out_len)
 #define GOK_NGR(d) ((long long)(d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z))
 #define GOK_GSZ(d) (GOK_LSZ(d) * GOK_NGR(d))
 __device__ inline float gok_max_float(float a, float b) { return a > b ? a : b; }
-__device__ int mix(int v, int k);
-__device__ int mix(int v, int k) {
+__device__ long long gok_f_globalIndex();
+__device__ int gok_f_mix(int v, int k);
+__device__ int gok_f_mix(int v, int k) {
 	return ((int)((unsigned int)(((int)((unsigned int)(((int)((unsigned int)(v) * (unsigned int)(1664525)))) + (unsigned int)(1013904223)))) + (unsigned int)(k)));
+}
+__device__ long long gok_f_globalIndex() {
+	return GOK_GID(0);
 }
 extern "C" __global__ void Axpy(float a, float* x, long long x_len, float* y, long long y_len) {
 	long long i = GOK_GID(0);
@@ -212,6 +227,12 @@ extern "C" __global__ void Histogram(int* x, long long x_len, int* counts, long 
 	long long i = GOK_GID(0);
 	if (i < x_len) {
 		atomicAdd((&counts[x[i]]), 1);
+	}
+}
+extern "C" __global__ void Index(int* out, long long out_len) {
+	long long i = gok_f_globalIndex();
+	if (i < out_len) {
+		out[i] = ((int)(i));
 	}
 }
 extern "C" __global__ void Scale(float* x, long long x_len) {
@@ -268,7 +289,7 @@ extern "C" __global__ void Wrap(int* x, long long x_len, int* out, long long out
 	{
 	long long gok_n = ((long long)3LL);
 	for (long long k = 0; k < gok_n; k++) {
-		acc = ((int)((unsigned int)(acc) + (unsigned int)(mix(v, ((int)(k))))));
+		acc = ((int)((unsigned int)(acc) + (unsigned int)(gok_f_mix(v, ((int)(k))))));
 	}
 	}
 	{
