@@ -17,9 +17,9 @@ import (
 // the same C call as each cuBLAS call; its workspace comes from a gour
 // pool. Row-major GEMM is cuBLAS's column-major GEMM on the transposes:
 // C = A·B row-major is Cᵀ = Bᵀ·Aᵀ column-major, so A and B, M and N
-// swap places. dtype.Float32 and dtype.Float64 use cublasSgemm and cublasDgemm with
-// cuBLAS's default math (no TF32); dtype.Float16 and dtype.BFloat16 cublasGemmEx with
-// float32 accumulation (CUBLAS_COMPUTE_32F). Left to the own kernels: a
+// swap places. Float32 and Float64 (dtype's) use cublasSgemm and
+// cublasDgemm with cuBLAS's default math (no TF32); Float16 and BFloat16
+// cublasGemmEx with float32 accumulation (CUBLAS_COMPUTE_32F). Left to the own kernels: a
 // negative increment, a Level 1 reduction of an empty vector, Iamax
 // (cuBLAS's index is 1-based), Asum, Copy and Swap on half precision,
 // GEMM with K = 0, GEMV with an empty x.

@@ -287,8 +287,9 @@ func (c *Command) allPtrs() []Ptr {
 	return out
 }
 
-// checkArgs validates a launch's arguments as Launch with arguments does, returning
-// the adapter's form; the buffers and pointers are left as found.
+// checkArgs validates a launch's arguments as Launch does with them,
+// returning the adapter's form; the buffers and pointers are left as
+// found.
 func (k *Kernel) checkArgs(op string, args []Arg) ([]driver.LaunchArg, error) {
 	if k.numArgs != driver.NumArgsUnknown && len(args) != int(k.numArgs) {
 		return nil, newError(ErrInvalidKernelArgs, op, k.adapter.name, "kernel %s takes %d arguments, the launch gives %d", k.name, k.numArgs, len(args))

@@ -79,8 +79,8 @@ type Kernel struct {
 	// kept alive (USM is freed when the caller says, as in SYCL): a launch
 	// checks that none was freed.
 	ptrArgs []ptrArg
-	// argMu serialises Launch with arguments on adapters without argument launches,
-	// which set the kernel's arguments for each launch.
+	// argMu serialises launches with arguments on adapters without
+	// argument launches, which set the kernel's arguments for each.
 	argMu   sync.Mutex
 	repeats repeats
 }
@@ -455,7 +455,7 @@ func checkRange(op, adapter string, r *NDRange) error {
 // no event and allocates nothing.
 //
 // With args, the kernel runs with them, taken with the launch (CUDA's
-// kernelParams, the Unified Runtime's urEnqueueLaunchLaunchWithArgsExp):
+// kernelParams, the Unified Runtime's urEnqueueKernelLaunchWithArgsExp):
 // the kernel's own arguments are neither read nor changed, so any number
 // of goroutines may launch one kernel at once, with no lock — a kernel
 // from programmgr included. Without args, it runs with the arguments set
@@ -507,8 +507,9 @@ func (q *Queue) EnqueueLaunch(k *Kernel, r NDRange, opts LaunchOptions, args ...
 	return q.launchArgs(op, k, &r, opts.Properties, args, opts.Wait, true)
 }
 
-// launch is Launch and EnqueueLaunch with the kernel's own arguments; traced is set by the tracing layer's
-// own call (layers_trace.go), which records this one.
+// launch is Launch and EnqueueLaunch with the kernel's own arguments;
+// traced is set by the tracing layer's own call (layers_trace.go), which
+// records this one.
 func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEvent, traced bool) (*Event, error) {
 	if !traced {
 		if t := trace.Active(); t != nil {

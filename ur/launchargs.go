@@ -15,7 +15,7 @@ import (
 type LaunchProperties = driver.LaunchProperties
 
 // Arg is one kernel argument given with a launch (Queue.Launch), as
-// the Unified Runtime's urEnqueueLaunchLaunchWithArgsExp and CUDA's
+// the Unified Runtime's urEnqueueKernelLaunchWithArgsExp and CUDA's
 // kernelParams take them: a value (ArgOf, ArgBytes), a buffer
 // (ArgBuffer), a USM pointer (ArgPtr) or local memory (ArgLocalMem). An Arg
 // holds no driver state, so building one costs nothing.
@@ -255,7 +255,7 @@ func (p Ptr) useArg(op string, k *Kernel, i int) error {
 }
 
 // SetArg sets the kernel's own argument index to a, an argument made for
-// Launch with arguments: a value (SetArgBytes), a buffer (SetArgMem), a USM pointer
+// Launch: a value (SetArgBytes), a buffer (SetArgMem), a USM pointer
 // (SetArgPtr) or local memory (SetArgLocal). It is the bridge from code
 // that builds Args to a PreparedLaunch, which launches with the kernel's
 // own arguments.

@@ -194,8 +194,8 @@ func TestLaunchRepeatCallsThePreparedLaunch(t *testing.T) {
 	}
 }
 
-// The second Launch with arguments in a row of a kernel over one range on one queue
-// prepares it where the adapter prepares launches with arguments, and the
+// The second launch with arguments in a row of a kernel over one range
+// on one queue prepares it where the adapter prepares such launches, and the
 // launches after it go through the prepared table with the arguments each
 // passes; other ranges, wait lists, events and values by bytes go through
 // the adapter, a freed pointer is still refused, and goroutines launching

@@ -44,8 +44,8 @@
 //     allocation, and it is what Intel's own Unified Runtime adapter calls.
 //     clSVMFree does not wait, and PoCL's commands on memory freed under
 //     them corrupt the process's heap: an SVM free first finishes every
-//     queue of the context (the context tracks its queues for this). Pointer info is
-//     clGetMemAllocInfoINTEL (CL_MEM_TYPE_UNKNOWN_INTEL is USMUnknown, not
+//     queue of the context (the context tracks its queues for this).
+//     Pointer info is clGetMemAllocInfoINTEL (CL_MEM_TYPE_UNKNOWN_INTEL is USMUnknown, not
 //     an error). SVM has no pointer query: each context records the SVM
 //     allocations it made (base, size, kind, device) under a mutex and
 //     answers from that record, by binary search for a pointer into the

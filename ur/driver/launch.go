@@ -20,7 +20,7 @@ type LaunchArg struct {
 }
 
 // LaunchProperties are a launch's properties beyond its range
-// (urEnqueueLaunchLaunchWithArgsExp's launch properties, CUDA's
+// (urEnqueueKernelLaunchWithArgsExp's launch properties, CUDA's
 // CUlaunchAttribute).
 type LaunchProperties struct {
 	// Cooperative launches every work-group at once so that they may
