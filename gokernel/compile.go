@@ -101,25 +101,32 @@ func Compile(files []File, names ...string) (*Module, error) {
 	}
 	sort.Slice(kernels, func(i, j int) bool { return kernels[i].Name.Name < kernels[j].Name.Name })
 	m := &Module{Hash: hex.EncodeToString(h.Sum(nil))}
-	for _, lang := range []lang{langOpenCL, langCUDA} {
-		c.lang, c.done, c.order, c.protos, c.bodies = lang, map[*types.Func]bool{}, nil, nil, nil
-		c.usesFP64 = false
-		for _, fd := range kernels {
-			info, err := c.kernel(fd)
-			if err != nil {
-				return nil, err
+	for _, debug := range []bool{false, true} {
+		for _, lang := range []lang{langOpenCL, langCUDA} {
+			c.lang, c.debug, c.done, c.order, c.protos, c.bodies = lang, debug, map[*types.Func]bool{}, nil, nil, nil
+			c.usesFP64, c.sites = false, nil
+			for _, fd := range kernels {
+				info, err := c.kernel(fd)
+				if err != nil {
+					return nil, err
+				}
+				if lang == langOpenCL && !debug {
+					m.Kernels = append(m.Kernels, info)
+				}
 			}
-			if lang == langOpenCL {
-				m.Kernels = append(m.Kernels, info)
+			src := c.source()
+			switch {
+			case lang == langOpenCL && !debug:
+				m.OpenCL = src
+			case !debug:
+				m.CUDA = src
+			case lang == langOpenCL:
+				m.DebugOpenCL, m.DebugSites = src, c.sites
+			default:
+				m.DebugCUDA = src
 			}
+			m.FP64 = m.FP64 || c.usesFP64
 		}
-		src := c.source()
-		if lang == langOpenCL {
-			m.OpenCL = src
-		} else {
-			m.CUDA = src
-		}
-		m.FP64 = m.FP64 || c.usesFP64
 	}
 	return m, nil
 }
@@ -180,6 +187,11 @@ type compiler struct {
 	shared   map[types.Object]int64 // shared arrays of the kernel: their lengths
 	depth    int
 	stack    []*types.Func // the device functions being emitted, outermost first
+	// debug emits the bounds-checked variant: every slice index checked,
+	// the first failure's site (an index into sites) stored through the
+	// gok_err parameter every function takes.
+	debug bool
+	sites []string
 }
 
 func (c *compiler) errorf(n ast.Node, format string, args ...any) error {
@@ -290,6 +302,9 @@ func (c *compiler) kernel(fd *ast.FuncDecl) (KernelInfo, error) {
 			return ki, c.errorf(fd.Name, "kernel %s: parameter %s of type %s: a kernel takes numbers and slices of them", fn.Name(), p.Name(), p.Type())
 		}
 	}
+	if c.debug {
+		params = append(params, c.errParam())
+	}
 	head := pick(c.lang == langOpenCL, "__kernel void ", `extern "C" __global__ void `) + fn.Name() + "(" + strings.Join(params, ", ") + ")"
 	c.kernelFn, c.shared = true, map[types.Object]int64{}
 	body, err := c.block(fd.Body, true)
@@ -350,6 +365,9 @@ func (c *compiler) deviceFunc(fn *types.Func, at ast.Node) error {
 			params = append(params, ct+" "+c.name(p))
 		}
 	}
+	if c.debug {
+		params = append(params, c.errParam())
+	}
 	head := pick(c.lang == langOpenCL, "", "__device__ ") + ret + " " + deviceName(fn) + "(" + strings.Join(params, ", ") + ")"
 	savedK, savedS, savedD := c.kernelFn, c.shared, c.depth
 	c.kernelFn, c.shared, c.depth = false, map[types.Object]int64{}, 0
@@ -363,6 +381,24 @@ func (c *compiler) deviceFunc(fn *types.Func, at ast.Node) error {
 	c.protos = append(c.protos, head+";")
 	c.bodies = append([]string{head + " " + body}, c.bodies...)
 	return nil
+}
+
+// errParam is the debug variant's error record parameter: the first
+// failed check's site, the index and the length.
+func (c *compiler) errParam() string {
+	return pick(c.lang == langOpenCL, "__global long* gok_err", "long long* gok_err")
+}
+
+// checked is x[i] of a slice or array of length n, bounds-checked in the
+// debug variant: a failed check records its site (first failure wins)
+// and reads element 0 instead.
+func (c *compiler) checked(at ast.Node, x, i, n string) string {
+	if !c.debug {
+		return x + "[" + i + "]"
+	}
+	pos := c.fset.Position(at.Pos())
+	c.sites = append(c.sites, fmt.Sprintf("%s:%d:%d", filepath.Base(pos.Filename), pos.Line, pos.Column))
+	return fmt.Sprintf("%s[gok_chk(%s, %s, %d, gok_err)]", x, i, n, len(c.sites))
 }
 
 // deviceName is fn's name as a device function: apart from the kernels'
@@ -381,6 +417,9 @@ func (c *compiler) source() string {
 		b.WriteString(clPrelude)
 	} else {
 		b.WriteString(cudaPrelude)
+	}
+	if c.debug {
+		b.WriteString(pick(c.lang == langOpenCL, clCheck, cudaCheck))
 	}
 	for _, p := range c.protos {
 		b.WriteString(p + "\n")
@@ -410,6 +449,25 @@ const cudaPrelude = `#define GOK_GID(d) ((long long)(d == 0 ? blockIdx.x * block
 #define GOK_LSZ(d) ((long long)(d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z))
 #define GOK_NGR(d) ((long long)(d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z))
 #define GOK_GSZ(d) (GOK_LSZ(d) * GOK_NGR(d))
+`
+
+// The debug variant's check: the first failure's site, index and length
+// go to gok_err; the access reads element 0 instead.
+const clCheck = `#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#define gok_chk(i, n, site, err) gok_check((long)(i), (long)(n), site, err)
+inline long gok_check(long i, long n, long site, __global long* err) {
+	if (i >= 0 && i < n) return i;
+	if (atom_cmpxchg(&err[0], 0L, site) == 0L) { err[1] = i; err[2] = n; }
+	return 0;
+}
+`
+
+const cudaCheck = `#define gok_chk(i, n, site, err) gok_check((long long)(i), (long long)(n), site, err)
+__device__ inline long long gok_check(long long i, long long n, long long site, long long* err) {
+	if (i >= 0 && i < n) return i;
+	if (atomicCAS((unsigned long long*)&err[0], 0ULL, (unsigned long long)site) == 0ULL) { err[1] = i; err[2] = n; }
+	return 0;
+}
 `
 
 // name is a Go identifier as a C one: C's keywords and the preludes'

@@ -21,9 +21,13 @@
 // Everything else — closures, maps, strings, interfaces, goroutines,
 // defer, allocation, slicing, package variables, generics — is refused
 // by Compile with its file:line:col and why, before anything runs. An
-// index out of range and a division by zero are not checked on a device
-// (as in C); on the CPU they panic as Go's do, and RunCPU returns the
-// panic as an error naming the work-item.
+// index out of range is not checked on a device (as in C) but in the
+// debug variant, as -race is Go's: Module.DebugKernel (or
+// GOUR_GOKERNEL_DEBUG=1) checks every index on the device and its Launch
+// returns an *IndexError naming the kernel, the file:line:col, the index
+// and the length. On the CPU an index out of range or a division by zero
+// panics as Go's do, and RunCPU returns the panic as an error naming the
+// work-item.
 //
 // Compile type-checks with go/types, so it runs where the Go tool and
 // the sources are: a go generate step (command gokernel) writes the

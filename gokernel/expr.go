@@ -84,9 +84,17 @@ func (c *compiler) expr(e ast.Expr) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		switch c.info.TypeOf(e.X).Underlying().(type) {
-		case *types.Slice, *types.Array:
-			return x + "[" + i + "]", nil
+		switch t := c.info.TypeOf(e.X).Underlying().(type) {
+		case *types.Slice:
+			n := x + "_len"
+			if id, ok := e.X.(*ast.Ident); ok {
+				if size := c.shared[c.info.Uses[id]]; size != 0 {
+					n = strconv.FormatInt(size, 10)
+				}
+			}
+			return c.checked(e, x, i, n), nil
+		case *types.Array:
+			return c.checked(e, x, i, strconv.FormatInt(t.Len(), 10)), nil
 		}
 		return "", c.errorf(e, "indexing %s is not in the kernel subset", c.info.TypeOf(e.X))
 	case *ast.CallExpr:
@@ -285,6 +293,9 @@ func (c *compiler) call(e *ast.CallExpr) (string, error) {
 			continue
 		}
 		args = append(args, x)
+	}
+	if c.debug {
+		args = append(args, "gok_err")
 	}
 	return deviceName(fn) + "(" + strings.Join(args, ", ") + ")", nil
 }

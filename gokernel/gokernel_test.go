@@ -41,7 +41,8 @@ func compileTestKernels(t *testing.T) *gokernel.Module {
 func TestGeneratedModuleIsFresh(t *testing.T) {
 	m := compileTestKernels(t)
 	g := testkernels.Module
-	if m.Hash != g.Hash || m.OpenCL != g.OpenCL || m.CUDA != g.CUDA || fmt.Sprint(m.Kernels) != fmt.Sprint(g.Kernels) {
+	if m.Hash != g.Hash || m.OpenCL != g.OpenCL || m.CUDA != g.CUDA || fmt.Sprint(m.Kernels) != fmt.Sprint(g.Kernels) ||
+		m.DebugOpenCL != g.DebugOpenCL || m.DebugCUDA != g.DebugCUDA || fmt.Sprint(m.DebugSites) != fmt.Sprint(g.DebugSites) {
 		t.Fatalf("zz_kernels.go is stale: run go generate ./gokernel/...")
 	}
 }
@@ -393,18 +394,21 @@ static inline void __syncthreads() {}
 static inline int atomicAdd(int* p, int v) { int o = *p; *p += v; return o; }
 static inline unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p += v; return o; }
 static inline float atomicAdd(float* p, float v) { float o = *p; *p += v; return o; }
+static inline unsigned long long atomicCAS(unsigned long long* p, unsigned long long c, unsigned long long v) { unsigned long long o = *p; if (o == c) *p = v; return o; }
 `
 
 // The generated CUDA C compiles, syntax only, with the host's C++
 // compiler: a generator's slip fails here, not first on a GPU machine.
 func TestCUDASyntax(t *testing.T) {
 	cxx := testenv.CXX(t)
-	path := filepath.Join(t.TempDir(), "kernels.cpp")
-	if err := os.WriteFile(path, []byte(cudaShim+testkernels.Module.CUDA), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(cxx, "-std=c++17", "-fsyntax-only", path).CombinedOutput(); err != nil {
-		t.Errorf("%v\n%s", err, out)
+	for name, src := range map[string]string{"plain": testkernels.Module.CUDA, "debug": testkernels.Module.DebugCUDA} {
+		path := filepath.Join(t.TempDir(), name+".cpp")
+		if err := os.WriteFile(path, []byte(cudaShim+src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(cxx, "-std=c++17", "-fsyntax-only", path).CombinedOutput(); err != nil {
+			t.Errorf("%s: %v\n%s", name, err, out)
+		}
 	}
 }
 
@@ -512,5 +516,51 @@ func TestComputeArrayArgument(t *testing.T) {
 		if err := k.Launch(q, ur.Range1D(4), gokernel.Value(float32(3)), ia, ya); !errors.Is(err, gokernel.ErrArgs) {
 			t.Errorf("an int32 array for a float32 slice: %v", err)
 		}
+	}
+}
+
+// The debug variant reports an index out of range with the kernel and
+// its place, and launches that stay in range run as the plain kernel.
+func TestDebugKernel(t *testing.T) {
+	for _, dev := range testenv.Devices(t) {
+		if dev.Backend() == "level_zero" {
+			continue
+		}
+		t.Run(dev.Name(), func(t *testing.T) {
+			ctx, q := testenv.ContextQueue(t, dev)
+			mgr, err := programmgr.New(ctx, programmgr.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer mgr.Close()
+			k, err := testkernels.Module.DebugKernel(context.Background(), mgr, dev, "GroupSum")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer k.Release()
+			x, err := ctx.NewBufferFrom(ur.MemReadWrite, make([]byte, 4*128))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Release()
+			sums, err := ctx.NewBufferFrom(ur.MemReadWrite, make([]byte, 4*2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sums.Release()
+			if err := k.Launch(q, ur.Range1D(128).WithLocal(64), gokernel.Buffer[float32](x, 128), gokernel.Buffer[float32](sums, 2)); err != nil {
+				t.Fatalf("in range: %v", err)
+			}
+			// x said to hold 100 elements: work-items 100 to 127 read past it.
+			err = k.Launch(q, ur.Range1D(128).WithLocal(64), gokernel.Buffer[float32](x, 100), gokernel.Buffer[float32](sums, 2))
+			var ie *gokernel.IndexError
+			if !errors.As(err, &ie) || ie.Kernel != "GroupSum" || ie.Pos != "kernels.go:33:12" || ie.Len != 100 || ie.Index < 100 || ie.Index > 127 {
+				t.Fatalf("out of range: %v", err)
+			}
+			// The record is reset: the next launch in range is clean.
+			if err := k.Launch(q, ur.Range1D(128).WithLocal(64), gokernel.Buffer[float32](x, 128), gokernel.Buffer[float32](sums, 2)); err != nil {
+				t.Fatalf("in range after a failure: %v", err)
+			}
+		})
 	}
 }

@@ -14,6 +14,13 @@ type Module struct {
 	Kernels []KernelInfo
 	FP64    bool   // a kernel computes in float64: the device needs fp64
 	Hash    string // SHA-256 of the Go files it was compiled from
+
+	// The debug variant (Kernel with Debug): every slice and array index
+	// checked on the device, each kernel and device function taking an
+	// error record last; DebugSites[k-1] is the file:line:col of check k.
+	DebugOpenCL string
+	DebugCUDA   string
+	DebugSites  []string
 }
 
 // KernelInfo is one kernel's signature past its kern.Item.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -19,11 +20,13 @@ import (
 // kernel's parameters; it matches ur.ErrInvalidKernelArgs.
 var ErrArgs = fmt.Errorf("gokernel: %w", ur.ErrInvalidKernelArgs)
 
-// images are a Module's device images, made once.
+// images are a Module's device images, made once: the plain ones and
+// the debug variant's.
 type images struct {
-	once       sync.Once
-	openCL, cu *programmgr.Image
-	err        error
+	once                 sync.Once
+	openCL, cu           *programmgr.Image
+	debugOpenCL, debugCU *programmgr.Image
+	err                  error
 }
 
 var moduleImages sync.Map // *Module → *images
@@ -37,9 +40,17 @@ func (m *Module) images() (*images, error) {
 			names[i] = k.Name
 		}
 		req := programmgr.Requirements{FP64: m.FP64}
-		im.openCL, im.err = programmgr.NewImage(programmgr.ImageDesc{Format: programmgr.FormatOpenCLC, Bytes: []byte(m.OpenCL), KernelNames: names, Requirements: req})
-		if im.err == nil {
-			im.cu, im.err = programmgr.NewImage(programmgr.ImageDesc{Format: programmgr.FormatCUDAC, Bytes: []byte(m.CUDA), KernelNames: names, Requirements: req})
+		image := func(f programmgr.Format, src string) *programmgr.Image {
+			if im.err != nil {
+				return nil
+			}
+			var img *programmgr.Image
+			img, im.err = programmgr.NewImage(programmgr.ImageDesc{Format: f, Bytes: []byte(src), KernelNames: names, Requirements: req})
+			return img
+		}
+		im.openCL, im.cu = image(programmgr.FormatOpenCLC, m.OpenCL), image(programmgr.FormatCUDAC, m.CUDA)
+		if m.DebugOpenCL != "" {
+			im.debugOpenCL, im.debugCU = image(programmgr.FormatOpenCLC, m.DebugOpenCL), image(programmgr.FormatCUDAC, m.DebugCUDA)
 		}
 	})
 	return im, im.err
@@ -49,12 +60,14 @@ func (m *Module) images() (*images, error) {
 // program manager: the manager's memory, disk and remote caches serve it
 // to every later process.
 type Kernel struct {
-	info *KernelInfo
-	k    *programmgr.Kernel
+	info  *KernelInfo
+	k     *programmgr.Kernel
+	debug *debugRecord // the debug variant's; nil for the plain one
 }
 
-// image is m's image for dev's backend, after checking dev can run m.
-func (m *Module) image(dev *ur.Device, what string) (*programmgr.Image, error) {
+// image is m's image (its debug variant's, with debug) for dev's
+// backend, after checking dev can run m.
+func (m *Module) image(dev *ur.Device, what string, debug bool) (*programmgr.Image, error) {
 	if m.FP64 && !dev.Info().FP64 {
 		return nil, fmt.Errorf("gokernel: %s computes in float64, which %s lacks (aspect fp64): %w", what, dev.Name(), ur.ErrUnsupportedFeature)
 	}
@@ -62,8 +75,16 @@ func (m *Module) image(dev *ur.Device, what string) (*programmgr.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dev.Backend() == "cuda" {
+	if debug && im.debugOpenCL == nil {
+		return nil, fmt.Errorf("gokernel: the module has no debug variant: generate it again: %w", ur.ErrUnsupportedFeature)
+	}
+	switch {
+	case dev.Backend() == "cuda" && debug:
+		return im.debugCU, nil
+	case dev.Backend() == "cuda":
 		return im.cu, nil
+	case debug:
+		return im.debugOpenCL, nil
 	}
 	return im.openCL, nil
 }
@@ -72,7 +93,7 @@ func (m *Module) image(dev *ur.Device, what string) (*programmgr.Image, error) {
 // it from the manager's caches), so that the launch pays no compile; a
 // compile error carries the device compiler's log.
 func (m *Module) Build(ctx context.Context, mgr *programmgr.Manager, dev *ur.Device) error {
-	img, err := m.image(dev, "the module")
+	img, err := m.image(dev, "the module", debugFromEnv())
 	if err != nil {
 		return err
 	}
@@ -87,7 +108,26 @@ func (m *Module) Build(ctx context.Context, mgr *programmgr.Manager, dev *ur.Dev
 // the module's OpenCL C (OpenCL and, through SPIR-V, Level Zero) or CUDA
 // C. An unknown name is ur.ErrInvalidKernelName; a device without double
 // precision for a module that computes in float64, ur.ErrUnsupportedFeature.
+// With GOUR_GOKERNEL_DEBUG=1 in the environment it is DebugKernel.
 func (m *Module) Kernel(ctx context.Context, mgr *programmgr.Manager, dev *ur.Device, name string) (*Kernel, error) {
+	return m.kernel(ctx, mgr, dev, name, debugFromEnv())
+}
+
+// DebugKernel is Kernel's bounds-checked variant, as -race is Go's: every
+// index into a slice or array is checked on the device, and Launch waits
+// for the kernel and returns an *IndexError naming the kernel, the
+// file:line:col of the first failed check, the index and the length.
+// (Without it an index out of range is the device's undefined behaviour,
+// as in C.) It is slower: each launch waits for the device.
+func (m *Module) DebugKernel(ctx context.Context, mgr *programmgr.Manager, dev *ur.Device, name string) (*Kernel, error) {
+	return m.kernel(ctx, mgr, dev, name, true)
+}
+
+// debugFromEnv reports whether GOUR_GOKERNEL_DEBUG asks for the debug
+// variant.
+func debugFromEnv() bool { return os.Getenv("GOUR_GOKERNEL_DEBUG") == "1" }
+
+func (m *Module) kernel(ctx context.Context, mgr *programmgr.Manager, dev *ur.Device, name string, debug bool) (*Kernel, error) {
 	var info *KernelInfo
 	for i := range m.Kernels {
 		if m.Kernels[i].Name == name {
@@ -97,7 +137,7 @@ func (m *Module) Kernel(ctx context.Context, mgr *programmgr.Manager, dev *ur.De
 	if info == nil {
 		return nil, fmt.Errorf("gokernel: %w: the module has no kernel %q", ur.ErrInvalidKernelName, name)
 	}
-	img, err := m.image(dev, "kernel "+name)
+	img, err := m.image(dev, "kernel "+name, debug)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +145,35 @@ func (m *Module) Kernel(ctx context.Context, mgr *programmgr.Manager, dev *ur.De
 	if err != nil {
 		return nil, err
 	}
-	return &Kernel{info: info, k: k}, nil
+	kk := &Kernel{info: info, k: k}
+	if debug {
+		kk.debug = &debugRecord{sites: m.DebugSites}
+		if kk.debug.buf, err = mgr.Context().NewBufferFrom(ur.MemReadWrite, make([]byte, 24)); err != nil {
+			k.Release()
+			return nil, err
+		}
+	}
+	return kk, nil
+}
+
+// debugRecord is a debug kernel's error record on the device: the first
+// failed check's site, its index and the length.
+type debugRecord struct {
+	mu    sync.Mutex
+	buf   *ur.Mem
+	sites []string
+}
+
+// IndexError is an index out of range found by a debug kernel.
+type IndexError struct {
+	Kernel string
+	Pos    string // file:line:col of the index expression
+	Index  int64
+	Len    int64
+}
+
+func (e *IndexError) Error() string {
+	return fmt.Sprintf("gokernel: kernel %s: %s: index out of range [%d] with length %d", e.Kernel, e.Pos, e.Index, e.Len)
 }
 
 // Info is the kernel's signature.
@@ -114,8 +182,14 @@ func (k *Kernel) Info() KernelInfo { return *k.info }
 // UR is the kernel underneath, for ur's launch paths.
 func (k *Kernel) UR() *ur.Kernel { return k.k.UR() }
 
-// Release gives back the caller's reference to the cached kernel.
-func (k *Kernel) Release() error { return k.k.Release() }
+// Release gives back the caller's reference to the cached kernel (and
+// frees a debug kernel's error record).
+func (k *Kernel) Release() error {
+	if k.debug != nil {
+		return errors.Join(k.debug.buf.Release(), k.k.Release())
+	}
+	return k.k.Release()
+}
 
 // Arg is one argument of a Go kernel's launch: a number (Value) or a
 // slice in device memory (Ptr, Buffer), typed so that a launch checks it
@@ -214,7 +288,36 @@ func (k *Kernel) Launch(q *ur.Queue, r ur.NDRange, args ...Arg) error {
 			ua = append(ua, ur.ArgOf(a.n))
 		}
 	}
+	if k.debug != nil {
+		return k.launchDebug(q, r, ua)
+	}
 	return q.Launch(k.k.UR(), r, ua...)
+}
+
+// launchDebug launches the debug variant with its error record, waits
+// for it and reports the first failed check.
+func (k *Kernel) launchDebug(q *ur.Queue, r ur.NDRange, ua []ur.Arg) error {
+	d := k.debug
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := q.Launch(k.k.UR(), r, append(ua, ur.ArgBuffer(d.buf))...); err != nil {
+		return err
+	}
+	var rec [3]int64
+	if err := q.ReadBuffer(d.buf, 0, ur.AsBytes(rec[:])); err != nil {
+		return err
+	}
+	if rec[0] == 0 {
+		return nil
+	}
+	if err := q.WriteBuffer(d.buf, 0, make([]byte, 24)); err != nil {
+		return err
+	}
+	pos := "an unknown place"
+	if s := int(rec[0]); s >= 1 && s <= len(d.sites) {
+		pos = d.sites[s-1]
+	}
+	return &IndexError{Kernel: k.info.Name, Pos: pos, Index: rec[1], Len: rec[2]}
 }
 
 func (k *Kernel) argError(i int, a Arg) error {

@@ -465,7 +465,11 @@ func (c *compiler) switchStmt(s *ast.SwitchStmt) (string, error) {
 			kw = "if ("
 		}
 		first = false
-		out.WriteString(c.indent() + kw + strings.Join(conds, " || ") + ") {\n" + body)
+		cond := strings.Join(conds, " || ")
+		if len(conds) == 1 {
+			cond = strings.TrimSuffix(strings.TrimPrefix(wrapped(cond), "("), ")")
+		}
+		out.WriteString(c.indent() + kw + cond + ") {\n" + body)
 	}
 	if def != nil {
 		body, err := c.caseBody(def)

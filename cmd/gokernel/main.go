@@ -112,7 +112,12 @@ func generate(files []gokernel.File, m *gokernel.Module, name string) ([]byte, e
 		b.WriteString("}},\n")
 	}
 	b.WriteString("},\n")
-	fmt.Fprintf(&b, "OpenCL: %s,\nCUDA: %s,\n}\n", raw(m.OpenCL), raw(m.CUDA))
+	fmt.Fprintf(&b, "OpenCL: %s,\nCUDA: %s,\n", raw(m.OpenCL), raw(m.CUDA))
+	b.WriteString("DebugSites: []string{\n")
+	for _, s := range m.DebugSites {
+		fmt.Fprintf(&b, "%q,\n", s)
+	}
+	fmt.Fprintf(&b, "},\nDebugOpenCL: %s,\nDebugCUDA: %s,\n}\n", raw(m.DebugOpenCL), raw(m.DebugCUDA))
 	return format.Source(b.Bytes())
 }
 
