@@ -192,6 +192,7 @@ type compiler struct {
 	// gok_err parameter every function takes.
 	debug bool
 	sites []string
+	tmps  int // temporaries made, for unique names
 }
 
 func (c *compiler) errorf(n ast.Node, format string, args ...any) error {

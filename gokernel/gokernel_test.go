@@ -394,14 +394,24 @@ static inline void __syncthreads() {}
 static inline int atomicAdd(int* p, int v) { int o = *p; *p += v; return o; }
 static inline unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p += v; return o; }
 static inline float atomicAdd(float* p, float v) { float o = *p; *p += v; return o; }
+static inline float rsqrtf(float x) { return 1 / std::sqrt(x); }
 static inline unsigned long long atomicCAS(unsigned long long* p, unsigned long long c, unsigned long long v) { unsigned long long o = *p; if (o == c) *p = v; return o; }
 `
 
-// The generated CUDA C compiles, syntax only, with the host's C++
-// compiler: a generator's slip fails here, not first on a GPU machine.
+// The generated CUDA C (of the test kernels and of examples/gokernels)
+// compiles, syntax only, with the host's C++ compiler: a generator's slip
+// fails here, not first on a GPU machine.
 func TestCUDASyntax(t *testing.T) {
 	cxx := testenv.CXX(t)
-	for name, src := range map[string]string{"plain": testkernels.Module.CUDA, "debug": testkernels.Module.DebugCUDA} {
+	example, err := os.ReadFile("../examples/gokernels/kernels.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	em, err := gokernel.Compile([]gokernel.File{{Name: "kernels.go", Src: example}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]string{"plain": testkernels.Module.CUDA, "debug": testkernels.Module.DebugCUDA, "example": em.CUDA, "example-debug": em.DebugCUDA} {
 		path := filepath.Join(t.TempDir(), name+".cpp")
 		if err := os.WriteFile(path, []byte(cudaShim+src), 0o600); err != nil {
 			t.Fatal(err)

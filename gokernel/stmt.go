@@ -242,7 +242,7 @@ func (c *compiler) assign(s *ast.AssignStmt) (string, error) {
 			// a, b = b, a: evaluate every right side first, as Go does.
 			var out strings.Builder
 			var tmps []string
-			for i, r := range s.Rhs {
+			for _, r := range s.Rhs {
 				e, err := c.expr(r)
 				if err != nil {
 					return "", err
@@ -251,7 +251,8 @@ func (c *compiler) assign(s *ast.AssignStmt) (string, error) {
 				if !ok {
 					return "", c.errorf(r, "a value of type %s is not in the subset", c.info.TypeOf(r))
 				}
-				tmp := fmt.Sprintf("gok_t%d_%d", c.depth, i)
+				c.tmps++
+				tmp := fmt.Sprintf("gok_t%d", c.tmps)
 				tmps = append(tmps, tmp)
 				out.WriteString(fmt.Sprintf("%s%s %s = %s;\n", in, ct, tmp, e))
 			}

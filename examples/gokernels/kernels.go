@@ -77,3 +77,98 @@ func Softmax(it kern.Item, x []float32, cols int) {
 		x[base+j] /= sum
 	}
 }
+
+// tile is SGEMM's tile edge: a tile×tile work-group computes a tile of C.
+const tile = 16
+
+// SGEMM computes C = A·B for row-major A (m×k), B (k×n) and C (m×n),
+// each work-group staging tiles of A and B in shared memory.
+func SGEMM(it kern.Item, a, b, c []float32, m, n, k int32) {
+	as := kern.Shared[float32](it, tile*tile)
+	bs := kern.Shared[float32](it, tile*tile)
+	tx, ty := int32(it.LocalID(0)), int32(it.LocalID(1))
+	col, row := int32(it.GlobalID(0)), int32(it.GlobalID(1))
+	var acc float32
+	for t := int32(0); t < (k+tile-1)/tile; t++ {
+		as[ty*tile+tx] = 0
+		if ac := t*tile + tx; row < m && ac < k {
+			as[ty*tile+tx] = a[row*k+ac]
+		}
+		bs[ty*tile+tx] = 0
+		if br := t*tile + ty; br < k && col < n {
+			bs[ty*tile+tx] = b[br*n+col]
+		}
+		it.Barrier()
+		for i := range int32(tile) {
+			acc += as[ty*tile+i] * bs[i*tile+tx]
+		}
+		it.Barrier()
+	}
+	if row < m && col < n {
+		c[row*n+col] = acc
+	}
+}
+
+// scanGroup is Scan's work-group size.
+const scanGroup = 256
+
+// Scan writes each work-group's inclusive prefix sums of x into out
+// (Hillis and Steele's scan in shared memory, two buffers).
+func Scan(it kern.Item, x, out []int32) {
+	s0 := kern.Shared[int32](it, scanGroup)
+	s1 := kern.Shared[int32](it, scanGroup)
+	l, i := it.LocalID(0), it.GlobalID(0)
+	var v int32
+	if i < len(x) {
+		v = x[i]
+	}
+	s0[l] = v
+	it.Barrier()
+	in := 0
+	for d := 1; d < scanGroup; d *= 2 {
+		if in == 0 {
+			s1[l] = s0[l]
+			if l >= d {
+				s1[l] += s0[l-d]
+			}
+		} else {
+			s0[l] = s1[l]
+			if l >= d {
+				s0[l] += s1[l-d]
+			}
+		}
+		in = 1 - in
+		it.Barrier()
+	}
+	if i < len(out) {
+		if in == 0 {
+			out[i] = s0[l]
+		} else {
+			out[i] = s1[l]
+		}
+	}
+}
+
+// LayerNorm normalises each row of x (rows×cols) to zero mean and unit
+// variance, then scales by gamma and shifts by beta, one work-item a row.
+func LayerNorm(it kern.Item, x, gamma, beta, y []float32, cols int, eps float32) {
+	base := it.GlobalID(0) * cols
+	if base >= len(x) {
+		return
+	}
+	var mean float32
+	for j := range cols {
+		mean += x[base+j]
+	}
+	mean /= float32(cols)
+	var variance float32
+	for j := range cols {
+		d := x[base+j] - mean
+		variance += d * d
+	}
+	variance /= float32(cols)
+	inv := kern.Rsqrt(variance + eps)
+	for j := range cols {
+		y[base+j] = (x[base+j]-mean)*inv*gamma[j] + beta[j]
+	}
+}

@@ -1,5 +1,6 @@
 // Command gokernels runs kernels written in Go — axpy, a shared-memory
-// reduction, an atomic histogram, a transpose and a row softmax — on the
+// reduction, an atomic histogram, a transpose, a row softmax, a tiled
+// SGEMM, a work-group scan and a layer norm — on the
 // CPU, as Go, and on the default device, compiled (go generate made
 // zz_kernels.go from kernels.go with command gokernel), and checks that
 // both agree.
@@ -138,11 +139,83 @@ func run(w io.Writer, dev *ur.Device) error {
 	if err := d.agree("Softmax", sm, cpuS, 1e-5); err != nil {
 		return err
 	}
+	// A tiled SGEMM of 96×80 by 80×112, in 16×16 work-groups.
+	const gm, gn, gk = 96, 112, 80
+	ga, gb := xs[:gm*gk], xs[1000:1000+gk*gn]
+	cpuC := make([]float32, gm*gn)
+	sgemm := ur.Range2D(gn, gm).WithLocal(tile, tile)
+	if err := gokernel.RunCPU(sgemm, func(it kern.Item) { SGEMM(it, ga, gb, cpuC, gm, gn, gk) }); err != nil {
+		return err
+	}
+	for i := range gm { // the CPU run against a plain triple loop
+		for j := range gn {
+			var want float32
+			for l := range gk {
+				want += ga[i*gk+l] * gb[l*gn+j]
+			}
+			if math.Abs(float64(cpuC[i*gn+j]-want)) > 1e-4*math.Max(1, math.Abs(float64(want))) {
+				return fmt.Errorf("SGEMM on the CPU: c[%d,%d] = %v, want %v", i, j, cpuC[i*gn+j], want)
+			}
+		}
+	}
+	dc := d.alloc(4 * gm * gn)
+	if err := d.launch("SGEMM", sgemm, gokernel.Buffer[float32](d.upload(ga), gm*gk), gokernel.Buffer[float32](d.upload(gb), gk*gn),
+		gokernel.Buffer[float32](dc, gm*gn), gokernel.Value(int32(gm)), gokernel.Value(int32(gn)), gokernel.Value(int32(gk))); err != nil {
+		return err
+	}
+	if err := d.agree("SGEMM", dc, cpuC, 1e-4); err != nil {
+		return err
+	}
+
+	// Prefix sums of each 256-element work-group.
+	vals := make([]int32, n)
+	for i := range vals {
+		vals[i] = int32(i%7) - 3
+	}
+	cpuScan := make([]int32, n)
+	if err := gokernel.RunCPU(ur.Range1D(n).WithLocal(scanGroup), func(it kern.Item) { Scan(it, vals, cpuScan) }); err != nil {
+		return err
+	}
+	var run int32
+	for i, v := range vals {
+		if i%scanGroup == 0 {
+			run = 0
+		}
+		if run += v; cpuScan[i] != run {
+			return fmt.Errorf("Scan on the CPU: out[%d] = %d, want %d", i, cpuScan[i], run)
+		}
+	}
+	scanned := d.alloc(4 * n)
+	if err := d.launch("Scan", ur.Range1D(n).WithLocal(scanGroup), gokernel.Buffer[int32](d.uploadBytes(ur.AsBytes(vals)), n), gokernel.Buffer[int32](scanned, n)); err != nil {
+		return err
+	}
+	if err := d.agreeInts("Scan", scanned, cpuScan); err != nil {
+		return err
+	}
+
+	// Layer norm of 256 rows of 256.
+	gamma, beta := make([]float32, cols), make([]float32, cols)
+	for j := range cols {
+		gamma[j], beta[j] = 1+float32(j%5)/10, float32(j%3)/10
+	}
+	cpuLN := make([]float32, rows*cols)
+	if err := gokernel.RunCPU(ur.Range1D(rows), func(it kern.Item) { LayerNorm(it, xs[:rows*cols], gamma, beta, cpuLN, cols, 1e-5) }); err != nil {
+		return err
+	}
+	ln := d.alloc(4 * rows * cols)
+	if err := d.launch("LayerNorm", ur.Range1D(rows), gokernel.Buffer[float32](x, rows*cols), gokernel.Buffer[float32](d.upload(gamma), cols),
+		gokernel.Buffer[float32](d.upload(beta), cols), gokernel.Buffer[float32](ln, rows*cols), gokernel.Value(cols), gokernel.Value(float32(1e-5))); err != nil {
+		return err
+	}
+	if err := d.agree("LayerNorm", ln, cpuLN, 1e-4); err != nil {
+		return err
+	}
+
 	var total float32
 	for _, s := range cpuSums {
 		total += s
 	}
-	fmt.Fprintf(w, "5 Go kernels agree on the CPU and %s; sum = %.0f, y[1] = %v\n", dev.Backend(), total, cpuY[1])
+	fmt.Fprintf(w, "8 Go kernels agree on the CPU and %s; sum = %.0f, y[1] = %v\n", dev.Backend(), total, cpuY[1])
 	return nil
 }
 

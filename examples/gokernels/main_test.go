@@ -21,7 +21,7 @@ func TestRun(t *testing.T) {
 			if err := run(&out, dev); err != nil {
 				t.Fatal(err)
 			}
-			if want := "5 Go kernels agree on the CPU and " + dev.Backend() + "; sum = 32429, y[1] = 1.02\n"; out.String() != want {
+			if want := "8 Go kernels agree on the CPU and " + dev.Backend() + "; sum = 32429, y[1] = 1.02\n"; out.String() != want {
 				t.Errorf("run printed %q, want %q", out.String(), want)
 			}
 		})

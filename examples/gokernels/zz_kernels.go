@@ -9,11 +9,14 @@ import (
 
 // kernels is the kernels of kernels.go, compiled.
 var kernels = &gokernel.Module{
-	Hash: "cca2a3ba5019ab4cc3a1d84d346e28ef804f5d09ecd571fc6061ce800744fac2",
+	Hash: "0503532170ceb73e635af39e8588e49177cc2c02766cfc6f7e083642f43785ae",
 	FP64: false,
 	Kernels: []gokernel.KernelInfo{
 		{Name: "Axpy", Params: []gokernel.Param{{Name: "a", Slice: false, Type: dtype.Float32}, {Name: "x", Slice: true, Type: dtype.Float32}, {Name: "y", Slice: true, Type: dtype.Float32}}},
 		{Name: "Histogram", Params: []gokernel.Param{{Name: "data", Slice: true, Type: dtype.Uint8}, {Name: "bins", Slice: true, Type: dtype.Int32}}},
+		{Name: "LayerNorm", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32}, {Name: "gamma", Slice: true, Type: dtype.Float32}, {Name: "beta", Slice: true, Type: dtype.Float32}, {Name: "y", Slice: true, Type: dtype.Float32}, {Name: "cols", Slice: false, Type: dtype.Int64}, {Name: "eps", Slice: false, Type: dtype.Float32}}},
+		{Name: "SGEMM", Params: []gokernel.Param{{Name: "a", Slice: true, Type: dtype.Float32}, {Name: "b", Slice: true, Type: dtype.Float32}, {Name: "c", Slice: true, Type: dtype.Float32}, {Name: "m", Slice: false, Type: dtype.Int32}, {Name: "n", Slice: false, Type: dtype.Int32}, {Name: "k", Slice: false, Type: dtype.Int32}}},
+		{Name: "Scan", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Int32}, {Name: "out", Slice: true, Type: dtype.Int32}}},
 		{Name: "Softmax", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32}, {Name: "cols", Slice: false, Type: dtype.Int64}}},
 		{Name: "Sum", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32}, {Name: "sums", Slice: true, Type: dtype.Float32}}},
 		{Name: "Transpose", Params: []gokernel.Param{{Name: "in", Slice: true, Type: dtype.Float32}, {Name: "out", Slice: true, Type: dtype.Float32}, {Name: "rows", Slice: false, Type: dtype.Int32}, {Name: "cols", Slice: false, Type: dtype.Int32}}},
@@ -40,6 +43,119 @@ __kernel void Histogram(__global uchar* data, long data_len, __global int* bins,
 	long i = ((long)get_global_id(0));
 	if (i < data_len) {
 		atomic_add((&bins[data[i]]), 1);
+	}
+}
+__kernel void LayerNorm(__global float* x, long x_len, __global float* gamma, long gamma_len, __global float* beta, long beta_len, __global float* y, long y_len, long cols, float eps) {
+	long base = ((long)((ulong)(((long)get_global_id(0))) * (ulong)(cols)));
+	if (base >= x_len) {
+		return;
+	}
+	float mean = 0;
+	{
+	long gok_n = cols;
+	for (long j = 0; j < gok_n; j++) {
+		mean = (mean + x[((long)((ulong)(base) + (ulong)(j)))]);
+	}
+	}
+	mean = (mean / ((float)(cols)));
+	float variance = 0;
+	{
+	long gok_n = cols;
+	for (long j = 0; j < gok_n; j++) {
+		float d = (x[((long)((ulong)(base) + (ulong)(j)))] - mean);
+		variance = (variance + (d * d));
+	}
+	}
+	variance = (variance / ((float)(cols)));
+	float inv = rsqrt((variance + eps));
+	{
+	long gok_n = cols;
+	for (long j = 0; j < gok_n; j++) {
+		y[((long)((ulong)(base) + (ulong)(j)))] = (((((x[((long)((ulong)(base) + (ulong)(j)))] - mean)) * inv) * gamma[j]) + beta[j]);
+	}
+	}
+}
+__kernel void SGEMM(__global float* a, long a_len, __global float* b, long b_len, __global float* c, long c_len, int m, int n, int k) {
+	__local float as[256];
+	__local float bs[256];
+	int gok_t1 = ((int)(((long)get_local_id(0))));
+	int gok_t2 = ((int)(((long)get_local_id(1))));
+	int tx = gok_t1;
+	int ty = gok_t2;
+	int gok_t3 = ((int)(((long)get_global_id(0))));
+	int gok_t4 = ((int)(((long)get_global_id(1))));
+	int col = gok_t3;
+	int row = gok_t4;
+	float acc = 0;
+	{
+	int t = 0;
+	for (; (t < ((((int)((uint)(((int)((uint)(k) + (uint)(16)))) - (uint)(1)))) / 16)); t = ((int)((uint)(t) + (uint)(1)))) {
+		as[((int)((uint)(((int)((uint)(ty) * (uint)(16)))) + (uint)(tx)))] = 0.0f;
+		{
+		int ac = ((int)((uint)(((int)((uint)(t) * (uint)(16)))) + (uint)(tx)));
+		if ((row < m) && (ac < k)) {
+			as[((int)((uint)(((int)((uint)(ty) * (uint)(16)))) + (uint)(tx)))] = a[((int)((uint)(((int)((uint)(row) * (uint)(k)))) + (uint)(ac)))];
+		}
+		}
+		bs[((int)((uint)(((int)((uint)(ty) * (uint)(16)))) + (uint)(tx)))] = 0.0f;
+		{
+		int br = ((int)((uint)(((int)((uint)(t) * (uint)(16)))) + (uint)(ty)));
+		if ((br < k) && (col < n)) {
+			bs[((int)((uint)(((int)((uint)(ty) * (uint)(16)))) + (uint)(tx)))] = b[((int)((uint)(((int)((uint)(br) * (uint)(n)))) + (uint)(col)))];
+		}
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+		{
+		int gok_n = 16;
+		for (int i = 0; i < gok_n; i++) {
+			acc = (acc + (as[((int)((uint)(((int)((uint)(ty) * (uint)(16)))) + (uint)(i)))] * bs[((int)((uint)(((int)((uint)(i) * (uint)(16)))) + (uint)(tx)))]));
+		}
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	if ((row < m) && (col < n)) {
+		c[((int)((uint)(((int)((uint)(row) * (uint)(n)))) + (uint)(col)))] = acc;
+	}
+}
+__kernel void Scan(__global int* x, long x_len, __global int* out, long out_len) {
+	__local int s0[256];
+	__local int s1[256];
+	long gok_t5 = ((long)get_local_id(0));
+	long gok_t6 = ((long)get_global_id(0));
+	long l = gok_t5;
+	long i = gok_t6;
+	int v = 0;
+	if (i < x_len) {
+		v = x[i];
+	}
+	s0[l] = v;
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	long in = ((long)0LL);
+	{
+	long d = ((long)1LL);
+	for (; (d < ((long)256LL)); d = ((long)((ulong)(d) * (ulong)(((long)2LL))))) {
+		if (in == ((long)0LL)) {
+			s1[l] = s0[l];
+			if (l >= d) {
+				s1[l] = ((int)((uint)(s1[l]) + (uint)(s0[((long)((ulong)(l) - (ulong)(d)))])));
+			}
+		} else {
+			s0[l] = s1[l];
+			if (l >= d) {
+				s0[l] = ((int)((uint)(s0[l]) + (uint)(s1[((long)((ulong)(l) - (ulong)(d)))])));
+			}
+		}
+		in = ((long)((ulong)(((long)1LL)) - (ulong)(in)));
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	if (i < out_len) {
+		if (in == ((long)0LL)) {
+			out[i] = s0[l];
+		} else {
+			out[i] = s1[l];
+		}
 	}
 }
 __kernel void Softmax(__global float* x, long x_len, long cols) {
@@ -72,10 +188,10 @@ __kernel void Softmax(__global float* x, long x_len, long cols) {
 }
 __kernel void Sum(__global float* x, long x_len, __global float* sums, long sums_len) {
 	__local float tile[256];
-	long gok_t1_0 = ((long)get_local_id(0));
-	long gok_t1_1 = ((long)get_global_id(0));
-	long l = gok_t1_0;
-	long i = gok_t1_1;
+	long gok_t7 = ((long)get_local_id(0));
+	long gok_t8 = ((long)get_global_id(0));
+	long l = gok_t7;
+	long i = gok_t8;
 	tile[l] = 0.0f;
 	if (i < x_len) {
 		tile[l] = x[i];
@@ -95,10 +211,10 @@ __kernel void Sum(__global float* x, long x_len, __global float* sums, long sums
 	}
 }
 __kernel void Transpose(__global float* in, long in_len, __global float* out, long out_len, int rows, int cols) {
-	int gok_t1_0 = ((int)(((long)get_global_id(0))));
-	int gok_t1_1 = ((int)(((long)get_global_id(1))));
-	int c = gok_t1_0;
-	int r = gok_t1_1;
+	int gok_t9 = ((int)(((long)get_global_id(0))));
+	int gok_t10 = ((int)(((long)get_global_id(1))));
+	int c = gok_t9;
+	int r = gok_t10;
 	if ((r < rows) && (c < cols)) {
 		out[((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r)))] = in[((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c)))];
 	}
@@ -122,6 +238,119 @@ extern "C" __global__ void Histogram(unsigned char* data, long long data_len, in
 	long long i = GOK_GID(0);
 	if (i < data_len) {
 		atomicAdd((&bins[data[i]]), 1);
+	}
+}
+extern "C" __global__ void LayerNorm(float* x, long long x_len, float* gamma, long long gamma_len, float* beta, long long beta_len, float* y, long long y_len, long long cols, float eps) {
+	long long base = ((long long)((unsigned long long)(GOK_GID(0)) * (unsigned long long)(cols)));
+	if (base >= x_len) {
+		return;
+	}
+	float mean = 0;
+	{
+	long long gok_n = cols;
+	for (long long j = 0; j < gok_n; j++) {
+		mean = (mean + x[((long long)((unsigned long long)(base) + (unsigned long long)(j)))]);
+	}
+	}
+	mean = (mean / ((float)(cols)));
+	float variance = 0;
+	{
+	long long gok_n = cols;
+	for (long long j = 0; j < gok_n; j++) {
+		float d = (x[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] - mean);
+		variance = (variance + (d * d));
+	}
+	}
+	variance = (variance / ((float)(cols)));
+	float inv = rsqrtf((variance + eps));
+	{
+	long long gok_n = cols;
+	for (long long j = 0; j < gok_n; j++) {
+		y[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] = (((((x[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] - mean)) * inv) * gamma[j]) + beta[j]);
+	}
+	}
+}
+extern "C" __global__ void SGEMM(float* a, long long a_len, float* b, long long b_len, float* c, long long c_len, int m, int n, int k) {
+	__shared__ float as[256];
+	__shared__ float bs[256];
+	int gok_t11 = ((int)(GOK_LID(0)));
+	int gok_t12 = ((int)(GOK_LID(1)));
+	int tx = gok_t11;
+	int ty = gok_t12;
+	int gok_t13 = ((int)(GOK_GID(0)));
+	int gok_t14 = ((int)(GOK_GID(1)));
+	int col = gok_t13;
+	int row = gok_t14;
+	float acc = 0;
+	{
+	int t = 0;
+	for (; (t < ((((int)((unsigned int)(((int)((unsigned int)(k) + (unsigned int)(16)))) - (unsigned int)(1)))) / 16)); t = ((int)((unsigned int)(t) + (unsigned int)(1)))) {
+		as[((int)((unsigned int)(((int)((unsigned int)(ty) * (unsigned int)(16)))) + (unsigned int)(tx)))] = 0.0f;
+		{
+		int ac = ((int)((unsigned int)(((int)((unsigned int)(t) * (unsigned int)(16)))) + (unsigned int)(tx)));
+		if ((row < m) && (ac < k)) {
+			as[((int)((unsigned int)(((int)((unsigned int)(ty) * (unsigned int)(16)))) + (unsigned int)(tx)))] = a[((int)((unsigned int)(((int)((unsigned int)(row) * (unsigned int)(k)))) + (unsigned int)(ac)))];
+		}
+		}
+		bs[((int)((unsigned int)(((int)((unsigned int)(ty) * (unsigned int)(16)))) + (unsigned int)(tx)))] = 0.0f;
+		{
+		int br = ((int)((unsigned int)(((int)((unsigned int)(t) * (unsigned int)(16)))) + (unsigned int)(ty)));
+		if ((br < k) && (col < n)) {
+			bs[((int)((unsigned int)(((int)((unsigned int)(ty) * (unsigned int)(16)))) + (unsigned int)(tx)))] = b[((int)((unsigned int)(((int)((unsigned int)(br) * (unsigned int)(n)))) + (unsigned int)(col)))];
+		}
+		}
+		__syncthreads();
+		{
+		int gok_n = 16;
+		for (int i = 0; i < gok_n; i++) {
+			acc = (acc + (as[((int)((unsigned int)(((int)((unsigned int)(ty) * (unsigned int)(16)))) + (unsigned int)(i)))] * bs[((int)((unsigned int)(((int)((unsigned int)(i) * (unsigned int)(16)))) + (unsigned int)(tx)))]));
+		}
+		}
+		__syncthreads();
+	}
+	}
+	if ((row < m) && (col < n)) {
+		c[((int)((unsigned int)(((int)((unsigned int)(row) * (unsigned int)(n)))) + (unsigned int)(col)))] = acc;
+	}
+}
+extern "C" __global__ void Scan(int* x, long long x_len, int* out, long long out_len) {
+	__shared__ int s0[256];
+	__shared__ int s1[256];
+	long long gok_t15 = GOK_LID(0);
+	long long gok_t16 = GOK_GID(0);
+	long long l = gok_t15;
+	long long i = gok_t16;
+	int v = 0;
+	if (i < x_len) {
+		v = x[i];
+	}
+	s0[l] = v;
+	__syncthreads();
+	long long in = ((long long)0LL);
+	{
+	long long d = ((long long)1LL);
+	for (; (d < ((long long)256LL)); d = ((long long)((unsigned long long)(d) * (unsigned long long)(((long long)2LL))))) {
+		if (in == ((long long)0LL)) {
+			s1[l] = s0[l];
+			if (l >= d) {
+				s1[l] = ((int)((unsigned int)(s1[l]) + (unsigned int)(s0[((long long)((unsigned long long)(l) - (unsigned long long)(d)))])));
+			}
+		} else {
+			s0[l] = s1[l];
+			if (l >= d) {
+				s0[l] = ((int)((unsigned int)(s0[l]) + (unsigned int)(s1[((long long)((unsigned long long)(l) - (unsigned long long)(d)))])));
+			}
+		}
+		in = ((long long)((unsigned long long)(((long long)1LL)) - (unsigned long long)(in)));
+		__syncthreads();
+	}
+	}
+	if (i < out_len) {
+		if (in == ((long long)0LL)) {
+			out[i] = s0[l];
+		} else {
+			out[i] = s1[l];
+		}
 	}
 }
 extern "C" __global__ void Softmax(float* x, long long x_len, long long cols) {
@@ -154,10 +383,10 @@ extern "C" __global__ void Softmax(float* x, long long x_len, long long cols) {
 }
 extern "C" __global__ void Sum(float* x, long long x_len, float* sums, long long sums_len) {
 	__shared__ float tile[256];
-	long long gok_t1_0 = GOK_LID(0);
-	long long gok_t1_1 = GOK_GID(0);
-	long long l = gok_t1_0;
-	long long i = gok_t1_1;
+	long long gok_t17 = GOK_LID(0);
+	long long gok_t18 = GOK_GID(0);
+	long long l = gok_t17;
+	long long i = gok_t18;
 	tile[l] = 0.0f;
 	if (i < x_len) {
 		tile[l] = x[i];
@@ -177,10 +406,10 @@ extern "C" __global__ void Sum(float* x, long long x_len, float* sums, long long
 	}
 }
 extern "C" __global__ void Transpose(float* in, long long in_len, float* out, long long out_len, int rows, int cols) {
-	int gok_t1_0 = ((int)(GOK_GID(0)));
-	int gok_t1_1 = ((int)(GOK_GID(1)));
-	int c = gok_t1_0;
-	int r = gok_t1_1;
+	int gok_t19 = ((int)(GOK_GID(0)));
+	int gok_t20 = ((int)(GOK_GID(1)));
+	int c = gok_t19;
+	int r = gok_t20;
 	if ((r < rows) && (c < cols)) {
 		out[((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r)))] = in[((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c)))];
 	}
@@ -191,6 +420,35 @@ extern "C" __global__ void Transpose(float* in, long long in_len, float* out, lo
 		"kernels.go:16:3",
 		"kernels.go:47:29",
 		"kernels.go:47:24",
+		"kernels.go:161:11",
+		"kernels.go:166:8",
+		"kernels.go:172:16",
+		"kernels.go:172:36",
+		"kernels.go:172:47",
+		"kernels.go:172:3",
+		"kernels.go:93:3",
+		"kernels.go:95:21",
+		"kernels.go:95:4",
+		"kernels.go:97:3",
+		"kernels.go:99:21",
+		"kernels.go:99:4",
+		"kernels.go:103:11",
+		"kernels.go:103:27",
+		"kernels.go:108:3",
+		"kernels.go:123:7",
+		"kernels.go:125:2",
+		"kernels.go:130:12",
+		"kernels.go:130:4",
+		"kernels.go:132:14",
+		"kernels.go:132:5",
+		"kernels.go:135:12",
+		"kernels.go:135:4",
+		"kernels.go:137:14",
+		"kernels.go:137:5",
+		"kernels.go:145:13",
+		"kernels.go:145:4",
+		"kernels.go:147:13",
+		"kernels.go:147:4",
 		"kernels.go:66:7",
 		"kernels.go:68:14",
 		"kernels.go:72:17",
@@ -237,65 +495,178 @@ __kernel void Histogram(__global uchar* data, long data_len, __global int* bins,
 		atomic_add((&bins[gok_chk(data[gok_chk(i, data_len, 3, gok_err)], bins_len, 4, gok_err)]), 1);
 	}
 }
+__kernel void LayerNorm(__global float* x, long x_len, __global float* gamma, long gamma_len, __global float* beta, long beta_len, __global float* y, long y_len, long cols, float eps, __global long* gok_err) {
+	long base = ((long)((ulong)(((long)get_global_id(0))) * (ulong)(cols)));
+	if (base >= x_len) {
+		return;
+	}
+	float mean = 0;
+	{
+	long gok_n = cols;
+	for (long j = 0; j < gok_n; j++) {
+		mean = (mean + x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 5, gok_err)]);
+	}
+	}
+	mean = (mean / ((float)(cols)));
+	float variance = 0;
+	{
+	long gok_n = cols;
+	for (long j = 0; j < gok_n; j++) {
+		float d = (x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 6, gok_err)] - mean);
+		variance = (variance + (d * d));
+	}
+	}
+	variance = (variance / ((float)(cols)));
+	float inv = rsqrt((variance + eps));
+	{
+	long gok_n = cols;
+	for (long j = 0; j < gok_n; j++) {
+		y[gok_chk(((long)((ulong)(base) + (ulong)(j))), y_len, 10, gok_err)] = (((((x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 7, gok_err)] - mean)) * inv) * gamma[gok_chk(j, gamma_len, 8, gok_err)]) + beta[gok_chk(j, beta_len, 9, gok_err)]);
+	}
+	}
+}
+__kernel void SGEMM(__global float* a, long a_len, __global float* b, long b_len, __global float* c, long c_len, int m, int n, int k, __global long* gok_err) {
+	__local float as[256];
+	__local float bs[256];
+	int gok_t21 = ((int)(((long)get_local_id(0))));
+	int gok_t22 = ((int)(((long)get_local_id(1))));
+	int tx = gok_t21;
+	int ty = gok_t22;
+	int gok_t23 = ((int)(((long)get_global_id(0))));
+	int gok_t24 = ((int)(((long)get_global_id(1))));
+	int col = gok_t23;
+	int row = gok_t24;
+	float acc = 0;
+	{
+	int t = 0;
+	for (; (t < ((((int)((uint)(((int)((uint)(k) + (uint)(16)))) - (uint)(1)))) / 16)); t = ((int)((uint)(t) + (uint)(1)))) {
+		as[gok_chk(((int)((uint)(((int)((uint)(ty) * (uint)(16)))) + (uint)(tx))), 256, 11, gok_err)] = 0.0f;
+		{
+		int ac = ((int)((uint)(((int)((uint)(t) * (uint)(16)))) + (uint)(tx)));
+		if ((row < m) && (ac < k)) {
+			as[gok_chk(((int)((uint)(((int)((uint)(ty) * (uint)(16)))) + (uint)(tx))), 256, 13, gok_err)] = a[gok_chk(((int)((uint)(((int)((uint)(row) * (uint)(k)))) + (uint)(ac))), a_len, 12, gok_err)];
+		}
+		}
+		bs[gok_chk(((int)((uint)(((int)((uint)(ty) * (uint)(16)))) + (uint)(tx))), 256, 14, gok_err)] = 0.0f;
+		{
+		int br = ((int)((uint)(((int)((uint)(t) * (uint)(16)))) + (uint)(ty)));
+		if ((br < k) && (col < n)) {
+			bs[gok_chk(((int)((uint)(((int)((uint)(ty) * (uint)(16)))) + (uint)(tx))), 256, 16, gok_err)] = b[gok_chk(((int)((uint)(((int)((uint)(br) * (uint)(n)))) + (uint)(col))), b_len, 15, gok_err)];
+		}
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+		{
+		int gok_n = 16;
+		for (int i = 0; i < gok_n; i++) {
+			acc = (acc + (as[gok_chk(((int)((uint)(((int)((uint)(ty) * (uint)(16)))) + (uint)(i))), 256, 17, gok_err)] * bs[gok_chk(((int)((uint)(((int)((uint)(i) * (uint)(16)))) + (uint)(tx))), 256, 18, gok_err)]));
+		}
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	if ((row < m) && (col < n)) {
+		c[gok_chk(((int)((uint)(((int)((uint)(row) * (uint)(n)))) + (uint)(col))), c_len, 19, gok_err)] = acc;
+	}
+}
+__kernel void Scan(__global int* x, long x_len, __global int* out, long out_len, __global long* gok_err) {
+	__local int s0[256];
+	__local int s1[256];
+	long gok_t25 = ((long)get_local_id(0));
+	long gok_t26 = ((long)get_global_id(0));
+	long l = gok_t25;
+	long i = gok_t26;
+	int v = 0;
+	if (i < x_len) {
+		v = x[gok_chk(i, x_len, 20, gok_err)];
+	}
+	s0[gok_chk(l, 256, 21, gok_err)] = v;
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	long in = ((long)0LL);
+	{
+	long d = ((long)1LL);
+	for (; (d < ((long)256LL)); d = ((long)((ulong)(d) * (ulong)(((long)2LL))))) {
+		if (in == ((long)0LL)) {
+			s1[gok_chk(l, 256, 23, gok_err)] = s0[gok_chk(l, 256, 22, gok_err)];
+			if (l >= d) {
+				s1[gok_chk(l, 256, 25, gok_err)] = ((int)((uint)(s1[gok_chk(l, 256, 25, gok_err)]) + (uint)(s0[gok_chk(((long)((ulong)(l) - (ulong)(d))), 256, 24, gok_err)])));
+			}
+		} else {
+			s0[gok_chk(l, 256, 27, gok_err)] = s1[gok_chk(l, 256, 26, gok_err)];
+			if (l >= d) {
+				s0[gok_chk(l, 256, 29, gok_err)] = ((int)((uint)(s0[gok_chk(l, 256, 29, gok_err)]) + (uint)(s1[gok_chk(((long)((ulong)(l) - (ulong)(d))), 256, 28, gok_err)])));
+			}
+		}
+		in = ((long)((ulong)(((long)1LL)) - (ulong)(in)));
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	if (i < out_len) {
+		if (in == ((long)0LL)) {
+			out[gok_chk(i, out_len, 31, gok_err)] = s0[gok_chk(l, 256, 30, gok_err)];
+		} else {
+			out[gok_chk(i, out_len, 33, gok_err)] = s1[gok_chk(l, 256, 32, gok_err)];
+		}
+	}
+}
 __kernel void Softmax(__global float* x, long x_len, long cols, __global long* gok_err) {
 	long base = ((long)((ulong)(((long)get_global_id(0))) * (ulong)(cols)));
 	if (base >= x_len) {
 		return;
 	}
-	float m = x[gok_chk(base, x_len, 5, gok_err)];
+	float m = x[gok_chk(base, x_len, 34, gok_err)];
 	{
 	long j = ((long)1LL);
 	for (; (j < cols); j = ((long)((ulong)(j) + (ulong)(1)))) {
-		m = gok_max_float(m, x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 6, gok_err)]);
+		m = gok_max_float(m, x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 35, gok_err)]);
 	}
 	}
 	float sum = 0;
 	{
 	long gok_n = cols;
 	for (long j = 0; j < gok_n; j++) {
-		float e = exp((x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 7, gok_err)] - m));
-		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 8, gok_err)] = e;
+		float e = exp((x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 36, gok_err)] - m));
+		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 37, gok_err)] = e;
 		sum = (sum + e);
 	}
 	}
 	{
 	long gok_n = cols;
 	for (long j = 0; j < gok_n; j++) {
-		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 9, gok_err)] = (x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 9, gok_err)] / sum);
+		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 38, gok_err)] = (x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 38, gok_err)] / sum);
 	}
 	}
 }
 __kernel void Sum(__global float* x, long x_len, __global float* sums, long sums_len, __global long* gok_err) {
 	__local float tile[256];
-	long gok_t1_0 = ((long)get_local_id(0));
-	long gok_t1_1 = ((long)get_global_id(0));
-	long l = gok_t1_0;
-	long i = gok_t1_1;
-	tile[gok_chk(l, 256, 10, gok_err)] = 0.0f;
+	long gok_t27 = ((long)get_local_id(0));
+	long gok_t28 = ((long)get_global_id(0));
+	long l = gok_t27;
+	long i = gok_t28;
+	tile[gok_chk(l, 256, 39, gok_err)] = 0.0f;
 	if (i < x_len) {
-		tile[gok_chk(l, 256, 12, gok_err)] = x[gok_chk(i, x_len, 11, gok_err)];
+		tile[gok_chk(l, 256, 41, gok_err)] = x[gok_chk(i, x_len, 40, gok_err)];
 	}
 	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	{
 	long s = ((long)128LL);
 	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
 		if (l < s) {
-			tile[gok_chk(l, 256, 14, gok_err)] = (tile[gok_chk(l, 256, 14, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(s))), 256, 13, gok_err)]);
+			tile[gok_chk(l, 256, 43, gok_err)] = (tile[gok_chk(l, 256, 43, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(s))), 256, 42, gok_err)]);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	}
 	}
 	if (l == ((long)0LL)) {
-		sums[gok_chk(((long)get_group_id(0)), sums_len, 16, gok_err)] = tile[gok_chk(((long)0LL), 256, 15, gok_err)];
+		sums[gok_chk(((long)get_group_id(0)), sums_len, 45, gok_err)] = tile[gok_chk(((long)0LL), 256, 44, gok_err)];
 	}
 }
 __kernel void Transpose(__global float* in, long in_len, __global float* out, long out_len, int rows, int cols, __global long* gok_err) {
-	int gok_t1_0 = ((int)(((long)get_global_id(0))));
-	int gok_t1_1 = ((int)(((long)get_global_id(1))));
-	int c = gok_t1_0;
-	int r = gok_t1_1;
+	int gok_t29 = ((int)(((long)get_global_id(0))));
+	int gok_t30 = ((int)(((long)get_global_id(1))));
+	int c = gok_t29;
+	int r = gok_t30;
 	if ((r < rows) && (c < cols)) {
-		out[gok_chk(((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r))), out_len, 18, gok_err)] = in[gok_chk(((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c))), in_len, 17, gok_err)];
+		out[gok_chk(((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r))), out_len, 47, gok_err)] = in[gok_chk(((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c))), in_len, 46, gok_err)];
 	}
 }
 `,
@@ -325,65 +696,178 @@ extern "C" __global__ void Histogram(unsigned char* data, long long data_len, in
 		atomicAdd((&bins[gok_chk(data[gok_chk(i, data_len, 3, gok_err)], bins_len, 4, gok_err)]), 1);
 	}
 }
+extern "C" __global__ void LayerNorm(float* x, long long x_len, float* gamma, long long gamma_len, float* beta, long long beta_len, float* y, long long y_len, long long cols, float eps, long long* gok_err) {
+	long long base = ((long long)((unsigned long long)(GOK_GID(0)) * (unsigned long long)(cols)));
+	if (base >= x_len) {
+		return;
+	}
+	float mean = 0;
+	{
+	long long gok_n = cols;
+	for (long long j = 0; j < gok_n; j++) {
+		mean = (mean + x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 5, gok_err)]);
+	}
+	}
+	mean = (mean / ((float)(cols)));
+	float variance = 0;
+	{
+	long long gok_n = cols;
+	for (long long j = 0; j < gok_n; j++) {
+		float d = (x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 6, gok_err)] - mean);
+		variance = (variance + (d * d));
+	}
+	}
+	variance = (variance / ((float)(cols)));
+	float inv = rsqrtf((variance + eps));
+	{
+	long long gok_n = cols;
+	for (long long j = 0; j < gok_n; j++) {
+		y[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), y_len, 10, gok_err)] = (((((x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 7, gok_err)] - mean)) * inv) * gamma[gok_chk(j, gamma_len, 8, gok_err)]) + beta[gok_chk(j, beta_len, 9, gok_err)]);
+	}
+	}
+}
+extern "C" __global__ void SGEMM(float* a, long long a_len, float* b, long long b_len, float* c, long long c_len, int m, int n, int k, long long* gok_err) {
+	__shared__ float as[256];
+	__shared__ float bs[256];
+	int gok_t31 = ((int)(GOK_LID(0)));
+	int gok_t32 = ((int)(GOK_LID(1)));
+	int tx = gok_t31;
+	int ty = gok_t32;
+	int gok_t33 = ((int)(GOK_GID(0)));
+	int gok_t34 = ((int)(GOK_GID(1)));
+	int col = gok_t33;
+	int row = gok_t34;
+	float acc = 0;
+	{
+	int t = 0;
+	for (; (t < ((((int)((unsigned int)(((int)((unsigned int)(k) + (unsigned int)(16)))) - (unsigned int)(1)))) / 16)); t = ((int)((unsigned int)(t) + (unsigned int)(1)))) {
+		as[gok_chk(((int)((unsigned int)(((int)((unsigned int)(ty) * (unsigned int)(16)))) + (unsigned int)(tx))), 256, 11, gok_err)] = 0.0f;
+		{
+		int ac = ((int)((unsigned int)(((int)((unsigned int)(t) * (unsigned int)(16)))) + (unsigned int)(tx)));
+		if ((row < m) && (ac < k)) {
+			as[gok_chk(((int)((unsigned int)(((int)((unsigned int)(ty) * (unsigned int)(16)))) + (unsigned int)(tx))), 256, 13, gok_err)] = a[gok_chk(((int)((unsigned int)(((int)((unsigned int)(row) * (unsigned int)(k)))) + (unsigned int)(ac))), a_len, 12, gok_err)];
+		}
+		}
+		bs[gok_chk(((int)((unsigned int)(((int)((unsigned int)(ty) * (unsigned int)(16)))) + (unsigned int)(tx))), 256, 14, gok_err)] = 0.0f;
+		{
+		int br = ((int)((unsigned int)(((int)((unsigned int)(t) * (unsigned int)(16)))) + (unsigned int)(ty)));
+		if ((br < k) && (col < n)) {
+			bs[gok_chk(((int)((unsigned int)(((int)((unsigned int)(ty) * (unsigned int)(16)))) + (unsigned int)(tx))), 256, 16, gok_err)] = b[gok_chk(((int)((unsigned int)(((int)((unsigned int)(br) * (unsigned int)(n)))) + (unsigned int)(col))), b_len, 15, gok_err)];
+		}
+		}
+		__syncthreads();
+		{
+		int gok_n = 16;
+		for (int i = 0; i < gok_n; i++) {
+			acc = (acc + (as[gok_chk(((int)((unsigned int)(((int)((unsigned int)(ty) * (unsigned int)(16)))) + (unsigned int)(i))), 256, 17, gok_err)] * bs[gok_chk(((int)((unsigned int)(((int)((unsigned int)(i) * (unsigned int)(16)))) + (unsigned int)(tx))), 256, 18, gok_err)]));
+		}
+		}
+		__syncthreads();
+	}
+	}
+	if ((row < m) && (col < n)) {
+		c[gok_chk(((int)((unsigned int)(((int)((unsigned int)(row) * (unsigned int)(n)))) + (unsigned int)(col))), c_len, 19, gok_err)] = acc;
+	}
+}
+extern "C" __global__ void Scan(int* x, long long x_len, int* out, long long out_len, long long* gok_err) {
+	__shared__ int s0[256];
+	__shared__ int s1[256];
+	long long gok_t35 = GOK_LID(0);
+	long long gok_t36 = GOK_GID(0);
+	long long l = gok_t35;
+	long long i = gok_t36;
+	int v = 0;
+	if (i < x_len) {
+		v = x[gok_chk(i, x_len, 20, gok_err)];
+	}
+	s0[gok_chk(l, 256, 21, gok_err)] = v;
+	__syncthreads();
+	long long in = ((long long)0LL);
+	{
+	long long d = ((long long)1LL);
+	for (; (d < ((long long)256LL)); d = ((long long)((unsigned long long)(d) * (unsigned long long)(((long long)2LL))))) {
+		if (in == ((long long)0LL)) {
+			s1[gok_chk(l, 256, 23, gok_err)] = s0[gok_chk(l, 256, 22, gok_err)];
+			if (l >= d) {
+				s1[gok_chk(l, 256, 25, gok_err)] = ((int)((unsigned int)(s1[gok_chk(l, 256, 25, gok_err)]) + (unsigned int)(s0[gok_chk(((long long)((unsigned long long)(l) - (unsigned long long)(d))), 256, 24, gok_err)])));
+			}
+		} else {
+			s0[gok_chk(l, 256, 27, gok_err)] = s1[gok_chk(l, 256, 26, gok_err)];
+			if (l >= d) {
+				s0[gok_chk(l, 256, 29, gok_err)] = ((int)((unsigned int)(s0[gok_chk(l, 256, 29, gok_err)]) + (unsigned int)(s1[gok_chk(((long long)((unsigned long long)(l) - (unsigned long long)(d))), 256, 28, gok_err)])));
+			}
+		}
+		in = ((long long)((unsigned long long)(((long long)1LL)) - (unsigned long long)(in)));
+		__syncthreads();
+	}
+	}
+	if (i < out_len) {
+		if (in == ((long long)0LL)) {
+			out[gok_chk(i, out_len, 31, gok_err)] = s0[gok_chk(l, 256, 30, gok_err)];
+		} else {
+			out[gok_chk(i, out_len, 33, gok_err)] = s1[gok_chk(l, 256, 32, gok_err)];
+		}
+	}
+}
 extern "C" __global__ void Softmax(float* x, long long x_len, long long cols, long long* gok_err) {
 	long long base = ((long long)((unsigned long long)(GOK_GID(0)) * (unsigned long long)(cols)));
 	if (base >= x_len) {
 		return;
 	}
-	float m = x[gok_chk(base, x_len, 5, gok_err)];
+	float m = x[gok_chk(base, x_len, 34, gok_err)];
 	{
 	long long j = ((long long)1LL);
 	for (; (j < cols); j = ((long long)((unsigned long long)(j) + (unsigned long long)(1)))) {
-		m = gok_max_float(m, x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 6, gok_err)]);
+		m = gok_max_float(m, x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 35, gok_err)]);
 	}
 	}
 	float sum = 0;
 	{
 	long long gok_n = cols;
 	for (long long j = 0; j < gok_n; j++) {
-		float e = expf((x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 7, gok_err)] - m));
-		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 8, gok_err)] = e;
+		float e = expf((x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 36, gok_err)] - m));
+		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 37, gok_err)] = e;
 		sum = (sum + e);
 	}
 	}
 	{
 	long long gok_n = cols;
 	for (long long j = 0; j < gok_n; j++) {
-		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 9, gok_err)] = (x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 9, gok_err)] / sum);
+		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 38, gok_err)] = (x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 38, gok_err)] / sum);
 	}
 	}
 }
 extern "C" __global__ void Sum(float* x, long long x_len, float* sums, long long sums_len, long long* gok_err) {
 	__shared__ float tile[256];
-	long long gok_t1_0 = GOK_LID(0);
-	long long gok_t1_1 = GOK_GID(0);
-	long long l = gok_t1_0;
-	long long i = gok_t1_1;
-	tile[gok_chk(l, 256, 10, gok_err)] = 0.0f;
+	long long gok_t37 = GOK_LID(0);
+	long long gok_t38 = GOK_GID(0);
+	long long l = gok_t37;
+	long long i = gok_t38;
+	tile[gok_chk(l, 256, 39, gok_err)] = 0.0f;
 	if (i < x_len) {
-		tile[gok_chk(l, 256, 12, gok_err)] = x[gok_chk(i, x_len, 11, gok_err)];
+		tile[gok_chk(l, 256, 41, gok_err)] = x[gok_chk(i, x_len, 40, gok_err)];
 	}
 	__syncthreads();
 	{
 	long long s = ((long long)128LL);
 	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
 		if (l < s) {
-			tile[gok_chk(l, 256, 14, gok_err)] = (tile[gok_chk(l, 256, 14, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(s))), 256, 13, gok_err)]);
+			tile[gok_chk(l, 256, 43, gok_err)] = (tile[gok_chk(l, 256, 43, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(s))), 256, 42, gok_err)]);
 		}
 		__syncthreads();
 	}
 	}
 	if (l == ((long long)0LL)) {
-		sums[gok_chk(GOK_GRP(0), sums_len, 16, gok_err)] = tile[gok_chk(((long long)0LL), 256, 15, gok_err)];
+		sums[gok_chk(GOK_GRP(0), sums_len, 45, gok_err)] = tile[gok_chk(((long long)0LL), 256, 44, gok_err)];
 	}
 }
 extern "C" __global__ void Transpose(float* in, long long in_len, float* out, long long out_len, int rows, int cols, long long* gok_err) {
-	int gok_t1_0 = ((int)(GOK_GID(0)));
-	int gok_t1_1 = ((int)(GOK_GID(1)));
-	int c = gok_t1_0;
-	int r = gok_t1_1;
+	int gok_t39 = ((int)(GOK_GID(0)));
+	int gok_t40 = ((int)(GOK_GID(1)));
+	int c = gok_t39;
+	int r = gok_t40;
 	if ((r < rows) && (c < cols)) {
-		out[gok_chk(((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r))), out_len, 18, gok_err)] = in[gok_chk(((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c))), in_len, 17, gok_err)];
+		out[gok_chk(((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r))), out_len, 47, gok_err)] = in[gok_chk(((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c))), in_len, 46, gok_err)];
 	}
 }
 `,

@@ -131,10 +131,10 @@ __kernel void Softmax(__global float* x, long x_len, long cols) {
 	}
 }
 __kernel void Transpose(__global float* in, long in_len, __global float* out, long out_len, int rows, int cols) {
-	int gok_t1_0 = ((int)(((long)get_global_id(0))));
-	int gok_t1_1 = ((int)(((long)get_global_id(1))));
-	int c = gok_t1_0;
-	int r = gok_t1_1;
+	int gok_t1 = ((int)(((long)get_global_id(0))));
+	int gok_t2 = ((int)(((long)get_global_id(1))));
+	int c = gok_t1;
+	int r = gok_t2;
 	if ((r < rows) && (c < cols)) {
 		out[((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r)))] = in[((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c)))];
 	}
@@ -271,10 +271,10 @@ extern "C" __global__ void Softmax(float* x, long long x_len, long long cols) {
 	}
 }
 extern "C" __global__ void Transpose(float* in, long long in_len, float* out, long long out_len, int rows, int cols) {
-	int gok_t1_0 = ((int)(GOK_GID(0)));
-	int gok_t1_1 = ((int)(GOK_GID(1)));
-	int c = gok_t1_0;
-	int r = gok_t1_1;
+	int gok_t3 = ((int)(GOK_GID(0)));
+	int gok_t4 = ((int)(GOK_GID(1)));
+	int c = gok_t3;
+	int r = gok_t4;
 	if ((r < rows) && (c < cols)) {
 		out[((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r)))] = in[((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c)))];
 	}
@@ -452,10 +452,10 @@ __kernel void Softmax(__global float* x, long x_len, long cols, __global long* g
 	}
 }
 __kernel void Transpose(__global float* in, long in_len, __global float* out, long out_len, int rows, int cols, __global long* gok_err) {
-	int gok_t1_0 = ((int)(((long)get_global_id(0))));
-	int gok_t1_1 = ((int)(((long)get_global_id(1))));
-	int c = gok_t1_0;
-	int r = gok_t1_1;
+	int gok_t5 = ((int)(((long)get_global_id(0))));
+	int gok_t6 = ((int)(((long)get_global_id(1))));
+	int c = gok_t5;
+	int r = gok_t6;
 	if ((r < rows) && (c < cols)) {
 		out[gok_chk(((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r))), out_len, 26, gok_err)] = in[gok_chk(((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c))), in_len, 25, gok_err)];
 	}
@@ -598,10 +598,10 @@ extern "C" __global__ void Softmax(float* x, long long x_len, long long cols, lo
 	}
 }
 extern "C" __global__ void Transpose(float* in, long long in_len, float* out, long long out_len, int rows, int cols, long long* gok_err) {
-	int gok_t1_0 = ((int)(GOK_GID(0)));
-	int gok_t1_1 = ((int)(GOK_GID(1)));
-	int c = gok_t1_0;
-	int r = gok_t1_1;
+	int gok_t7 = ((int)(GOK_GID(0)));
+	int gok_t8 = ((int)(GOK_GID(1)));
+	int c = gok_t7;
+	int r = gok_t8;
 	if ((r < rows) && (c < cols)) {
 		out[gok_chk(((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r))), out_len, 26, gok_err)] = in[gok_chk(((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c))), in_len, 25, gok_err)];
 	}
