@@ -104,7 +104,7 @@ func Compile(files []File, names ...string) (*Module, error) {
 	for _, debug := range []bool{false, true} {
 		for _, lang := range []lang{langOpenCL, langCUDA} {
 			c.lang, c.debug, c.done, c.order, c.protos, c.bodies = lang, debug, map[*types.Func]bool{}, nil, nil, nil
-			c.usesFP64, c.sites = false, nil
+			c.usesFP64, c.sites, c.needInt64Atomics = false, nil, false
 			for _, fd := range kernels {
 				info, err := c.kernel(fd)
 				if err != nil {
@@ -126,6 +126,7 @@ func Compile(files []File, names ...string) (*Module, error) {
 				m.DebugCUDA = src
 			}
 			m.FP64 = m.FP64 || c.usesFP64
+			m.Int64Atomics = m.Int64Atomics || c.needInt64Atomics && !debug
 		}
 	}
 	return m, nil
@@ -193,6 +194,9 @@ type compiler struct {
 	debug bool
 	sites []string
 	tmps  int // temporaries made, for unique names
+	// needInt64Atomics: a kernel uses 64-bit atomics (OpenCL's
+	// cl_khr_int64_base_atomics).
+	needInt64Atomics bool
 }
 
 func (c *compiler) errorf(n ast.Node, format string, args ...any) error {
@@ -414,6 +418,9 @@ func (c *compiler) source() string {
 	if c.lang == langOpenCL {
 		if c.usesFP64 {
 			b.WriteString("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n")
+		}
+		if c.needInt64Atomics && !c.debug { // the debug prelude enables it
+			b.WriteString("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n")
 		}
 		b.WriteString(clPrelude)
 	} else {

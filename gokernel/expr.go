@@ -180,6 +180,9 @@ func (c *compiler) arith(op, x, y string, t types.Type) string {
 // so float32 code stays float32 as Go's rules keep it.
 func (c *compiler) constant(e ast.Expr, tv types.TypeAndValue) (string, error) {
 	t := tv.Type
+	if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 && b.Kind() != types.UntypedFloat && b.Kind() != types.UntypedBool {
+		t = types.Default(t) // a shift's count stays untyped: an int
+	}
 	b, ok := t.Underlying().(*types.Basic)
 	if !ok {
 		return "", c.errorf(e, "a constant of type %s is not in the kernel subset", t)
@@ -409,6 +412,18 @@ func (c *compiler) intrinsic(name string, e *ast.CallExpr) (string, error) {
 		return pick(cl, "atomic_max", "atomicMax") + "(" + args[0] + ", " + args[1] + ")", nil
 	case "AtomicMinInt32":
 		return pick(cl, "atomic_min", "atomicMin") + "(" + args[0] + ", " + args[1] + ")", nil
+	case "AtomicAndUint32":
+		return pick(cl, "atomic_and", "atomicAnd") + "(" + args[0] + ", " + args[1] + ")", nil
+	case "AtomicOrUint32":
+		return pick(cl, "atomic_or", "atomicOr") + "(" + args[0] + ", " + args[1] + ")", nil
+	case "AtomicXorUint32":
+		return pick(cl, "atomic_xor", "atomicXor") + "(" + args[0] + ", " + args[1] + ")", nil
+	case "AtomicAddInt64", "AtomicAddUint64":
+		c.needInt64Atomics = true
+		if cl {
+			return "atom_add(" + args[0] + ", " + args[1] + ")", nil
+		}
+		return "((" + pick(name == "AtomicAddInt64", "long long", "unsigned long long") + ")atomicAdd((unsigned long long*)(" + args[0] + "), (unsigned long long)(" + args[1] + ")))", nil
 	case "AtomicXchgInt32":
 		return pick(cl, "atomic_xchg", "atomicExch") + "(" + args[0] + ", " + args[1] + ")", nil
 	case "AtomicCASInt32":

@@ -308,6 +308,22 @@ func TestDevices(t *testing.T) {
 			read(sm, ur.AsBytes(gotM))
 			checkF32(t, "Softmax", gotM, in.softmaxd, 1e-5)
 
+			// 64-bit and bitwise atomics, against the CPU run.
+			words := make([]uint32, n)
+			for i := range words {
+				words[i] = uint32(i*2654435761) >> 8
+			}
+			cpuTotal, cpuBits := make([]int64, 1), make([]uint32, 1)
+			must(t, gokernel.RunCPU(ur.Range1D(n), func(it kern.Item) { testkernels.Totals(it, words, cpuTotal, cpuBits) }))
+			tot, bits := buf(make([]byte, 8)), buf(make([]byte, 4))
+			must(t, k("Totals").Launch(q, ur.Range1D(n), gokernel.Buffer[uint32](buf(ur.AsBytes(words)), n), gokernel.Buffer[int64](tot, 1), gokernel.Buffer[uint32](bits, 1)))
+			gotTot, gotBits := make([]int64, 1), make([]uint32, 1)
+			read(tot, ur.AsBytes(gotTot))
+			read(bits, ur.AsBytes(gotBits))
+			if gotTot[0] != cpuTotal[0] || gotBits[0] != cpuBits[0] || cpuTotal[0] <= 1<<32 {
+				t.Errorf("Totals: %d and %#x on the device, %d and %#x on the CPU", gotTot[0], gotBits[0], cpuTotal[0], cpuBits[0])
+			}
+
 			// A kernel calling a device function that takes the Item.
 			idx := buf(make([]byte, 4*n))
 			must(t, k("Index").Launch(q, ur.Range1D(n), gokernel.Buffer[int32](idx, n)))
@@ -395,6 +411,10 @@ static inline int atomicAdd(int* p, int v) { int o = *p; *p += v; return o; }
 static inline unsigned atomicAdd(unsigned* p, unsigned v) { unsigned o = *p; *p += v; return o; }
 static inline float atomicAdd(float* p, float v) { float o = *p; *p += v; return o; }
 static inline float rsqrtf(float x) { return 1 / std::sqrt(x); }
+static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { unsigned long long o = *p; *p += v; return o; }
+static inline unsigned atomicOr(unsigned* p, unsigned v) { unsigned o = *p; *p |= v; return o; }
+static inline unsigned atomicAnd(unsigned* p, unsigned v) { unsigned o = *p; *p &= v; return o; }
+static inline unsigned atomicXor(unsigned* p, unsigned v) { unsigned o = *p; *p ^= v; return o; }
 static inline unsigned long long atomicCAS(unsigned long long* p, unsigned long long c, unsigned long long v) { unsigned long long o = *p; if (o == c) *p = v; return o; }
 `
 

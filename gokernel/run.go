@@ -71,6 +71,15 @@ func (m *Module) image(dev *ur.Device, what string, debug bool) (*programmgr.Ima
 	if m.FP64 && !dev.Info().FP64 {
 		return nil, fmt.Errorf("gokernel: %s computes in float64, which %s lacks (aspect fp64): %w", what, dev.Name(), ur.ErrUnsupportedFeature)
 	}
+	if m.Int64Atomics || debug {
+		if ok, err := dev.QueryBool(ur.DeviceInfoAtomic64); err == nil && !ok {
+			use := "uses 64-bit atomics"
+			if debug {
+				use = "in its debug variant records errors with 64-bit atomics"
+			}
+			return nil, fmt.Errorf("gokernel: %s %s, which %s lacks (aspect atomic64): %w", what, use, dev.Name(), ur.ErrUnsupportedFeature)
+		}
+	}
 	im, err := m.images()
 	if err != nil {
 		return nil, err

@@ -99,7 +99,7 @@ func generate(files []gokernel.File, m *gokernel.Module, name string) ([]byte, e
 	b.WriteString("import (\n\t\"github.com/gour-dev/gour/dtype\"\n\t\"github.com/gour-dev/gour/gokernel\"\n)\n\n")
 	fmt.Fprintf(&b, "// %s is the kernels of %s, compiled.\n", name, strings.Join(names, ", "))
 	fmt.Fprintf(&b, "var %s = &gokernel.Module{\n", name)
-	fmt.Fprintf(&b, "Hash: %q,\nFP64: %v,\n", m.Hash, m.FP64)
+	fmt.Fprintf(&b, "Hash: %q,\nFP64: %v,\nInt64Atomics: %v,\n", m.Hash, m.FP64, m.Int64Atomics)
 	b.WriteString("Kernels: []gokernel.KernelInfo{\n")
 	for _, k := range m.Kernels {
 		fmt.Fprintf(&b, "{Name: %q, Params: []gokernel.Param{", k.Name)

@@ -9,8 +9,9 @@ import (
 
 // kernels is the kernels of kernels.go, compiled.
 var kernels = &gokernel.Module{
-	Hash: "0503532170ceb73e635af39e8588e49177cc2c02766cfc6f7e083642f43785ae",
-	FP64: false,
+	Hash:         "0503532170ceb73e635af39e8588e49177cc2c02766cfc6f7e083642f43785ae",
+	FP64:         false,
+	Int64Atomics: false,
 	Kernels: []gokernel.KernelInfo{
 		{Name: "Axpy", Params: []gokernel.Param{{Name: "a", Slice: false, Type: dtype.Float32}, {Name: "x", Slice: true, Type: dtype.Float32}, {Name: "y", Slice: true, Type: dtype.Float32}}},
 		{Name: "Histogram", Params: []gokernel.Param{{Name: "data", Slice: true, Type: dtype.Uint8}, {Name: "bins", Slice: true, Type: dtype.Int32}}},

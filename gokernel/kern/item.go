@@ -188,6 +188,22 @@ func AtomicCASInt32(p *int32, old, v int32) int32 {
 // AtomicXchgInt32 stores v in *p.
 func AtomicXchgInt32(p *int32, v int32) int32 { return atomic.SwapInt32(p, v) }
 
+// AtomicAndUint32 stores *p & v in *p.
+func AtomicAndUint32(p *uint32, v uint32) uint32 { return atomic.AndUint32(p, v) }
+
+// AtomicOrUint32 stores *p | v in *p.
+func AtomicOrUint32(p *uint32, v uint32) uint32 { return atomic.OrUint32(p, v) }
+
+// AtomicXorUint32 stores *p ^ v in *p.
+func AtomicXorUint32(p *uint32, v uint32) uint32 {
+	for {
+		old := atomic.LoadUint32(p)
+		if atomic.CompareAndSwapUint32(p, old, old^v) {
+			return old
+		}
+	}
+}
+
 // AtomicAddFloat32 adds v to *p (through compare-and-swap on devices and
 // here).
 func AtomicAddFloat32(p *float32, v float32) float32 {

@@ -140,3 +140,13 @@ func Softmax(it kern.Item, x []float32, cols int) {
 		x[base+j] /= sum
 	}
 }
+
+// Totals adds x into total[0] with a 64-bit atomic and ORs it into
+// bits[0].
+func Totals(it kern.Item, x []uint32, total []int64, bits []uint32) {
+	i := it.GlobalID(0)
+	if i < len(x) {
+		kern.AtomicAddInt64(&total[0], int64(x[i])<<20)
+		kern.AtomicOrUint32(&bits[0], x[i])
+	}
+}
