@@ -12,11 +12,11 @@ type Module struct {
 	OpenCL  string
 	CUDA    string
 	Kernels []KernelInfo
-	FP64    bool   // a kernel computes in float64: the device needs fp64
+	FP64    bool // a kernel computes in float64: the device needs fp64
 	// Int64Atomics: a kernel uses 64-bit atomics (the device's
 	// atomic64 aspect; the debug variant always does).
 	Int64Atomics bool
-	Hash    string // SHA-256 of the Go files it was compiled from
+	Hash         string // SHA-256 of the Go files it was compiled from
 
 	// The debug variant (Kernel with Debug): every slice and array index
 	// checked on the device, each kernel and device function taking an
