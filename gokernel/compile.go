@@ -83,7 +83,8 @@ func Compile(files []File, names ...string) (*Module, error) {
 	}
 	var kernels []*ast.FuncDecl
 	for fn, fd := range c.funcs {
-		if len(names) > 0 && !slices.Contains(names, fn.Name()) || len(names) == 0 && !(isKernel(fn) && fn.Exported()) {
+		generic := fn.Type().(*types.Signature).TypeParams().Len() != 0
+		if len(names) > 0 && !slices.Contains(names, fn.Name()) || len(names) == 0 && !(isKernel(fn) && fn.Exported() && !generic) {
 			continue
 		}
 		if !isKernel(fn) {
@@ -103,7 +104,7 @@ func Compile(files []File, names ...string) (*Module, error) {
 	m := &Module{Hash: hex.EncodeToString(h.Sum(nil))}
 	for _, debug := range []bool{false, true} {
 		for _, lang := range []lang{langOpenCL, langCUDA} {
-			c.lang, c.debug, c.done, c.order, c.protos, c.bodies = lang, debug, map[*types.Func]bool{}, nil, nil, nil
+			c.lang, c.debug, c.done, c.order, c.protos, c.bodies = lang, debug, map[string]bool{}, nil, nil, nil
 			c.usesFP64, c.sites, c.needInt64Atomics = false, nil, false
 			for _, fd := range kernels {
 				info, err := c.kernel(fd)
@@ -178,7 +179,6 @@ type compiler struct {
 	funcs map[*types.Func]*ast.FuncDecl
 
 	lang     lang
-	done     map[*types.Func]bool
 	order    []*types.Func
 	protos   []string
 	bodies   []string
@@ -194,6 +194,10 @@ type compiler struct {
 	debug bool
 	sites []string
 	tmps  int // temporaries made, for unique names
+	// subst maps the type parameters of the generic device function being
+	// emitted to the instantiation's type arguments.
+	subst map[*types.TypeParam]types.Type
+	done  map[string]bool // device functions emitted, by name (instantiation included)
 	// needInt64Atomics: a kernel uses 64-bit atomics (OpenCL's
 	// cl_khr_int64_base_atomics).
 	needInt64Atomics bool
@@ -205,7 +209,7 @@ func (c *compiler) errorf(n ast.Node, format string, args ...any) error {
 
 // cType is t's C type; ok false for a type outside the subset.
 func (c *compiler) cType(t types.Type) (string, bool) {
-	b, ok := t.Underlying().(*types.Basic)
+	b, ok := c.concrete(t).Underlying().(*types.Basic)
 	if !ok {
 		return "", false
 	}
@@ -324,26 +328,36 @@ func (c *compiler) kernel(fd *ast.FuncDecl) (KernelInfo, error) {
 func (c *compiler) intType() string { return pick(c.lang == langOpenCL, "long", "long long") }
 
 // deviceFunc emits fn, called from a kernel, once.
-func (c *compiler) deviceFunc(fn *types.Func, at ast.Node) error {
-	if c.done[fn] {
+// A generic device function is emitted once per instantiation (its type
+// arguments in its C name), its type parameters substituted while its
+// body is emitted.
+func (c *compiler) deviceFunc(fn *types.Func, at ast.Node, targs []types.Type) error {
+	name := deviceName(fn, targs)
+	if c.done[name] {
 		return nil
 	}
 	fd := c.funcs[fn]
 	if fd == nil {
 		return c.errorf(at, "%s is not a function of the kernel's package: a kernel calls only its package's functions, kern's and the builtins", fn.FullName())
 	}
-	c.done[fn] = true
+	c.done[name] = true
 	sig := fn.Type().(*types.Signature)
-	if sig.TypeParams().Len() != 0 {
-		return c.errorf(fd.Name, "device function %s is generic: not in the subset yet", fn.Name())
+	savedSubst := c.subst
+	defer func() { c.subst = savedSubst }()
+	if tps := sig.TypeParams(); tps.Len() != 0 {
+		subst := map[*types.TypeParam]types.Type{}
+		for i := range tps.Len() {
+			subst[tps.At(i)] = targs[i]
+		}
+		c.subst = subst
 	}
 	ret := "void"
 	switch sig.Results().Len() {
 	case 0:
 	case 1:
-		t, ok := c.cType(sig.Results().At(0).Type())
+		t, ok := c.cType(c.concrete(sig.Results().At(0).Type()))
 		if !ok {
-			return c.errorf(fd.Name, "device function %s returns %s: device functions return one number or nothing", fn.Name(), sig.Results().At(0).Type())
+			return c.errorf(fd.Name, "device function %s returns %s: device functions return one number or nothing", fn.Name(), c.concrete(sig.Results().At(0).Type()))
 		}
 		ret = t
 	default:
@@ -355,7 +369,7 @@ func (c *compiler) deviceFunc(fn *types.Func, at ast.Node) error {
 		if isItem(p.Type()) {
 			continue
 		}
-		switch t := p.Type().Underlying().(type) {
+		switch t := c.concrete(p.Type()).Underlying().(type) {
 		case *types.Slice:
 			ct, ok := c.cType(t.Elem())
 			if !ok {
@@ -363,7 +377,7 @@ func (c *compiler) deviceFunc(fn *types.Func, at ast.Node) error {
 			}
 			params = append(params, pick(c.lang == langOpenCL, "__global ", "")+ct+"* "+c.name(p), c.intType()+" "+c.name(p)+"_len")
 		default:
-			ct, ok := c.cType(p.Type())
+			ct, ok := c.cType(c.concrete(p.Type()))
 			if !ok {
 				return c.errorf(fd.Name, "device function %s: parameter %s of type %s is not in the subset", fn.Name(), p.Name(), p.Type())
 			}
@@ -373,7 +387,7 @@ func (c *compiler) deviceFunc(fn *types.Func, at ast.Node) error {
 	if c.debug {
 		params = append(params, c.errParam())
 	}
-	head := pick(c.lang == langOpenCL, "", "__device__ ") + ret + " " + deviceName(fn) + "(" + strings.Join(params, ", ") + ")"
+	head := pick(c.lang == langOpenCL, "", "__device__ ") + ret + " " + name + "(" + strings.Join(params, ", ") + ")"
 	savedK, savedS, savedD := c.kernelFn, c.shared, c.depth
 	c.kernelFn, c.shared, c.depth = false, map[types.Object]int64{}, 0
 	c.stack = append(c.stack, fn)
@@ -409,7 +423,37 @@ func (c *compiler) checked(at ast.Node, x, i, n string) string {
 // deviceName is fn's name as a device function: apart from the kernels'
 // names, since a function taking a kern.Item is a kernel and may be
 // called as a device function too.
-func deviceName(fn *types.Func) string { return "gok_f_" + fn.Name() }
+func deviceName(fn *types.Func, targs []types.Type) string {
+	name := "gok_f_" + fn.Name()
+	for _, t := range targs {
+		name += "_" + strings.NewReplacer(" ", "_", "[", "", "]", "_", ".", "_").Replace(t.String())
+	}
+	return name
+}
+
+// typeOf is e's type, with the type parameters of the generic function
+// being emitted substituted.
+func (c *compiler) typeOf(e ast.Expr) types.Type { return c.concrete(c.info.TypeOf(e)) }
+
+// concrete is t with the type parameters being emitted substituted.
+func (c *compiler) concrete(t types.Type) types.Type {
+	if len(c.subst) == 0 || t == nil {
+		return t
+	}
+	switch t := t.(type) {
+	case *types.TypeParam:
+		if s, ok := c.subst[t]; ok {
+			return s
+		}
+	case *types.Slice:
+		return types.NewSlice(c.concrete(t.Elem()))
+	case *types.Array:
+		return types.NewArray(c.concrete(t.Elem()), t.Len())
+	case *types.Pointer:
+		return types.NewPointer(c.concrete(t.Elem()))
+	}
+	return t
+}
 
 // source is the translation unit: prelude, prototypes, functions.
 func (c *compiler) source() string {

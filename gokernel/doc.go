@@ -11,7 +11,7 @@
 //   - if, for (three-clause, condition-only, infinite, and range over an
 //     integer), switch, break, continue, return, and calls of the
 //     package's other functions (device functions, returning one number
-//     or nothing);
+//     or nothing; a generic one is compiled once per instantiation);
 //   - Go's constant rules, kept: in float32 code x*0.5 is x*0.5f, never a
 //     double; signed integer arithmetic wraps as Go's does (C computes it
 //     unsigned); / and % truncate as Go's do;
@@ -19,7 +19,8 @@
 //     float32 math.
 //
 // Everything else — closures, maps, strings, interfaces, goroutines,
-// defer, allocation, slicing, package variables, generics — is refused
+// defer, recursion, allocation, slicing, package variables, a generic
+// kernel (a plain kernel calling it instantiates it) — is refused
 // by Compile with its file:line:col and why, before anything runs. An
 // index out of range is not checked on a device (as in C) but in the
 // debug variant, as -race is Go's: Module.DebugKernel (or

@@ -50,7 +50,7 @@ func (c *compiler) expr(e ast.Expr) (string, error) {
 		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ, token.LAND, token.LOR:
 			return "(" + x + " " + op + " " + y + ")", nil
 		}
-		return c.binary(op, x, y, c.info.TypeOf(e), e), nil
+		return c.binary(op, x, y, c.typeOf(e), e), nil
 	case *ast.UnaryExpr:
 		x, err := c.expr(e.X)
 		if err != nil {
@@ -58,8 +58,8 @@ func (c *compiler) expr(e ast.Expr) (string, error) {
 		}
 		switch e.Op {
 		case token.SUB:
-			if isSigned(c.info.TypeOf(e)) {
-				return c.arith("-", "0", x, c.info.TypeOf(e)), nil
+			if isSigned(c.typeOf(e)) {
+				return c.arith("-", "0", x, c.typeOf(e)), nil
 			}
 			return "(-" + x + ")", nil
 		case token.ADD:
@@ -84,7 +84,7 @@ func (c *compiler) expr(e ast.Expr) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		switch t := c.info.TypeOf(e.X).Underlying().(type) {
+		switch t := c.typeOf(e.X).Underlying().(type) {
 		case *types.Slice:
 			n := x + "_len"
 			if id, ok := e.X.(*ast.Ident); ok {
@@ -96,7 +96,7 @@ func (c *compiler) expr(e ast.Expr) (string, error) {
 		case *types.Array:
 			return c.checked(e, x, i, strconv.FormatInt(t.Len(), 10)), nil
 		}
-		return "", c.errorf(e, "indexing %s is not in the kernel subset", c.info.TypeOf(e.X))
+		return "", c.errorf(e, "indexing %s is not in the kernel subset", c.typeOf(e.X))
 	case *ast.CallExpr:
 		return c.call(e)
 	case *ast.SelectorExpr:
@@ -121,6 +121,10 @@ func identOf(e ast.Expr) *ast.Ident {
 		return e
 	case *ast.SelectorExpr:
 		return e.Sel
+	case *ast.IndexExpr:
+		return identOf(e.X)
+	case *ast.IndexListExpr:
+		return identOf(e.X)
 	}
 	return nil
 }
@@ -179,7 +183,7 @@ func (c *compiler) arith(op, x, y string, t types.Type) string {
 // constant emits a constant of e's type: 0.5 in float32 code is 0.5f,
 // so float32 code stays float32 as Go's rules keep it.
 func (c *compiler) constant(e ast.Expr, tv types.TypeAndValue) (string, error) {
-	t := tv.Type
+	t := c.concrete(tv.Type)
 	if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 && b.Kind() != types.UntypedFloat && b.Kind() != types.UntypedBool {
 		t = types.Default(t) // a shift's count stays untyped: an int
 	}
@@ -242,9 +246,9 @@ func (c *compiler) call(e *ast.CallExpr) (string, error) {
 		if len(e.Args) != 1 {
 			return "", c.errorf(e, "a conversion takes one value")
 		}
-		ct, ok := c.cType(tv.Type)
+		ct, ok := c.cType(c.concrete(tv.Type))
 		if !ok {
-			return "", c.errorf(e, "a conversion to %s is not in the kernel subset", tv.Type)
+			return "", c.errorf(e, "a conversion to %s is not in the kernel subset", c.concrete(tv.Type))
 		}
 		x, err := c.expr(e.Args[0])
 		return "((" + ct + ")(" + x + "))", err
@@ -268,13 +272,16 @@ func (c *compiler) call(e *ast.CallExpr) (string, error) {
 		}
 		return "", c.errorf(e, "%s is not a function of the kernel's package", fn.FullName())
 	}
-	if c.info.Instances[identOf(e.Fun)].Type != nil {
-		return "", c.errorf(e, "generic device functions are not in the subset yet")
+	var targs []types.Type
+	if inst := c.info.Instances[identOf(e.Fun)]; inst.TypeArgs != nil {
+		for i := range inst.TypeArgs.Len() {
+			targs = append(targs, c.concrete(inst.TypeArgs.At(i)))
+		}
 	}
 	if slices.Contains(c.stack, fn) {
 		return "", c.errorf(e, "%s calls itself: recursion is not in the kernel subset (devices have no call stack for it)", fn.Name())
 	}
-	if err := c.deviceFunc(fn, e); err != nil {
+	if err := c.deviceFunc(fn, e, targs); err != nil {
 		return "", err
 	}
 	var args []string
@@ -287,7 +294,7 @@ func (c *compiler) call(e *ast.CallExpr) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if _, ok := c.info.TypeOf(a).Underlying().(*types.Slice); ok {
+		if _, ok := c.typeOf(a).Underlying().(*types.Slice); ok {
 			id, ok := a.(*ast.Ident)
 			if !ok || c.shared[c.info.Uses[id]] != 0 {
 				return "", c.errorf(a, "a device function takes a slice parameter of the kernel as it is (no shared arrays)")
@@ -300,7 +307,7 @@ func (c *compiler) call(e *ast.CallExpr) (string, error) {
 	if c.debug {
 		args = append(args, "gok_err")
 	}
-	return deviceName(fn) + "(" + strings.Join(args, ", ") + ")", nil
+	return deviceName(fn, targs) + "(" + strings.Join(args, ", ") + ")", nil
 }
 
 func (c *compiler) builtin(e *ast.CallExpr) (string, error) {
@@ -315,12 +322,12 @@ func (c *compiler) builtin(e *ast.CallExpr) (string, error) {
 		if n := c.shared[o]; n != 0 {
 			return strconv.FormatInt(n, 10), nil
 		}
-		if _, ok := o.Type().Underlying().(*types.Slice); ok {
+		if _, ok := c.concrete(o.Type()).Underlying().(*types.Slice); ok {
 			return c.name(o) + "_len", nil
 		}
-		return "", c.errorf(e, "len of %s is not in the subset", o.Type())
+		return "", c.errorf(e, "len of %s is not in the subset", c.concrete(o.Type()))
 	case "min", "max":
-		t := c.info.TypeOf(e)
+		t := c.typeOf(e)
 		x, err := c.expr(e.Args[0])
 		if err != nil {
 			return "", err
@@ -359,7 +366,7 @@ func (c *compiler) intrinsic(name string, e *ast.CallExpr) (string, error) {
 	cl := c.lang == langOpenCL
 	args := make([]string, len(e.Args))
 	for i, a := range e.Args {
-		if i == 0 && isItem(c.info.TypeOf(a)) {
+		if i == 0 && isItem(c.typeOf(a)) {
 			continue
 		}
 		x, err := c.expr(a)

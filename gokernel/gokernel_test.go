@@ -324,6 +324,16 @@ func TestDevices(t *testing.T) {
 				t.Errorf("Totals: %d and %#x on the device, %d and %#x on the CPU", gotTot[0], gotBits[0], cpuTotal[0], cpuBits[0])
 			}
 
+			// One generic device function, two instantiations.
+			tx, ty := buf(ur.AsBytes([]float32{1.5, -2})), buf(ur.AsBytes([]int32{1 << 30, -7}))
+			must(t, k("Twice").Launch(q, ur.Range1D(2), gokernel.Buffer[float32](tx, 2), gokernel.Buffer[int32](ty, 2)))
+			gx, gy := make([]float32, 2), make([]int32, 2)
+			read(tx, ur.AsBytes(gx))
+			read(ty, ur.AsBytes(gy))
+			if fmt.Sprint(gx, gy) != "[3 -4] [-2147483648 -14]" {
+				t.Errorf("Twice: %v %v, want [3 -4] [-2147483648 -14] (int32 wraps)", gx, gy)
+			}
+
 			// A kernel calling a device function that takes the Item.
 			idx := buf(make([]byte, 4*n))
 			must(t, k("Index").Launch(q, ur.Range1D(n), gokernel.Buffer[int32](idx, n)))

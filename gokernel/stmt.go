@@ -52,7 +52,7 @@ func (c *compiler) sharedDecl(s ast.Stmt) (string, bool, error) {
 	}
 	id := as.Lhs[0].(*ast.Ident)
 	obj := c.info.Defs[id]
-	st := obj.Type().(*types.Slice)
+	st := c.concrete(obj.Type()).(*types.Slice)
 	ct, ok := c.cType(st.Elem())
 	if !ok {
 		return "", false, c.errorf(as, "shared arrays of %s are not in the subset", st.Elem())
@@ -118,7 +118,7 @@ func (c *compiler) stmt(s ast.Stmt) (string, error) {
 		if s.Tok == token.DEC {
 			op = "-"
 		}
-		return in + x + " = " + c.arith(op, x, "1", c.info.TypeOf(s.X)) + ";\n", nil
+		return in + x + " = " + c.arith(op, x, "1", c.typeOf(s.X)) + ";\n", nil
 	case *ast.BlockStmt:
 		b, err := c.block(s, false)
 		return in + b + "\n", err
@@ -191,7 +191,7 @@ func (c *compiler) varDecl(s *ast.DeclStmt) (string, error) {
 				}
 				init = e
 			}
-			d, err := c.declare(id, obj.Type(), init)
+			d, err := c.declare(id, c.concrete(obj.Type()), init)
 			if err != nil {
 				return "", err
 			}
@@ -247,9 +247,9 @@ func (c *compiler) assign(s *ast.AssignStmt) (string, error) {
 				if err != nil {
 					return "", err
 				}
-				ct, ok := c.cType(c.info.TypeOf(r))
+				ct, ok := c.cType(c.typeOf(r))
 				if !ok {
-					return "", c.errorf(r, "a value of type %s is not in the subset", c.info.TypeOf(r))
+					return "", c.errorf(r, "a value of type %s is not in the subset", c.typeOf(r))
 				}
 				c.tmps++
 				tmp := fmt.Sprintf("gok_t%d", c.tmps)
@@ -283,7 +283,7 @@ func (c *compiler) assignOne(s *ast.AssignStmt, r string) (string, error) {
 	}
 	if s.Tok == token.DEFINE {
 		if obj := c.info.Defs[l.(*ast.Ident)]; obj != nil {
-			d, err := c.declare(l, obj.Type(), r)
+			d, err := c.declare(l, c.concrete(obj.Type()), r)
 			if err != nil {
 				return "", err
 			}
@@ -300,7 +300,7 @@ func (c *compiler) assignOne(s *ast.AssignStmt, r string) (string, error) {
 		return in + x + " = " + r + ";\n", nil
 	}
 	op := strings.TrimSuffix(s.Tok.String(), "=")
-	return in + x + " = " + c.binary(op, x, r, c.info.TypeOf(l), s) + ";\n", nil
+	return in + x + " = " + c.binary(op, x, r, c.typeOf(l), s) + ";\n", nil
 }
 
 func (c *compiler) ifStmt(s *ast.IfStmt) (string, error) {
@@ -384,7 +384,7 @@ func (c *compiler) forStmt(s *ast.ForStmt) (string, error) {
 
 // rangeStmt emits `for i := range n` over an integer.
 func (c *compiler) rangeStmt(s *ast.RangeStmt) (string, error) {
-	t := c.info.TypeOf(s.X)
+	t := c.typeOf(s.X)
 	if b, ok := t.Underlying().(*types.Basic); !ok || b.Info()&types.IsInteger == 0 {
 		return "", c.errorf(s, "range over %s is not in the subset: range over an integer, or index the slice", t)
 	}
@@ -429,9 +429,9 @@ func (c *compiler) switchStmt(s *ast.SwitchStmt) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		ct, ok := c.cType(c.info.TypeOf(s.Tag))
+		ct, ok := c.cType(c.typeOf(s.Tag))
 		if !ok {
-			return "", c.errorf(s.Tag, "a switch on %s is not in the subset", c.info.TypeOf(s.Tag))
+			return "", c.errorf(s.Tag, "a switch on %s is not in the subset", c.typeOf(s.Tag))
 		}
 		tag = "gok_tag"
 		out.WriteString(c.indent() + ct + " gok_tag = " + e + ";\n")

@@ -150,3 +150,21 @@ func Totals(it kern.Item, x []uint32, total []int64, bits []uint32) {
 		kern.AtomicOrUint32(&bits[0], x[i])
 	}
 }
+
+// Twice doubles x and y through one generic device function, emitted
+// once for each of its two instantiations.
+func Twice(it kern.Item, x []float32, y []int32) {
+	i := it.GlobalID(0)
+	if i < len(x) {
+		x[i] = twice(x[i])
+	}
+	if i < len(y) {
+		y[i] = twice[int32](y[i])
+	}
+}
+
+// twice is a generic device function.
+func twice[T float32 | int32](v T) T {
+	var two T = 2
+	return v * two
+}
