@@ -298,7 +298,7 @@ func (c *compiler) kernel(fd *ast.FuncDecl) (KernelInfo, error) {
 				return ki, c.errorf(fd.Name, "kernel %s: parameter %s: slices of %s are not in the subset", fn.Name(), p.Name(), t.Elem())
 			}
 			params = append(params, pick(c.lang == langOpenCL, "__global ", "")+ct+"* "+c.name(p), c.intType()+" "+c.name(p)+"_len")
-			ki.Params = append(ki.Params, Param{Name: p.Name(), Slice: true, Type: dt})
+			ki.Params = append(ki.Params, Param{Name: p.Name(), Slice: true, Type: dt, Go: c.goType(t.Elem())})
 		case *types.Basic:
 			ct, ok := c.cType(t)
 			dt := elemDType(t)
@@ -306,7 +306,7 @@ func (c *compiler) kernel(fd *ast.FuncDecl) (KernelInfo, error) {
 				return ki, c.errorf(fd.Name, "kernel %s: parameter %s of type %s: a kernel takes numbers and slices of them", fn.Name(), p.Name(), p.Type())
 			}
 			params = append(params, ct+" "+c.name(p))
-			ki.Params = append(ki.Params, Param{Name: p.Name(), Type: dt})
+			ki.Params = append(ki.Params, Param{Name: p.Name(), Type: dt, Go: c.goType(p.Type())})
 		default:
 			return ki, c.errorf(fd.Name, "kernel %s: parameter %s of type %s: a kernel takes numbers and slices of them", fn.Name(), p.Name(), p.Type())
 		}
@@ -322,6 +322,11 @@ func (c *compiler) kernel(fd *ast.FuncDecl) (KernelInfo, error) {
 	}
 	c.bodies = append(c.bodies, head+" "+body)
 	return ki, nil
+}
+
+// goType is t as the kernel's own package writes it.
+func (c *compiler) goType(t types.Type) string {
+	return types.TypeString(t, types.RelativeTo(c.pkg))
 }
 
 // intType is Go's int in C.

@@ -345,6 +345,13 @@ func TestDevices(t *testing.T) {
 				}
 			}
 
+			// The generated launch function: typed arguments, and the kernel
+			// it is given checked.
+			must(t, testkernels.LaunchAxpy(k("Axpy"), q, ur.Range1D(n), 0, gokernel.BufferSlice[float32](x, n), gokernel.BufferSlice[float32](y, n)))
+			if err := testkernels.LaunchAxpy(k("Scale"), q, ur.Range1D(n), 0, gokernel.BufferSlice[float32](x, n), gokernel.BufferSlice[float32](y, n)); !errors.Is(err, gokernel.ErrArgs) {
+				t.Errorf("LaunchAxpy given Scale: %v", err)
+			}
+
 			// Arguments that do not fit: nothing is launched.
 			err = k("Axpy").Launch(q, ur.Range1D(n), gokernel.Value(2.0), gokernel.Buffer[float32](x, n), gokernel.Buffer[float32](y, n))
 			if !errors.Is(err, gokernel.ErrArgs) || !errors.Is(err, ur.ErrInvalidKernelArgs) || !strings.Contains(err.Error(), "argument 0 (a) is float64, want float32") {

@@ -38,4 +38,5 @@ type Param struct {
 	Name  string
 	Slice bool
 	Type  dtype.Type // the number's, or the slice element's
+	Go    string     // the Go type of the number or element, as the kernel's package names it
 }

@@ -260,6 +260,26 @@ func Value[T Number](v T) Arg {
 	return Arg{t: t, ur: ur.ArgOf(*(*uint64)(unsafe.Pointer(&v)))}
 }
 
+// Slice is a slice argument whose element type is T: what the launch
+// functions command gokernel generates take for a kernel's []T
+// parameter, so that Go's compiler checks the element type.
+type Slice[T Number] struct{ arg Arg }
+
+// Arg is s as an argument of Kernel.Launch.
+func (s Slice[T]) Arg() Arg { return s.arg }
+
+// PtrSlice is Ptr, typed.
+func PtrSlice[T Number](p ur.Ptr, n int) Slice[T] { return Slice[T]{Ptr[T](p, n)} }
+
+// BufferSlice is Buffer, typed.
+func BufferSlice[T Number](m *ur.Mem, n int) Slice[T] { return Slice[T]{Buffer[T](m, n)} }
+
+// ArraySlice is Array, typed.
+func ArraySlice[T compute.Number](a *compute.Array[T], mode compute.Access) (Slice[T], error) {
+	arg, err := Array(a, mode)
+	return Slice[T]{arg}, err
+}
+
 // Ptr is a slice argument of n elements of T at p (USM).
 func Ptr[T Number](p ur.Ptr, n int) Arg {
 	return Arg{slice: true, t: typeOf[T](), ur: ur.ArgPtr(p), n: int64(n)}
@@ -268,6 +288,18 @@ func Ptr[T Number](p ur.Ptr, n int) Arg {
 // Buffer is a slice argument of n elements of T in buffer m.
 func Buffer[T Number](m *ur.Mem, n int) Arg {
 	return Arg{slice: true, t: typeOf[T](), ur: ur.ArgBuffer(m), n: int64(n)}
+}
+
+// CheckKernel reports whether k is the kernel called name: what the
+// launch functions command gokernel generates check before launching.
+func CheckKernel(k *Kernel, name string) error {
+	if k == nil {
+		return fmt.Errorf("%w: a nil *gokernel.Kernel for kernel %s", ErrArgs, name)
+	}
+	if k.info.Name != name {
+		return fmt.Errorf("%w: kernel %s given to the launch function of kernel %s", ErrArgs, k.info.Name, name)
+	}
+	return nil
 }
 
 // maxParams bounds a kernel's parameters for a launch that allocates

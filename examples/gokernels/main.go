@@ -76,9 +76,11 @@ func run(w io.Writer, dev *ur.Device) error {
 	}
 	defer axpy.Release()
 	x, y := d.upload(xs), d.upload(ys)
-	err = axpy.Launch(q, ur.Range1D(n), gokernel.Value(float32(2)), gokernel.Buffer[float32](x, n), gokernel.Buffer[float32](y, n))
+	// LaunchAxpy is generated with Axpy's Go parameter types: Go's
+	// compiler checks the arguments.
+	err = LaunchAxpy(axpy, q, ur.Range1D(n), 2, gokernel.BufferSlice[float32](x, n), gokernel.BufferSlice[float32](y, n))
 	if err != nil {
-		return err // arguments that do not fit the kernel's parameters say which
+		return err
 	}
 	// README: end launch
 	if err := d.agree("Axpy", y, cpuY, 0); err != nil {
