@@ -105,7 +105,7 @@ func Compile(files []File, names ...string) (*Module, error) {
 	for _, debug := range []bool{false, true} {
 		for _, lang := range []lang{langOpenCL, langCUDA} {
 			c.lang, c.debug, c.done, c.order, c.protos, c.bodies = lang, debug, map[string]bool{}, nil, nil, nil
-			c.usesFP64, c.sites, c.needInt64Atomics = false, nil, false
+			c.usesFP64, c.sites, c.needInt64Atomics, c.usesHalf = false, nil, false, false
 			for _, fd := range kernels {
 				info, err := c.kernel(fd)
 				if err != nil {
@@ -159,9 +159,12 @@ func isKernel(fn *types.Func) bool {
 	return p.Len() > 0 && isItem(p.At(0).Type())
 }
 
-func isItem(t types.Type) bool {
+func isItem(t types.Type) bool { return isKern(t, "Item") }
+
+// isKern reports whether t is package kern's type called name.
+func isKern(t types.Type, name string) bool {
 	n, ok := t.(*types.Named)
-	return ok && n.Obj().Name() == "Item" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == kernPath
+	return ok && n.Obj().Name() == name && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == kernPath
 }
 
 type lang int
@@ -201,6 +204,7 @@ type compiler struct {
 	// needInt64Atomics: a kernel uses 64-bit atomics (OpenCL's
 	// cl_khr_int64_base_atomics).
 	needInt64Atomics bool
+	usesHalf         bool // float16 or bfloat16 conversions: halfPrelude
 }
 
 func (c *compiler) errorf(n ast.Node, format string, args ...any) error {
@@ -251,6 +255,12 @@ func pick(cl bool, a, b string) string {
 
 // elemDType is the dtype of a slice element type.
 func elemDType(t types.Type) dtype.Type {
+	switch {
+	case isKern(t, "Float16"):
+		return dtype.Float16
+	case isKern(t, "BFloat16"):
+		return dtype.BFloat16
+	}
 	b, ok := t.Underlying().(*types.Basic)
 	if !ok {
 		return 0
@@ -326,7 +336,12 @@ func (c *compiler) kernel(fd *ast.FuncDecl) (KernelInfo, error) {
 
 // goType is t as the kernel's own package writes it.
 func (c *compiler) goType(t types.Type) string {
-	return types.TypeString(t, types.RelativeTo(c.pkg))
+	return types.TypeString(t, func(p *types.Package) string {
+		if p == c.pkg {
+			return ""
+		}
+		return p.Name()
+	})
 }
 
 // intType is Go's int in C.
@@ -478,6 +493,9 @@ func (c *compiler) source() string {
 	if c.debug {
 		b.WriteString(pick(c.lang == langOpenCL, clCheck, cudaCheck))
 	}
+	if c.usesHalf {
+		b.WriteString(c.halfSource())
+	}
 	for _, p := range c.protos {
 		b.WriteString(p + "\n")
 	}
@@ -507,6 +525,49 @@ const cudaPrelude = `#define GOK_GID(d) ((long long)(d == 0 ? blockIdx.x * block
 #define GOK_NGR(d) ((long long)(d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z))
 #define GOK_GSZ(d) (GOK_LSZ(d) * GOK_NGR(d))
 `
+
+// halfPrelude converts float16 and bfloat16 bits as package dtype does
+// (rounding to nearest even), in integer operations every device has.
+const halfPrelude = `inline float gok_f16_to_f32(ushort h) {
+	uint sign = ((uint)(h & 0x8000)) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	if (e == 0x1f) return as_float(sign | 0x7f800000u | (m << 13));
+	if (e == 0) { float v = (float)m / 16777216.0f; return sign ? -v : v; }
+	return as_float(sign | ((e + 112u) << 23) | (m << 13));
+}
+inline ushort gok_f32_to_f16(float f) {
+	uint u = as_uint(f), m = u & 0x7fffff;
+	ushort sign = (ushort)((u >> 16) & 0x8000);
+	int e = (int)((u >> 23) & 0xff) - 112;
+	if ((u & 0x7fffffff) > 0x7f800000u) return sign | 0x7e00;
+	if (e >= 31) return sign | 0x7c00;
+	if (e <= 0) {
+		if (e < -10) return sign;
+		m |= 0x800000;
+		uint shift = (uint)(14 - e), h = m >> shift, rem = m & ((1u << shift) - 1), mid = 1u << (shift - 1);
+		if (rem > mid || (rem == mid && (h & 1))) h++;
+		return sign | (ushort)h;
+	}
+	uint h = ((uint)e << 10) | (m >> 13), rem = m & 0x1fff;
+	if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
+	return sign | (ushort)h;
+}
+inline float gok_bf16_to_f32(ushort h) { return as_float(((uint)h) << 16); }
+inline ushort gok_f32_to_bf16(float f) {
+	uint u = as_uint(f);
+	if ((u & 0x7fffffff) > 0x7f800000u) return (ushort)(u >> 16) | 0x40;
+	u += 0x7fff + ((u >> 16) & 1);
+	return (ushort)(u >> 16);
+}
+`
+
+// halfSource is halfPrelude in the language being emitted.
+func (c *compiler) halfSource() string {
+	if c.lang == langOpenCL {
+		return halfPrelude
+	}
+	return strings.NewReplacer("inline ", "__device__ inline ", "as_float(", "__uint_as_float(", "as_uint(", "__float_as_uint(",
+		"ushort", "unsigned short", "uint ", "unsigned int ", "(uint)", "(unsigned int)").Replace(halfPrelude)
+}
 
 // The debug variant's check: the first failure's site, index and length
 // go to gok_err; the access reads element 0 instead.

@@ -409,6 +409,16 @@ func (c *compiler) intrinsic(name string, e *ast.CallExpr) (string, error) {
 		return pick(cl, f[0], f[1]) + "(" + args[0] + ")", nil
 	}
 	switch name {
+	case "Float16.Float32", "BFloat16.Float32":
+		recv, err := c.expr(e.Fun.(*ast.SelectorExpr).X)
+		if err != nil {
+			return "", err
+		}
+		c.usesHalf = true
+		return pick(name == "Float16.Float32", "gok_f16_to_f32(", "gok_bf16_to_f32(") + recv + ")", nil
+	case "F16", "BF16":
+		c.usesHalf = true
+		return pick(name == "F16", "gok_f32_to_f16(", "gok_f32_to_bf16(") + args[0] + ")", nil
 	case "Item.Barrier":
 		return pick(cl, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)", "__syncthreads()"), nil
 	case "Shared":

@@ -418,6 +418,9 @@ func checkI32(t *testing.T, what string, got, want []int32) {
 // host C++ compiler checks it where there is no NVRTC (the kernels are
 // not run).
 const cudaShim = `#include <cmath>
+#include <cstring>
+static inline float __uint_as_float(unsigned u) { float f; std::memcpy(&f, &u, 4); return f; }
+static inline unsigned __float_as_uint(float f) { unsigned u; std::memcpy(&u, &f, 4); return u; }
 struct gx_dim { unsigned x, y, z; };
 static gx_dim blockIdx, blockDim, threadIdx, gridDim;
 #define __global__

@@ -210,15 +210,20 @@ type Arg struct {
 	n     int64
 }
 
-// Number is what a kernel's number parameters and slices hold.
+// Number is what a kernel's number parameters and slices hold: numbers,
+// and the storage types kern.Float16 and kern.BFloat16.
 type Number interface {
-	~int8 | ~uint8 | ~int32 | ~uint32 | ~int64 | ~uint64 | ~int | ~uint | ~float32 | ~float64
+	~int8 | ~uint8 | ~int32 | ~uint32 | ~int64 | ~uint64 | ~int | ~uint | ~float32 | ~float64 | kern.Float16 | kern.BFloat16
 }
 
 // typeOf is T's dtype.
 func typeOf[T Number]() dtype.Type {
 	var z T
 	switch any(z).(type) {
+	case kern.Float16:
+		return dtype.Float16
+	case kern.BFloat16:
+		return dtype.BFloat16
 	case float32:
 		return dtype.Float32
 	case float64:
@@ -254,6 +259,8 @@ func Value[T Number](v T) Arg {
 	switch t.Size() {
 	case 1:
 		return Arg{t: t, ur: ur.ArgOf(*(*uint8)(unsafe.Pointer(&v)))}
+	case 2:
+		return Arg{t: t, ur: ur.ArgOf(*(*uint16)(unsafe.Pointer(&v)))}
 	case 4:
 		return Arg{t: t, ur: ur.ArgOf(*(*uint32)(unsafe.Pointer(&v)))}
 	}

@@ -81,8 +81,10 @@ func (c *compiler) kernCall(call *ast.CallExpr) string {
 		return ""
 	}
 	if s := c.info.Selections[sel]; s != nil {
-		if isItem(s.Recv()) {
-			return "Item." + sel.Sel.Name
+		for _, t := range []string{"Item", "Float16", "BFloat16"} {
+			if isKern(s.Recv(), t) {
+				return t + "." + sel.Sel.Name
+			}
 		}
 		return ""
 	}

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/gour-dev/gour/dtype"
 )
 
 // Item is one work-item of a launch: its ids and sizes in each of three
@@ -215,3 +217,25 @@ func AtomicAddFloat32(p *float32, v float32) float32 {
 		}
 	}
 }
+
+// Float16 is an IEEE 754 binary16 number as its bits: a storage type.
+// A kernel converts it to float32 (Float32) to compute and back (F16);
+// arithmetic on a Float16 itself is on its bits, as on a uint16.
+type Float16 uint16
+
+// BFloat16 is a bfloat16 number (the upper half of a float32) as its
+// bits: a storage type, as Float16 is.
+type BFloat16 uint16
+
+// Float32 is h's value.
+func (h Float16) Float32() float32 { return dtype.Float16From(uint16(h)) }
+
+// Float32 is h's value.
+func (h BFloat16) Float32() float32 { return dtype.BFloat16From(uint16(h)) }
+
+// F16 is f rounded to the nearest Float16 (ties to even), as devices
+// round it.
+func F16(f float32) Float16 { return Float16(dtype.Float16Bits(f)) }
+
+// BF16 is f rounded to the nearest BFloat16 (ties to even).
+func BF16(f float32) BFloat16 { return BFloat16(dtype.BFloat16Bits(f)) }

@@ -168,3 +168,15 @@ func twice[T float32 | int32](v T) T {
 	var two T = 2
 	return v * two
 }
+
+// Halves scales float16 values and offsets bfloat16 ones, computing in
+// float32 and rounding back as devices round.
+func Halves(it kern.Item, h []kern.Float16, b []kern.BFloat16, a float32) {
+	i := it.GlobalID(0)
+	if i < len(h) {
+		h[i] = kern.F16(h[i].Float32() * a)
+	}
+	if i < len(b) {
+		b[i] = kern.BF16(b[i].Float32() + a)
+	}
+}

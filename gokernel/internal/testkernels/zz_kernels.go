@@ -5,18 +5,20 @@ package testkernels
 import (
 	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/gokernel"
+	"github.com/gour-dev/gour/gokernel/kern"
 	"github.com/gour-dev/gour/ur"
 )
 
 // Module is the kernels of kernels.go, compiled.
 var Module = &gokernel.Module{
-	Hash:         "bccc93a560a3d286ea2d18ce68556fc441117f872fa85423dfa1b0f67e4bf165",
+	Hash:         "dfc8b2b0a0aca73ae8c4c28f88d5dff65407234564d7d6ba720308a9d77ae710",
 	FP64:         false,
 	Int64Atomics: true,
 	Kernels: []gokernel.KernelInfo{
 		{Name: "Axpy", Params: []gokernel.Param{{Name: "a", Slice: false, Type: dtype.Float32, Go: "float32"}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}}},
 		{Name: "GroupSum", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "sums", Slice: true, Type: dtype.Float32, Go: "float32"}}},
 		{Name: "GroupSumNoBarrier", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "sums", Slice: true, Type: dtype.Float32, Go: "float32"}}},
+		{Name: "Halves", Params: []gokernel.Param{{Name: "h", Slice: true, Type: dtype.Float16, Go: "kern.Float16"}, {Name: "b", Slice: true, Type: dtype.BFloat16, Go: "kern.BFloat16"}, {Name: "a", Slice: false, Type: dtype.Float32, Go: "float32"}}},
 		{Name: "Histogram", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Int32, Go: "int32"}, {Name: "counts", Slice: true, Type: dtype.Int32, Go: "int32"}}},
 		{Name: "Index", Params: []gokernel.Param{{Name: "out", Slice: true, Type: dtype.Int32, Go: "int32"}}},
 		{Name: "Scale", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}}},
@@ -37,6 +39,36 @@ inline float gok_atomic_add_f32_local(volatile __local float* p, float v) {
 	union { uint u; float f; } old, nw;
 	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __local uint*)p, old.u, nw.u) != old.u);
 	return old.f;
+}
+inline float gok_f16_to_f32(ushort h) {
+	uint sign = ((uint)(h & 0x8000)) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	if (e == 0x1f) return as_float(sign | 0x7f800000u | (m << 13));
+	if (e == 0) { float v = (float)m / 16777216.0f; return sign ? -v : v; }
+	return as_float(sign | ((e + 112u) << 23) | (m << 13));
+}
+inline ushort gok_f32_to_f16(float f) {
+	uint u = as_uint(f), m = u & 0x7fffff;
+	ushort sign = (ushort)((u >> 16) & 0x8000);
+	int e = (int)((u >> 23) & 0xff) - 112;
+	if ((u & 0x7fffffff) > 0x7f800000u) return sign | 0x7e00;
+	if (e >= 31) return sign | 0x7c00;
+	if (e <= 0) {
+		if (e < -10) return sign;
+		m |= 0x800000;
+		uint shift = (uint)(14 - e), h = m >> shift, rem = m & ((1u << shift) - 1), mid = 1u << (shift - 1);
+		if (rem > mid || (rem == mid && (h & 1))) h++;
+		return sign | (ushort)h;
+	}
+	uint h = ((uint)e << 10) | (m >> 13), rem = m & 0x1fff;
+	if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
+	return sign | (ushort)h;
+}
+inline float gok_bf16_to_f32(ushort h) { return as_float(((uint)h) << 16); }
+inline ushort gok_f32_to_bf16(float f) {
+	uint u = as_uint(f);
+	if ((u & 0x7fffffff) > 0x7f800000u) return (ushort)(u >> 16) | 0x40;
+	u += 0x7fff + ((u >> 16) & 1);
+	return (ushort)(u >> 16);
 }
 inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 long gok_f_globalIndex();
@@ -96,6 +128,15 @@ __kernel void GroupSumNoBarrier(__global float* x, long x_len, __global float* s
 	}
 	if (l == ((long)0LL)) {
 		sums[((long)get_group_id(0))] = tile[((long)0LL)];
+	}
+}
+__kernel void Halves(__global ushort* h, long h_len, __global ushort* b, long b_len, float a) {
+	long i = ((long)get_global_id(0));
+	if (i < h_len) {
+		h[i] = gok_f32_to_f16((gok_f16_to_f32(h[i]) * a));
+	}
+	if (i < b_len) {
+		b[i] = gok_f32_to_bf16((gok_bf16_to_f32(b[i]) + a));
 	}
 }
 __kernel void Histogram(__global int* x, long x_len, __global int* counts, long counts_len) {
@@ -204,6 +245,36 @@ __kernel void Wrap(__global int* x, long x_len, __global int* out, long out_len)
 #define GOK_LSZ(d) ((long long)(d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z))
 #define GOK_NGR(d) ((long long)(d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z))
 #define GOK_GSZ(d) (GOK_LSZ(d) * GOK_NGR(d))
+__device__ inline float gok_f16_to_f32(unsigned short h) {
+	unsigned int sign = ((unsigned int)(h & 0x8000)) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	if (e == 0x1f) return __uint_as_float(sign | 0x7f800000u | (m << 13));
+	if (e == 0) { float v = (float)m / 16777216.0f; return sign ? -v : v; }
+	return __uint_as_float(sign | ((e + 112u) << 23) | (m << 13));
+}
+__device__ inline unsigned short gok_f32_to_f16(float f) {
+	unsigned int u = __float_as_uint(f), m = u & 0x7fffff;
+	unsigned short sign = (unsigned short)((u >> 16) & 0x8000);
+	int e = (int)((u >> 23) & 0xff) - 112;
+	if ((u & 0x7fffffff) > 0x7f800000u) return sign | 0x7e00;
+	if (e >= 31) return sign | 0x7c00;
+	if (e <= 0) {
+		if (e < -10) return sign;
+		m |= 0x800000;
+		unsigned int shift = (unsigned int)(14 - e), h = m >> shift, rem = m & ((1u << shift) - 1), mid = 1u << (shift - 1);
+		if (rem > mid || (rem == mid && (h & 1))) h++;
+		return sign | (unsigned short)h;
+	}
+	unsigned int h = ((unsigned int)e << 10) | (m >> 13), rem = m & 0x1fff;
+	if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
+	return sign | (unsigned short)h;
+}
+__device__ inline float gok_bf16_to_f32(unsigned short h) { return __uint_as_float(((unsigned int)h) << 16); }
+__device__ inline unsigned short gok_f32_to_bf16(float f) {
+	unsigned int u = __float_as_uint(f);
+	if ((u & 0x7fffffff) > 0x7f800000u) return (unsigned short)(u >> 16) | 0x40;
+	u += 0x7fff + ((u >> 16) & 1);
+	return (unsigned short)(u >> 16);
+}
 __device__ inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 __device__ long long gok_f_globalIndex();
 __device__ float gok_f_twice_float32(float v);
@@ -262,6 +333,15 @@ extern "C" __global__ void GroupSumNoBarrier(float* x, long long x_len, float* s
 	}
 	if (l == ((long long)0LL)) {
 		sums[GOK_GRP(0)] = tile[((long long)0LL)];
+	}
+}
+extern "C" __global__ void Halves(unsigned short* h, long long h_len, unsigned short* b, long long b_len, float a) {
+	long long i = GOK_GID(0);
+	if (i < h_len) {
+		h[i] = gok_f32_to_f16((gok_f16_to_f32(h[i]) * a));
+	}
+	if (i < b_len) {
+		b[i] = gok_f32_to_bf16((gok_bf16_to_f32(b[i]) + a));
 	}
 }
 extern "C" __global__ void Histogram(int* x, long long x_len, int* counts, long long counts_len) {
@@ -378,6 +458,10 @@ extern "C" __global__ void Wrap(int* x, long long x_len, int* out, long long out
 		"kernels.go:55:4",
 		"kernels.go:60:25",
 		"kernels.go:60:3",
+		"kernels.go:177:19",
+		"kernels.go:177:3",
+		"kernels.go:180:20",
+		"kernels.go:180:3",
 		"kernels.go:68:31",
 		"kernels.go:68:24",
 		"kernels.go:100:3",
@@ -418,6 +502,36 @@ inline long gok_check(long i, long n, long site, __global long* err) {
 	if (i >= 0 && i < n) return i;
 	if (atom_cmpxchg(&err[0], 0L, site) == 0L) { err[1] = i; err[2] = n; }
 	return 0;
+}
+inline float gok_f16_to_f32(ushort h) {
+	uint sign = ((uint)(h & 0x8000)) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	if (e == 0x1f) return as_float(sign | 0x7f800000u | (m << 13));
+	if (e == 0) { float v = (float)m / 16777216.0f; return sign ? -v : v; }
+	return as_float(sign | ((e + 112u) << 23) | (m << 13));
+}
+inline ushort gok_f32_to_f16(float f) {
+	uint u = as_uint(f), m = u & 0x7fffff;
+	ushort sign = (ushort)((u >> 16) & 0x8000);
+	int e = (int)((u >> 23) & 0xff) - 112;
+	if ((u & 0x7fffffff) > 0x7f800000u) return sign | 0x7e00;
+	if (e >= 31) return sign | 0x7c00;
+	if (e <= 0) {
+		if (e < -10) return sign;
+		m |= 0x800000;
+		uint shift = (uint)(14 - e), h = m >> shift, rem = m & ((1u << shift) - 1), mid = 1u << (shift - 1);
+		if (rem > mid || (rem == mid && (h & 1))) h++;
+		return sign | (ushort)h;
+	}
+	uint h = ((uint)e << 10) | (m >> 13), rem = m & 0x1fff;
+	if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
+	return sign | (ushort)h;
+}
+inline float gok_bf16_to_f32(ushort h) { return as_float(((uint)h) << 16); }
+inline ushort gok_f32_to_bf16(float f) {
+	uint u = as_uint(f);
+	if ((u & 0x7fffffff) > 0x7f800000u) return (ushort)(u >> 16) | 0x40;
+	u += 0x7fff + ((u >> 16) & 1);
+	return (ushort)(u >> 16);
 }
 inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 long gok_f_globalIndex(__global long* gok_err);
@@ -479,22 +593,31 @@ __kernel void GroupSumNoBarrier(__global float* x, long x_len, __global float* s
 		sums[gok_chk(((long)get_group_id(0)), sums_len, 14, gok_err)] = tile[gok_chk(((long)0LL), 64, 13, gok_err)];
 	}
 }
+__kernel void Halves(__global ushort* h, long h_len, __global ushort* b, long b_len, float a, __global long* gok_err) {
+	long i = ((long)get_global_id(0));
+	if (i < h_len) {
+		h[gok_chk(i, h_len, 16, gok_err)] = gok_f32_to_f16((gok_f16_to_f32(h[gok_chk(i, h_len, 15, gok_err)]) * a));
+	}
+	if (i < b_len) {
+		b[gok_chk(i, b_len, 18, gok_err)] = gok_f32_to_bf16((gok_bf16_to_f32(b[gok_chk(i, b_len, 17, gok_err)]) + a));
+	}
+}
 __kernel void Histogram(__global int* x, long x_len, __global int* counts, long counts_len, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i < x_len) {
-		atomic_add((&counts[gok_chk(x[gok_chk(i, x_len, 15, gok_err)], counts_len, 16, gok_err)]), 1);
+		atomic_add((&counts[gok_chk(x[gok_chk(i, x_len, 19, gok_err)], counts_len, 20, gok_err)]), 1);
 	}
 }
 __kernel void Index(__global int* out, long out_len, __global long* gok_err) {
 	long i = gok_f_globalIndex(gok_err);
 	if (i < out_len) {
-		out[gok_chk(i, out_len, 17, gok_err)] = ((int)(i));
+		out[gok_chk(i, out_len, 21, gok_err)] = ((int)(i));
 	}
 }
 __kernel void Scale(__global float* x, long x_len, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i < x_len) {
-		x[gok_chk(i, x_len, 19, gok_err)] = ((x[gok_chk(i, x_len, 18, gok_err)] * 0.5f) + 1.0f);
+		x[gok_chk(i, x_len, 23, gok_err)] = ((x[gok_chk(i, x_len, 22, gok_err)] * 0.5f) + 1.0f);
 	}
 }
 __kernel void Softmax(__global float* x, long x_len, long cols, __global long* gok_err) {
@@ -503,34 +626,34 @@ __kernel void Softmax(__global float* x, long x_len, long cols, __global long* g
 		return;
 	}
 	long base = ((long)((ulong)(row) * (ulong)(cols)));
-	float m = x[gok_chk(base, x_len, 20, gok_err)];
+	float m = x[gok_chk(base, x_len, 24, gok_err)];
 	{
 	long j = ((long)1LL);
 	for (; (j < cols); j = ((long)((ulong)(j) + (ulong)(1)))) {
-		m = gok_max_float(m, x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 21, gok_err)]);
+		m = gok_max_float(m, x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 25, gok_err)]);
 	}
 	}
 	float sum = 0;
 	{
 	long gok_n = cols;
 	for (long j = 0; j < gok_n; j++) {
-		float e = exp((x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 22, gok_err)] - m));
-		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 23, gok_err)] = e;
+		float e = exp((x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 26, gok_err)] - m));
+		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 27, gok_err)] = e;
 		sum = (sum + e);
 	}
 	}
 	{
 	long gok_n = cols;
 	for (long j = 0; j < gok_n; j++) {
-		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 24, gok_err)] = (x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 24, gok_err)] / sum);
+		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 28, gok_err)] = (x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 28, gok_err)] / sum);
 	}
 	}
 }
 __kernel void Totals(__global uint* x, long x_len, __global long* total, long total_len, __global uint* bits, long bits_len, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i < x_len) {
-		atom_add((&total[gok_chk(((long)0LL), total_len, 25, gok_err)]), (((long)(x[gok_chk(i, x_len, 26, gok_err)])) << ((long)20LL)));
-		atomic_or((&bits[gok_chk(((long)0LL), bits_len, 27, gok_err)]), x[gok_chk(i, x_len, 28, gok_err)]);
+		atom_add((&total[gok_chk(((long)0LL), total_len, 29, gok_err)]), (((long)(x[gok_chk(i, x_len, 30, gok_err)])) << ((long)20LL)));
+		atomic_or((&bits[gok_chk(((long)0LL), bits_len, 31, gok_err)]), x[gok_chk(i, x_len, 32, gok_err)]);
 	}
 }
 __kernel void Transpose(__global float* in, long in_len, __global float* out, long out_len, int rows, int cols, __global long* gok_err) {
@@ -539,16 +662,16 @@ __kernel void Transpose(__global float* in, long in_len, __global float* out, lo
 	int c = gok_t5;
 	int r = gok_t6;
 	if ((r < rows) && (c < cols)) {
-		out[gok_chk(((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r))), out_len, 30, gok_err)] = in[gok_chk(((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c))), in_len, 29, gok_err)];
+		out[gok_chk(((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r))), out_len, 34, gok_err)] = in[gok_chk(((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c))), in_len, 33, gok_err)];
 	}
 }
 __kernel void Twice(__global float* x, long x_len, __global int* y, long y_len, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i < x_len) {
-		x[gok_chk(i, x_len, 32, gok_err)] = gok_f_twice_float32(x[gok_chk(i, x_len, 31, gok_err)], gok_err);
+		x[gok_chk(i, x_len, 36, gok_err)] = gok_f_twice_float32(x[gok_chk(i, x_len, 35, gok_err)], gok_err);
 	}
 	if (i < y_len) {
-		y[gok_chk(i, y_len, 34, gok_err)] = gok_f_twice_int32(y[gok_chk(i, y_len, 33, gok_err)], gok_err);
+		y[gok_chk(i, y_len, 38, gok_err)] = gok_f_twice_int32(y[gok_chk(i, y_len, 37, gok_err)], gok_err);
 	}
 }
 __kernel void Wrap(__global int* x, long x_len, __global int* out, long out_len, __global long* gok_err) {
@@ -556,7 +679,7 @@ __kernel void Wrap(__global int* x, long x_len, __global int* out, long out_len,
 	if (i >= x_len) {
 		return;
 	}
-	int v = x[gok_chk(i, x_len, 35, gok_err)];
+	int v = x[gok_chk(i, x_len, 39, gok_err)];
 	int acc = 0;
 	{
 	long gok_n = ((long)3LL);
@@ -575,7 +698,7 @@ __kernel void Wrap(__global int* x, long x_len, __global int* out, long out_len,
 		}
 		} while (0);
 	}
-	out[gok_chk(i, out_len, 36, gok_err)] = acc;
+	out[gok_chk(i, out_len, 40, gok_err)] = acc;
 }
 `,
 	DebugCUDA: `// Generated by gokernel from Go source; do not edit.
@@ -590,6 +713,36 @@ __device__ inline long long gok_check(long long i, long long n, long long site, 
 	if (i >= 0 && i < n) return i;
 	if (atomicCAS((unsigned long long*)&err[0], 0ULL, (unsigned long long)site) == 0ULL) { err[1] = i; err[2] = n; }
 	return 0;
+}
+__device__ inline float gok_f16_to_f32(unsigned short h) {
+	unsigned int sign = ((unsigned int)(h & 0x8000)) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	if (e == 0x1f) return __uint_as_float(sign | 0x7f800000u | (m << 13));
+	if (e == 0) { float v = (float)m / 16777216.0f; return sign ? -v : v; }
+	return __uint_as_float(sign | ((e + 112u) << 23) | (m << 13));
+}
+__device__ inline unsigned short gok_f32_to_f16(float f) {
+	unsigned int u = __float_as_uint(f), m = u & 0x7fffff;
+	unsigned short sign = (unsigned short)((u >> 16) & 0x8000);
+	int e = (int)((u >> 23) & 0xff) - 112;
+	if ((u & 0x7fffffff) > 0x7f800000u) return sign | 0x7e00;
+	if (e >= 31) return sign | 0x7c00;
+	if (e <= 0) {
+		if (e < -10) return sign;
+		m |= 0x800000;
+		unsigned int shift = (unsigned int)(14 - e), h = m >> shift, rem = m & ((1u << shift) - 1), mid = 1u << (shift - 1);
+		if (rem > mid || (rem == mid && (h & 1))) h++;
+		return sign | (unsigned short)h;
+	}
+	unsigned int h = ((unsigned int)e << 10) | (m >> 13), rem = m & 0x1fff;
+	if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
+	return sign | (unsigned short)h;
+}
+__device__ inline float gok_bf16_to_f32(unsigned short h) { return __uint_as_float(((unsigned int)h) << 16); }
+__device__ inline unsigned short gok_f32_to_bf16(float f) {
+	unsigned int u = __float_as_uint(f);
+	if ((u & 0x7fffffff) > 0x7f800000u) return (unsigned short)(u >> 16) | 0x40;
+	u += 0x7fff + ((u >> 16) & 1);
+	return (unsigned short)(u >> 16);
 }
 __device__ inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 __device__ long long gok_f_globalIndex(long long* gok_err);
@@ -651,22 +804,31 @@ extern "C" __global__ void GroupSumNoBarrier(float* x, long long x_len, float* s
 		sums[gok_chk(GOK_GRP(0), sums_len, 14, gok_err)] = tile[gok_chk(((long long)0LL), 64, 13, gok_err)];
 	}
 }
+extern "C" __global__ void Halves(unsigned short* h, long long h_len, unsigned short* b, long long b_len, float a, long long* gok_err) {
+	long long i = GOK_GID(0);
+	if (i < h_len) {
+		h[gok_chk(i, h_len, 16, gok_err)] = gok_f32_to_f16((gok_f16_to_f32(h[gok_chk(i, h_len, 15, gok_err)]) * a));
+	}
+	if (i < b_len) {
+		b[gok_chk(i, b_len, 18, gok_err)] = gok_f32_to_bf16((gok_bf16_to_f32(b[gok_chk(i, b_len, 17, gok_err)]) + a));
+	}
+}
 extern "C" __global__ void Histogram(int* x, long long x_len, int* counts, long long counts_len, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i < x_len) {
-		atomicAdd((&counts[gok_chk(x[gok_chk(i, x_len, 15, gok_err)], counts_len, 16, gok_err)]), 1);
+		atomicAdd((&counts[gok_chk(x[gok_chk(i, x_len, 19, gok_err)], counts_len, 20, gok_err)]), 1);
 	}
 }
 extern "C" __global__ void Index(int* out, long long out_len, long long* gok_err) {
 	long long i = gok_f_globalIndex(gok_err);
 	if (i < out_len) {
-		out[gok_chk(i, out_len, 17, gok_err)] = ((int)(i));
+		out[gok_chk(i, out_len, 21, gok_err)] = ((int)(i));
 	}
 }
 extern "C" __global__ void Scale(float* x, long long x_len, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i < x_len) {
-		x[gok_chk(i, x_len, 19, gok_err)] = ((x[gok_chk(i, x_len, 18, gok_err)] * 0.5f) + 1.0f);
+		x[gok_chk(i, x_len, 23, gok_err)] = ((x[gok_chk(i, x_len, 22, gok_err)] * 0.5f) + 1.0f);
 	}
 }
 extern "C" __global__ void Softmax(float* x, long long x_len, long long cols, long long* gok_err) {
@@ -675,34 +837,34 @@ extern "C" __global__ void Softmax(float* x, long long x_len, long long cols, lo
 		return;
 	}
 	long long base = ((long long)((unsigned long long)(row) * (unsigned long long)(cols)));
-	float m = x[gok_chk(base, x_len, 20, gok_err)];
+	float m = x[gok_chk(base, x_len, 24, gok_err)];
 	{
 	long long j = ((long long)1LL);
 	for (; (j < cols); j = ((long long)((unsigned long long)(j) + (unsigned long long)(1)))) {
-		m = gok_max_float(m, x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 21, gok_err)]);
+		m = gok_max_float(m, x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 25, gok_err)]);
 	}
 	}
 	float sum = 0;
 	{
 	long long gok_n = cols;
 	for (long long j = 0; j < gok_n; j++) {
-		float e = expf((x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 22, gok_err)] - m));
-		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 23, gok_err)] = e;
+		float e = expf((x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 26, gok_err)] - m));
+		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 27, gok_err)] = e;
 		sum = (sum + e);
 	}
 	}
 	{
 	long long gok_n = cols;
 	for (long long j = 0; j < gok_n; j++) {
-		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 24, gok_err)] = (x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 24, gok_err)] / sum);
+		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 28, gok_err)] = (x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 28, gok_err)] / sum);
 	}
 	}
 }
 extern "C" __global__ void Totals(unsigned int* x, long long x_len, long long* total, long long total_len, unsigned int* bits, long long bits_len, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i < x_len) {
-		((long long)atomicAdd((unsigned long long*)((&total[gok_chk(((long long)0LL), total_len, 25, gok_err)])), (unsigned long long)((((long long)(x[gok_chk(i, x_len, 26, gok_err)])) << ((long long)20LL)))));
-		atomicOr((&bits[gok_chk(((long long)0LL), bits_len, 27, gok_err)]), x[gok_chk(i, x_len, 28, gok_err)]);
+		((long long)atomicAdd((unsigned long long*)((&total[gok_chk(((long long)0LL), total_len, 29, gok_err)])), (unsigned long long)((((long long)(x[gok_chk(i, x_len, 30, gok_err)])) << ((long long)20LL)))));
+		atomicOr((&bits[gok_chk(((long long)0LL), bits_len, 31, gok_err)]), x[gok_chk(i, x_len, 32, gok_err)]);
 	}
 }
 extern "C" __global__ void Transpose(float* in, long long in_len, float* out, long long out_len, int rows, int cols, long long* gok_err) {
@@ -711,16 +873,16 @@ extern "C" __global__ void Transpose(float* in, long long in_len, float* out, lo
 	int c = gok_t7;
 	int r = gok_t8;
 	if ((r < rows) && (c < cols)) {
-		out[gok_chk(((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r))), out_len, 30, gok_err)] = in[gok_chk(((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c))), in_len, 29, gok_err)];
+		out[gok_chk(((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r))), out_len, 34, gok_err)] = in[gok_chk(((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c))), in_len, 33, gok_err)];
 	}
 }
 extern "C" __global__ void Twice(float* x, long long x_len, int* y, long long y_len, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i < x_len) {
-		x[gok_chk(i, x_len, 32, gok_err)] = gok_f_twice_float32(x[gok_chk(i, x_len, 31, gok_err)], gok_err);
+		x[gok_chk(i, x_len, 36, gok_err)] = gok_f_twice_float32(x[gok_chk(i, x_len, 35, gok_err)], gok_err);
 	}
 	if (i < y_len) {
-		y[gok_chk(i, y_len, 34, gok_err)] = gok_f_twice_int32(y[gok_chk(i, y_len, 33, gok_err)], gok_err);
+		y[gok_chk(i, y_len, 38, gok_err)] = gok_f_twice_int32(y[gok_chk(i, y_len, 37, gok_err)], gok_err);
 	}
 }
 extern "C" __global__ void Wrap(int* x, long long x_len, int* out, long long out_len, long long* gok_err) {
@@ -728,7 +890,7 @@ extern "C" __global__ void Wrap(int* x, long long x_len, int* out, long long out
 	if (i >= x_len) {
 		return;
 	}
-	int v = x[gok_chk(i, x_len, 35, gok_err)];
+	int v = x[gok_chk(i, x_len, 39, gok_err)];
 	int acc = 0;
 	{
 	long long gok_n = ((long long)3LL);
@@ -747,7 +909,7 @@ extern "C" __global__ void Wrap(int* x, long long x_len, int* out, long long out
 		}
 		} while (0);
 	}
-	out[gok_chk(i, out_len, 36, gok_err)] = acc;
+	out[gok_chk(i, out_len, 40, gok_err)] = acc;
 }
 `,
 }
@@ -774,6 +936,14 @@ func LaunchGroupSumNoBarrier(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, x go
 		return err
 	}
 	return k.Launch(q, r, x.Arg(), sums.Arg())
+}
+
+// LaunchHalves launches kernel Halves (k, from Module.Kernel) over r on q.
+func LaunchHalves(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, h gokernel.Slice[kern.Float16], b gokernel.Slice[kern.BFloat16], a float32) error {
+	if err := gokernel.CheckKernel(k, "Halves"); err != nil {
+		return err
+	}
+	return k.Launch(q, r, h.Arg(), b.Arg(), gokernel.Value(a))
 }
 
 // LaunchHistogram launches kernel Histogram (k, from Module.Kernel) over r on q.
