@@ -526,48 +526,62 @@ const cudaPrelude = `#define GOK_GID(d) ((long long)(d == 0 ? blockIdx.x * block
 #define GOK_GSZ(d) (GOK_LSZ(d) * GOK_NGR(d))
 `
 
-// halfPrelude converts float16 and bfloat16 bits as package dtype does
-// (rounding to nearest even), in integer operations every device has.
-const halfPrelude = `inline float gok_f16_to_f32(ushort h) {
-	uint sign = ((uint)(h & 0x8000)) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-	if (e == 0x1f) return as_float(sign | 0x7f800000u | (m << 13));
-	if (e == 0) { float v = (float)m / 16777216.0f; return sign ? -v : v; }
-	return as_float(sign | ((e + 112u) << 23) | (m << 13));
-}
+// The float16 and bfloat16 conversions, rounding to nearest even, bit
+// for bit as package dtype converts (NaN is the quiet NaN of its sign).
+// OpenCL C has them for float16 (vload_half, vstore_half_rte: core, no
+// fp16 needed); bit operations elsewhere. OpenCL's bfloat16 code keeps to
+// 8-, 16- and 32-bit integers: clang narrows masked fields to i15 or i31,
+// which llvm-spirv refuses, on the way to SPIR-V.
+const clHalf = `inline float gok_f16_to_f32(ushort h) { return vload_half(0, (const half*)&h); }
 inline ushort gok_f32_to_f16(float f) {
-	uint u = as_uint(f), m = u & 0x7fffff;
-	ushort sign = (ushort)((u >> 16) & 0x8000);
+	if (isnan(f)) return (ushort)((as_uint(f) >> 16) & 0x8000) | 0x7e00;
+	ushort h;
+	vstore_half_rte(f, 0, (half*)&h);
+	return h;
+}
+inline float gok_bf16_to_f32(ushort h) { return as_float(((uint)h) << 16); }
+inline ushort gok_f32_to_bf16(float f) {
+	uint u = as_uint(f);
+	if (isnan(f)) return (ushort)(u >> 16) | 0x40;
+	u += 0x7fff + ((u >> 16) & 1);
+	return (ushort)(u >> 16);
+}
+`
+
+const cudaHalf = `__device__ inline float gok_f16_to_f32(unsigned short h) {
+	unsigned int sign = ((unsigned int)(h & 0x8000)) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+	if (e == 0x1f) return __uint_as_float(sign | 0x7f800000u | (m << 13));
+	if (e == 0) { float v = (float)m / 16777216.0f; return sign ? -v : v; }
+	return __uint_as_float(sign | ((e + 112u) << 23) | (m << 13));
+}
+__device__ inline unsigned short gok_f32_to_f16(float f) {
+	unsigned int u = __float_as_uint(f), m = u & 0x7fffff;
+	unsigned short sign = (unsigned short)((u >> 16) & 0x8000);
 	int e = (int)((u >> 23) & 0xff) - 112;
 	if ((u & 0x7fffffff) > 0x7f800000u) return sign | 0x7e00;
 	if (e >= 31) return sign | 0x7c00;
 	if (e <= 0) {
 		if (e < -10) return sign;
 		m |= 0x800000;
-		uint shift = (uint)(14 - e), h = m >> shift, rem = m & ((1u << shift) - 1), mid = 1u << (shift - 1);
+		unsigned int shift = (unsigned int)(14 - e), h = m >> shift, rem = m & ((1u << shift) - 1), mid = 1u << (shift - 1);
 		if (rem > mid || (rem == mid && (h & 1))) h++;
-		return sign | (ushort)h;
+		return sign | (unsigned short)h;
 	}
-	uint h = ((uint)e << 10) | (m >> 13), rem = m & 0x1fff;
+	unsigned int h = ((unsigned int)e << 10) | (m >> 13), rem = m & 0x1fff;
 	if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
-	return sign | (ushort)h;
+	return sign | (unsigned short)h;
 }
-inline float gok_bf16_to_f32(ushort h) { return as_float(((uint)h) << 16); }
-inline ushort gok_f32_to_bf16(float f) {
-	uint u = as_uint(f);
-	if ((u & 0x7fffffff) > 0x7f800000u) return (ushort)(u >> 16) | 0x40;
+__device__ inline float gok_bf16_to_f32(unsigned short h) { return __uint_as_float(((unsigned int)h) << 16); }
+__device__ inline unsigned short gok_f32_to_bf16(float f) {
+	unsigned int u = __float_as_uint(f);
+	if ((u & 0x7fffffff) > 0x7f800000u) return (unsigned short)(u >> 16) | 0x40;
 	u += 0x7fff + ((u >> 16) & 1);
-	return (ushort)(u >> 16);
+	return (unsigned short)(u >> 16);
 }
 `
 
-// halfSource is halfPrelude in the language being emitted.
-func (c *compiler) halfSource() string {
-	if c.lang == langOpenCL {
-		return halfPrelude
-	}
-	return strings.NewReplacer("inline ", "__device__ inline ", "as_float(", "__uint_as_float(", "as_uint(", "__float_as_uint(",
-		"ushort", "unsigned short", "uint ", "unsigned int ", "(uint)", "(unsigned int)").Replace(halfPrelude)
-}
+// halfSource is the conversions in the language being emitted.
+func (c *compiler) halfSource() string { return pick(c.lang == langOpenCL, clHalf, cudaHalf) }
 
 // The debug variant's check: the first failure's site, index and length
 // go to gok_err; the access reads element 0 instead.

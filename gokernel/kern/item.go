@@ -233,8 +233,8 @@ func (h Float16) Float32() float32 { return dtype.Float16From(uint16(h)) }
 // Float32 is h's value.
 func (h BFloat16) Float32() float32 { return dtype.BFloat16From(uint16(h)) }
 
-// F16 is f rounded to the nearest Float16 (ties to even), as devices
-// round it.
+// F16 is f rounded to the nearest Float16 (ties to even), as the
+// compiled kernels round it.
 func F16(f float32) Float16 { return Float16(dtype.Float16Bits(f)) }
 
 // BF16 is f rounded to the nearest BFloat16 (ties to even).

@@ -40,33 +40,17 @@ inline float gok_atomic_add_f32_local(volatile __local float* p, float v) {
 	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __local uint*)p, old.u, nw.u) != old.u);
 	return old.f;
 }
-inline float gok_f16_to_f32(ushort h) {
-	uint sign = ((uint)(h & 0x8000)) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-	if (e == 0x1f) return as_float(sign | 0x7f800000u | (m << 13));
-	if (e == 0) { float v = (float)m / 16777216.0f; return sign ? -v : v; }
-	return as_float(sign | ((e + 112u) << 23) | (m << 13));
-}
+inline float gok_f16_to_f32(ushort h) { return vload_half(0, (const half*)&h); }
 inline ushort gok_f32_to_f16(float f) {
-	uint u = as_uint(f), m = u & 0x7fffff;
-	ushort sign = (ushort)((u >> 16) & 0x8000);
-	int e = (int)((u >> 23) & 0xff) - 112;
-	if ((u & 0x7fffffff) > 0x7f800000u) return sign | 0x7e00;
-	if (e >= 31) return sign | 0x7c00;
-	if (e <= 0) {
-		if (e < -10) return sign;
-		m |= 0x800000;
-		uint shift = (uint)(14 - e), h = m >> shift, rem = m & ((1u << shift) - 1), mid = 1u << (shift - 1);
-		if (rem > mid || (rem == mid && (h & 1))) h++;
-		return sign | (ushort)h;
-	}
-	uint h = ((uint)e << 10) | (m >> 13), rem = m & 0x1fff;
-	if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
-	return sign | (ushort)h;
+	if (isnan(f)) return (ushort)((as_uint(f) >> 16) & 0x8000) | 0x7e00;
+	ushort h;
+	vstore_half_rte(f, 0, (half*)&h);
+	return h;
 }
 inline float gok_bf16_to_f32(ushort h) { return as_float(((uint)h) << 16); }
 inline ushort gok_f32_to_bf16(float f) {
 	uint u = as_uint(f);
-	if ((u & 0x7fffffff) > 0x7f800000u) return (ushort)(u >> 16) | 0x40;
+	if (isnan(f)) return (ushort)(u >> 16) | 0x40;
 	u += 0x7fff + ((u >> 16) & 1);
 	return (ushort)(u >> 16);
 }
@@ -503,33 +487,17 @@ inline long gok_check(long i, long n, long site, __global long* err) {
 	if (atom_cmpxchg(&err[0], 0L, site) == 0L) { err[1] = i; err[2] = n; }
 	return 0;
 }
-inline float gok_f16_to_f32(ushort h) {
-	uint sign = ((uint)(h & 0x8000)) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
-	if (e == 0x1f) return as_float(sign | 0x7f800000u | (m << 13));
-	if (e == 0) { float v = (float)m / 16777216.0f; return sign ? -v : v; }
-	return as_float(sign | ((e + 112u) << 23) | (m << 13));
-}
+inline float gok_f16_to_f32(ushort h) { return vload_half(0, (const half*)&h); }
 inline ushort gok_f32_to_f16(float f) {
-	uint u = as_uint(f), m = u & 0x7fffff;
-	ushort sign = (ushort)((u >> 16) & 0x8000);
-	int e = (int)((u >> 23) & 0xff) - 112;
-	if ((u & 0x7fffffff) > 0x7f800000u) return sign | 0x7e00;
-	if (e >= 31) return sign | 0x7c00;
-	if (e <= 0) {
-		if (e < -10) return sign;
-		m |= 0x800000;
-		uint shift = (uint)(14 - e), h = m >> shift, rem = m & ((1u << shift) - 1), mid = 1u << (shift - 1);
-		if (rem > mid || (rem == mid && (h & 1))) h++;
-		return sign | (ushort)h;
-	}
-	uint h = ((uint)e << 10) | (m >> 13), rem = m & 0x1fff;
-	if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
-	return sign | (ushort)h;
+	if (isnan(f)) return (ushort)((as_uint(f) >> 16) & 0x8000) | 0x7e00;
+	ushort h;
+	vstore_half_rte(f, 0, (half*)&h);
+	return h;
 }
 inline float gok_bf16_to_f32(ushort h) { return as_float(((uint)h) << 16); }
 inline ushort gok_f32_to_bf16(float f) {
 	uint u = as_uint(f);
-	if ((u & 0x7fffffff) > 0x7f800000u) return (ushort)(u >> 16) | 0x40;
+	if (isnan(f)) return (ushort)(u >> 16) | 0x40;
 	u += 0x7fff + ((u >> 16) & 1);
 	return (ushort)(u >> 16);
 }
