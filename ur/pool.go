@@ -112,7 +112,9 @@ func (c *Context) NewPool(dev *Device, opts PoolOptions) (rh *Pool, rerr error) 
 		p.drv = drv
 	}
 	p.created("Pool")
+	devicePools.add(p)
 	p.life.free = func() error {
+		devicePools.remove(p)
 		err := p.releaseIdle(0)
 		if p.drv != nil {
 			err = errors.Join(err, p.drv.Release())
@@ -271,6 +273,55 @@ func (q *Queue) allocAsync(pool *Pool, size uint64) (*USM, error) {
 	return u, nil
 }
 
+// devicePools are the live pools of each device, so that a pool out of
+// memory can have the others give their idle blocks back before it gives
+// up: their caches hold the same device's memory, and on a driver whose
+// contexts share one (NVIDIA's OpenCL, one cl_context per GPU) the same
+// address space, so one pool's cache can starve another's allocation.
+var devicePools = poolRegistry{byDevice: map[*Device]map[*Pool]struct{}{}}
+
+type poolRegistry struct {
+	mu       sync.Mutex
+	byDevice map[*Device]map[*Pool]struct{}
+}
+
+func (r *poolRegistry) add(p *Pool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byDevice[p.dev] == nil {
+		r.byDevice[p.dev] = map[*Pool]struct{}{}
+	}
+	r.byDevice[p.dev][p] = struct{}{}
+}
+
+func (r *poolRegistry) remove(p *Pool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.byDevice[p.dev], p)
+	if len(r.byDevice[p.dev]) == 0 {
+		delete(r.byDevice, p.dev)
+	}
+}
+
+// releaseOthers has every other live pool of p's device give its idle
+// blocks back, and reports whether any was asked. A pool being released
+// meanwhile is skipped: entering it keeps it alive while it gives back.
+func (r *poolRegistry) releaseOthers(p *Pool) bool {
+	r.mu.Lock()
+	var others []*Pool
+	for o := range r.byDevice[p.dev] {
+		if o != p && o.life.enter() {
+			others = append(others, o)
+		}
+	}
+	r.mu.Unlock()
+	for _, o := range others {
+		o.releaseIdle(0) // what it cannot give back now stays its own
+		o.life.leave()
+	}
+	return len(others) > 0
+}
+
 func isOutOfMemory(err error) bool {
 	r := ResultOf(err)
 	return r == ErrOutOfDeviceMemory || r == ErrOutOfResources
@@ -289,6 +340,9 @@ func (p *Pool) alloc(q *Queue, class uint64) (uintptr, error) {
 		if terr := p.releaseIdle(0); terr == nil {
 			addr, err = p.fromDriver(q, class)
 		}
+	}
+	if err != nil && isOutOfMemory(err) && devicePools.releaseOthers(p) {
+		addr, err = p.fromDriver(q, class)
 	}
 	if err != nil {
 		return 0, err

@@ -359,3 +359,41 @@ func BenchmarkPoolAllocFree(b *testing.B) {
 		}
 	}
 }
+
+// A pool out of memory has the device's other pools give their idle
+// blocks back and tries once more: their caches hold the same memory.
+func TestPoolOutOfMemoryReleasesOtherPools(t *testing.T) {
+	drv, pool, q1, q2, _ := newFakePool(t, 3<<20, ^uint64(0))
+	other, err := pool.ctx.NewPool(pool.dev, PoolOptions{ReleaseThreshold: ^uint64(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Release()
+	// 2 MiB cached idle in the other pool; 1 MiB left on the device.
+	var held []*USM
+	for range 2 {
+		u, err := q2.AllocAsync(other, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, u)
+	}
+	for _, u := range held {
+		if err := u.Free(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, u, _ := other.Usage(); r != 2<<20 || u != 0 {
+		t.Fatalf("the other pool holds %d reserved, %d used; want 2 MiB idle", r, u)
+	}
+	u, err := q1.AllocAsync(pool, 2<<20)
+	if err != nil {
+		t.Fatalf("AllocAsync with the device's memory in another pool's cache: %v", err)
+	}
+	if r, _, _ := other.Usage(); r != 0 || drv.frees != 2 {
+		t.Errorf("the other pool kept %d bytes; the driver freed %d blocks, want 0 and 2", r, drv.frees)
+	}
+	if err := u.Free(); err != nil {
+		t.Fatal(err)
+	}
+}
