@@ -254,44 +254,7 @@ func newRedOp[T Number](a, b *Array[T], op ReduceOp[T]) (*redOp, []use) {
 	r := &redOp{
 		n: a.c.n, kernelSrc: kernelSrc{key, source, et.fp64}, name: name, name2: "reduce_" + op.Name + "_" + et.suffix, name4: name4,
 		a: &a.c, ident: ur.ArgOf(op.Identity), identB: bytesOf(ident),
-		combine: func(parts [][]byte) (res []byte, err error) {
-			defer recovered("ReduceOp's Combine", &err)
-			acc := op.Identity
-			for _, p := range parts {
-				acc = op.Combine(acc, viewOf[T](p, 1)[0])
-			}
-			return bytesOf([]T{acc}), nil
-		},
-		cpu: func(chunks int) (func(chunk, lo, hi int), func() []byte) {
-			x := viewOf[T](a.c.host, a.c.n)
-			var y []T
-			if b != nil {
-				y = viewOf[T](b.c.host, b.c.n)
-			}
-			part := make([]T, chunks)
-			body := func(chunk, lo, hi int) {
-				acc := op.Identity
-				if y == nil {
-					for _, v := range x[lo:hi] {
-						acc = op.Combine(acc, v)
-					}
-				} else {
-					ys := y[lo:hi]
-					for i, v := range x[lo:hi] {
-						acc = op.Combine(acc, v*ys[i])
-					}
-				}
-				part[chunk] = acc
-			}
-			finish := func() []byte {
-				acc := op.Identity
-				for _, p := range part {
-					acc = op.Combine(acc, p)
-				}
-				return bytesOf([]T{acc})
-			}
-			return body, finish
-		},
+		fns: typedReducer[T]{op},
 	}
 	if b != nil {
 		r.b = &b.c

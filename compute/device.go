@@ -142,12 +142,8 @@ func (d *Device) takePartials() (*devMem, error) {
 		// A buffer even where the arrays are USM: OpenCL's USM is often
 		// SVM, whose read-back of the result NVIDIA's OpenCL makes
 		// about 100 µs slower than a buffer's (docs/benchmarks.md,
-		// "Reductions on NVIDIA's OpenCL").
-		m, err := d.ctx.NewBuffer(ur.MemReadWrite, d.partialsSize())
-		if err != nil {
-			return nil, err
-		}
-		return &devMem{d: d, mem: m}, nil
+		// "The layering redesign and Go kernels on the H100").
+		return d.allocBuffer(d.partialsSize())
 	}
 	return d.allocDev(d.partialsSize())
 }
@@ -423,11 +419,7 @@ func (m *devMem) arg() ur.Arg {
 
 func (d *Device) allocDev(size uint64) (*devMem, error) {
 	if !d.useUSM {
-		m, err := d.ctx.NewBuffer(ur.MemReadWrite, size)
-		if err != nil {
-			return nil, err
-		}
-		return &devMem{d: d, mem: m}, nil
+		return d.allocBuffer(size)
 	}
 	if d.pool != nil {
 		u, err := d.q.AllocAsync(d.pool, size)
@@ -442,6 +434,15 @@ func (d *Device) allocDev(size uint64) (*devMem, error) {
 		return nil, err
 	}
 	return &devMem{d: d, usm: u}, nil
+}
+
+// allocBuffer gives size bytes of buffer storage.
+func (d *Device) allocBuffer(size uint64) (*devMem, error) {
+	m, err := d.ctx.NewBuffer(ur.MemReadWrite, size)
+	if err != nil {
+		return nil, err
+	}
+	return &devMem{d: d, mem: m}, nil
 }
 
 // alignedTo reports whether m's storage starts at a multiple of b bytes:

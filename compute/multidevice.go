@@ -713,6 +713,6 @@ func (op *redOp) onMulti(m *MultiDevice) error {
 		res[i] = p.res
 	}
 	var err error
-	op.res, err = op.combine(res)
+	op.res, err = op.fns.combine(res)
 	return err
 }

@@ -117,12 +117,10 @@ type redOp struct {
 	// on a Device of ElementsPerThread 4, used where the inputs are
 	// aligned to four elements.
 	k1, k2, k1v *kernelEntry
-	// cpu returns, for chunks chunks, the chunk body (storing the chunk's
-	// partial result) and the combination of the partials in order.
-	cpu func(chunks int) (body func(chunk, lo, hi int), finish func() []byte)
+	// fns is the reduction's typed side: the CPU's chunk bodies and the
+	// combination of partial results in order.
+	fns reducer
 	res []byte // the result's bytes
-	// combine combines the results of a MultiDevice's parts, in order.
-	combine func(parts [][]byte) ([]byte, error)
 	// deferred makes onDevice enqueue the passes only, leaving the
 	// partials in part for readBack and finish (MultiDevice).
 	deferred bool
@@ -285,7 +283,7 @@ func (op *redOp) onCPU(c *CPU) (err error) {
 	}
 	defer recovered("CPU function", &err)
 	k := c.chunks(op.n)
-	body, finish := op.cpu(k)
+	body, finish := op.fns.cpu(op.a, op.b, k)
 	if err := c.parallel(op.n, k, body); err != nil {
 		return err
 	}
@@ -294,4 +292,58 @@ func (op *redOp) onCPU(c *CPU) (err error) {
 		copy(op.into.host, op.res)
 	}
 	return nil
+}
+
+// reducer is what a reduction does with its element type: the CPU's
+// chunk bodies (each leaving its chunk's partial result) with the
+// combination of the partials, and the combination of partial results
+// computed elsewhere (a MultiDevice's devices), both in order.
+type reducer interface {
+	cpu(a, b *core, chunks int) (body func(chunk, lo, hi int), finish func() []byte)
+	combine(parts [][]byte) ([]byte, error)
+}
+
+// typedReducer is ReduceOp[T] as a reducer.
+type typedReducer[T Number] struct{ op ReduceOp[T] }
+
+func (r typedReducer[T]) cpu(a, b *core, chunks int) (func(chunk, lo, hi int), func() []byte) {
+	x := viewOf[T](a.host, a.n)
+	var y []T
+	if b != nil {
+		y = viewOf[T](b.host, b.n)
+	}
+	op, part := r.op, make([]T, chunks)
+	body := func(chunk, lo, hi int) {
+		acc := op.Identity
+		if y == nil {
+			for _, v := range x[lo:hi] {
+				acc = op.Combine(acc, v)
+			}
+		} else {
+			ys := y[lo:hi]
+			for i, v := range x[lo:hi] {
+				acc = op.Combine(acc, v*ys[i])
+			}
+		}
+		part[chunk] = acc
+	}
+	return body, func() []byte { return bytesOf([]T{r.combineAll(part)}) }
+}
+
+// combineAll combines partial results in order, from the identity.
+func (r typedReducer[T]) combineAll(parts []T) T {
+	acc := r.op.Identity
+	for _, p := range parts {
+		acc = r.op.Combine(acc, p)
+	}
+	return acc
+}
+
+func (r typedReducer[T]) combine(parts [][]byte) (res []byte, err error) {
+	defer recovered("ReduceOp's Combine", &err)
+	vals := make([]T, len(parts))
+	for i, p := range parts {
+		vals[i] = viewOf[T](p, 1)[0]
+	}
+	return bytesOf([]T{r.combineAll(vals)}), nil
 }
