@@ -104,7 +104,7 @@ func Compile(files []File, names ...string) (*Module, error) {
 	m := &Module{Hash: hex.EncodeToString(h.Sum(nil))}
 	for _, debug := range []bool{false, true} {
 		for _, lang := range []lang{langOpenCL, langCUDA} {
-			c.lang, c.debug, c.done, c.order, c.protos, c.bodies = lang, debug, map[string]bool{}, nil, nil, nil
+			c.lang, c.debug, c.done, c.protos, c.bodies = lang, debug, map[string]bool{}, nil, nil
 			c.usesFP64, c.sites, c.needInt64Atomics, c.usesHalf = false, nil, false, false
 			for _, fd := range kernels {
 				info, err := c.kernel(fd)
@@ -182,15 +182,13 @@ type compiler struct {
 	funcs map[*types.Func]*ast.FuncDecl
 
 	lang     lang
-	order    []*types.Func
 	protos   []string
 	bodies   []string
 	usesFP64 bool
 	// per function
-	kernelFn bool
-	shared   map[types.Object]int64 // shared arrays of the kernel: their lengths
-	depth    int
-	stack    []*types.Func // the device functions being emitted, outermost first
+	shared map[types.Object]int64 // shared arrays of the kernel: their lengths
+	depth  int
+	stack  []*types.Func // the device functions being emitted, outermost first
 	// debug emits the bounds-checked variant: every slice index checked,
 	// the first failure's site (an index into sites) stored through the
 	// gok_err parameter every function takes.
@@ -325,7 +323,7 @@ func (c *compiler) kernel(fd *ast.FuncDecl) (KernelInfo, error) {
 		params = append(params, c.errParam())
 	}
 	head := pick(c.lang == langOpenCL, "__kernel void ", `extern "C" __global__ void `) + fn.Name() + "(" + strings.Join(params, ", ") + ")"
-	c.kernelFn, c.shared = true, map[types.Object]int64{}
+	c.shared = map[types.Object]int64{}
 	body, err := c.block(fd.Body, true)
 	if err != nil {
 		return ki, err
@@ -408,12 +406,12 @@ func (c *compiler) deviceFunc(fn *types.Func, at ast.Node, targs []types.Type) e
 		params = append(params, c.errParam())
 	}
 	head := pick(c.lang == langOpenCL, "", "__device__ ") + ret + " " + name + "(" + strings.Join(params, ", ") + ")"
-	savedK, savedS, savedD := c.kernelFn, c.shared, c.depth
-	c.kernelFn, c.shared, c.depth = false, map[types.Object]int64{}, 0
+	savedS, savedD := c.shared, c.depth
+	c.shared, c.depth = map[types.Object]int64{}, 0
 	c.stack = append(c.stack, fn)
 	body, err := c.block(fd.Body, false)
 	c.stack = c.stack[:len(c.stack)-1]
-	c.kernelFn, c.shared, c.depth = savedK, savedS, savedD
+	c.shared, c.depth = savedS, savedD
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,8 @@ type Module struct {
 	DebugOpenCL string
 	DebugCUDA   string
 	DebugSites  []string
+
+	im images // the device images, made at the first Kernel or Build
 }
 
 // KernelInfo is one kernel's signature past its kern.Item.

@@ -29,11 +29,8 @@ type images struct {
 	err                  error
 }
 
-var moduleImages sync.Map // *Module → *images
-
 func (m *Module) images() (*images, error) {
-	v, _ := moduleImages.LoadOrStore(m, &images{})
-	im := v.(*images)
+	im := &m.im
 	im.once.Do(func() {
 		names := make([]string, len(m.Kernels))
 		for i, k := range m.Kernels {
@@ -241,16 +238,26 @@ func typeOf[T Number]() dtype.Type {
 	case int64, int:
 		return dtype.Int64
 	}
-	half := 0.5
+	// A named type of a number: its kind by a conversion probe, its width
+	// by its size.
+	half, size := 0.5, unsafe.Sizeof(z)
 	switch {
-	case T(half) != 0 && unsafe.Sizeof(z) == 4:
+	case T(half) != 0 && size == 4:
 		return dtype.Float32
 	case T(half) != 0:
 		return dtype.Float64
+	case T(0)-1 > 0 && size == 1:
+		return dtype.Uint8
+	case T(0)-1 > 0 && size == 4:
+		return dtype.Uint32
 	case T(0)-1 > 0:
-		return map[uintptr]dtype.Type{1: dtype.Uint8, 4: dtype.Uint32, 8: dtype.Uint64}[unsafe.Sizeof(z)]
+		return dtype.Uint64
+	case size == 1:
+		return dtype.Int8
+	case size == 4:
+		return dtype.Int32
 	}
-	return map[uintptr]dtype.Type{1: dtype.Int8, 4: dtype.Int32, 8: dtype.Int64}[unsafe.Sizeof(z)]
+	return dtype.Int64
 }
 
 // Value is a number argument.
