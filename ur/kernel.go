@@ -468,14 +468,18 @@ func checkRange(op, adapter string, r *NDRange) error {
 // prepare launches (CUDA, OpenCL). EnqueueLaunch is the same launch with
 // a wait list, launch properties and an event.
 func (q *Queue) Launch(k *Kernel, r NDRange, args ...Arg) error {
-	if len(args) != 0 {
-		if t := trace.Active(); t != nil {
-			return q.launchArgsTraced(t, k, &r, args)
-		}
-		_, err := q.launchArgs(opLaunch, k, &r, LaunchProperties{}, args, nil, false)
-		return err
+	// One call, so that Launch inlines into its caller's loop: launch
+	// hands a launch with arguments to launchWith.
+	_, err := q.launch(opLaunch, k, &r, nil, false, false, args)
+	return err
+}
+
+// launchWith is Launch with arguments.
+func (q *Queue) launchWith(k *Kernel, r *NDRange, args []Arg) error {
+	if t := trace.Active(); t != nil {
+		return q.launchArgsTraced(t, k, r, args)
 	}
-	_, err := q.launch(opLaunch, k, &r, nil, false, false)
+	_, err := q.launchArgs(opLaunch, k, r, LaunchProperties{}, args, nil, false)
 	return err
 }
 
@@ -496,7 +500,7 @@ type LaunchOptions struct {
 func (q *Queue) EnqueueLaunch(k *Kernel, r NDRange, opts LaunchOptions, args ...Arg) (rh *Event, rerr error) {
 	const op = "Queue.EnqueueLaunch"
 	if len(args) == 0 && opts.Properties == (LaunchProperties{}) {
-		return q.launch(op, k, &r, opts.Wait, true, false)
+		return q.launch(op, k, &r, opts.Wait, true, false, nil)
 	}
 	if t := trace.Active(); t != nil {
 		tc := beginCall(t, op, q, k)
@@ -507,10 +511,13 @@ func (q *Queue) EnqueueLaunch(k *Kernel, r NDRange, opts LaunchOptions, args ...
 	return q.launchArgs(op, k, &r, opts.Properties, args, opts.Wait, true)
 }
 
-// launch is Launch and EnqueueLaunch with the kernel's own arguments;
-// traced is set by the tracing layer's own call (layers_trace.go), which
-// records this one.
-func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEvent, traced bool) (*Event, error) {
+// launch is Launch and EnqueueLaunch with the kernel's own arguments, or
+// Launch with args (launchWith); traced is set by the tracing layer's own
+// call (layers_trace.go), which records this one.
+func (q *Queue) launch(op string, k *Kernel, r *NDRange, wait []*Event, wantEvent, traced bool, args []Arg) (*Event, error) {
+	if len(args) != 0 {
+		return nil, q.launchWith(k, r, args)
+	}
 	if !traced {
 		if t := trace.Active(); t != nil {
 			return q.launchTraced(t, op, k, r, wait, wantEvent)

@@ -391,19 +391,19 @@ func (q *Queue) launchTraced(t *trace.Recorder, op string, k *Kernel, r *NDRange
 	c := beginCall(t, op, q, k)
 	c.launchArgs(k, r)
 	if wantEvent {
-		ev, err := q.launch(op, k, r, wait, true, true)
+		ev, err := q.launch(op, k, r, wait, true, true, nil)
 		c.endEvent(q, ev, &err)
 		return ev, err
 	}
 	if q != nil && queueProfiles(q) {
-		ev, err := q.launch(op, k, r, wait, true, true)
+		ev, err := q.launch(op, k, r, wait, true, true, nil)
 		c.end(&err)
 		if err == nil {
 			commandEnqueued(&c, q, ev, true)
 		}
 		return nil, err
 	}
-	_, err := q.launch(op, k, r, wait, false, true)
+	_, err := q.launch(op, k, r, wait, false, true, nil)
 	c.end(&err)
 	return nil, err
 }
