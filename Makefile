@@ -65,11 +65,11 @@ test: deps
 	$(TEST_ENV) POCL_KERNEL_CACHE=1 $(GO) test -race -count=1 -run Soak ./soak/ -soak.duration=15s
 	@echo "== Level Zero struct layouts and constants against ze_api.h (cgo, libze-dev)"
 	CGO_ENABLED=1 $(GO) test -count=1 -tags zeheaders ./adapters/levelzero/internal/ze/
-	@echo "== the conformance suite, and compute and programmgr's OpenCL C through SPIR-V, on Level Zero, through the loader, over the test driver (not hardware: docs/conformance.md)"
+	@echo "== the conformance suite, and compute, programmgr, gokernel's and GPT-2's OpenCL C through SPIR-V, on Level Zero, through the loader, over the test driver (not hardware: docs/conformance.md)"
 	fake=$$(mktemp -d)/libze_gour_fake.so && cc -shared -fPIC -O1 -o $$fake adapters/levelzero/testdata/fakedriver/ze_fake_driver.c && \
 	ZE_ENABLE_ALT_DRIVERS=$$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero GOUR_LEAK_CHECK=1 $(GO) test -race -count=1 ./conformance/ && \
 	ZE_ENABLE_ALT_DRIVERS=$$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero GOUR_REQUIRE_SPIRV_COMPILER=1 GOUR_LEAK_CHECK=1 $(GO) test -race -count=1 -run LevelZero ./compute/ ./programmgr/ ./blas/ && \
-	ZE_ENABLE_ALT_DRIVERS=$$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero GOUR_REQUIRE_SPIRV_COMPILER=1 GOUR_LEAK_CHECK=1 $(GO) test -race -count=1 -run BuildLevelZero ./gokernel/
+	ZE_ENABLE_ALT_DRIVERS=$$fake ONEAPI_DEVICE_SELECTOR='level_zero:*' UR_REQUIRE_ADAPTERS=level_zero GOUR_REQUIRE_SPIRV_COMPILER=1 GOUR_LEAK_CHECK=1 $(GO) test -race -count=1 -run BuildLevelZero ./gokernel/ ./models/gpt2/
 	@echo "== examples/adapter, an adapter in a module of its own (go test ./... above does not enter it)"
 	cd $(EXAMPLE_ADAPTER) && $(GO) vet ./...
 	cd $(EXAMPLE_ADAPTER) && CGO_ENABLED=0 $(GO) build ./...
@@ -85,12 +85,12 @@ bench: deps
 	scripts/bench/launch.sh
 
 # Test binaries of every package under conformance/, adapters/, examples/,
-# blas/, compute/, soak/ and gokernel/ that has tests, named after the package path
+# blas/, compute/, soak/, gokernel/ and models/ that has tests, named after the package path
 # (bin/adapters-opencl.test), the example adapter's (bin/cltrace.test: the
 # conformance suite through a proxy of OpenCL), and the commands. Built
 # without cgo, so they run on any Linux of the same architecture, from any
 # directory (the conformance suite's device code is embedded).
-DEVICE_TEST_PKGS = $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./conformance/... ./adapters/... ./examples/... ./blas/... ./compute/... ./soak/... ./gokernel/...)
+DEVICE_TEST_PKGS = $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./conformance/... ./adapters/... ./examples/... ./blas/... ./compute/... ./soak/... ./gokernel/... ./models/...)
 # Without symbol tables: bin/ must stay under what travels to a GPU machine.
 DEVICE_LDFLAGS := -ldflags='-s -w'
 MODULE = $(shell $(GO) list -m)

@@ -163,6 +163,48 @@ func TestGemmStridedBatched(t *testing.T) {
 	}
 }
 
+// TestGemmSideBySideOutputs runs a strided batch whose outputs lie side
+// by side in the rows of one matrix (StrideC N, LDC the batch's width),
+// as attention's heads write one [token][head][dim] matrix.
+func TestGemmSideBySideOutputs(t *testing.T) {
+	for _, e := range envs(t) {
+		for _, ty := range types {
+			t.Run(e.name+"/"+ty.String(), func(t *testing.T) {
+				e.skipType(t, ty)
+				const batch, m, n, k = 3, 5, 4, 6
+				a := blas.GemmArgs{Type: ty, M: m, N: n, K: k, Alpha: 1, Beta: 0.5,
+					LDA: k, LDB: n, LDC: batch*n + 1, Batch: batch, StrideA: m * k, StrideB: k * n, StrideC: n}
+				A, B := values(batch*m*k, 1), values(batch*k*n, 2)
+				C := values(m*a.LDC, 3)
+				da, db, dc := e.upload(t, ty, A, 0, 0, true), e.upload(t, ty, B, 0, 0, false), e.upload(t, ty, C, 0, 0, true)
+				a.A, a.B, a.C = da.operand(), db.operand(), dc.operand()
+				if err := e.h.Gemm(a); err != nil {
+					t.Fatal(err)
+				}
+				got := dc.read(t)
+				for b := range batch {
+					one := a
+					one.Batch = 1
+					want, scale := refGemm(one, A[b*m*k:], B[b*k*n:], C[b*n:])
+					for i := range m {
+						for j := range n {
+							x := i*a.LDC + j
+							if w := round(ty, want[x]); !near(ty, got[b*n+x], w, scale[x]) {
+								t.Fatalf("matrix %d: C[%d,%d] = %v, want %v", b, i, j, got[b*n+x], w)
+							}
+						}
+					}
+				}
+				for i := range m { // the column after the batch is untouched
+					if x := i*a.LDC + batch*n; got[x] != round(ty, C[x]) {
+						t.Fatalf("C[%d,%d] = %v, was %v", i, batch*n, got[x], C[x])
+					}
+				}
+			})
+		}
+	}
+}
+
 // TestGemmBatched runs a pointer-array batch whose matrices lie in
 // allocations of their own (USM and buffers mixed), and one whose
 // matrices lie at offsets in one buffer (what CLBlast's batched GEMM

@@ -17,7 +17,10 @@ import (
 // Batch above 1 makes a strided batch: matrix b of A starts StrideA
 // elements after matrix b-1 (likewise B and C). StrideA and StrideB may
 // be 0 (one matrix for the whole batch); StrideC must keep the batch's
-// outputs apart: at least (M-1)*LDC + N.
+// outputs apart: each after the previous (StrideC at least (M-1)*LDC + N)
+// or side by side in the rows of LDC (StrideC at least N, and
+// (Batch-1)*StrideC + N at most LDC), as attention's heads are when
+// their outputs land in one [token][head][dim] matrix.
 type GemmArgs struct {
 	Type           dtype.Type
 	TransA, TransB Transpose
@@ -123,8 +126,9 @@ func (h *Handle) checkGemm(op string, a *GemmArgs, operands bool) error {
 				return argError(op, s.name, ur.ErrInvalidValue, "%d: want a stride of 0 or more whose batch fits in an int", s.stride)
 			}
 		}
-		if uint64(a.StrideC) < sc {
-			return argError(op, "StrideC", ur.ErrInvalidValue, "%d is less than C's %d elements ((M-1)*LDC+N): the batch's outputs would overlap", a.StrideC, sc)
+		sideBySide := a.StrideC >= a.N && (a.Batch-1)*a.StrideC+a.N <= a.LDC
+		if uint64(a.StrideC) < sc && !sideBySide {
+			return argError(op, "StrideC", ur.ErrInvalidValue, "%d: the batch's outputs would overlap: want at least C's %d elements ((M-1)*LDC+N), or the matrices side by side within LDC %d", a.StrideC, sc, a.LDC)
 		}
 	}
 	batch := uint64(a.Batch - 1)

@@ -504,12 +504,12 @@ func (c *compiler) source() string {
 }
 
 // The preludes: what Go's operators need beyond C's.
-const clPrelude = `inline float gok_atomic_add_f32(volatile __global float* p, float v) {
+const clPrelude = `static inline float gok_atomic_add_f32(volatile __global float* p, float v) {
 	union { uint u; float f; } old, nw;
 	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __global uint*)p, old.u, nw.u) != old.u);
 	return old.f;
 }
-inline float gok_atomic_add_f32_local(volatile __local float* p, float v) {
+static inline float gok_atomic_add_f32_local(volatile __local float* p, float v) {
 	union { uint u; float f; } old, nw;
 	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __local uint*)p, old.u, nw.u) != old.u);
 	return old.f;
@@ -530,15 +530,15 @@ const cudaPrelude = `#define GOK_GID(d) ((long long)(d == 0 ? blockIdx.x * block
 // fp16 needed); bit operations elsewhere. OpenCL's bfloat16 code keeps to
 // 8-, 16- and 32-bit integers: clang narrows masked fields to i15 or i31,
 // which llvm-spirv refuses, on the way to SPIR-V.
-const clHalf = `inline float gok_f16_to_f32(ushort h) { return vload_half(0, (const half*)&h); }
-inline ushort gok_f32_to_f16(float f) {
+const clHalf = `static inline float gok_f16_to_f32(ushort h) { return vload_half(0, (const half*)&h); }
+static inline ushort gok_f32_to_f16(float f) {
 	if (isnan(f)) return (ushort)((as_uint(f) >> 16) & 0x8000) | 0x7e00;
 	ushort h;
 	vstore_half_rte(f, 0, (half*)&h);
 	return h;
 }
-inline float gok_bf16_to_f32(ushort h) { return as_float(((uint)h) << 16); }
-inline ushort gok_f32_to_bf16(float f) {
+static inline float gok_bf16_to_f32(ushort h) { return as_float(((uint)h) << 16); }
+static inline ushort gok_f32_to_bf16(float f) {
 	uint u = as_uint(f);
 	if (isnan(f)) return (ushort)(u >> 16) | 0x40;
 	u += 0x7fff + ((u >> 16) & 1);
@@ -585,7 +585,7 @@ func (c *compiler) halfSource() string { return pick(c.lang == langOpenCL, clHal
 // go to gok_err; the access reads element 0 instead.
 const clCheck = `#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #define gok_chk(i, n, site, err) gok_check((long)(i), (long)(n), site, err)
-inline long gok_check(long i, long n, long site, __global long* err) {
+static inline long gok_check(long i, long n, long site, __global long* err) {
 	if (i >= 0 && i < n) return i;
 	if (atom_cmpxchg(&err[0], 0L, site) == 0L) { err[1] = i; err[2] = n; }
 	return 0;

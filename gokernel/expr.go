@@ -352,7 +352,7 @@ func (c *compiler) builtin(e *ast.CallExpr) (string, error) {
 
 // need adds a helper function once, before the functions.
 func (c *compiler) need(def string) {
-	fn := pick(c.lang == langOpenCL, "inline ", "__device__ inline ") + def
+	fn := pick(c.lang == langOpenCL, "static inline ", "__device__ inline ") + def
 	for _, p := range c.protos {
 		if p == fn {
 			return

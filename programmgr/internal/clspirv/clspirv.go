@@ -276,9 +276,23 @@ func (tc *Toolchain) Compile(ctx context.Context, in Input) ([]byte, error) {
 	if err := run(ctx, dir, tc.Clang, args, timeout); err != nil {
 		return nil, err
 	}
-	args = append(append([]string{}, SPIRVArgs...), bc, "-o", spv)
-	if err := run(ctx, dir, tc.LLVMSPIRV, args, timeout); err != nil {
-		return nil, err
+	translate := append(append([]string{}, SPIRVArgs...), bc, "-o", spv)
+	if err := run(ctx, dir, tc.LLVMSPIRV, translate, timeout); err != nil {
+		// llvm-spirv 15 cannot translate LLVM's freeze instruction, which
+		// clang 15's optimiser makes of a division and a remainder of the
+		// same operands. Such a program is translated from clang's IR
+		// before optimisation, which the device's compiler optimises.
+		var ce *CompileError
+		if !errors.As(err, &ce) || !strings.Contains(ce.Log, "freeze") {
+			return nil, err
+		}
+		unoptimised := append(append(ClangArgs(in), "-Xclang", "-disable-llvm-optzns"), in.Args...)
+		if err := run(ctx, dir, tc.Clang, append(unoptimised, "-o", bc, src), timeout); err != nil {
+			return nil, err
+		}
+		if err := run(ctx, dir, tc.LLVMSPIRV, translate, timeout); err != nil {
+			return nil, err
+		}
 	}
 	out, err := os.ReadFile(spv)
 	if err != nil {

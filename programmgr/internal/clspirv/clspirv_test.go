@@ -102,6 +102,26 @@ func TestCompile(t *testing.T) {
 	}
 }
 
+// TestDivisionAndRemainder: clang's optimiser makes a freeze of a
+// division and remainder of the same operands, which llvm-spirv 15
+// cannot translate; the kernel still compiles.
+func TestDivisionAndRemainder(t *testing.T) {
+	tc := toolchain(t)
+	src := `__kernel void split(__global long* out, long c) {
+	long i = get_global_id(0);
+	out[2 * i] = i / c;
+	out[2 * i + 1] = i % c;
+}
+`
+	il, err := tc.Compile(context.Background(), Input{Source: []byte(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names, _ := entryPoints(t, il); !slices.Equal(names, []string{"split"}) {
+		t.Errorf("entry points %q", names)
+	}
+}
+
 // TestDefinesReachClang: a kernel that compiles only with -DGOUR_N=4 and
 // -DGOUR_ON.
 func TestDefinesReachClang(t *testing.T) {

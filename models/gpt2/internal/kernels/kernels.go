@@ -1,0 +1,155 @@
+// Package kernels holds GPT-2's own kernels, written in Go and compiled
+// by gokernel: everything of the forward pass that is not a matrix
+// product (those go through blas). zz_kernels.go is generated from this
+// file:
+//
+//go:generate go run github.com/gour-dev/gour/cmd/gokernel -o zz_kernels.go -var Module kernels.go
+package kernels
+
+import "github.com/gour-dev/gour/gokernel/kern"
+
+// Group is the work-group size of the kernels that work a row at a time
+// (LayerNorm, Softmax): one group a row, each work-item striding it.
+const Group = 256
+
+// Embed writes the token and position embeddings of rows tokens into x
+// (rows×c): row r is token ids[r] at position pos0 + r%t of its sequence.
+// One work-item an element.
+func Embed(it kern.Item, ids []int32, wte, wpe, x []float32, c, t, pos0 int) {
+	i := it.GlobalID(0)
+	if i >= len(x) {
+		return
+	}
+	r, j := i/c, i%c
+	x[i] = wte[int(ids[r])*c+j] + wpe[(pos0+r%t)*c+j]
+}
+
+// LayerNorm normalises each row of x (c columns) into y, scaled by w and
+// shifted by b. With add 1, it first adds the row of d and the bias to x
+// in place (the residual connection: x += d + bias), so that a layer's
+// projection, its residual and the next layer norm are one kernel. One
+// work-group of Group work-items a row; the mean and variance are two
+// reductions in shared memory (two passes over a row that stays in
+// cache, for the accuracy of a residual stream with large values).
+func LayerNorm(it kern.Item, x, d, bias, w, b, y []float32, c, add int, eps float32) {
+	tile := kern.Shared[float32](it, Group)
+	l := it.LocalID(0)
+	base := it.GroupID(0) * c
+	var s float32
+	for j := l; j < c; j += Group {
+		v := x[base+j]
+		if add != 0 {
+			v += d[base+j] + bias[j]
+			x[base+j] = v
+		}
+		s += v
+	}
+	tile[l] = s
+	it.Barrier()
+	for st := Group / 2; st > 0; st /= 2 {
+		if l < st {
+			tile[l] += tile[l+st]
+		}
+		it.Barrier()
+	}
+	mean := tile[0] / float32(c)
+	it.Barrier()
+	var q float32
+	for j := l; j < c; j += Group {
+		v := x[base+j] - mean
+		q += v * v
+	}
+	tile[l] = q
+	it.Barrier()
+	for st := Group / 2; st > 0; st /= 2 {
+		if l < st {
+			tile[l] += tile[l+st]
+		}
+		it.Barrier()
+	}
+	inv := kern.Rsqrt(tile[0]/float32(c) + eps)
+	for j := l; j < c; j += Group {
+		y[base+j] = (x[base+j]-mean)*inv*w[j] + b[j]
+	}
+}
+
+// BiasGELU is h = gelu(h + bias) for every row of h (n columns), GELU
+// in GPT-2's tanh form. One work-item an element.
+func BiasGELU(it kern.Item, h, bias []float32, n int) {
+	i := it.GlobalID(0)
+	if i >= len(h) {
+		return
+	}
+	x := h[i] + bias[i%n]
+	h[i] = 0.5 * x * (1 + kern.Tanh(0.7978845608028654*(x+0.044715*x*x*x)))
+}
+
+// SplitQKV adds the bias to the attention's input projection qkv (rows
+// of 3c: the queries, keys and values of t tokens of each sequence) and
+// moves the keys and values into the caches, laid out [sequence][head]
+// [position < lmax][hd], at positions pos0 onwards. The queries stay in
+// qkv, where the score products read them. One work-item an element of
+// c columns.
+func SplitQKV(it kern.Item, qkv, bias, kc, vc []float32, c, t, heads, lmax, pos0 int) {
+	i := it.GlobalID(0)
+	if i >= len(qkv)/3 {
+		return
+	}
+	r, j := i/c, i%c
+	seq, tok := r/t, r%t
+	hd := c / heads
+	h, e := j/hd, j%hd
+	row := r * 3 * c
+	qkv[row+j] += bias[j]
+	at := ((seq*heads+h)*lmax+pos0+tok)*hd + e
+	kc[at] = qkv[row+c+j] + bias[c+j]
+	vc[at] = qkv[row+2*c+j] + bias[2*c+j]
+}
+
+// Softmax turns each row of scores (l columns: one query's scores
+// against positions 0 to l-1) into attention weights, causally: the
+// query of row r is at position l-t+r%t and sees positions up to its
+// own; the later ones get weight 0. One work-group a row.
+func Softmax(it kern.Item, att []float32, t, l int) {
+	tile := kern.Shared[float32](it, Group)
+	lid := it.LocalID(0)
+	row := it.GroupID(0)
+	base := row * l
+	valid := l - t + row%t + 1
+	m := float32(-3.0e38)
+	for j := lid; j < valid; j += Group {
+		m = max(m, att[base+j])
+	}
+	tile[lid] = m
+	it.Barrier()
+	for st := Group / 2; st > 0; st /= 2 {
+		if lid < st {
+			tile[lid] = max(tile[lid], tile[lid+st])
+		}
+		it.Barrier()
+	}
+	m = tile[0]
+	it.Barrier()
+	var s float32
+	for j := lid; j < valid; j += Group {
+		e := kern.Exp(att[base+j] - m)
+		att[base+j] = e
+		s += e
+	}
+	tile[lid] = s
+	it.Barrier()
+	for st := Group / 2; st > 0; st /= 2 {
+		if lid < st {
+			tile[lid] += tile[lid+st]
+		}
+		it.Barrier()
+	}
+	inv := 1 / tile[0]
+	for j := lid; j < l; j += Group {
+		if j < valid {
+			att[base+j] *= inv
+		} else {
+			att[base+j] = 0
+		}
+	}
+}

@@ -1,0 +1,254 @@
+package gpt2
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
+	"github.com/gour-dev/gour/gokernel"
+	"github.com/gour-dev/gour/models/gpt2/internal/kernels"
+	"github.com/gour-dev/gour/ur"
+)
+
+// StateOptions configure a State.
+type StateOptions struct {
+	// AllLogits keeps the logits of every position a Forward brings
+	// (batch×tokens rows) instead of each sequence's last (batch rows),
+	// at the cost of Vocab floats a position of device memory.
+	AllLogits bool
+}
+
+// State is a batch of sequences being run: their key and value caches
+// and the forward pass's working memory, in one device allocation. Each
+// Forward appends tokens to every sequence of the batch.
+type State struct {
+	m         *Model
+	batch     int
+	room      int // positions each sequence has room for
+	allLogits bool
+	pos       int // positions each sequence holds
+	rows      int // rows of logits the last Forward wrote
+	mem       *ur.USM
+	ids       ur.Ptr // batch×room token ids
+	kc, vc    []array
+	x, ln, y  array // batch×room×Width
+	tmp, qkv  array // tmp: batch×room×Width; qkv: 3× that
+	h         array // batch×room×4·Width
+	att       array // batch×Heads×room×room
+	logits    array // batch×Vocab, or batch×room×Vocab with AllLogits
+	released  bool
+}
+
+// NewState makes room for batch sequences of up to room positions each
+// (at most the model's Context).
+func (m *Model) NewState(batch, room int, o StateOptions) (*State, error) {
+	c := m.cfg
+	if batch < 1 || room < 1 || room > c.Context {
+		return nil, fmt.Errorf("%w: a batch of %d with room for %d positions: want at least 1 of each, room at most the context of %d", ErrTokens, batch, room, c.Context)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	s := &State{m: m, batch: batch, room: room, allLogits: o.AllLogits}
+	C, rows := c.Width, batch*room
+	logitRows := batch
+	if o.AllLogits {
+		logitRows = rows
+	}
+	cache := batch * c.Heads * room * c.HeadDim()
+	sizes := []int{(rows + 1) / 2, rows * C, rows * C, rows * C, rows * C, 3 * rows * C, 4 * rows * C, batch * c.Heads * room * room, logitRows * c.Vocab}
+	total := 2 * c.Layers * cache
+	for _, n := range sizes {
+		total += n
+	}
+	var err error
+	if s.mem, err = m.q.Context().AllocDevice(m.q.Device(), 4*uint64(total)); err != nil {
+		return nil, fmt.Errorf("gpt2: state of %d×%d positions: %w", batch, room, err)
+	}
+	off := 0
+	next := func(n int) array {
+		a := array{s.mem.Ptr().Add(4 * uint64(off)), n}
+		off += n
+		return a
+	}
+	s.ids = next(sizes[0]).p
+	s.x, s.ln, s.y, s.tmp = next(sizes[1]), next(sizes[2]), next(sizes[3]), next(sizes[4])
+	s.qkv, s.h, s.att, s.logits = next(sizes[5]), next(sizes[6]), next(sizes[7]), next(sizes[8])
+	for range c.Layers {
+		s.kc = append(s.kc, next(cache))
+		s.vc = append(s.vc, next(cache))
+	}
+	m.states[s] = struct{}{}
+	return s, nil
+}
+
+// Batch is the number of sequences.
+func (s *State) Batch() int { return s.batch }
+
+// Pos is the number of positions each sequence holds.
+func (s *State) Pos() int { return s.pos }
+
+// Reset empties the sequences, keeping the memory.
+func (s *State) Reset() { s.pos, s.rows = 0, 0 }
+
+// Release frees the state's device memory.
+func (s *State) Release() error {
+	s.m.mu.Lock()
+	if s.m.states != nil {
+		delete(s.m.states, s)
+	}
+	s.m.mu.Unlock()
+	return s.free()
+}
+
+func (s *State) free() error {
+	if s.released {
+		return nil
+	}
+	s.released = true
+	return s.mem.Free()
+}
+
+// Forward runs tokens through the network: ids holds the batch's next
+// tokens, the same number for each sequence, one sequence after the
+// other. The keys and values of the new positions join the caches, so
+// a prompt is one Forward (prefill) and each generated token one more
+// (decode). It enqueues the work and returns; ReadLogits waits for it.
+func (s *State) Forward(ids []int32) error {
+	if s.released {
+		return ErrClosed
+	}
+	m, c := s.m, s.m.cfg
+	t, err := checkIDs(c, ids, s.batch, s.pos, s.room)
+	if err != nil {
+		return err
+	}
+	q, k := m.q, &m.k
+	C, H, D, L, pos0 := c.Width, c.Heads, c.HeadDim(), s.pos+t, s.pos
+	rows := s.batch * t
+	if err := q.CopyToPtr(s.ids, bytesOf(ids)); err != nil {
+		return err
+	}
+	x, ln := s.x.slice(), s.ln.slice()
+	idsArg := gokernel.PtrSlice[int32](s.ids, len(ids))
+	if err := kernels.LaunchEmbed(k.embed, q, ur.Range1D(uint64(rows*C)), idsArg, m.wte.slice(), m.wpe.slice(), x, C, t, pos0); err != nil {
+		return err
+	}
+	rowsRange := ur.Range1D(uint64(rows * kernels.Group)).WithLocal(kernels.Group)
+	layerNorm := func(d, bias, w, b array, add int) error {
+		return kernels.LaunchLayerNorm(k.layerNorm, q, rowsRange, x, d.slice(), bias.slice(), w.slice(), b.slice(), ln, C, add, c.Eps)
+	}
+	l0 := &m.layers[0]
+	if err := layerNorm(s.x, l0.ln1B, l0.ln1W, l0.ln1B, 0); err != nil {
+		return err
+	}
+	for i := range m.layers {
+		l := &m.layers[i]
+		// Attention: the input projection, the keys and values into the
+		// caches, every head's scores against the cached positions, the
+		// causal softmax, and the weighted values, which land in y in
+		// [token][head][hd] order, the output projection's input.
+		if err := s.matMul(s.ln, l.attnW, s.qkv, rows, 3*C, C); err != nil {
+			return err
+		}
+		if err := kernels.LaunchSplitQKV(k.splitQKV, q, ur.Range1D(uint64(rows*C)), s.qkv.slice(), l.attnB.slice(), s.kc[i].slice(), s.vc[i].slice(), C, t, H, s.room, pos0); err != nil {
+			return err
+		}
+		for b := range s.batch {
+			if err := m.blas.Gemm(blas.GemmArgs{
+				Type: dtype.Float32, TransB: blas.Trans, M: t, N: L, K: D,
+				Alpha: 1 / math.Sqrt(float64(D)),
+				A:     s.qkv.op(b * t * 3 * C), LDA: 3 * C, StrideA: D,
+				B: s.kc[i].op(b * H * s.room * D), LDB: D, StrideB: s.room * D,
+				C: s.att.op(b * H * t * L), LDC: L, StrideC: t * L,
+				Batch: H,
+			}); err != nil {
+				return err
+			}
+		}
+		if err := kernels.LaunchSoftmax(k.softmax, q, ur.Range1D(uint64(s.batch*H*t*kernels.Group)).WithLocal(kernels.Group), gokernel.PtrSlice[float32](s.att.p, s.batch*H*t*L), t, L); err != nil {
+			return err
+		}
+		for b := range s.batch {
+			if err := m.blas.Gemm(blas.GemmArgs{
+				Type: dtype.Float32, M: t, N: D, K: L, Alpha: 1,
+				A: s.att.op(b * H * t * L), LDA: L, StrideA: t * L,
+				B: s.vc[i].op(b * H * s.room * D), LDB: D, StrideB: s.room * D,
+				C: s.y.op(b * t * C), LDC: C, StrideC: D,
+				Batch: H,
+			}); err != nil {
+				return err
+			}
+		}
+		if err := s.matMul(s.y, l.projW, s.tmp, rows, C, C); err != nil {
+			return err
+		}
+		if err := layerNorm(s.tmp, l.projB, l.ln2W, l.ln2B, 1); err != nil {
+			return err
+		}
+		// The MLP.
+		if err := s.matMul(s.ln, l.fcW, s.h, rows, 4*C, C); err != nil {
+			return err
+		}
+		if err := kernels.LaunchBiasGELU(k.biasGELU, q, ur.Range1D(uint64(rows*4*C)), gokernel.PtrSlice[float32](s.h.p, rows*4*C), l.fcB.slice(), 4*C); err != nil {
+			return err
+		}
+		if err := s.matMul(s.h, l.fcProjW, s.tmp, rows, C, 4*C); err != nil {
+			return err
+		}
+		nextW, nextB := m.lnfW, m.lnfB
+		if i+1 < len(m.layers) {
+			nextW, nextB = m.layers[i+1].ln1W, m.layers[i+1].ln1B
+		}
+		if err := layerNorm(s.tmp, l.fcProjB, nextW, nextB, 1); err != nil {
+			return err
+		}
+	}
+	// The logits: the final layer norm's rows times the token embedding,
+	// for every position or each sequence's last.
+	a := blas.GemmArgs{
+		Type: dtype.Float32, TransB: blas.Trans, M: rows, N: c.Vocab, K: C, Alpha: 1,
+		A: s.ln.op(0), LDA: C, B: m.wte.op(0), LDB: C, C: s.logits.op(0), LDC: c.Vocab,
+	}
+	if !s.allLogits {
+		a.M, a.A, a.LDA = s.batch, s.ln.op((t-1)*C), t*C
+	}
+	if err := m.blas.Gemm(a); err != nil {
+		return err
+	}
+	s.pos, s.rows = L, a.M
+	return nil
+}
+
+// matMul is out = x·w for x rows×k and w k×n,
+// row-major.
+func (s *State) matMul(x, w, out array, rows, n, k int) error {
+	return s.m.blas.Gemm(blas.GemmArgs{
+		Type: dtype.Float32, M: rows, N: n, K: k, Alpha: 1,
+		A: x.op(0), LDA: k, B: w.op(0), LDB: n, C: out.op(0), LDC: n,
+	})
+}
+
+// Rows is the number of rows of logits the last Forward made: the
+// batch, or batch×tokens with AllLogits.
+func (s *State) Rows() int { return s.rows }
+
+// ReadLogits waits for the last Forward and copies its logits (Rows()
+// rows of Vocab, sequence after sequence) into dst, grown as needed.
+func (s *State) ReadLogits(dst []float32) ([]float32, error) {
+	if s.released {
+		return nil, ErrClosed
+	}
+	n := s.rows * s.m.cfg.Vocab
+	if cap(dst) < n {
+		dst = make([]float32, n)
+	}
+	dst = dst[:n]
+	if n == 0 {
+		return dst, nil
+	}
+	return dst, s.m.q.CopyFromPtr(bytesOf(dst), s.logits.p)
+}
