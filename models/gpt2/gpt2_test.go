@@ -140,7 +140,7 @@ func TestForwardMatchesCPU(t *testing.T) {
 	for _, dev := range devices(t) {
 		t.Run(dev.Name(), func(t *testing.T) {
 			m := model(t, dev, w)
-			s, err := m.NewState(batch, tiny.Context, gpt2.StateOptions{AllLogits: true})
+			s, err := m.NewState(batch, n, gpt2.StateOptions{AllLogits: true}) // filled to the last position
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -59,7 +59,7 @@ func (m *Model) NewState(batch, room int, o StateOptions) (*State, error) {
 		logitRows = rows
 	}
 	cache := batch * c.Heads * room * c.HeadDim()
-	sizes := []int{(rows + 1) / 2, rows * C, rows * C, rows * C, rows * C, 3 * rows * C, 4 * rows * C, batch * c.Heads * room * room, logitRows * c.Vocab}
+	sizes := []int{rows, rows * C, rows * C, rows * C, rows * C, 3 * rows * C, 4 * rows * C, batch * c.Heads * room * room, logitRows * c.Vocab}
 	total := 2 * c.Layers * cache
 	for _, n := range sizes {
 		total += n
