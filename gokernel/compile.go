@@ -295,7 +295,7 @@ func (c *compiler) kernel(fd *ast.FuncDecl) (KernelInfo, error) {
 	if sig.TypeParams().Len() != 0 {
 		return ki, c.errorf(fd.Name, "kernel %s is generic: instantiate it in a non-generic kernel that calls it", fn.Name())
 	}
-	var params []string
+	var params, prologue []string
 	for i := 1; i < sig.Params().Len(); i++ {
 		p := sig.Params().At(i)
 		switch t := p.Type().Underlying().(type) {
@@ -308,15 +308,23 @@ func (c *compiler) kernel(fd *ast.FuncDecl) (KernelInfo, error) {
 			params = append(params, pick(c.lang == langOpenCL, "__global ", "")+ct+"* "+c.name(p), c.intType()+" "+c.name(p)+"_len")
 			ki.Params = append(ki.Params, Param{Name: p.Name(), Slice: true, Type: dt, Go: c.goType(t.Elem())})
 		case *types.Basic:
+			if t.Kind() == types.Bool {
+				// Kernel arguments cannot be bool in OpenCL C (its size is
+				// the implementation's): a byte, made a bool on entry.
+				params = append(params, pick(c.lang == langOpenCL, "uchar ", "unsigned char ")+c.name(p)+"_arg")
+				prologue = append(prologue, "\tbool "+c.name(p)+" = "+c.name(p)+"_arg != 0;\n")
+				ki.Params = append(ki.Params, Param{Name: p.Name(), Type: dtype.Uint8, Go: "bool"})
+				continue
+			}
 			ct, ok := c.cType(t)
 			dt := elemDType(t)
 			if !ok || dt == 0 {
-				return ki, c.errorf(fd.Name, "kernel %s: parameter %s of type %s: a kernel takes numbers and slices of them", fn.Name(), p.Name(), p.Type())
+				return ki, c.errorf(fd.Name, "kernel %s: parameter %s of type %s: a kernel takes numbers, bools and slices of numbers", fn.Name(), p.Name(), p.Type())
 			}
 			params = append(params, ct+" "+c.name(p))
 			ki.Params = append(ki.Params, Param{Name: p.Name(), Type: dt, Go: c.goType(p.Type())})
 		default:
-			return ki, c.errorf(fd.Name, "kernel %s: parameter %s of type %s: a kernel takes numbers and slices of them", fn.Name(), p.Name(), p.Type())
+			return ki, c.errorf(fd.Name, "kernel %s: parameter %s of type %s: a kernel takes numbers, bools and slices of numbers", fn.Name(), p.Name(), p.Type())
 		}
 	}
 	if c.debug {
@@ -328,6 +336,7 @@ func (c *compiler) kernel(fd *ast.FuncDecl) (KernelInfo, error) {
 	if err != nil {
 		return ki, err
 	}
+	body = "{\n" + strings.Join(prologue, "") + strings.TrimPrefix(body, "{\n")
 	c.bodies = append(c.bodies, head+" "+body)
 	return ki, nil
 }

@@ -9,7 +9,7 @@
 //     bool, kern.Float16 and kern.BFloat16 as storage (converted to
 //     float32 and back, bit for bit as on the CPU), fixed-size arrays of
 //     numbers as locals, and slices of numbers as parameters (on a device
-//     a pointer and a length: len works);
+//     a pointer and a length: len works; a bool parameter is a byte);
 //   - if, for (three-clause, condition-only, infinite, and range over an
 //     integer), switch, break, continue, return, and calls of the
 //     package's other functions (device functions, returning one number

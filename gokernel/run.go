@@ -274,6 +274,15 @@ func Value[T Number](v T) Arg {
 	return Arg{t: t, ur: ur.ArgOf(*(*uint64)(unsafe.Pointer(&v)))}
 }
 
+// Bool is a bool argument: a byte on the device, 1 for true.
+func Bool(v bool) Arg {
+	var b uint8
+	if v {
+		b = 1
+	}
+	return Arg{t: dtype.Uint8, ur: ur.ArgOf(b)}
+}
+
 // Slice is a slice argument whose element type is T: what the launch
 // functions command gokernel generates take for a kernel's []T
 // parameter, so that Go's compiler checks the element type.

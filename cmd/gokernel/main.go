@@ -144,6 +144,9 @@ func launcher(b *bytes.Buffer, k gokernel.KernelInfo, module string) {
 		if p.Slice {
 			params = append(params, fmt.Sprintf("%s gokernel.Slice[%s]", n, p.Go))
 			args = append(args, n+".Arg()")
+		} else if p.Go == "bool" {
+			params = append(params, n+" bool")
+			args = append(args, "gokernel.Bool("+n+")")
 		} else {
 			params = append(params, n+" "+p.Go)
 			args = append(args, "gokernel.Value("+n+")")

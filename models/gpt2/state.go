@@ -138,11 +138,11 @@ func (s *State) Forward(ids []int32) error {
 		return err
 	}
 	rowsRange := ur.Range1D(uint64(rows * kernels.Group)).WithLocal(kernels.Group)
-	layerNorm := func(d, bias, w, b array, add int) error {
+	layerNorm := func(d, bias, w, b array, add bool) error {
 		return kernels.LaunchLayerNorm(k.layerNorm, q, rowsRange, x, d.slice(), bias.slice(), w.slice(), b.slice(), ln, C, add, c.Eps)
 	}
 	l0 := &m.layers[0]
-	if err := layerNorm(s.x, l0.ln1B, l0.ln1W, l0.ln1B, 0); err != nil {
+	if err := layerNorm(s.x, l0.ln1B, l0.ln1W, l0.ln1B, false); err != nil {
 		return err
 	}
 	for i := range m.layers {
@@ -186,7 +186,7 @@ func (s *State) Forward(ids []int32) error {
 		if err := s.matMul(s.y, l.projW, s.tmp, rows, C, C); err != nil {
 			return err
 		}
-		if err := layerNorm(s.tmp, l.projB, l.ln2W, l.ln2B, 1); err != nil {
+		if err := layerNorm(s.tmp, l.projB, l.ln2W, l.ln2B, true); err != nil {
 			return err
 		}
 		// The MLP.
@@ -203,7 +203,7 @@ func (s *State) Forward(ids []int32) error {
 		if i+1 < len(m.layers) {
 			nextW, nextB = m.layers[i+1].ln1W, m.layers[i+1].ln1B
 		}
-		if err := layerNorm(s.tmp, l.fcProjB, nextW, nextB, 1); err != nil {
+		if err := layerNorm(s.tmp, l.fcProjB, nextW, nextB, true); err != nil {
 			return err
 		}
 	}

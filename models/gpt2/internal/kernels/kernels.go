@@ -25,20 +25,20 @@ func Embed(it kern.Item, ids []int32, wte, wpe, x []float32, c, t, pos0 int) {
 }
 
 // LayerNorm normalises each row of x (c columns) into y, scaled by w and
-// shifted by b. With add 1, it first adds the row of d and the bias to x
+// shifted by b. With add, it first adds the row of d and the bias to x
 // in place (the residual connection: x += d + bias), so that a layer's
 // projection, its residual and the next layer norm are one kernel. One
 // work-group of Group work-items a row; the mean and variance are two
 // reductions in shared memory (two passes over a row that stays in
 // cache, for the accuracy of a residual stream with large values).
-func LayerNorm(it kern.Item, x, d, bias, w, b, y []float32, c, add int, eps float32) {
+func LayerNorm(it kern.Item, x, d, bias, w, b, y []float32, c int, add bool, eps float32) {
 	tile := kern.Shared[float32](it, Group)
 	l := it.LocalID(0)
 	base := it.GroupID(0) * c
 	var s float32
 	for j := l; j < c; j += Group {
 		v := x[base+j]
-		if add != 0 {
+		if add {
 			v += d[base+j] + bias[j]
 			x[base+j] = v
 		}

@@ -10,13 +10,13 @@ import (
 
 // Module is the kernels of kernels.go, compiled.
 var Module = &gokernel.Module{
-	Hash:         "c6f2f02efe283cbb9cfbfc2a27325f05286b2de85d34260c78786dd67afd3bb9",
+	Hash:         "06adbb121aecd0e72cd4447743de6ee3da83cb95560668d3eaad5a0fc96fedd5",
 	FP64:         false,
 	Int64Atomics: false,
 	Kernels: []gokernel.KernelInfo{
 		{Name: "BiasGELU", Params: []gokernel.Param{{Name: "h", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "bias", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "n", Slice: false, Type: dtype.Int64, Go: "int"}}},
 		{Name: "Embed", Params: []gokernel.Param{{Name: "ids", Slice: true, Type: dtype.Int32, Go: "int32"}, {Name: "wte", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "wpe", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "pos0", Slice: false, Type: dtype.Int64, Go: "int"}}},
-		{Name: "LayerNorm", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "d", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "bias", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "w", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "b", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "add", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "eps", Slice: false, Type: dtype.Float32, Go: "float32"}}},
+		{Name: "LayerNorm", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "d", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "bias", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "w", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "b", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "add", Slice: false, Type: dtype.Uint8, Go: "bool"}, {Name: "eps", Slice: false, Type: dtype.Float32, Go: "float32"}}},
 		{Name: "Softmax", Params: []gokernel.Param{{Name: "att", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "l", Slice: false, Type: dtype.Int64, Go: "int"}}},
 		{Name: "SplitQKV", Params: []gokernel.Param{{Name: "qkv", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "bias", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "kc", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "vc", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "heads", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "lmax", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "pos0", Slice: false, Type: dtype.Int64, Go: "int"}}},
 	},
@@ -51,7 +51,8 @@ __kernel void Embed(__global int* ids, long ids_len, __global float* wte, long w
 	long j = gok_t2;
 	x[i] = (wte[((long)((ulong)(((long)((ulong)(((long)(ids[r]))) * (ulong)(c)))) + (ulong)(j)))] + wpe[((long)((ulong)(((long)((ulong)((((long)((ulong)(pos0) + (ulong)((r % t)))))) * (ulong)(c)))) + (ulong)(j)))]);
 }
-__kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d_len, __global float* bias, long bias_len, __global float* w, long w_len, __global float* b, long b_len, __global float* y, long y_len, long c, long add, float eps) {
+__kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d_len, __global float* bias, long bias_len, __global float* w, long w_len, __global float* b, long b_len, __global float* y, long y_len, long c, uchar add_arg, float eps) {
+	bool add = add_arg != 0;
 	__local float tile[256];
 	long l = ((long)get_local_id(0));
 	long base = ((long)((ulong)(((long)get_group_id(0))) * (ulong)(c)));
@@ -60,7 +61,7 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 	long j = l;
 	for (; (j < c); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
 		float v = x[((long)((ulong)(base) + (ulong)(j)))];
-		if (add != ((long)0LL)) {
+		if (add) {
 			v = (v + (d[((long)((ulong)(base) + (ulong)(j)))] + bias[j]));
 			x[((long)((ulong)(base) + (ulong)(j)))] = v;
 		}
@@ -217,7 +218,8 @@ extern "C" __global__ void Embed(int* ids, long long ids_len, float* wte, long l
 	long long j = gok_t10;
 	x[i] = (wte[((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)(ids[r]))) * (unsigned long long)(c)))) + (unsigned long long)(j)))] + wpe[((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(pos0) + (unsigned long long)((r % t)))))) * (unsigned long long)(c)))) + (unsigned long long)(j)))]);
 }
-extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long long d_len, float* bias, long long bias_len, float* w, long long w_len, float* b, long long b_len, float* y, long long y_len, long long c, long long add, float eps) {
+extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long long d_len, float* bias, long long bias_len, float* w, long long w_len, float* b, long long b_len, float* y, long long y_len, long long c, unsigned char add_arg, float eps) {
+	bool add = add_arg != 0;
 	__shared__ float tile[256];
 	long long l = GOK_LID(0);
 	long long base = ((long long)((unsigned long long)(GOK_GRP(0)) * (unsigned long long)(c)));
@@ -226,7 +228,7 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 	long long j = l;
 	for (; (j < c); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
 		float v = x[((long long)((unsigned long long)(base) + (unsigned long long)(j)))];
-		if (add != ((long long)0LL)) {
+		if (add) {
 			v = (v + (d[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] + bias[j]));
 			x[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] = v;
 		}
@@ -442,7 +444,8 @@ __kernel void Embed(__global int* ids, long ids_len, __global float* wte, long w
 	long j = gok_t18;
 	x[gok_chk(i, x_len, 7, gok_err)] = (wte[gok_chk(((long)((ulong)(((long)((ulong)(((long)(ids[gok_chk(r, ids_len, 4, gok_err)]))) * (ulong)(c)))) + (ulong)(j))), wte_len, 5, gok_err)] + wpe[gok_chk(((long)((ulong)(((long)((ulong)((((long)((ulong)(pos0) + (ulong)((r % t)))))) * (ulong)(c)))) + (ulong)(j))), wpe_len, 6, gok_err)]);
 }
-__kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d_len, __global float* bias, long bias_len, __global float* w, long w_len, __global float* b, long b_len, __global float* y, long y_len, long c, long add, float eps, __global long* gok_err) {
+__kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d_len, __global float* bias, long bias_len, __global float* w, long w_len, __global float* b, long b_len, __global float* y, long y_len, long c, uchar add_arg, float eps, __global long* gok_err) {
+	bool add = add_arg != 0;
 	__local float tile[256];
 	long l = ((long)get_local_id(0));
 	long base = ((long)((ulong)(((long)get_group_id(0))) * (ulong)(c)));
@@ -451,7 +454,7 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 	long j = l;
 	for (; (j < c); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
 		float v = x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 8, gok_err)];
-		if (add != ((long)0LL)) {
+		if (add) {
 			v = (v + (d[gok_chk(((long)((ulong)(base) + (ulong)(j))), d_len, 9, gok_err)] + bias[gok_chk(j, bias_len, 10, gok_err)]));
 			x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 11, gok_err)] = v;
 		}
@@ -614,7 +617,8 @@ extern "C" __global__ void Embed(int* ids, long long ids_len, float* wte, long l
 	long long j = gok_t26;
 	x[gok_chk(i, x_len, 7, gok_err)] = (wte[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)(ids[gok_chk(r, ids_len, 4, gok_err)]))) * (unsigned long long)(c)))) + (unsigned long long)(j))), wte_len, 5, gok_err)] + wpe[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(pos0) + (unsigned long long)((r % t)))))) * (unsigned long long)(c)))) + (unsigned long long)(j))), wpe_len, 6, gok_err)]);
 }
-extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long long d_len, float* bias, long long bias_len, float* w, long long w_len, float* b, long long b_len, float* y, long long y_len, long long c, long long add, float eps, long long* gok_err) {
+extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long long d_len, float* bias, long long bias_len, float* w, long long w_len, float* b, long long b_len, float* y, long long y_len, long long c, unsigned char add_arg, float eps, long long* gok_err) {
+	bool add = add_arg != 0;
 	__shared__ float tile[256];
 	long long l = GOK_LID(0);
 	long long base = ((long long)((unsigned long long)(GOK_GRP(0)) * (unsigned long long)(c)));
@@ -623,7 +627,7 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 	long long j = l;
 	for (; (j < c); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
 		float v = x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 8, gok_err)];
-		if (add != ((long long)0LL)) {
+		if (add) {
 			v = (v + (d[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), d_len, 9, gok_err)] + bias[gok_chk(j, bias_len, 10, gok_err)]));
 			x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 11, gok_err)] = v;
 		}
@@ -772,11 +776,11 @@ func LaunchEmbed(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, ids gokernel.Sli
 }
 
 // LaunchLayerNorm launches kernel LayerNorm (k, from Module.Kernel) over r on q.
-func LaunchLayerNorm(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, x gokernel.Slice[float32], d gokernel.Slice[float32], bias gokernel.Slice[float32], w gokernel.Slice[float32], b gokernel.Slice[float32], y gokernel.Slice[float32], c int, add int, eps float32) error {
+func LaunchLayerNorm(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, x gokernel.Slice[float32], d gokernel.Slice[float32], bias gokernel.Slice[float32], w gokernel.Slice[float32], b gokernel.Slice[float32], y gokernel.Slice[float32], c int, add bool, eps float32) error {
 	if err := gokernel.CheckKernel(k, "LayerNorm"); err != nil {
 		return err
 	}
-	return k.Launch(q, r, x.Arg(), d.Arg(), bias.Arg(), w.Arg(), b.Arg(), y.Arg(), gokernel.Value(c), gokernel.Value(add), gokernel.Value(eps))
+	return k.Launch(q, r, x.Arg(), d.Arg(), bias.Arg(), w.Arg(), b.Arg(), y.Arg(), gokernel.Value(c), gokernel.Bool(add), gokernel.Value(eps))
 }
 
 // LaunchSoftmax launches kernel Softmax (k, from Module.Kernel) over r on q.
