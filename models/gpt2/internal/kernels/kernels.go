@@ -106,18 +106,34 @@ func SplitQKV(it kern.Item, qkv, bias, kc, vc []float32, c, t, heads, lmax, pos0
 	vc[at] = qkv[row+2*c+j] + bias[2*c+j]
 }
 
+// rowRegs is the scores each work-item of Softmax keeps in registers:
+// rows of up to Group*rowRegs positions are read once and written once.
+const rowRegs = 4
+
+// lowest is the least float32, the score of a position not attended to.
+const lowest float32 = -3.4028234663852886e38
+
 // Softmax turns each row of scores (l columns: one query's scores
 // against positions 0 to l-1) into attention weights, causally: the
 // query of row r is at position l-t+r%t and sees positions up to its
-// own; the later ones get weight 0. One work-group a row.
+// own; the later ones get weight 0. One work-group a row; each work-item
+// holds rowRegs of the row's scores in registers and re-reads the rest
+// (rows longer than Group*rowRegs), so that a short row is read once.
 func Softmax(it kern.Item, att []float32, t, l int) {
 	tile := kern.Shared[float32](it, Group)
 	lid := it.LocalID(0)
-	row := it.GroupID(0)
-	base := row * l
-	valid := l - t + row%t + 1
-	m := float32(-3.0e38)
-	for j := lid; j < valid; j += Group {
+	base := it.GroupID(0) * l
+	valid := l - t + it.GroupID(0)%t + 1
+	var v [rowRegs]float32
+	m := lowest
+	for k := range rowRegs {
+		v[k] = lowest
+		if j := lid + k*Group; j < valid {
+			v[k] = att[base+j]
+		}
+		m = max(m, v[k])
+	}
+	for j := lid + rowRegs*Group; j < valid; j += Group {
 		m = max(m, att[base+j])
 	}
 	tile[lid] = m
@@ -131,7 +147,11 @@ func Softmax(it kern.Item, att []float32, t, l int) {
 	m = tile[0]
 	it.Barrier()
 	var s float32
-	for j := lid; j < valid; j += Group {
+	for k := range rowRegs {
+		v[k] = kern.Exp(v[k] - m) // 0 past the query's position
+		s += v[k]
+	}
+	for j := lid + rowRegs*Group; j < valid; j += Group {
 		e := kern.Exp(att[base+j] - m)
 		att[base+j] = e
 		s += e
@@ -145,7 +165,12 @@ func Softmax(it kern.Item, att []float32, t, l int) {
 		it.Barrier()
 	}
 	inv := 1 / tile[0]
-	for j := lid; j < l; j += Group {
+	for k := range rowRegs {
+		if j := lid + k*Group; j < l {
+			att[base+j] = v[k] * inv
+		}
+	}
+	for j := lid + rowRegs*Group; j < l; j += Group {
 		if j < valid {
 			att[base+j] *= inv
 		} else {

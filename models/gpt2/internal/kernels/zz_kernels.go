@@ -10,7 +10,7 @@ import (
 
 // Module is the kernels of kernels.go, compiled.
 var Module = &gokernel.Module{
-	Hash:         "06adbb121aecd0e72cd4447743de6ee3da83cb95560668d3eaad5a0fc96fedd5",
+	Hash:         "2bffc0573da722a79e58520c0c40593df2ed69b63d76ea9c3ba5f53e936266da",
 	FP64:         false,
 	Int64Atomics: false,
 	Kernels: []gokernel.KernelInfo{
@@ -111,12 +111,25 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 __kernel void Softmax(__global float* att, long att_len, long t, long l) {
 	__local float tile[256];
 	long lid = ((long)get_local_id(0));
-	long row = ((long)get_group_id(0));
-	long base = ((long)((ulong)(row) * (ulong)(l)));
-	long valid = ((long)((ulong)(((long)((ulong)(((long)((ulong)(l) - (ulong)(t)))) + (ulong)((row % t))))) + (ulong)(((long)1LL))));
-	float m = -3e+38f;
+	long base = ((long)((ulong)(((long)get_group_id(0))) * (ulong)(l)));
+	long valid = ((long)((ulong)(((long)((ulong)(((long)((ulong)(l) - (ulong)(t)))) + (ulong)((((long)get_group_id(0)) % t))))) + (ulong)(((long)1LL))));
+	float v[4] = {0};
+	float m = -3.4028235e+38f;
 	{
-	long j = lid;
+	long gok_n = ((long)4LL);
+	for (long k = 0; k < gok_n; k++) {
+		v[k] = -3.4028235e+38f;
+		{
+		long j = ((long)((ulong)(lid) + (ulong)(((long)((ulong)(k) * (ulong)(((long)256LL)))))));
+		if (j < valid) {
+			v[k] = att[((long)((ulong)(base) + (ulong)(j)))];
+		}
+		}
+		m = gok_max_float(m, v[k]);
+	}
+	}
+	{
+	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
 	for (; (j < valid); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
 		m = gok_max_float(m, att[((long)((ulong)(base) + (ulong)(j)))]);
 	}
@@ -136,7 +149,14 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l) {
 	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	float s = 0;
 	{
-	long j = lid;
+	long gok_n = ((long)4LL);
+	for (long k = 0; k < gok_n; k++) {
+		v[k] = exp((v[k] - m));
+		s = (s + v[k]);
+	}
+	}
+	{
+	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
 	for (; (j < valid); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
 		float e = exp((att[((long)((ulong)(base) + (ulong)(j)))] - m));
 		att[((long)((ulong)(base) + (ulong)(j)))] = e;
@@ -156,7 +176,18 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l) {
 	}
 	float inv = (1.0f / tile[((long)0LL)]);
 	{
-	long j = lid;
+	long gok_n = ((long)4LL);
+	for (long k = 0; k < gok_n; k++) {
+		{
+		long j = ((long)((ulong)(lid) + (ulong)(((long)((ulong)(k) * (ulong)(((long)256LL)))))));
+		if (j < l) {
+			att[((long)((ulong)(base) + (ulong)(j)))] = (v[k] * inv);
+		}
+		}
+	}
+	}
+	{
+	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
 	for (; (j < l); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
 		if (j < valid) {
 			att[((long)((ulong)(base) + (ulong)(j)))] = (att[((long)((ulong)(base) + (ulong)(j)))] * inv);
@@ -278,12 +309,25 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 extern "C" __global__ void Softmax(float* att, long long att_len, long long t, long long l) {
 	__shared__ float tile[256];
 	long long lid = GOK_LID(0);
-	long long row = GOK_GRP(0);
-	long long base = ((long long)((unsigned long long)(row) * (unsigned long long)(l)));
-	long long valid = ((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)((unsigned long long)(l) - (unsigned long long)(t)))) + (unsigned long long)((row % t))))) + (unsigned long long)(((long long)1LL))));
-	float m = -3e+38f;
+	long long base = ((long long)((unsigned long long)(GOK_GRP(0)) * (unsigned long long)(l)));
+	long long valid = ((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)((unsigned long long)(l) - (unsigned long long)(t)))) + (unsigned long long)((GOK_GRP(0) % t))))) + (unsigned long long)(((long long)1LL))));
+	float v[4] = {0};
+	float m = -3.4028235e+38f;
 	{
-	long long j = lid;
+	long long gok_n = ((long long)4LL);
+	for (long long k = 0; k < gok_n; k++) {
+		v[k] = -3.4028235e+38f;
+		{
+		long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)((unsigned long long)(k) * (unsigned long long)(((long long)256LL)))))));
+		if (j < valid) {
+			v[k] = att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))];
+		}
+		}
+		m = gok_max_float(m, v[k]);
+	}
+	}
+	{
+	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
 	for (; (j < valid); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
 		m = gok_max_float(m, att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))]);
 	}
@@ -303,7 +347,14 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	__syncthreads();
 	float s = 0;
 	{
-	long long j = lid;
+	long long gok_n = ((long long)4LL);
+	for (long long k = 0; k < gok_n; k++) {
+		v[k] = expf((v[k] - m));
+		s = (s + v[k]);
+	}
+	}
+	{
+	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
 	for (; (j < valid); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
 		float e = expf((att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] - m));
 		att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] = e;
@@ -323,7 +374,18 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	}
 	float inv = (1.0f / tile[((long long)0LL)]);
 	{
-	long long j = lid;
+	long long gok_n = ((long long)4LL);
+	for (long long k = 0; k < gok_n; k++) {
+		{
+		long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)((unsigned long long)(k) * (unsigned long long)(((long long)256LL)))))));
+		if (j < l) {
+			att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] = (v[k] * inv);
+		}
+		}
+	}
+	}
+	{
+	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
 	for (; (j < l); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
 		if (j < valid) {
 			att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] = (att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] * inv);
@@ -383,20 +445,29 @@ extern "C" __global__ void SplitQKV(float* qkv, long long qkv_len, float* bias, 
 		"kernels.go:72:36",
 		"kernels.go:72:43",
 		"kernels.go:72:3",
-		"kernels.go:121:14",
-		"kernels.go:123:2",
-		"kernels.go:127:20",
-		"kernels.go:127:31",
-		"kernels.go:127:4",
-		"kernels.go:131:6",
-		"kernels.go:135:17",
-		"kernels.go:136:3",
+		"kernels.go:130:3",
+		"kernels.go:132:11",
+		"kernels.go:132:4",
+		"kernels.go:134:14",
+		"kernels.go:137:14",
 		"kernels.go:139:2",
-		"kernels.go:143:17",
+		"kernels.go:143:20",
+		"kernels.go:143:31",
 		"kernels.go:143:4",
-		"kernels.go:147:13",
-		"kernels.go:150:4",
-		"kernels.go:152:4",
+		"kernels.go:147:6",
+		"kernels.go:151:19",
+		"kernels.go:151:3",
+		"kernels.go:152:8",
+		"kernels.go:155:17",
+		"kernels.go:156:3",
+		"kernels.go:159:2",
+		"kernels.go:163:17",
+		"kernels.go:163:4",
+		"kernels.go:167:13",
+		"kernels.go:170:18",
+		"kernels.go:170:4",
+		"kernels.go:175:4",
+		"kernels.go:177:4",
 		"kernels.go:103:16",
 		"kernels.go:103:2",
 		"kernels.go:105:11",
@@ -504,57 +575,88 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 __kernel void Softmax(__global float* att, long att_len, long t, long l, __global long* gok_err) {
 	__local float tile[256];
 	long lid = ((long)get_local_id(0));
-	long row = ((long)get_group_id(0));
-	long base = ((long)((ulong)(row) * (ulong)(l)));
-	long valid = ((long)((ulong)(((long)((ulong)(((long)((ulong)(l) - (ulong)(t)))) + (ulong)((row % t))))) + (ulong)(((long)1LL))));
-	float m = -3e+38f;
+	long base = ((long)((ulong)(((long)get_group_id(0))) * (ulong)(l)));
+	long valid = ((long)((ulong)(((long)((ulong)(((long)((ulong)(l) - (ulong)(t)))) + (ulong)((((long)get_group_id(0)) % t))))) + (ulong)(((long)1LL))));
+	float v[4] = {0};
+	float m = -3.4028235e+38f;
 	{
-	long j = lid;
+	long gok_n = ((long)4LL);
+	for (long k = 0; k < gok_n; k++) {
+		v[gok_chk(k, 4, 25, gok_err)] = -3.4028235e+38f;
+		{
+		long j = ((long)((ulong)(lid) + (ulong)(((long)((ulong)(k) * (ulong)(((long)256LL)))))));
+		if (j < valid) {
+			v[gok_chk(k, 4, 27, gok_err)] = att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 26, gok_err)];
+		}
+		}
+		m = gok_max_float(m, v[gok_chk(k, 4, 28, gok_err)]);
+	}
+	}
+	{
+	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
 	for (; (j < valid); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
-		m = gok_max_float(m, att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 25, gok_err)]);
+		m = gok_max_float(m, att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 29, gok_err)]);
 	}
 	}
-	tile[gok_chk(lid, 256, 26, gok_err)] = m;
+	tile[gok_chk(lid, 256, 30, gok_err)] = m;
 	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	{
 	long st = ((long)128LL);
 	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
 		if (lid < st) {
-			tile[gok_chk(lid, 256, 29, gok_err)] = gok_max_float(tile[gok_chk(lid, 256, 27, gok_err)], tile[gok_chk(((long)((ulong)(lid) + (ulong)(st))), 256, 28, gok_err)]);
+			tile[gok_chk(lid, 256, 33, gok_err)] = gok_max_float(tile[gok_chk(lid, 256, 31, gok_err)], tile[gok_chk(((long)((ulong)(lid) + (ulong)(st))), 256, 32, gok_err)]);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	}
 	}
-	m = tile[gok_chk(((long)0LL), 256, 30, gok_err)];
+	m = tile[gok_chk(((long)0LL), 256, 34, gok_err)];
 	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	float s = 0;
 	{
-	long j = lid;
+	long gok_n = ((long)4LL);
+	for (long k = 0; k < gok_n; k++) {
+		v[gok_chk(k, 4, 36, gok_err)] = exp((v[gok_chk(k, 4, 35, gok_err)] - m));
+		s = (s + v[gok_chk(k, 4, 37, gok_err)]);
+	}
+	}
+	{
+	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
 	for (; (j < valid); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
-		float e = exp((att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 31, gok_err)] - m));
-		att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 32, gok_err)] = e;
+		float e = exp((att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 38, gok_err)] - m));
+		att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 39, gok_err)] = e;
 		s = (s + e);
 	}
 	}
-	tile[gok_chk(lid, 256, 33, gok_err)] = s;
+	tile[gok_chk(lid, 256, 40, gok_err)] = s;
 	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	{
 	long st = ((long)128LL);
 	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
 		if (lid < st) {
-			tile[gok_chk(lid, 256, 35, gok_err)] = (tile[gok_chk(lid, 256, 35, gok_err)] + tile[gok_chk(((long)((ulong)(lid) + (ulong)(st))), 256, 34, gok_err)]);
+			tile[gok_chk(lid, 256, 42, gok_err)] = (tile[gok_chk(lid, 256, 42, gok_err)] + tile[gok_chk(((long)((ulong)(lid) + (ulong)(st))), 256, 41, gok_err)]);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	}
 	}
-	float inv = (1.0f / tile[gok_chk(((long)0LL), 256, 36, gok_err)]);
+	float inv = (1.0f / tile[gok_chk(((long)0LL), 256, 43, gok_err)]);
 	{
-	long j = lid;
+	long gok_n = ((long)4LL);
+	for (long k = 0; k < gok_n; k++) {
+		{
+		long j = ((long)((ulong)(lid) + (ulong)(((long)((ulong)(k) * (ulong)(((long)256LL)))))));
+		if (j < l) {
+			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 45, gok_err)] = (v[gok_chk(k, 4, 44, gok_err)] * inv);
+		}
+		}
+	}
+	}
+	{
+	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
 	for (; (j < l); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
 		if (j < valid) {
-			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 37, gok_err)] = (att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 37, gok_err)] * inv);
+			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 46, gok_err)] = (att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 46, gok_err)] * inv);
 		} else {
-			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 38, gok_err)] = 0.0f;
+			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 47, gok_err)] = 0.0f;
 		}
 	}
 	}
@@ -578,10 +680,10 @@ __kernel void SplitQKV(__global float* qkv, long qkv_len, __global float* bias, 
 	long h = gok_t23;
 	long e = gok_t24;
 	long row = ((long)((ulong)(((long)((ulong)(r) * (ulong)(((long)3LL))))) * (ulong)(c)));
-	qkv[gok_chk(((long)((ulong)(row) + (ulong)(j))), qkv_len, 40, gok_err)] = (qkv[gok_chk(((long)((ulong)(row) + (ulong)(j))), qkv_len, 40, gok_err)] + bias[gok_chk(j, bias_len, 39, gok_err)]);
+	qkv[gok_chk(((long)((ulong)(row) + (ulong)(j))), qkv_len, 49, gok_err)] = (qkv[gok_chk(((long)((ulong)(row) + (ulong)(j))), qkv_len, 49, gok_err)] + bias[gok_chk(j, bias_len, 48, gok_err)]);
 	long at = ((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(seq) * (ulong)(heads)))) + (ulong)(h))))) * (ulong)(lmax)))) + (ulong)(pos0)))) + (ulong)(tok))))) * (ulong)(hd)))) + (ulong)(e)));
-	kc[gok_chk(at, kc_len, 43, gok_err)] = (qkv[gok_chk(((long)((ulong)(((long)((ulong)(row) + (ulong)(c)))) + (ulong)(j))), qkv_len, 41, gok_err)] + bias[gok_chk(((long)((ulong)(c) + (ulong)(j))), bias_len, 42, gok_err)]);
-	vc[gok_chk(at, vc_len, 46, gok_err)] = (qkv[gok_chk(((long)((ulong)(((long)((ulong)(row) + (ulong)(((long)((ulong)(((long)2LL)) * (ulong)(c))))))) + (ulong)(j))), qkv_len, 44, gok_err)] + bias[gok_chk(((long)((ulong)(((long)((ulong)(((long)2LL)) * (ulong)(c)))) + (ulong)(j))), bias_len, 45, gok_err)]);
+	kc[gok_chk(at, kc_len, 52, gok_err)] = (qkv[gok_chk(((long)((ulong)(((long)((ulong)(row) + (ulong)(c)))) + (ulong)(j))), qkv_len, 50, gok_err)] + bias[gok_chk(((long)((ulong)(c) + (ulong)(j))), bias_len, 51, gok_err)]);
+	vc[gok_chk(at, vc_len, 55, gok_err)] = (qkv[gok_chk(((long)((ulong)(((long)((ulong)(row) + (ulong)(((long)((ulong)(((long)2LL)) * (ulong)(c))))))) + (ulong)(j))), qkv_len, 53, gok_err)] + bias[gok_chk(((long)((ulong)(((long)((ulong)(((long)2LL)) * (ulong)(c)))) + (ulong)(j))), bias_len, 54, gok_err)]);
 }
 `,
 	DebugCUDA: `// Generated by gokernel from Go source; do not edit.
@@ -677,57 +779,88 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 extern "C" __global__ void Softmax(float* att, long long att_len, long long t, long long l, long long* gok_err) {
 	__shared__ float tile[256];
 	long long lid = GOK_LID(0);
-	long long row = GOK_GRP(0);
-	long long base = ((long long)((unsigned long long)(row) * (unsigned long long)(l)));
-	long long valid = ((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)((unsigned long long)(l) - (unsigned long long)(t)))) + (unsigned long long)((row % t))))) + (unsigned long long)(((long long)1LL))));
-	float m = -3e+38f;
+	long long base = ((long long)((unsigned long long)(GOK_GRP(0)) * (unsigned long long)(l)));
+	long long valid = ((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)((unsigned long long)(l) - (unsigned long long)(t)))) + (unsigned long long)((GOK_GRP(0) % t))))) + (unsigned long long)(((long long)1LL))));
+	float v[4] = {0};
+	float m = -3.4028235e+38f;
 	{
-	long long j = lid;
+	long long gok_n = ((long long)4LL);
+	for (long long k = 0; k < gok_n; k++) {
+		v[gok_chk(k, 4, 25, gok_err)] = -3.4028235e+38f;
+		{
+		long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)((unsigned long long)(k) * (unsigned long long)(((long long)256LL)))))));
+		if (j < valid) {
+			v[gok_chk(k, 4, 27, gok_err)] = att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 26, gok_err)];
+		}
+		}
+		m = gok_max_float(m, v[gok_chk(k, 4, 28, gok_err)]);
+	}
+	}
+	{
+	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
 	for (; (j < valid); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
-		m = gok_max_float(m, att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 25, gok_err)]);
+		m = gok_max_float(m, att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 29, gok_err)]);
 	}
 	}
-	tile[gok_chk(lid, 256, 26, gok_err)] = m;
+	tile[gok_chk(lid, 256, 30, gok_err)] = m;
 	__syncthreads();
 	{
 	long long st = ((long long)128LL);
 	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
 		if (lid < st) {
-			tile[gok_chk(lid, 256, 29, gok_err)] = gok_max_float(tile[gok_chk(lid, 256, 27, gok_err)], tile[gok_chk(((long long)((unsigned long long)(lid) + (unsigned long long)(st))), 256, 28, gok_err)]);
+			tile[gok_chk(lid, 256, 33, gok_err)] = gok_max_float(tile[gok_chk(lid, 256, 31, gok_err)], tile[gok_chk(((long long)((unsigned long long)(lid) + (unsigned long long)(st))), 256, 32, gok_err)]);
 		}
 		__syncthreads();
 	}
 	}
-	m = tile[gok_chk(((long long)0LL), 256, 30, gok_err)];
+	m = tile[gok_chk(((long long)0LL), 256, 34, gok_err)];
 	__syncthreads();
 	float s = 0;
 	{
-	long long j = lid;
+	long long gok_n = ((long long)4LL);
+	for (long long k = 0; k < gok_n; k++) {
+		v[gok_chk(k, 4, 36, gok_err)] = expf((v[gok_chk(k, 4, 35, gok_err)] - m));
+		s = (s + v[gok_chk(k, 4, 37, gok_err)]);
+	}
+	}
+	{
+	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
 	for (; (j < valid); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
-		float e = expf((att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 31, gok_err)] - m));
-		att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 32, gok_err)] = e;
+		float e = expf((att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 38, gok_err)] - m));
+		att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 39, gok_err)] = e;
 		s = (s + e);
 	}
 	}
-	tile[gok_chk(lid, 256, 33, gok_err)] = s;
+	tile[gok_chk(lid, 256, 40, gok_err)] = s;
 	__syncthreads();
 	{
 	long long st = ((long long)128LL);
 	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
 		if (lid < st) {
-			tile[gok_chk(lid, 256, 35, gok_err)] = (tile[gok_chk(lid, 256, 35, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(lid) + (unsigned long long)(st))), 256, 34, gok_err)]);
+			tile[gok_chk(lid, 256, 42, gok_err)] = (tile[gok_chk(lid, 256, 42, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(lid) + (unsigned long long)(st))), 256, 41, gok_err)]);
 		}
 		__syncthreads();
 	}
 	}
-	float inv = (1.0f / tile[gok_chk(((long long)0LL), 256, 36, gok_err)]);
+	float inv = (1.0f / tile[gok_chk(((long long)0LL), 256, 43, gok_err)]);
 	{
-	long long j = lid;
+	long long gok_n = ((long long)4LL);
+	for (long long k = 0; k < gok_n; k++) {
+		{
+		long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)((unsigned long long)(k) * (unsigned long long)(((long long)256LL)))))));
+		if (j < l) {
+			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 45, gok_err)] = (v[gok_chk(k, 4, 44, gok_err)] * inv);
+		}
+		}
+	}
+	}
+	{
+	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
 	for (; (j < l); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
 		if (j < valid) {
-			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 37, gok_err)] = (att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 37, gok_err)] * inv);
+			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 46, gok_err)] = (att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 46, gok_err)] * inv);
 		} else {
-			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 38, gok_err)] = 0.0f;
+			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 47, gok_err)] = 0.0f;
 		}
 	}
 	}
@@ -751,10 +884,10 @@ extern "C" __global__ void SplitQKV(float* qkv, long long qkv_len, float* bias, 
 	long long h = gok_t31;
 	long long e = gok_t32;
 	long long row = ((long long)((unsigned long long)(((long long)((unsigned long long)(r) * (unsigned long long)(((long long)3LL))))) * (unsigned long long)(c)));
-	qkv[gok_chk(((long long)((unsigned long long)(row) + (unsigned long long)(j))), qkv_len, 40, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(row) + (unsigned long long)(j))), qkv_len, 40, gok_err)] + bias[gok_chk(j, bias_len, 39, gok_err)]);
+	qkv[gok_chk(((long long)((unsigned long long)(row) + (unsigned long long)(j))), qkv_len, 49, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(row) + (unsigned long long)(j))), qkv_len, 49, gok_err)] + bias[gok_chk(j, bias_len, 48, gok_err)]);
 	long long at = ((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(seq) * (unsigned long long)(heads)))) + (unsigned long long)(h))))) * (unsigned long long)(lmax)))) + (unsigned long long)(pos0)))) + (unsigned long long)(tok))))) * (unsigned long long)(hd)))) + (unsigned long long)(e)));
-	kc[gok_chk(at, kc_len, 43, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(row) + (unsigned long long)(c)))) + (unsigned long long)(j))), qkv_len, 41, gok_err)] + bias[gok_chk(((long long)((unsigned long long)(c) + (unsigned long long)(j))), bias_len, 42, gok_err)]);
-	vc[gok_chk(at, vc_len, 46, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(row) + (unsigned long long)(((long long)((unsigned long long)(((long long)2LL)) * (unsigned long long)(c))))))) + (unsigned long long)(j))), qkv_len, 44, gok_err)] + bias[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)2LL)) * (unsigned long long)(c)))) + (unsigned long long)(j))), bias_len, 45, gok_err)]);
+	kc[gok_chk(at, kc_len, 52, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(row) + (unsigned long long)(c)))) + (unsigned long long)(j))), qkv_len, 50, gok_err)] + bias[gok_chk(((long long)((unsigned long long)(c) + (unsigned long long)(j))), bias_len, 51, gok_err)]);
+	vc[gok_chk(at, vc_len, 55, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(row) + (unsigned long long)(((long long)((unsigned long long)(((long long)2LL)) * (unsigned long long)(c))))))) + (unsigned long long)(j))), qkv_len, 53, gok_err)] + bias[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)2LL)) * (unsigned long long)(c)))) + (unsigned long long)(j))), bias_len, 54, gok_err)]);
 }
 `,
 }
