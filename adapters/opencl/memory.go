@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gour-dev/gour/adapters/opencl/internal/cl"
 	"github.com/gour-dev/gour/ur/driver"
@@ -16,6 +17,10 @@ const (
 	viaIntelUSM = "cl_intel_unified_shared_memory"
 	viaSVM      = "svm"
 )
+
+// svmAllocTries is how many times a NULL from clSVMAlloc is tried again
+// before it is reported as out of memory.
+const svmAllocTries = 4
 
 // memoryInfo fills the memory model's part of d's info: the base address
 // alignment, host-unified memory and USM support. Intel's extension is
@@ -228,14 +233,27 @@ func (c *context) USMAlloc(kind driver.USMKind, dev driver.Device, size, alignme
 		default:
 			return 0, driver.Errorf(driver.ResultInvalidValue, "USM kind %v", kind)
 		}
-		p := c.a.lib.SVMAlloc(c.handle, flags, uintptr(size), uint32(alignment))
-		real := p
-		if p == 0 && alignment > 1 && size <= math.MaxUint64-alignment {
-			// Drivers may refuse alignments past their largest data type's
-			// (PoCL does): allocate that much more at the default alignment
-			// and align up inside, freeing the real base later.
-			real = c.a.lib.SVMAlloc(c.handle, flags, uintptr(size+alignment-1), 0)
-			p = (real + uintptr(alignment-1)) &^ uintptr(alignment-1)
+		var p, real uintptr
+		for try := range svmAllocTries {
+			if try > 0 {
+				// NVIDIA's clSVMAlloc (driver 580) now and then returns NULL
+				// for a small allocation while other threads make and
+				// release contexts, with memory to spare; a moment later
+				// the same call succeeds. A real shortage fails every try.
+				time.Sleep(time.Duration(try) * time.Millisecond)
+			}
+			p = c.a.lib.SVMAlloc(c.handle, flags, uintptr(size), uint32(alignment))
+			real = p
+			if p == 0 && alignment > 1 && size <= math.MaxUint64-alignment {
+				// Drivers may refuse alignments past their largest data
+				// type's (PoCL does): allocate that much more at the default
+				// alignment and align up inside, freeing the real base later.
+				real = c.a.lib.SVMAlloc(c.handle, flags, uintptr(size+alignment-1), 0)
+				p = (real + uintptr(alignment-1)) &^ uintptr(alignment-1)
+			}
+			if real != 0 {
+				break
+			}
 		}
 		if real == 0 {
 			// clSVMAlloc gives no code: too large, a bad alignment or no
