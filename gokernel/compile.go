@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -187,8 +188,11 @@ type compiler struct {
 	usesFP64 bool
 	// per function
 	shared map[types.Object]int64 // shared arrays of the kernel: their lengths
-	depth  int
-	stack  []*types.Func // the device functions being emitted, outermost first
+	// local are the slice parameters of the device function being
+	// emitted that a caller gave a shared array (work-group memory).
+	local map[types.Object]bool
+	depth int
+	stack []*types.Func // the device functions being emitted, outermost first
 	// debug emits the bounds-checked variant: every slice index checked,
 	// the first failure's site (an index into sites) stored through the
 	// gok_err parameter every function takes.
@@ -357,9 +361,11 @@ func (c *compiler) intType() string { return pick(c.lang == langOpenCL, "long", 
 // deviceFunc emits fn, called from a kernel, once.
 // A generic device function is emitted once per instantiation (its type
 // arguments in its C name), its type parameters substituted while its
-// body is emitted.
-func (c *compiler) deviceFunc(fn *types.Func, at ast.Node, targs []types.Type) error {
-	name := deviceName(fn, targs)
+// body is emitted; likewise once for each set of slice parameters given
+// shared arrays (local: by parameter index), which OpenCL C declares in
+// another address space.
+func (c *compiler) deviceFunc(fn *types.Func, at ast.Node, targs []types.Type, local map[int]bool) error {
+	name := deviceName(fn, targs, local)
 	if c.done[name] {
 		return nil
 	}
@@ -391,6 +397,7 @@ func (c *compiler) deviceFunc(fn *types.Func, at ast.Node, targs []types.Type) e
 		return c.errorf(fd.Name, "device function %s returns %d values: device functions return one number or nothing", fn.Name(), sig.Results().Len())
 	}
 	var params []string
+	locals := map[types.Object]bool{}
 	for i := range sig.Params().Len() {
 		p := sig.Params().At(i)
 		if isItem(p.Type()) {
@@ -402,7 +409,12 @@ func (c *compiler) deviceFunc(fn *types.Func, at ast.Node, targs []types.Type) e
 			if !ok {
 				return c.errorf(fd.Name, "device function %s: parameter %s: slices of %s are not in the subset", fn.Name(), p.Name(), t.Elem())
 			}
-			params = append(params, pick(c.lang == langOpenCL, "__global ", "")+ct+"* "+c.name(p), c.intType()+" "+c.name(p)+"_len")
+			space := "__global "
+			if local[i] {
+				space = "__local "
+				locals[p] = true
+			}
+			params = append(params, pick(c.lang == langOpenCL, space, "")+ct+"* "+c.name(p), c.intType()+" "+c.name(p)+"_len")
 		default:
 			ct, ok := c.cType(c.concrete(p.Type()))
 			if !ok {
@@ -415,12 +427,12 @@ func (c *compiler) deviceFunc(fn *types.Func, at ast.Node, targs []types.Type) e
 		params = append(params, c.errParam())
 	}
 	head := pick(c.lang == langOpenCL, "", "__device__ ") + ret + " " + name + "(" + strings.Join(params, ", ") + ")"
-	savedS, savedD := c.shared, c.depth
-	c.shared, c.depth = map[types.Object]int64{}, 0
+	savedS, savedL, savedD := c.shared, c.local, c.depth
+	c.shared, c.local, c.depth = map[types.Object]int64{}, locals, 0
 	c.stack = append(c.stack, fn)
 	body, err := c.block(fd.Body, false)
 	c.stack = c.stack[:len(c.stack)-1]
-	c.shared, c.depth = savedS, savedD
+	c.shared, c.local, c.depth = savedS, savedL, savedD
 	if err != nil {
 		return err
 	}
@@ -450,13 +462,22 @@ func (c *compiler) checked(at ast.Node, x, i, n string) string {
 // deviceName is fn's name as a device function: apart from the kernels'
 // names, since a function taking a kern.Item is a kernel and may be
 // called as a device function too.
-func deviceName(fn *types.Func, targs []types.Type) string {
+func deviceName(fn *types.Func, targs []types.Type, local map[int]bool) string {
 	name := "gok_f_" + fn.Name()
 	for _, t := range targs {
 		name += "_" + strings.NewReplacer(" ", "_", "[", "", "]", "_", ".", "_").Replace(t.String())
 	}
+	for i := range fn.Type().(*types.Signature).Params().Len() {
+		if local[i] {
+			name += "_l" + strconv.Itoa(i)
+		}
+	}
 	return name
 }
+
+// isShared reports whether o is work-group memory: a shared array of the
+// kernel, or a device function's slice parameter given one.
+func (c *compiler) isShared(o types.Object) bool { return c.shared[o] != 0 || c.local[o] }
 
 // typeOf is e's type, with the type parameters of the generic function
 // being emitted substituted.

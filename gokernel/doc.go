@@ -17,8 +17,8 @@
 //   - Go's constant rules, kept: in float32 code x*0.5 is x*0.5f, never a
 //     double; signed integer arithmetic wraps as Go's does (C computes it
 //     unsigned); / and % truncate as Go's do;
-//   - kern.Shared's work-group memory, Item.Barrier, atomics, and kern's
-//     float32 math.
+//   - kern.Shared's work-group memory (which device functions take as
+//     slice parameters), Item.Barrier, atomics, and kern's float32 math.
 //
 // Everything else — closures, maps, strings, interfaces, goroutines,
 // defer, recursion, allocation, slicing, package variables, a generic

@@ -281,10 +281,8 @@ func (c *compiler) call(e *ast.CallExpr) (string, error) {
 	if slices.Contains(c.stack, fn) {
 		return "", c.errorf(e, "%s calls itself: recursion is not in the kernel subset (devices have no call stack for it)", fn.Name())
 	}
-	if err := c.deviceFunc(fn, e, targs); err != nil {
-		return "", err
-	}
 	var args []string
+	local := map[int]bool{}
 	sig := fn.Type().(*types.Signature)
 	for i, a := range e.Args {
 		if isItem(sig.Params().At(i).Type()) {
@@ -296,18 +294,27 @@ func (c *compiler) call(e *ast.CallExpr) (string, error) {
 		}
 		if _, ok := c.typeOf(a).Underlying().(*types.Slice); ok {
 			id, ok := a.(*ast.Ident)
-			if !ok || c.shared[c.info.Uses[id]] != 0 {
-				return "", c.errorf(a, "a device function takes a slice parameter of the kernel as it is (no shared arrays)")
+			if !ok {
+				return "", c.errorf(a, "a device function takes a slice parameter or shared array as it is (no slicing)")
 			}
-			args = append(args, x, x+"_len")
+			o := c.info.Uses[id]
+			local[i] = c.isShared(o)
+			if n := c.shared[o]; n != 0 {
+				args = append(args, x, strconv.FormatInt(n, 10))
+			} else {
+				args = append(args, x, x+"_len")
+			}
 			continue
 		}
 		args = append(args, x)
 	}
+	if err := c.deviceFunc(fn, e, targs, local); err != nil {
+		return "", err
+	}
 	if c.debug {
 		args = append(args, "gok_err")
 	}
-	return deviceName(fn, targs) + "(" + strings.Join(args, ", ") + ")", nil
+	return deviceName(fn, targs, local) + "(" + strings.Join(args, ", ") + ")", nil
 }
 
 func (c *compiler) builtin(e *ast.CallExpr) (string, error) {
@@ -468,5 +475,5 @@ func (c *compiler) pointsToShared(e ast.Expr) bool {
 		return false
 	}
 	id, ok := ix.X.(*ast.Ident)
-	return ok && c.shared[c.info.Uses[id]] != 0
+	return ok && c.isShared(c.info.Uses[id])
 }

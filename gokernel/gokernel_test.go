@@ -140,6 +140,13 @@ func (in *inputs) runCPU(t *testing.T) {
 	in.y = y
 	in.sums = make([]float32, in.groups)
 	must(t, gokernel.RunCPU(ur.Range1D(n).WithLocal(64), func(it kern.Item) { testkernels.GroupSum(it, in.x, in.sums) }))
+	byCall := make([]float32, in.groups)
+	must(t, gokernel.RunCPU(ur.Range1D(n).WithLocal(64), func(it kern.Item) { testkernels.GroupSumByCall(it, in.x, byCall) }))
+	for g := range byCall {
+		if byCall[g] != in.sums[g] {
+			t.Fatalf("GroupSumByCall[%d] = %v on the CPU, GroupSum's %v", g, byCall[g], in.sums[g])
+		}
+	}
 	in.hist = make([]int32, 16)
 	small := in.small()
 	must(t, gokernel.RunCPU(ur.Range1D(n), func(it kern.Item) { testkernels.Histogram(it, small, in.hist) }))
@@ -282,6 +289,9 @@ func TestDevices(t *testing.T) {
 			gotS := make([]float32, in.groups)
 			read(sums, ur.AsBytes(gotS))
 			checkF32(t, "GroupSum", gotS, in.sums, 1e-4)
+			must(t, k("GroupSumByCall").Launch(q, ur.Range1D(n).WithLocal(64), gokernel.Buffer[float32](x, n), gokernel.Buffer[float32](sums, in.groups)))
+			read(sums, ur.AsBytes(gotS))
+			checkF32(t, "GroupSumByCall", gotS, in.sums, 1e-4)
 
 			vals, counts := buf(ur.AsBytes(in.small())), buf(make([]byte, 4*16))
 			must(t, k("Histogram").Launch(q, ur.Range1D(n), gokernel.Buffer[int32](vals, n), gokernel.Buffer[int32](counts, 16)))

@@ -43,6 +43,40 @@ func GroupSum(it kern.Item, x, sums []float32) {
 	}
 }
 
+// GroupSumByCall is GroupSum with the tree in a device function, which
+// takes the shared array as a parameter, and with the group's total
+// added to sums[group] by an atomic on that parameter's memory.
+func GroupSumByCall(it kern.Item, x, sums []float32) {
+	tile := kern.Shared[float32](it, groupSize)
+	total := kern.Shared[float32](it, 1)
+	l := it.LocalID(0)
+	if l == 0 {
+		total[0] = 0
+	}
+	tile[l] = x[it.GlobalID(0)]
+	it.Barrier()
+	addTree(it, tile, total)
+	if l == 0 {
+		sums[it.GroupID(0)] = total[0]
+	}
+}
+
+// addTree adds tile's elements pairwise, halving the active work-items
+// each step, then adds the sum to total[0] atomically.
+func addTree(it kern.Item, tile, total []float32) {
+	l := it.LocalID(0)
+	for s := len(tile) / 2; s > 0; s /= 2 {
+		if l < s {
+			tile[l] += tile[l+s]
+		}
+		it.Barrier()
+	}
+	if l == 0 {
+		kern.AtomicAddFloat32(&total[0], tile[0])
+	}
+	it.Barrier()
+}
+
 // GroupSumNoBarrier is GroupSum with its first barrier left out: the
 // work-items read their neighbours' shared elements before they are
 // written. The race detector finds it on the CPU.

@@ -11,12 +11,13 @@ import (
 
 // Module is the kernels of kernels.go, compiled.
 var Module = &gokernel.Module{
-	Hash:         "dfc8b2b0a0aca73ae8c4c28f88d5dff65407234564d7d6ba720308a9d77ae710",
+	Hash:         "db6a60827de5044cd659d2df3ca5ea230a3b342cf0da415e405db5f0d44a1d10",
 	FP64:         false,
 	Int64Atomics: true,
 	Kernels: []gokernel.KernelInfo{
 		{Name: "Axpy", Params: []gokernel.Param{{Name: "a", Slice: false, Type: dtype.Float32, Go: "float32"}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}}},
 		{Name: "GroupSum", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "sums", Slice: true, Type: dtype.Float32, Go: "float32"}}},
+		{Name: "GroupSumByCall", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "sums", Slice: true, Type: dtype.Float32, Go: "float32"}}},
 		{Name: "GroupSumNoBarrier", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "sums", Slice: true, Type: dtype.Float32, Go: "float32"}}},
 		{Name: "Halves", Params: []gokernel.Param{{Name: "h", Slice: true, Type: dtype.Float16, Go: "kern.Float16"}, {Name: "b", Slice: true, Type: dtype.BFloat16, Go: "kern.BFloat16"}, {Name: "a", Slice: false, Type: dtype.Float32, Go: "float32"}}},
 		{Name: "Histogram", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Int32, Go: "int32"}, {Name: "counts", Slice: true, Type: dtype.Int32, Go: "int32"}}},
@@ -55,6 +56,7 @@ static inline ushort gok_f32_to_bf16(float f) {
 	return (ushort)(u >> 16);
 }
 static inline float gok_max_float(float a, float b) { return a > b ? a : b; }
+void gok_f_addTree_l1_l2(__local float* tile, long tile_len, __local float* total, long total_len);
 long gok_f_globalIndex();
 float gok_f_twice_float32(float v);
 int gok_f_twice_int32(int v);
@@ -72,6 +74,22 @@ float gok_f_twice_float32(float v) {
 }
 long gok_f_globalIndex() {
 	return ((long)get_global_id(0));
+}
+void gok_f_addTree_l1_l2(__local float* tile, long tile_len, __local float* total, long total_len) {
+	long l = ((long)get_local_id(0));
+	{
+	long s = (tile_len / ((long)2LL));
+	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
+		if (l < s) {
+			tile[l] = (tile[l] + tile[((long)((ulong)(l) + (ulong)(s)))]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	if (l == ((long)0LL)) {
+		gok_atomic_add_f32_local((&total[((long)0LL)]), tile[((long)0LL)]);
+	}
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 }
 __kernel void Axpy(float a, __global float* x, long x_len, __global float* y, long y_len) {
 	long i = ((long)get_global_id(0));
@@ -95,6 +113,20 @@ __kernel void GroupSum(__global float* x, long x_len, __global float* sums, long
 	}
 	if (l == ((long)0LL)) {
 		sums[((long)get_group_id(0))] = tile[((long)0LL)];
+	}
+}
+__kernel void GroupSumByCall(__global float* x, long x_len, __global float* sums, long sums_len) {
+	__local float tile[64];
+	__local float total[1];
+	long l = ((long)get_local_id(0));
+	if (l == ((long)0LL)) {
+		total[((long)0LL)] = 0.0f;
+	}
+	tile[l] = x[((long)get_global_id(0))];
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	gok_f_addTree_l1_l2(tile, 64, total, 1);
+	if (l == ((long)0LL)) {
+		sums[((long)get_group_id(0))] = total[((long)0LL)];
 	}
 }
 __kernel void GroupSumNoBarrier(__global float* x, long x_len, __global float* sums, long sums_len) {
@@ -260,6 +292,7 @@ __device__ inline unsigned short gok_f32_to_bf16(float f) {
 	return (unsigned short)(u >> 16);
 }
 __device__ inline float gok_max_float(float a, float b) { return a > b ? a : b; }
+__device__ void gok_f_addTree_l1_l2(float* tile, long long tile_len, float* total, long long total_len);
 __device__ long long gok_f_globalIndex();
 __device__ float gok_f_twice_float32(float v);
 __device__ int gok_f_twice_int32(int v);
@@ -277,6 +310,22 @@ __device__ float gok_f_twice_float32(float v) {
 }
 __device__ long long gok_f_globalIndex() {
 	return GOK_GID(0);
+}
+__device__ void gok_f_addTree_l1_l2(float* tile, long long tile_len, float* total, long long total_len) {
+	long long l = GOK_LID(0);
+	{
+	long long s = (tile_len / ((long long)2LL));
+	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
+		if (l < s) {
+			tile[l] = (tile[l] + tile[((long long)((unsigned long long)(l) + (unsigned long long)(s)))]);
+		}
+		__syncthreads();
+	}
+	}
+	if (l == ((long long)0LL)) {
+		atomicAdd((&total[((long long)0LL)]), tile[((long long)0LL)]);
+	}
+	__syncthreads();
 }
 extern "C" __global__ void Axpy(float a, float* x, long long x_len, float* y, long long y_len) {
 	long long i = GOK_GID(0);
@@ -300,6 +349,20 @@ extern "C" __global__ void GroupSum(float* x, long long x_len, float* sums, long
 	}
 	if (l == ((long long)0LL)) {
 		sums[GOK_GRP(0)] = tile[((long long)0LL)];
+	}
+}
+extern "C" __global__ void GroupSumByCall(float* x, long long x_len, float* sums, long long sums_len) {
+	__shared__ float tile[64];
+	__shared__ float total[1];
+	long long l = GOK_LID(0);
+	if (l == ((long long)0LL)) {
+		total[((long long)0LL)] = 0.0f;
+	}
+	tile[l] = x[GOK_GID(0)];
+	__syncthreads();
+	gok_f_addTree_l1_l2(tile, 64, total, 1);
+	if (l == ((long long)0LL)) {
+		sums[GOK_GRP(0)] = total[((long long)0LL)];
 	}
 }
 extern "C" __global__ void GroupSumNoBarrier(float* x, long long x_len, float* sums, long long sums_len) {
@@ -436,38 +499,47 @@ extern "C" __global__ void Wrap(int* x, long long x_len, int* out, long long out
 		"kernels.go:37:4",
 		"kernels.go:42:25",
 		"kernels.go:42:3",
-		"kernels.go:52:12",
-		"kernels.go:52:2",
-		"kernels.go:55:15",
-		"kernels.go:55:4",
+		"kernels.go:54:3",
+		"kernels.go:56:12",
+		"kernels.go:56:2",
+		"kernels.go:70:15",
+		"kernels.go:70:4",
+		"kernels.go:75:26",
+		"kernels.go:75:36",
 		"kernels.go:60:25",
 		"kernels.go:60:3",
-		"kernels.go:177:19",
-		"kernels.go:177:3",
-		"kernels.go:180:20",
-		"kernels.go:180:3",
-		"kernels.go:68:31",
-		"kernels.go:68:24",
-		"kernels.go:100:3",
+		"kernels.go:86:12",
+		"kernels.go:86:2",
+		"kernels.go:89:15",
+		"kernels.go:89:4",
+		"kernels.go:94:25",
+		"kernels.go:94:3",
+		"kernels.go:211:19",
+		"kernels.go:211:3",
+		"kernels.go:214:20",
+		"kernels.go:214:3",
+		"kernels.go:102:31",
+		"kernels.go:102:24",
+		"kernels.go:134:3",
 		"kernels.go:24:10",
 		"kernels.go:24:3",
-		"kernels.go:129:7",
-		"kernels.go:131:14",
-		"kernels.go:135:17",
-		"kernels.go:136:3",
-		"kernels.go:140:3",
-		"kernels.go:149:24",
-		"kernels.go:149:40",
-		"kernels.go:150:24",
-		"kernels.go:150:33",
-		"kernels.go:117:19",
-		"kernels.go:117:3",
-		"kernels.go:159:16",
-		"kernels.go:159:3",
-		"kernels.go:162:23",
-		"kernels.go:162:3",
-		"kernels.go:79:7",
-		"kernels.go:92:2",
+		"kernels.go:163:7",
+		"kernels.go:165:14",
+		"kernels.go:169:17",
+		"kernels.go:170:3",
+		"kernels.go:174:3",
+		"kernels.go:183:24",
+		"kernels.go:183:40",
+		"kernels.go:184:24",
+		"kernels.go:184:33",
+		"kernels.go:151:19",
+		"kernels.go:151:3",
+		"kernels.go:193:16",
+		"kernels.go:193:3",
+		"kernels.go:196:23",
+		"kernels.go:196:3",
+		"kernels.go:113:7",
+		"kernels.go:126:2",
 	},
 	DebugOpenCL: `// Generated by gokernel from Go source; do not edit.
 static inline float gok_atomic_add_f32(volatile __global float* p, float v) {
@@ -502,6 +574,7 @@ static inline ushort gok_f32_to_bf16(float f) {
 	return (ushort)(u >> 16);
 }
 static inline float gok_max_float(float a, float b) { return a > b ? a : b; }
+void gok_f_addTree_l1_l2(__local float* tile, long tile_len, __local float* total, long total_len, __global long* gok_err);
 long gok_f_globalIndex(__global long* gok_err);
 float gok_f_twice_float32(float v, __global long* gok_err);
 int gok_f_twice_int32(int v, __global long* gok_err);
@@ -519,6 +592,22 @@ float gok_f_twice_float32(float v, __global long* gok_err) {
 }
 long gok_f_globalIndex(__global long* gok_err) {
 	return ((long)get_global_id(0));
+}
+void gok_f_addTree_l1_l2(__local float* tile, long tile_len, __local float* total, long total_len, __global long* gok_err) {
+	long l = ((long)get_local_id(0));
+	{
+	long s = (tile_len / ((long)2LL));
+	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
+		if (l < s) {
+			tile[gok_chk(l, tile_len, 13, gok_err)] = (tile[gok_chk(l, tile_len, 13, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(s))), tile_len, 12, gok_err)]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	if (l == ((long)0LL)) {
+		gok_atomic_add_f32_local((&total[gok_chk(((long)0LL), total_len, 14, gok_err)]), tile[gok_chk(((long)0LL), tile_len, 15, gok_err)]);
+	}
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 }
 __kernel void Axpy(float a, __global float* x, long x_len, __global float* y, long y_len, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
@@ -544,48 +633,62 @@ __kernel void GroupSum(__global float* x, long x_len, __global float* sums, long
 		sums[gok_chk(((long)get_group_id(0)), sums_len, 8, gok_err)] = tile[gok_chk(((long)0LL), 64, 7, gok_err)];
 	}
 }
+__kernel void GroupSumByCall(__global float* x, long x_len, __global float* sums, long sums_len, __global long* gok_err) {
+	__local float tile[64];
+	__local float total[1];
+	long l = ((long)get_local_id(0));
+	if (l == ((long)0LL)) {
+		total[gok_chk(((long)0LL), 1, 9, gok_err)] = 0.0f;
+	}
+	tile[gok_chk(l, 64, 11, gok_err)] = x[gok_chk(((long)get_global_id(0)), x_len, 10, gok_err)];
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	gok_f_addTree_l1_l2(tile, 64, total, 1, gok_err);
+	if (l == ((long)0LL)) {
+		sums[gok_chk(((long)get_group_id(0)), sums_len, 17, gok_err)] = total[gok_chk(((long)0LL), 1, 16, gok_err)];
+	}
+}
 __kernel void GroupSumNoBarrier(__global float* x, long x_len, __global float* sums, long sums_len, __global long* gok_err) {
 	__local float tile[64];
 	long l = ((long)get_local_id(0));
-	tile[gok_chk(l, 64, 10, gok_err)] = x[gok_chk(((long)get_global_id(0)), x_len, 9, gok_err)];
+	tile[gok_chk(l, 64, 19, gok_err)] = x[gok_chk(((long)get_global_id(0)), x_len, 18, gok_err)];
 	{
 	long s = ((long)32LL);
 	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
 		if (l < s) {
-			tile[gok_chk(l, 64, 12, gok_err)] = (tile[gok_chk(l, 64, 12, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(s))), 64, 11, gok_err)]);
+			tile[gok_chk(l, 64, 21, gok_err)] = (tile[gok_chk(l, 64, 21, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(s))), 64, 20, gok_err)]);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	}
 	}
 	if (l == ((long)0LL)) {
-		sums[gok_chk(((long)get_group_id(0)), sums_len, 14, gok_err)] = tile[gok_chk(((long)0LL), 64, 13, gok_err)];
+		sums[gok_chk(((long)get_group_id(0)), sums_len, 23, gok_err)] = tile[gok_chk(((long)0LL), 64, 22, gok_err)];
 	}
 }
 __kernel void Halves(__global ushort* h, long h_len, __global ushort* b, long b_len, float a, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i < h_len) {
-		h[gok_chk(i, h_len, 16, gok_err)] = gok_f32_to_f16((gok_f16_to_f32(h[gok_chk(i, h_len, 15, gok_err)]) * a));
+		h[gok_chk(i, h_len, 25, gok_err)] = gok_f32_to_f16((gok_f16_to_f32(h[gok_chk(i, h_len, 24, gok_err)]) * a));
 	}
 	if (i < b_len) {
-		b[gok_chk(i, b_len, 18, gok_err)] = gok_f32_to_bf16((gok_bf16_to_f32(b[gok_chk(i, b_len, 17, gok_err)]) + a));
+		b[gok_chk(i, b_len, 27, gok_err)] = gok_f32_to_bf16((gok_bf16_to_f32(b[gok_chk(i, b_len, 26, gok_err)]) + a));
 	}
 }
 __kernel void Histogram(__global int* x, long x_len, __global int* counts, long counts_len, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i < x_len) {
-		atomic_add((&counts[gok_chk(x[gok_chk(i, x_len, 19, gok_err)], counts_len, 20, gok_err)]), 1);
+		atomic_add((&counts[gok_chk(x[gok_chk(i, x_len, 28, gok_err)], counts_len, 29, gok_err)]), 1);
 	}
 }
 __kernel void Index(__global int* out, long out_len, __global long* gok_err) {
 	long i = gok_f_globalIndex(gok_err);
 	if (i < out_len) {
-		out[gok_chk(i, out_len, 21, gok_err)] = ((int)(i));
+		out[gok_chk(i, out_len, 30, gok_err)] = ((int)(i));
 	}
 }
 __kernel void Scale(__global float* x, long x_len, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i < x_len) {
-		x[gok_chk(i, x_len, 23, gok_err)] = ((x[gok_chk(i, x_len, 22, gok_err)] * 0.5f) + 1.0f);
+		x[gok_chk(i, x_len, 32, gok_err)] = ((x[gok_chk(i, x_len, 31, gok_err)] * 0.5f) + 1.0f);
 	}
 }
 __kernel void Softmax(__global float* x, long x_len, long cols, __global long* gok_err) {
@@ -594,34 +697,34 @@ __kernel void Softmax(__global float* x, long x_len, long cols, __global long* g
 		return;
 	}
 	long base = ((long)((ulong)(row) * (ulong)(cols)));
-	float m = x[gok_chk(base, x_len, 24, gok_err)];
+	float m = x[gok_chk(base, x_len, 33, gok_err)];
 	{
 	long j = ((long)1LL);
 	for (; (j < cols); j = ((long)((ulong)(j) + (ulong)(1)))) {
-		m = gok_max_float(m, x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 25, gok_err)]);
+		m = gok_max_float(m, x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 34, gok_err)]);
 	}
 	}
 	float sum = 0;
 	{
 	long gok_n = cols;
 	for (long j = 0; j < gok_n; j++) {
-		float e = exp((x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 26, gok_err)] - m));
-		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 27, gok_err)] = e;
+		float e = exp((x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 35, gok_err)] - m));
+		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 36, gok_err)] = e;
 		sum = (sum + e);
 	}
 	}
 	{
 	long gok_n = cols;
 	for (long j = 0; j < gok_n; j++) {
-		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 28, gok_err)] = (x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 28, gok_err)] / sum);
+		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 37, gok_err)] = (x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 37, gok_err)] / sum);
 	}
 	}
 }
 __kernel void Totals(__global uint* x, long x_len, __global long* total, long total_len, __global uint* bits, long bits_len, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i < x_len) {
-		atom_add((&total[gok_chk(((long)0LL), total_len, 29, gok_err)]), (((long)(x[gok_chk(i, x_len, 30, gok_err)])) << ((long)20LL)));
-		atomic_or((&bits[gok_chk(((long)0LL), bits_len, 31, gok_err)]), x[gok_chk(i, x_len, 32, gok_err)]);
+		atom_add((&total[gok_chk(((long)0LL), total_len, 38, gok_err)]), (((long)(x[gok_chk(i, x_len, 39, gok_err)])) << ((long)20LL)));
+		atomic_or((&bits[gok_chk(((long)0LL), bits_len, 40, gok_err)]), x[gok_chk(i, x_len, 41, gok_err)]);
 	}
 }
 __kernel void Transpose(__global float* in, long in_len, __global float* out, long out_len, int rows, int cols, __global long* gok_err) {
@@ -630,16 +733,16 @@ __kernel void Transpose(__global float* in, long in_len, __global float* out, lo
 	int c = gok_t5;
 	int r = gok_t6;
 	if ((r < rows) && (c < cols)) {
-		out[gok_chk(((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r))), out_len, 34, gok_err)] = in[gok_chk(((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c))), in_len, 33, gok_err)];
+		out[gok_chk(((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r))), out_len, 43, gok_err)] = in[gok_chk(((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c))), in_len, 42, gok_err)];
 	}
 }
 __kernel void Twice(__global float* x, long x_len, __global int* y, long y_len, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i < x_len) {
-		x[gok_chk(i, x_len, 36, gok_err)] = gok_f_twice_float32(x[gok_chk(i, x_len, 35, gok_err)], gok_err);
+		x[gok_chk(i, x_len, 45, gok_err)] = gok_f_twice_float32(x[gok_chk(i, x_len, 44, gok_err)], gok_err);
 	}
 	if (i < y_len) {
-		y[gok_chk(i, y_len, 38, gok_err)] = gok_f_twice_int32(y[gok_chk(i, y_len, 37, gok_err)], gok_err);
+		y[gok_chk(i, y_len, 47, gok_err)] = gok_f_twice_int32(y[gok_chk(i, y_len, 46, gok_err)], gok_err);
 	}
 }
 __kernel void Wrap(__global int* x, long x_len, __global int* out, long out_len, __global long* gok_err) {
@@ -647,7 +750,7 @@ __kernel void Wrap(__global int* x, long x_len, __global int* out, long out_len,
 	if (i >= x_len) {
 		return;
 	}
-	int v = x[gok_chk(i, x_len, 39, gok_err)];
+	int v = x[gok_chk(i, x_len, 48, gok_err)];
 	int acc = 0;
 	{
 	long gok_n = ((long)3LL);
@@ -666,7 +769,7 @@ __kernel void Wrap(__global int* x, long x_len, __global int* out, long out_len,
 		}
 		} while (0);
 	}
-	out[gok_chk(i, out_len, 40, gok_err)] = acc;
+	out[gok_chk(i, out_len, 49, gok_err)] = acc;
 }
 `,
 	DebugCUDA: `// Generated by gokernel from Go source; do not edit.
@@ -713,6 +816,7 @@ __device__ inline unsigned short gok_f32_to_bf16(float f) {
 	return (unsigned short)(u >> 16);
 }
 __device__ inline float gok_max_float(float a, float b) { return a > b ? a : b; }
+__device__ void gok_f_addTree_l1_l2(float* tile, long long tile_len, float* total, long long total_len, long long* gok_err);
 __device__ long long gok_f_globalIndex(long long* gok_err);
 __device__ float gok_f_twice_float32(float v, long long* gok_err);
 __device__ int gok_f_twice_int32(int v, long long* gok_err);
@@ -730,6 +834,22 @@ __device__ float gok_f_twice_float32(float v, long long* gok_err) {
 }
 __device__ long long gok_f_globalIndex(long long* gok_err) {
 	return GOK_GID(0);
+}
+__device__ void gok_f_addTree_l1_l2(float* tile, long long tile_len, float* total, long long total_len, long long* gok_err) {
+	long long l = GOK_LID(0);
+	{
+	long long s = (tile_len / ((long long)2LL));
+	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
+		if (l < s) {
+			tile[gok_chk(l, tile_len, 13, gok_err)] = (tile[gok_chk(l, tile_len, 13, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(s))), tile_len, 12, gok_err)]);
+		}
+		__syncthreads();
+	}
+	}
+	if (l == ((long long)0LL)) {
+		atomicAdd((&total[gok_chk(((long long)0LL), total_len, 14, gok_err)]), tile[gok_chk(((long long)0LL), tile_len, 15, gok_err)]);
+	}
+	__syncthreads();
 }
 extern "C" __global__ void Axpy(float a, float* x, long long x_len, float* y, long long y_len, long long* gok_err) {
 	long long i = GOK_GID(0);
@@ -755,48 +875,62 @@ extern "C" __global__ void GroupSum(float* x, long long x_len, float* sums, long
 		sums[gok_chk(GOK_GRP(0), sums_len, 8, gok_err)] = tile[gok_chk(((long long)0LL), 64, 7, gok_err)];
 	}
 }
+extern "C" __global__ void GroupSumByCall(float* x, long long x_len, float* sums, long long sums_len, long long* gok_err) {
+	__shared__ float tile[64];
+	__shared__ float total[1];
+	long long l = GOK_LID(0);
+	if (l == ((long long)0LL)) {
+		total[gok_chk(((long long)0LL), 1, 9, gok_err)] = 0.0f;
+	}
+	tile[gok_chk(l, 64, 11, gok_err)] = x[gok_chk(GOK_GID(0), x_len, 10, gok_err)];
+	__syncthreads();
+	gok_f_addTree_l1_l2(tile, 64, total, 1, gok_err);
+	if (l == ((long long)0LL)) {
+		sums[gok_chk(GOK_GRP(0), sums_len, 17, gok_err)] = total[gok_chk(((long long)0LL), 1, 16, gok_err)];
+	}
+}
 extern "C" __global__ void GroupSumNoBarrier(float* x, long long x_len, float* sums, long long sums_len, long long* gok_err) {
 	__shared__ float tile[64];
 	long long l = GOK_LID(0);
-	tile[gok_chk(l, 64, 10, gok_err)] = x[gok_chk(GOK_GID(0), x_len, 9, gok_err)];
+	tile[gok_chk(l, 64, 19, gok_err)] = x[gok_chk(GOK_GID(0), x_len, 18, gok_err)];
 	{
 	long long s = ((long long)32LL);
 	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
 		if (l < s) {
-			tile[gok_chk(l, 64, 12, gok_err)] = (tile[gok_chk(l, 64, 12, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(s))), 64, 11, gok_err)]);
+			tile[gok_chk(l, 64, 21, gok_err)] = (tile[gok_chk(l, 64, 21, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(s))), 64, 20, gok_err)]);
 		}
 		__syncthreads();
 	}
 	}
 	if (l == ((long long)0LL)) {
-		sums[gok_chk(GOK_GRP(0), sums_len, 14, gok_err)] = tile[gok_chk(((long long)0LL), 64, 13, gok_err)];
+		sums[gok_chk(GOK_GRP(0), sums_len, 23, gok_err)] = tile[gok_chk(((long long)0LL), 64, 22, gok_err)];
 	}
 }
 extern "C" __global__ void Halves(unsigned short* h, long long h_len, unsigned short* b, long long b_len, float a, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i < h_len) {
-		h[gok_chk(i, h_len, 16, gok_err)] = gok_f32_to_f16((gok_f16_to_f32(h[gok_chk(i, h_len, 15, gok_err)]) * a));
+		h[gok_chk(i, h_len, 25, gok_err)] = gok_f32_to_f16((gok_f16_to_f32(h[gok_chk(i, h_len, 24, gok_err)]) * a));
 	}
 	if (i < b_len) {
-		b[gok_chk(i, b_len, 18, gok_err)] = gok_f32_to_bf16((gok_bf16_to_f32(b[gok_chk(i, b_len, 17, gok_err)]) + a));
+		b[gok_chk(i, b_len, 27, gok_err)] = gok_f32_to_bf16((gok_bf16_to_f32(b[gok_chk(i, b_len, 26, gok_err)]) + a));
 	}
 }
 extern "C" __global__ void Histogram(int* x, long long x_len, int* counts, long long counts_len, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i < x_len) {
-		atomicAdd((&counts[gok_chk(x[gok_chk(i, x_len, 19, gok_err)], counts_len, 20, gok_err)]), 1);
+		atomicAdd((&counts[gok_chk(x[gok_chk(i, x_len, 28, gok_err)], counts_len, 29, gok_err)]), 1);
 	}
 }
 extern "C" __global__ void Index(int* out, long long out_len, long long* gok_err) {
 	long long i = gok_f_globalIndex(gok_err);
 	if (i < out_len) {
-		out[gok_chk(i, out_len, 21, gok_err)] = ((int)(i));
+		out[gok_chk(i, out_len, 30, gok_err)] = ((int)(i));
 	}
 }
 extern "C" __global__ void Scale(float* x, long long x_len, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i < x_len) {
-		x[gok_chk(i, x_len, 23, gok_err)] = ((x[gok_chk(i, x_len, 22, gok_err)] * 0.5f) + 1.0f);
+		x[gok_chk(i, x_len, 32, gok_err)] = ((x[gok_chk(i, x_len, 31, gok_err)] * 0.5f) + 1.0f);
 	}
 }
 extern "C" __global__ void Softmax(float* x, long long x_len, long long cols, long long* gok_err) {
@@ -805,34 +939,34 @@ extern "C" __global__ void Softmax(float* x, long long x_len, long long cols, lo
 		return;
 	}
 	long long base = ((long long)((unsigned long long)(row) * (unsigned long long)(cols)));
-	float m = x[gok_chk(base, x_len, 24, gok_err)];
+	float m = x[gok_chk(base, x_len, 33, gok_err)];
 	{
 	long long j = ((long long)1LL);
 	for (; (j < cols); j = ((long long)((unsigned long long)(j) + (unsigned long long)(1)))) {
-		m = gok_max_float(m, x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 25, gok_err)]);
+		m = gok_max_float(m, x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 34, gok_err)]);
 	}
 	}
 	float sum = 0;
 	{
 	long long gok_n = cols;
 	for (long long j = 0; j < gok_n; j++) {
-		float e = expf((x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 26, gok_err)] - m));
-		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 27, gok_err)] = e;
+		float e = expf((x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 35, gok_err)] - m));
+		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 36, gok_err)] = e;
 		sum = (sum + e);
 	}
 	}
 	{
 	long long gok_n = cols;
 	for (long long j = 0; j < gok_n; j++) {
-		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 28, gok_err)] = (x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 28, gok_err)] / sum);
+		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 37, gok_err)] = (x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 37, gok_err)] / sum);
 	}
 	}
 }
 extern "C" __global__ void Totals(unsigned int* x, long long x_len, long long* total, long long total_len, unsigned int* bits, long long bits_len, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i < x_len) {
-		((long long)atomicAdd((unsigned long long*)((&total[gok_chk(((long long)0LL), total_len, 29, gok_err)])), (unsigned long long)((((long long)(x[gok_chk(i, x_len, 30, gok_err)])) << ((long long)20LL)))));
-		atomicOr((&bits[gok_chk(((long long)0LL), bits_len, 31, gok_err)]), x[gok_chk(i, x_len, 32, gok_err)]);
+		((long long)atomicAdd((unsigned long long*)((&total[gok_chk(((long long)0LL), total_len, 38, gok_err)])), (unsigned long long)((((long long)(x[gok_chk(i, x_len, 39, gok_err)])) << ((long long)20LL)))));
+		atomicOr((&bits[gok_chk(((long long)0LL), bits_len, 40, gok_err)]), x[gok_chk(i, x_len, 41, gok_err)]);
 	}
 }
 extern "C" __global__ void Transpose(float* in, long long in_len, float* out, long long out_len, int rows, int cols, long long* gok_err) {
@@ -841,16 +975,16 @@ extern "C" __global__ void Transpose(float* in, long long in_len, float* out, lo
 	int c = gok_t7;
 	int r = gok_t8;
 	if ((r < rows) && (c < cols)) {
-		out[gok_chk(((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r))), out_len, 34, gok_err)] = in[gok_chk(((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c))), in_len, 33, gok_err)];
+		out[gok_chk(((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r))), out_len, 43, gok_err)] = in[gok_chk(((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c))), in_len, 42, gok_err)];
 	}
 }
 extern "C" __global__ void Twice(float* x, long long x_len, int* y, long long y_len, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i < x_len) {
-		x[gok_chk(i, x_len, 36, gok_err)] = gok_f_twice_float32(x[gok_chk(i, x_len, 35, gok_err)], gok_err);
+		x[gok_chk(i, x_len, 45, gok_err)] = gok_f_twice_float32(x[gok_chk(i, x_len, 44, gok_err)], gok_err);
 	}
 	if (i < y_len) {
-		y[gok_chk(i, y_len, 38, gok_err)] = gok_f_twice_int32(y[gok_chk(i, y_len, 37, gok_err)], gok_err);
+		y[gok_chk(i, y_len, 47, gok_err)] = gok_f_twice_int32(y[gok_chk(i, y_len, 46, gok_err)], gok_err);
 	}
 }
 extern "C" __global__ void Wrap(int* x, long long x_len, int* out, long long out_len, long long* gok_err) {
@@ -858,7 +992,7 @@ extern "C" __global__ void Wrap(int* x, long long x_len, int* out, long long out
 	if (i >= x_len) {
 		return;
 	}
-	int v = x[gok_chk(i, x_len, 39, gok_err)];
+	int v = x[gok_chk(i, x_len, 48, gok_err)];
 	int acc = 0;
 	{
 	long long gok_n = ((long long)3LL);
@@ -877,7 +1011,7 @@ extern "C" __global__ void Wrap(int* x, long long x_len, int* out, long long out
 		}
 		} while (0);
 	}
-	out[gok_chk(i, out_len, 40, gok_err)] = acc;
+	out[gok_chk(i, out_len, 49, gok_err)] = acc;
 }
 `,
 }
@@ -893,6 +1027,14 @@ func LaunchAxpy(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, a float32, x goke
 // LaunchGroupSum launches kernel GroupSum (k, from Module.Kernel) over r on q.
 func LaunchGroupSum(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, x gokernel.Slice[float32], sums gokernel.Slice[float32]) error {
 	if err := gokernel.CheckKernel(k, "GroupSum"); err != nil {
+		return err
+	}
+	return k.Launch(q, r, x.Arg(), sums.Arg())
+}
+
+// LaunchGroupSumByCall launches kernel GroupSumByCall (k, from Module.Kernel) over r on q.
+func LaunchGroupSumByCall(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, x gokernel.Slice[float32], sums gokernel.Slice[float32]) error {
+	if err := gokernel.CheckKernel(k, "GroupSumByCall"); err != nil {
 		return err
 	}
 	return k.Launch(q, r, x.Arg(), sums.Arg())

@@ -28,8 +28,8 @@ func Embed(it kern.Item, ids []int32, wte, wpe, x []float32, c, t, pos0 int) {
 // shifted by b. With add, it first adds the row of d and the bias to x
 // in place (the residual connection: x += d + bias), so that a layer's
 // projection, its residual and the next layer norm are one kernel. One
-// work-group of Group work-items a row; the mean and variance are two
-// reductions in shared memory (two passes over a row that stays in
+// work-group of Group work-items a row; the mean and the variance are
+// two reductions in shared memory (two passes over a row that stays in
 // cache, for the accuracy of a residual stream with large values).
 func LayerNorm(it kern.Item, x, d, bias, w, b, y []float32, c int, add bool, eps float32) {
 	tile := kern.Shared[float32](it, Group)
@@ -44,22 +44,23 @@ func LayerNorm(it kern.Item, x, d, bias, w, b, y []float32, c int, add bool, eps
 		}
 		s += v
 	}
-	tile[l] = s
-	it.Barrier()
-	for st := Group / 2; st > 0; st /= 2 {
-		if l < st {
-			tile[l] += tile[l+st]
-		}
-		it.Barrier()
-	}
-	mean := tile[0] / float32(c)
-	it.Barrier()
+	mean := groupSum(it, tile, s) / float32(c)
 	var q float32
 	for j := l; j < c; j += Group {
 		v := x[base+j] - mean
 		q += v * v
 	}
-	tile[l] = q
+	inv := kern.Rsqrt(groupSum(it, tile, q)/float32(c) + eps)
+	for j := l; j < c; j += Group {
+		y[base+j] = (x[base+j]-mean)*inv*w[j] + b[j]
+	}
+}
+
+// groupSum is the sum of every work-item's v, through tile (Group
+// elements of shared memory), which is free again when it returns.
+func groupSum(it kern.Item, tile []float32, v float32) float32 {
+	l := it.LocalID(0)
+	tile[l] = v
 	it.Barrier()
 	for st := Group / 2; st > 0; st /= 2 {
 		if l < st {
@@ -67,10 +68,25 @@ func LayerNorm(it kern.Item, x, d, bias, w, b, y []float32, c int, add bool, eps
 		}
 		it.Barrier()
 	}
-	inv := kern.Rsqrt(tile[0]/float32(c) + eps)
-	for j := l; j < c; j += Group {
-		y[base+j] = (x[base+j]-mean)*inv*w[j] + b[j]
+	s := tile[0]
+	it.Barrier()
+	return s
+}
+
+// groupMax is the largest of every work-item's v, as groupSum.
+func groupMax(it kern.Item, tile []float32, v float32) float32 {
+	l := it.LocalID(0)
+	tile[l] = v
+	it.Barrier()
+	for st := Group / 2; st > 0; st /= 2 {
+		if l < st {
+			tile[l] = max(tile[l], tile[l+st])
+		}
+		it.Barrier()
 	}
+	m := tile[0]
+	it.Barrier()
+	return m
 }
 
 // BiasGELU is h = gelu(h + bias) for every row of h (n columns), GELU
@@ -136,16 +152,7 @@ func Softmax(it kern.Item, att []float32, t, l int) {
 	for j := lid + rowRegs*Group; j < valid; j += Group {
 		m = max(m, att[base+j])
 	}
-	tile[lid] = m
-	it.Barrier()
-	for st := Group / 2; st > 0; st /= 2 {
-		if lid < st {
-			tile[lid] = max(tile[lid], tile[lid+st])
-		}
-		it.Barrier()
-	}
-	m = tile[0]
-	it.Barrier()
+	m = groupMax(it, tile, m)
 	var s float32
 	for k := range rowRegs {
 		v[k] = kern.Exp(v[k] - m) // 0 past the query's position
@@ -156,15 +163,7 @@ func Softmax(it kern.Item, att []float32, t, l int) {
 		att[base+j] = e
 		s += e
 	}
-	tile[lid] = s
-	it.Barrier()
-	for st := Group / 2; st > 0; st /= 2 {
-		if lid < st {
-			tile[lid] += tile[lid+st]
-		}
-		it.Barrier()
-	}
-	inv := 1 / tile[0]
+	inv := 1 / groupSum(it, tile, s)
 	for k := range rowRegs {
 		if j := lid + k*Group; j < l {
 			att[base+j] = v[k] * inv

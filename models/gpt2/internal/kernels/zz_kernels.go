@@ -10,7 +10,7 @@ import (
 
 // Module is the kernels of kernels.go, compiled.
 var Module = &gokernel.Module{
-	Hash:         "2bffc0573da722a79e58520c0c40593df2ed69b63d76ea9c3ba5f53e936266da",
+	Hash:         "b896aab9785335db13a02daae4f9052de5d27daedf33f4334dd3b426c0dc85f5",
 	FP64:         false,
 	Int64Atomics: false,
 	Kernels: []gokernel.KernelInfo{
@@ -32,6 +32,42 @@ static inline float gok_atomic_add_f32_local(volatile __local float* p, float v)
 	return old.f;
 }
 static inline float gok_max_float(float a, float b) { return a > b ? a : b; }
+float gok_f_groupSum_l1(__local float* tile, long tile_len, float v);
+float gok_f_groupMax_l1(__local float* tile, long tile_len, float v);
+float gok_f_groupMax_l1(__local float* tile, long tile_len, float v) {
+	long l = ((long)get_local_id(0));
+	tile[l] = v;
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	{
+	long st = ((long)128LL);
+	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
+		if (l < st) {
+			tile[l] = gok_max_float(tile[l], tile[((long)((ulong)(l) + (ulong)(st)))]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	float m = tile[((long)0LL)];
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	return m;
+}
+float gok_f_groupSum_l1(__local float* tile, long tile_len, float v) {
+	long l = ((long)get_local_id(0));
+	tile[l] = v;
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	{
+	long st = ((long)128LL);
+	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
+		if (l < st) {
+			tile[l] = (tile[l] + tile[((long)((ulong)(l) + (ulong)(st)))]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	float s = tile[((long)0LL)];
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	return s;
+}
 __kernel void BiasGELU(__global float* h, long h_len, __global float* bias, long bias_len, long n) {
 	long i = ((long)get_global_id(0));
 	if (i >= h_len) {
@@ -68,19 +104,7 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 		s = (s + v);
 	}
 	}
-	tile[l] = s;
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	{
-	long st = ((long)128LL);
-	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
-		if (l < st) {
-			tile[l] = (tile[l] + tile[((long)((ulong)(l) + (ulong)(st)))]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	}
-	}
-	float mean = (tile[((long)0LL)] / ((float)(c)));
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	float mean = (gok_f_groupSum_l1(tile, 256, s) / ((float)(c)));
 	float q = 0;
 	{
 	long j = l;
@@ -89,18 +113,7 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 		q = (q + (v * v));
 	}
 	}
-	tile[l] = q;
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	{
-	long st = ((long)128LL);
-	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
-		if (l < st) {
-			tile[l] = (tile[l] + tile[((long)((ulong)(l) + (ulong)(st)))]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	}
-	}
-	float inv = rsqrt(((tile[((long)0LL)] / ((float)(c))) + eps));
+	float inv = rsqrt(((gok_f_groupSum_l1(tile, 256, q) / ((float)(c))) + eps));
 	{
 	long j = l;
 	for (; (j < c); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
@@ -134,19 +147,7 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l) {
 		m = gok_max_float(m, att[((long)((ulong)(base) + (ulong)(j)))]);
 	}
 	}
-	tile[lid] = m;
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	{
-	long st = ((long)128LL);
-	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
-		if (lid < st) {
-			tile[lid] = gok_max_float(tile[lid], tile[((long)((ulong)(lid) + (ulong)(st)))]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	}
-	}
-	m = tile[((long)0LL)];
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	m = gok_f_groupMax_l1(tile, 256, m);
 	float s = 0;
 	{
 	long gok_n = ((long)4LL);
@@ -163,18 +164,7 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l) {
 		s = (s + e);
 	}
 	}
-	tile[lid] = s;
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	{
-	long st = ((long)128LL);
-	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
-		if (lid < st) {
-			tile[lid] = (tile[lid] + tile[((long)((ulong)(lid) + (ulong)(st)))]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	}
-	}
-	float inv = (1.0f / tile[((long)0LL)]);
+	float inv = (1.0f / gok_f_groupSum_l1(tile, 256, s));
 	{
 	long gok_n = ((long)4LL);
 	for (long k = 0; k < gok_n; k++) {
@@ -230,6 +220,42 @@ __kernel void SplitQKV(__global float* qkv, long qkv_len, __global float* bias, 
 #define GOK_NGR(d) ((long long)(d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z))
 #define GOK_GSZ(d) (GOK_LSZ(d) * GOK_NGR(d))
 __device__ inline float gok_max_float(float a, float b) { return a > b ? a : b; }
+__device__ float gok_f_groupSum_l1(float* tile, long long tile_len, float v);
+__device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v);
+__device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v) {
+	long long l = GOK_LID(0);
+	tile[l] = v;
+	__syncthreads();
+	{
+	long long st = ((long long)128LL);
+	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
+		if (l < st) {
+			tile[l] = gok_max_float(tile[l], tile[((long long)((unsigned long long)(l) + (unsigned long long)(st)))]);
+		}
+		__syncthreads();
+	}
+	}
+	float m = tile[((long long)0LL)];
+	__syncthreads();
+	return m;
+}
+__device__ float gok_f_groupSum_l1(float* tile, long long tile_len, float v) {
+	long long l = GOK_LID(0);
+	tile[l] = v;
+	__syncthreads();
+	{
+	long long st = ((long long)128LL);
+	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
+		if (l < st) {
+			tile[l] = (tile[l] + tile[((long long)((unsigned long long)(l) + (unsigned long long)(st)))]);
+		}
+		__syncthreads();
+	}
+	}
+	float s = tile[((long long)0LL)];
+	__syncthreads();
+	return s;
+}
 extern "C" __global__ void BiasGELU(float* h, long long h_len, float* bias, long long bias_len, long long n) {
 	long long i = GOK_GID(0);
 	if (i >= h_len) {
@@ -266,19 +292,7 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 		s = (s + v);
 	}
 	}
-	tile[l] = s;
-	__syncthreads();
-	{
-	long long st = ((long long)128LL);
-	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
-		if (l < st) {
-			tile[l] = (tile[l] + tile[((long long)((unsigned long long)(l) + (unsigned long long)(st)))]);
-		}
-		__syncthreads();
-	}
-	}
-	float mean = (tile[((long long)0LL)] / ((float)(c)));
-	__syncthreads();
+	float mean = (gok_f_groupSum_l1(tile, 256, s) / ((float)(c)));
 	float q = 0;
 	{
 	long long j = l;
@@ -287,18 +301,7 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 		q = (q + (v * v));
 	}
 	}
-	tile[l] = q;
-	__syncthreads();
-	{
-	long long st = ((long long)128LL);
-	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
-		if (l < st) {
-			tile[l] = (tile[l] + tile[((long long)((unsigned long long)(l) + (unsigned long long)(st)))]);
-		}
-		__syncthreads();
-	}
-	}
-	float inv = rsqrtf(((tile[((long long)0LL)] / ((float)(c))) + eps));
+	float inv = rsqrtf(((gok_f_groupSum_l1(tile, 256, q) / ((float)(c))) + eps));
 	{
 	long long j = l;
 	for (; (j < c); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
@@ -332,19 +335,7 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 		m = gok_max_float(m, att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))]);
 	}
 	}
-	tile[lid] = m;
-	__syncthreads();
-	{
-	long long st = ((long long)128LL);
-	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
-		if (lid < st) {
-			tile[lid] = gok_max_float(tile[lid], tile[((long long)((unsigned long long)(lid) + (unsigned long long)(st)))]);
-		}
-		__syncthreads();
-	}
-	}
-	m = tile[((long long)0LL)];
-	__syncthreads();
+	m = gok_f_groupMax_l1(tile, 256, m);
 	float s = 0;
 	{
 	long long gok_n = ((long long)4LL);
@@ -361,18 +352,7 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 		s = (s + e);
 	}
 	}
-	tile[lid] = s;
-	__syncthreads();
-	{
-	long long st = ((long long)128LL);
-	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
-		if (lid < st) {
-			tile[lid] = (tile[lid] + tile[((long long)((unsigned long long)(lid) + (unsigned long long)(st)))]);
-		}
-		__syncthreads();
-	}
-	}
-	float inv = (1.0f / tile[((long long)0LL)]);
+	float inv = (1.0f / gok_f_groupSum_l1(tile, 256, s));
 	{
 	long long gok_n = ((long long)4LL);
 	for (long long k = 0; k < gok_n; k++) {
@@ -421,9 +401,9 @@ extern "C" __global__ void SplitQKV(float* qkv, long long qkv_len, float* bias, 
 }
 `,
 	DebugSites: []string{
-		"kernels.go:83:7",
-		"kernels.go:83:14",
-		"kernels.go:84:2",
+		"kernels.go:99:7",
+		"kernels.go:99:14",
+		"kernels.go:100:2",
 		"kernels.go:24:17",
 		"kernels.go:24:9",
 		"kernels.go:24:32",
@@ -432,50 +412,42 @@ extern "C" __global__ void SplitQKV(float* qkv, long long qkv_len, float* bias, 
 		"kernels.go:42:9",
 		"kernels.go:42:21",
 		"kernels.go:43:4",
-		"kernels.go:47:2",
-		"kernels.go:51:15",
-		"kernels.go:51:4",
-		"kernels.go:55:10",
-		"kernels.go:59:8",
-		"kernels.go:62:2",
-		"kernels.go:66:15",
-		"kernels.go:66:4",
-		"kernels.go:70:20",
-		"kernels.go:72:16",
-		"kernels.go:72:36",
-		"kernels.go:72:43",
-		"kernels.go:72:3",
-		"kernels.go:130:3",
-		"kernels.go:132:11",
-		"kernels.go:132:4",
-		"kernels.go:134:14",
-		"kernels.go:137:14",
-		"kernels.go:139:2",
-		"kernels.go:143:20",
-		"kernels.go:143:31",
-		"kernels.go:143:4",
-		"kernels.go:147:6",
-		"kernels.go:151:19",
-		"kernels.go:151:3",
-		"kernels.go:152:8",
-		"kernels.go:155:17",
-		"kernels.go:156:3",
-		"kernels.go:159:2",
-		"kernels.go:163:17",
-		"kernels.go:163:4",
-		"kernels.go:167:13",
-		"kernels.go:170:18",
-		"kernels.go:170:4",
-		"kernels.go:175:4",
-		"kernels.go:177:4",
-		"kernels.go:103:16",
-		"kernels.go:103:2",
-		"kernels.go:105:11",
-		"kernels.go:105:26",
-		"kernels.go:105:2",
-		"kernels.go:106:11",
-		"kernels.go:106:28",
-		"kernels.go:106:2",
+		"kernels.go:63:2",
+		"kernels.go:67:15",
+		"kernels.go:67:4",
+		"kernels.go:71:7",
+		"kernels.go:50:8",
+		"kernels.go:55:16",
+		"kernels.go:55:36",
+		"kernels.go:55:43",
+		"kernels.go:55:3",
+		"kernels.go:146:3",
+		"kernels.go:148:11",
+		"kernels.go:148:4",
+		"kernels.go:150:14",
+		"kernels.go:153:14",
+		"kernels.go:79:2",
+		"kernels.go:83:18",
+		"kernels.go:83:27",
+		"kernels.go:83:4",
+		"kernels.go:87:7",
+		"kernels.go:158:19",
+		"kernels.go:158:3",
+		"kernels.go:159:8",
+		"kernels.go:162:17",
+		"kernels.go:163:3",
+		"kernels.go:169:18",
+		"kernels.go:169:4",
+		"kernels.go:174:4",
+		"kernels.go:176:4",
+		"kernels.go:119:16",
+		"kernels.go:119:2",
+		"kernels.go:121:11",
+		"kernels.go:121:26",
+		"kernels.go:121:2",
+		"kernels.go:122:11",
+		"kernels.go:122:28",
+		"kernels.go:122:2",
 	},
 	DebugOpenCL: `// Generated by gokernel from Go source; do not edit.
 static inline float gok_atomic_add_f32(volatile __global float* p, float v) {
@@ -496,6 +468,42 @@ static inline long gok_check(long i, long n, long site, __global long* err) {
 	return 0;
 }
 static inline float gok_max_float(float a, float b) { return a > b ? a : b; }
+float gok_f_groupSum_l1(__local float* tile, long tile_len, float v, __global long* gok_err);
+float gok_f_groupMax_l1(__local float* tile, long tile_len, float v, __global long* gok_err);
+float gok_f_groupMax_l1(__local float* tile, long tile_len, float v, __global long* gok_err) {
+	long l = ((long)get_local_id(0));
+	tile[gok_chk(l, tile_len, 26, gok_err)] = v;
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	{
+	long st = ((long)128LL);
+	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
+		if (l < st) {
+			tile[gok_chk(l, tile_len, 29, gok_err)] = gok_max_float(tile[gok_chk(l, tile_len, 27, gok_err)], tile[gok_chk(((long)((ulong)(l) + (ulong)(st))), tile_len, 28, gok_err)]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	float m = tile[gok_chk(((long)0LL), tile_len, 30, gok_err)];
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	return m;
+}
+float gok_f_groupSum_l1(__local float* tile, long tile_len, float v, __global long* gok_err) {
+	long l = ((long)get_local_id(0));
+	tile[gok_chk(l, tile_len, 12, gok_err)] = v;
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	{
+	long st = ((long)128LL);
+	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
+		if (l < st) {
+			tile[gok_chk(l, tile_len, 14, gok_err)] = (tile[gok_chk(l, tile_len, 14, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(st))), tile_len, 13, gok_err)]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	float s = tile[gok_chk(((long)0LL), tile_len, 15, gok_err)];
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	return s;
+}
 __kernel void BiasGELU(__global float* h, long h_len, __global float* bias, long bias_len, long n, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i >= h_len) {
@@ -532,19 +540,7 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 		s = (s + v);
 	}
 	}
-	tile[gok_chk(l, 256, 12, gok_err)] = s;
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	{
-	long st = ((long)128LL);
-	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
-		if (l < st) {
-			tile[gok_chk(l, 256, 14, gok_err)] = (tile[gok_chk(l, 256, 14, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(st))), 256, 13, gok_err)]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	}
-	}
-	float mean = (tile[gok_chk(((long)0LL), 256, 15, gok_err)] / ((float)(c)));
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	float mean = (gok_f_groupSum_l1(tile, 256, s, gok_err) / ((float)(c)));
 	float q = 0;
 	{
 	long j = l;
@@ -553,22 +549,11 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 		q = (q + (v * v));
 	}
 	}
-	tile[gok_chk(l, 256, 17, gok_err)] = q;
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	{
-	long st = ((long)128LL);
-	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
-		if (l < st) {
-			tile[gok_chk(l, 256, 19, gok_err)] = (tile[gok_chk(l, 256, 19, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(st))), 256, 18, gok_err)]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	}
-	}
-	float inv = rsqrt(((tile[gok_chk(((long)0LL), 256, 20, gok_err)] / ((float)(c))) + eps));
+	float inv = rsqrt(((gok_f_groupSum_l1(tile, 256, q, gok_err) / ((float)(c))) + eps));
 	{
 	long j = l;
 	for (; (j < c); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
-		y[gok_chk(((long)((ulong)(base) + (ulong)(j))), y_len, 24, gok_err)] = (((((x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 21, gok_err)] - mean)) * inv) * w[gok_chk(j, w_len, 22, gok_err)]) + b[gok_chk(j, b_len, 23, gok_err)]);
+		y[gok_chk(((long)((ulong)(base) + (ulong)(j))), y_len, 20, gok_err)] = (((((x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 17, gok_err)] - mean)) * inv) * w[gok_chk(j, w_len, 18, gok_err)]) + b[gok_chk(j, b_len, 19, gok_err)]);
 	}
 	}
 }
@@ -582,70 +567,47 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l, __globa
 	{
 	long gok_n = ((long)4LL);
 	for (long k = 0; k < gok_n; k++) {
-		v[gok_chk(k, 4, 25, gok_err)] = -3.4028235e+38f;
+		v[gok_chk(k, 4, 21, gok_err)] = -3.4028235e+38f;
 		{
 		long j = ((long)((ulong)(lid) + (ulong)(((long)((ulong)(k) * (ulong)(((long)256LL)))))));
 		if (j < valid) {
-			v[gok_chk(k, 4, 27, gok_err)] = att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 26, gok_err)];
+			v[gok_chk(k, 4, 23, gok_err)] = att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 22, gok_err)];
 		}
 		}
-		m = gok_max_float(m, v[gok_chk(k, 4, 28, gok_err)]);
+		m = gok_max_float(m, v[gok_chk(k, 4, 24, gok_err)]);
 	}
 	}
 	{
 	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
 	for (; (j < valid); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
-		m = gok_max_float(m, att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 29, gok_err)]);
+		m = gok_max_float(m, att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 25, gok_err)]);
 	}
 	}
-	tile[gok_chk(lid, 256, 30, gok_err)] = m;
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	{
-	long st = ((long)128LL);
-	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
-		if (lid < st) {
-			tile[gok_chk(lid, 256, 33, gok_err)] = gok_max_float(tile[gok_chk(lid, 256, 31, gok_err)], tile[gok_chk(((long)((ulong)(lid) + (ulong)(st))), 256, 32, gok_err)]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	}
-	}
-	m = tile[gok_chk(((long)0LL), 256, 34, gok_err)];
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	m = gok_f_groupMax_l1(tile, 256, m, gok_err);
 	float s = 0;
 	{
 	long gok_n = ((long)4LL);
 	for (long k = 0; k < gok_n; k++) {
-		v[gok_chk(k, 4, 36, gok_err)] = exp((v[gok_chk(k, 4, 35, gok_err)] - m));
-		s = (s + v[gok_chk(k, 4, 37, gok_err)]);
+		v[gok_chk(k, 4, 32, gok_err)] = exp((v[gok_chk(k, 4, 31, gok_err)] - m));
+		s = (s + v[gok_chk(k, 4, 33, gok_err)]);
 	}
 	}
 	{
 	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
 	for (; (j < valid); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
-		float e = exp((att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 38, gok_err)] - m));
-		att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 39, gok_err)] = e;
+		float e = exp((att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 34, gok_err)] - m));
+		att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 35, gok_err)] = e;
 		s = (s + e);
 	}
 	}
-	tile[gok_chk(lid, 256, 40, gok_err)] = s;
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	{
-	long st = ((long)128LL);
-	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
-		if (lid < st) {
-			tile[gok_chk(lid, 256, 42, gok_err)] = (tile[gok_chk(lid, 256, 42, gok_err)] + tile[gok_chk(((long)((ulong)(lid) + (ulong)(st))), 256, 41, gok_err)]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	}
-	}
-	float inv = (1.0f / tile[gok_chk(((long)0LL), 256, 43, gok_err)]);
+	float inv = (1.0f / gok_f_groupSum_l1(tile, 256, s, gok_err));
 	{
 	long gok_n = ((long)4LL);
 	for (long k = 0; k < gok_n; k++) {
 		{
 		long j = ((long)((ulong)(lid) + (ulong)(((long)((ulong)(k) * (ulong)(((long)256LL)))))));
 		if (j < l) {
-			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 45, gok_err)] = (v[gok_chk(k, 4, 44, gok_err)] * inv);
+			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 37, gok_err)] = (v[gok_chk(k, 4, 36, gok_err)] * inv);
 		}
 		}
 	}
@@ -654,9 +616,9 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l, __globa
 	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
 	for (; (j < l); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
 		if (j < valid) {
-			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 46, gok_err)] = (att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 46, gok_err)] * inv);
+			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 38, gok_err)] = (att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 38, gok_err)] * inv);
 		} else {
-			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 47, gok_err)] = 0.0f;
+			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 39, gok_err)] = 0.0f;
 		}
 	}
 	}
@@ -680,10 +642,10 @@ __kernel void SplitQKV(__global float* qkv, long qkv_len, __global float* bias, 
 	long h = gok_t23;
 	long e = gok_t24;
 	long row = ((long)((ulong)(((long)((ulong)(r) * (ulong)(((long)3LL))))) * (ulong)(c)));
-	qkv[gok_chk(((long)((ulong)(row) + (ulong)(j))), qkv_len, 49, gok_err)] = (qkv[gok_chk(((long)((ulong)(row) + (ulong)(j))), qkv_len, 49, gok_err)] + bias[gok_chk(j, bias_len, 48, gok_err)]);
+	qkv[gok_chk(((long)((ulong)(row) + (ulong)(j))), qkv_len, 41, gok_err)] = (qkv[gok_chk(((long)((ulong)(row) + (ulong)(j))), qkv_len, 41, gok_err)] + bias[gok_chk(j, bias_len, 40, gok_err)]);
 	long at = ((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(seq) * (ulong)(heads)))) + (ulong)(h))))) * (ulong)(lmax)))) + (ulong)(pos0)))) + (ulong)(tok))))) * (ulong)(hd)))) + (ulong)(e)));
-	kc[gok_chk(at, kc_len, 52, gok_err)] = (qkv[gok_chk(((long)((ulong)(((long)((ulong)(row) + (ulong)(c)))) + (ulong)(j))), qkv_len, 50, gok_err)] + bias[gok_chk(((long)((ulong)(c) + (ulong)(j))), bias_len, 51, gok_err)]);
-	vc[gok_chk(at, vc_len, 55, gok_err)] = (qkv[gok_chk(((long)((ulong)(((long)((ulong)(row) + (ulong)(((long)((ulong)(((long)2LL)) * (ulong)(c))))))) + (ulong)(j))), qkv_len, 53, gok_err)] + bias[gok_chk(((long)((ulong)(((long)((ulong)(((long)2LL)) * (ulong)(c)))) + (ulong)(j))), bias_len, 54, gok_err)]);
+	kc[gok_chk(at, kc_len, 44, gok_err)] = (qkv[gok_chk(((long)((ulong)(((long)((ulong)(row) + (ulong)(c)))) + (ulong)(j))), qkv_len, 42, gok_err)] + bias[gok_chk(((long)((ulong)(c) + (ulong)(j))), bias_len, 43, gok_err)]);
+	vc[gok_chk(at, vc_len, 47, gok_err)] = (qkv[gok_chk(((long)((ulong)(((long)((ulong)(row) + (ulong)(((long)((ulong)(((long)2LL)) * (ulong)(c))))))) + (ulong)(j))), qkv_len, 45, gok_err)] + bias[gok_chk(((long)((ulong)(((long)((ulong)(((long)2LL)) * (ulong)(c)))) + (ulong)(j))), bias_len, 46, gok_err)]);
 }
 `,
 	DebugCUDA: `// Generated by gokernel from Go source; do not edit.
@@ -700,6 +662,42 @@ __device__ inline long long gok_check(long long i, long long n, long long site, 
 	return 0;
 }
 __device__ inline float gok_max_float(float a, float b) { return a > b ? a : b; }
+__device__ float gok_f_groupSum_l1(float* tile, long long tile_len, float v, long long* gok_err);
+__device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v, long long* gok_err);
+__device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v, long long* gok_err) {
+	long long l = GOK_LID(0);
+	tile[gok_chk(l, tile_len, 26, gok_err)] = v;
+	__syncthreads();
+	{
+	long long st = ((long long)128LL);
+	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
+		if (l < st) {
+			tile[gok_chk(l, tile_len, 29, gok_err)] = gok_max_float(tile[gok_chk(l, tile_len, 27, gok_err)], tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(st))), tile_len, 28, gok_err)]);
+		}
+		__syncthreads();
+	}
+	}
+	float m = tile[gok_chk(((long long)0LL), tile_len, 30, gok_err)];
+	__syncthreads();
+	return m;
+}
+__device__ float gok_f_groupSum_l1(float* tile, long long tile_len, float v, long long* gok_err) {
+	long long l = GOK_LID(0);
+	tile[gok_chk(l, tile_len, 12, gok_err)] = v;
+	__syncthreads();
+	{
+	long long st = ((long long)128LL);
+	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
+		if (l < st) {
+			tile[gok_chk(l, tile_len, 14, gok_err)] = (tile[gok_chk(l, tile_len, 14, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(st))), tile_len, 13, gok_err)]);
+		}
+		__syncthreads();
+	}
+	}
+	float s = tile[gok_chk(((long long)0LL), tile_len, 15, gok_err)];
+	__syncthreads();
+	return s;
+}
 extern "C" __global__ void BiasGELU(float* h, long long h_len, float* bias, long long bias_len, long long n, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i >= h_len) {
@@ -736,19 +734,7 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 		s = (s + v);
 	}
 	}
-	tile[gok_chk(l, 256, 12, gok_err)] = s;
-	__syncthreads();
-	{
-	long long st = ((long long)128LL);
-	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
-		if (l < st) {
-			tile[gok_chk(l, 256, 14, gok_err)] = (tile[gok_chk(l, 256, 14, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(st))), 256, 13, gok_err)]);
-		}
-		__syncthreads();
-	}
-	}
-	float mean = (tile[gok_chk(((long long)0LL), 256, 15, gok_err)] / ((float)(c)));
-	__syncthreads();
+	float mean = (gok_f_groupSum_l1(tile, 256, s, gok_err) / ((float)(c)));
 	float q = 0;
 	{
 	long long j = l;
@@ -757,22 +743,11 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 		q = (q + (v * v));
 	}
 	}
-	tile[gok_chk(l, 256, 17, gok_err)] = q;
-	__syncthreads();
-	{
-	long long st = ((long long)128LL);
-	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
-		if (l < st) {
-			tile[gok_chk(l, 256, 19, gok_err)] = (tile[gok_chk(l, 256, 19, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(st))), 256, 18, gok_err)]);
-		}
-		__syncthreads();
-	}
-	}
-	float inv = rsqrtf(((tile[gok_chk(((long long)0LL), 256, 20, gok_err)] / ((float)(c))) + eps));
+	float inv = rsqrtf(((gok_f_groupSum_l1(tile, 256, q, gok_err) / ((float)(c))) + eps));
 	{
 	long long j = l;
 	for (; (j < c); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
-		y[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), y_len, 24, gok_err)] = (((((x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 21, gok_err)] - mean)) * inv) * w[gok_chk(j, w_len, 22, gok_err)]) + b[gok_chk(j, b_len, 23, gok_err)]);
+		y[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), y_len, 20, gok_err)] = (((((x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 17, gok_err)] - mean)) * inv) * w[gok_chk(j, w_len, 18, gok_err)]) + b[gok_chk(j, b_len, 19, gok_err)]);
 	}
 	}
 }
@@ -786,70 +761,47 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	{
 	long long gok_n = ((long long)4LL);
 	for (long long k = 0; k < gok_n; k++) {
-		v[gok_chk(k, 4, 25, gok_err)] = -3.4028235e+38f;
+		v[gok_chk(k, 4, 21, gok_err)] = -3.4028235e+38f;
 		{
 		long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)((unsigned long long)(k) * (unsigned long long)(((long long)256LL)))))));
 		if (j < valid) {
-			v[gok_chk(k, 4, 27, gok_err)] = att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 26, gok_err)];
+			v[gok_chk(k, 4, 23, gok_err)] = att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 22, gok_err)];
 		}
 		}
-		m = gok_max_float(m, v[gok_chk(k, 4, 28, gok_err)]);
+		m = gok_max_float(m, v[gok_chk(k, 4, 24, gok_err)]);
 	}
 	}
 	{
 	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
 	for (; (j < valid); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
-		m = gok_max_float(m, att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 29, gok_err)]);
+		m = gok_max_float(m, att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 25, gok_err)]);
 	}
 	}
-	tile[gok_chk(lid, 256, 30, gok_err)] = m;
-	__syncthreads();
-	{
-	long long st = ((long long)128LL);
-	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
-		if (lid < st) {
-			tile[gok_chk(lid, 256, 33, gok_err)] = gok_max_float(tile[gok_chk(lid, 256, 31, gok_err)], tile[gok_chk(((long long)((unsigned long long)(lid) + (unsigned long long)(st))), 256, 32, gok_err)]);
-		}
-		__syncthreads();
-	}
-	}
-	m = tile[gok_chk(((long long)0LL), 256, 34, gok_err)];
-	__syncthreads();
+	m = gok_f_groupMax_l1(tile, 256, m, gok_err);
 	float s = 0;
 	{
 	long long gok_n = ((long long)4LL);
 	for (long long k = 0; k < gok_n; k++) {
-		v[gok_chk(k, 4, 36, gok_err)] = expf((v[gok_chk(k, 4, 35, gok_err)] - m));
-		s = (s + v[gok_chk(k, 4, 37, gok_err)]);
+		v[gok_chk(k, 4, 32, gok_err)] = expf((v[gok_chk(k, 4, 31, gok_err)] - m));
+		s = (s + v[gok_chk(k, 4, 33, gok_err)]);
 	}
 	}
 	{
 	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
 	for (; (j < valid); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
-		float e = expf((att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 38, gok_err)] - m));
-		att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 39, gok_err)] = e;
+		float e = expf((att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 34, gok_err)] - m));
+		att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 35, gok_err)] = e;
 		s = (s + e);
 	}
 	}
-	tile[gok_chk(lid, 256, 40, gok_err)] = s;
-	__syncthreads();
-	{
-	long long st = ((long long)128LL);
-	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
-		if (lid < st) {
-			tile[gok_chk(lid, 256, 42, gok_err)] = (tile[gok_chk(lid, 256, 42, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(lid) + (unsigned long long)(st))), 256, 41, gok_err)]);
-		}
-		__syncthreads();
-	}
-	}
-	float inv = (1.0f / tile[gok_chk(((long long)0LL), 256, 43, gok_err)]);
+	float inv = (1.0f / gok_f_groupSum_l1(tile, 256, s, gok_err));
 	{
 	long long gok_n = ((long long)4LL);
 	for (long long k = 0; k < gok_n; k++) {
 		{
 		long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)((unsigned long long)(k) * (unsigned long long)(((long long)256LL)))))));
 		if (j < l) {
-			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 45, gok_err)] = (v[gok_chk(k, 4, 44, gok_err)] * inv);
+			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 37, gok_err)] = (v[gok_chk(k, 4, 36, gok_err)] * inv);
 		}
 		}
 	}
@@ -858,9 +810,9 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
 	for (; (j < l); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
 		if (j < valid) {
-			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 46, gok_err)] = (att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 46, gok_err)] * inv);
+			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 38, gok_err)] = (att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 38, gok_err)] * inv);
 		} else {
-			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 47, gok_err)] = 0.0f;
+			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 39, gok_err)] = 0.0f;
 		}
 	}
 	}
@@ -884,10 +836,10 @@ extern "C" __global__ void SplitQKV(float* qkv, long long qkv_len, float* bias, 
 	long long h = gok_t31;
 	long long e = gok_t32;
 	long long row = ((long long)((unsigned long long)(((long long)((unsigned long long)(r) * (unsigned long long)(((long long)3LL))))) * (unsigned long long)(c)));
-	qkv[gok_chk(((long long)((unsigned long long)(row) + (unsigned long long)(j))), qkv_len, 49, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(row) + (unsigned long long)(j))), qkv_len, 49, gok_err)] + bias[gok_chk(j, bias_len, 48, gok_err)]);
+	qkv[gok_chk(((long long)((unsigned long long)(row) + (unsigned long long)(j))), qkv_len, 41, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(row) + (unsigned long long)(j))), qkv_len, 41, gok_err)] + bias[gok_chk(j, bias_len, 40, gok_err)]);
 	long long at = ((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(seq) * (unsigned long long)(heads)))) + (unsigned long long)(h))))) * (unsigned long long)(lmax)))) + (unsigned long long)(pos0)))) + (unsigned long long)(tok))))) * (unsigned long long)(hd)))) + (unsigned long long)(e)));
-	kc[gok_chk(at, kc_len, 52, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(row) + (unsigned long long)(c)))) + (unsigned long long)(j))), qkv_len, 50, gok_err)] + bias[gok_chk(((long long)((unsigned long long)(c) + (unsigned long long)(j))), bias_len, 51, gok_err)]);
-	vc[gok_chk(at, vc_len, 55, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(row) + (unsigned long long)(((long long)((unsigned long long)(((long long)2LL)) * (unsigned long long)(c))))))) + (unsigned long long)(j))), qkv_len, 53, gok_err)] + bias[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)2LL)) * (unsigned long long)(c)))) + (unsigned long long)(j))), bias_len, 54, gok_err)]);
+	kc[gok_chk(at, kc_len, 44, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(row) + (unsigned long long)(c)))) + (unsigned long long)(j))), qkv_len, 42, gok_err)] + bias[gok_chk(((long long)((unsigned long long)(c) + (unsigned long long)(j))), bias_len, 43, gok_err)]);
+	vc[gok_chk(at, vc_len, 47, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(row) + (unsigned long long)(((long long)((unsigned long long)(((long long)2LL)) * (unsigned long long)(c))))))) + (unsigned long long)(j))), qkv_len, 45, gok_err)] + bias[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)2LL)) * (unsigned long long)(c)))) + (unsigned long long)(j))), bias_len, 46, gok_err)]);
 }
 `,
 }
