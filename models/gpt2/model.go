@@ -133,20 +133,9 @@ func (m *Model) upload(w *Weights) error {
 		return fmt.Errorf("gpt2: weights: %w", err)
 	}
 	m.layers = make([]deviceLayer, len(w.Layers))
-	dst := map[*[]float32]*array{&w.WTE: &m.wte, &w.WPE: &m.wpe, &w.LNFW: &m.lnfW, &w.LNFB: &m.lnfB}
-	for i := range w.Layers {
-		l, d := &w.Layers[i], &m.layers[i]
-		for src, a := range map[*[]float32]*array{
-			&l.LN1W: &d.ln1W, &l.LN1B: &d.ln1B, &l.AttnW: &d.attnW, &l.AttnB: &d.attnB,
-			&l.ProjW: &d.projW, &l.ProjB: &d.projB, &l.LN2W: &d.ln2W, &l.LN2B: &d.ln2B,
-			&l.FCW: &d.fcW, &l.FCB: &d.fcB, &l.FCProjW: &d.fcProjW, &l.FCProjB: &d.fcProjB,
-		} {
-			dst[src] = a
-		}
-	}
 	off := 0
-	for _, t := range ts {
-		a := dst[t.data]
+	for i, a := range m.arrays() {
+		t := ts[i]
 		*a = array{m.mem.Ptr().Add(4 * uint64(off)), len(*t.data)}
 		if err := m.q.CopyToPtr(a.p, bytesOf(*t.data)); err != nil {
 			return fmt.Errorf("gpt2: weights: %s: %w", t.name, err)
@@ -154,6 +143,18 @@ func (m *Model) upload(w *Weights) error {
 		off += len(*t.data)
 	}
 	return nil
+}
+
+// arrays lists the model's device arrays in the order of
+// Weights.tensors.
+func (m *Model) arrays() []*array {
+	as := []*array{&m.wte, &m.wpe}
+	for i := range m.layers {
+		d := &m.layers[i]
+		as = append(as, &d.ln1W, &d.ln1B, &d.attnW, &d.attnB, &d.projW, &d.projB,
+			&d.ln2W, &d.ln2B, &d.fcW, &d.fcB, &d.fcProjW, &d.fcProjB)
+	}
+	return append(as, &m.lnfW, &m.lnfB)
 }
 
 // bytesOf is s's memory as bytes.
