@@ -120,6 +120,9 @@ func (m *Model) buildKernels() error {
 
 // upload copies every weight into one device allocation.
 func (m *Model) upload(w *Weights) error {
+	if len(w.Layers) != w.Config.Layers {
+		return fmt.Errorf("%w: %d layers of weights for a configuration of %d", ErrWeights, len(w.Layers), w.Config.Layers)
+	}
 	ts := w.tensors()
 	total := 0
 	for _, t := range ts {

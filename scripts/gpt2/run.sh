@@ -27,8 +27,8 @@ step() {
 	echo "== $name"
 	grep -v '^=== RUN' "$out/$name.log" | tail -12
 }
-step torch 300 python3 scripts/gpt2/torch_reference.py "$dir"
-step gour-cuda 240 env ONEAPI_DEVICE_SELECTOR=cuda:0 "$B/gpt2" -dir "$dir" -compare -bench
-step gour-nvocl 300 env ONEAPI_DEVICE_SELECTOR=opencl:gpu "$B/gpt2" -dir "$dir" -compare -bench
-step tests-cuda 120 env ONEAPI_DEVICE_SELECTOR=cuda:0 UR_REQUIRE_ADAPTERS=cuda GOUR_LEAK_CHECK=1 "$B/models-gpt2.test" -test.v -test.count=1
-step tests-nvocl 120 env ONEAPI_DEVICE_SELECTOR=opencl:gpu GOUR_LEAK_CHECK=1 "$B/models-gpt2.test" -test.v -test.count=1
+step torch 200 python3 scripts/gpt2/torch_reference.py "$dir"
+step gour-cuda 90 env ONEAPI_DEVICE_SELECTOR=cuda:0 "$B/gpt2" -dir "$dir" -compare -bench
+step gour-nvocl 120 env ONEAPI_DEVICE_SELECTOR=opencl:gpu "$B/gpt2" -dir "$dir" -compare -bench
+step tests-cuda 60 env ONEAPI_DEVICE_SELECTOR=cuda:0 UR_REQUIRE_ADAPTERS=cuda GOUR_LEAK_CHECK=1 "$B/models-gpt2.test" -test.v -test.count=1
+step tests-nvocl 60 env ONEAPI_DEVICE_SELECTOR=opencl:gpu GOUR_LEAK_CHECK=1 "$B/models-gpt2.test" -test.v -test.count=1
