@@ -1,0 +1,54 @@
+package gomlx
+
+import (
+	gc "github.com/gomlx/compute"
+	"github.com/gomlx/compute/dtypes"
+)
+
+// implementedOps are the operations the backend implements, for the
+// dtypes of capabilities (element-wise operations of float-only math
+// on float32 and float64 only, as shapeinference requires).
+var implementedOps = []gc.OpType{
+	gc.OpTypeParameter, gc.OpTypeConstant, gc.OpTypeIdentity,
+	// Element-wise, fused into compute/expr kernels.
+	gc.OpTypeAbs, gc.OpTypeNeg, gc.OpTypeSign,
+	gc.OpTypeExp, gc.OpTypeExpm1, gc.OpTypeLog, gc.OpTypeLog1p,
+	gc.OpTypeCeil, gc.OpTypeFloor, gc.OpTypeRound,
+	gc.OpTypeErf, gc.OpTypeRsqrt, gc.OpTypeSqrt, gc.OpTypeCos, gc.OpTypeSin, gc.OpTypeTanh, gc.OpTypeLogistic,
+	gc.OpTypeIsFinite, gc.OpTypeIsNaN, gc.OpTypeLogicalNot,
+	gc.OpTypeAdd, gc.OpTypeSub, gc.OpTypeMul, gc.OpTypeDiv, gc.OpTypeRem, gc.OpTypePow,
+	gc.OpTypeMax, gc.OpTypeMin,
+	gc.OpTypeEqual, gc.OpTypeNotEqual, gc.OpTypeGreaterOrEqual, gc.OpTypeGreaterThan,
+	gc.OpTypeLessOrEqual, gc.OpTypeLessThan,
+	gc.OpTypeLogicalAnd, gc.OpTypeLogicalOr, gc.OpTypeLogicalXor,
+	gc.OpTypeWhere, gc.OpTypeClamp, gc.OpTypeConvertDType,
+	// Data movement: one strided copy kernel.
+	gc.OpTypeReshape, gc.OpTypeTranspose, gc.OpTypeBroadcastInDim, gc.OpTypeSlice,
+	gc.OpTypeReverse, gc.OpTypeConcatenate, gc.OpTypePad, gc.OpTypeIota,
+	gc.OpTypeOptimizationBarrier,
+	// compute.ReduceAxis.
+	gc.OpTypeReduceSum, gc.OpTypeReduceProduct, gc.OpTypeReduceMax, gc.OpTypeReduceMin,
+	gc.OpTypeReduceLogicalAnd, gc.OpTypeReduceLogicalOr, gc.OpTypeReduceLogicalXor,
+	// compute.MatMulWith (package blas).
+	gc.OpTypeDotGeneral,
+}
+
+// capabilities are what the backend declares: float64 where the device
+// has double precision.
+func capabilities(fp64 bool) gc.Capabilities {
+	c := gc.Capabilities{
+		Operations: map[gc.OpType]bool{},
+		DTypes: map[dtypes.DType]bool{
+			dtypes.Float32: true, dtypes.Int32: true, dtypes.Uint32: true,
+			dtypes.Int64: true, dtypes.Uint64: true, dtypes.Bool: true,
+			dtypes.Int8: true, dtypes.Int16: true, dtypes.Uint8: true, dtypes.Uint16: true,
+		},
+	}
+	if fp64 {
+		c.DTypes[dtypes.Float64] = true
+	}
+	for _, op := range implementedOps {
+		c.Operations[op] = true
+	}
+	return c
+}

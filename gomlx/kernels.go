@@ -1,0 +1,263 @@
+package gomlx
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/gomlx/compute/dtypes"
+	"github.com/pkg/errors"
+
+	gc "github.com/gomlx/compute"
+	"github.com/gour-dev/gour/compute"
+	"github.com/gour-dev/gour/compute/expr"
+	"github.com/gour-dev/gour/programmgr"
+	"github.com/gour-dev/gour/ur"
+)
+
+// kernelCache holds the kernels a backend has built, by a key of their
+// source: each is built once through the device's program manager (and so
+// cached on disk across processes too).
+type kernelCache struct {
+	mu sync.Mutex
+	m  map[string]*programmgr.Kernel
+}
+
+func (c *kernelCache) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range c.m {
+		k.Release()
+	}
+	c.m = nil
+}
+
+// kernel returns the kernel name of the program src (OpenCL C on OpenCL
+// and Level Zero, CUDA C on CUDA), building it the first time key is asked
+// for.
+func (b *Backend) kernel(key, name string, src func(backend string) string, fp64 bool) (*programmgr.Kernel, error) {
+	b.kernels.mu.Lock()
+	defer b.kernels.mu.Unlock()
+	if k, ok := b.kernels.m[key]; ok {
+		return k, nil
+	}
+	backend := b.ctx.Backend()
+	desc := programmgr.ImageDesc{
+		Format:       programmgr.FormatOpenCLC,
+		Bytes:        []byte(src(backend)),
+		Requirements: programmgr.Requirements{FP64: fp64},
+	}
+	if backend == "cuda" {
+		desc.Format = programmgr.FormatCUDAC
+	}
+	img, err := programmgr.NewImage(desc)
+	if err != nil {
+		return nil, err
+	}
+	dev, _, _ := b.ctx.UR()
+	k, err := b.ctx.Manager().GetKernel(context.Background(), img, name, dev, programmgr.SpecValues{}, "")
+	if err != nil {
+		return nil, errors.Wrapf(err, "gour backend: building kernel %s", name)
+	}
+	if b.kernels.m == nil {
+		b.kernels.m = map[string]*programmgr.Kernel{}
+	}
+	b.kernels.m[key] = k
+	return k, nil
+}
+
+// launch enqueues k over n work-items on the device's queue.
+func (b *Backend) launch(k *programmgr.Kernel, n int, args ...ur.Arg) error {
+	_, _, q := b.ctx.UR()
+	const local = 64
+	global := (uint64(n) + local - 1) / local * local
+	return q.Launch(k.UR(), ur.Range1D(global).WithLocal(local), args...)
+}
+
+// maxCopyRank is the most dimensions a strided copy walks.
+const maxCopyRank = 8
+
+// copySource is the strided copy kernel for elements of size bytes:
+// work-item i < n decomposes i over the extents e0..e7 (e7 the fastest)
+// and copies src[soff + Σ c_k·ss_k] to dst[doff + Σ c_k·ds_k]. It is every
+// data movement of the backend: transposes, broadcasts, slices, reverses
+// (negative strides), concatenations and pads (an offset and strides into
+// the destination). Indices are computed without %, as compute's kernels
+// are (llvm-spirv-15 cannot translate what clang makes of a / and % pair).
+func copySource(backend string, size int) (name, src string) {
+	ctype, ul, l := "uint", "ulong", "long"
+	if size == 8 {
+		ctype = "ulong"
+	}
+	name = fmt.Sprintf("gour_gomlx_copy%d", size*8)
+	var sb strings.Builder
+	if backend == "cuda" {
+		ctype, ul, l = "unsigned int", "unsigned long long", "long long"
+		if size == 8 {
+			ctype = "unsigned long long"
+		}
+		fmt.Fprintf(&sb, "extern \"C\" __global__ void %s(%s* dst, const %s* src, %s n, %s doff, %s soff", name, ctype, ctype, ul, l, l)
+	} else {
+		fmt.Fprintf(&sb, "__kernel void %s(__global %s* dst, __global const %s* src, %s n, %s doff, %s soff", name, ctype, ctype, ul, l, l)
+	}
+	for k := range maxCopyRank {
+		fmt.Fprintf(&sb, ", %s e%d", ul, k)
+	}
+	for k := range maxCopyRank {
+		fmt.Fprintf(&sb, ", %s ds%d", l, k)
+	}
+	for k := range maxCopyRank {
+		fmt.Fprintf(&sb, ", %s ss%d", l, k)
+	}
+	sb.WriteString(") {\n")
+	if backend == "cuda" {
+		fmt.Fprintf(&sb, "  %s i = blockIdx.x * (%s)blockDim.x + threadIdx.x;\n", ul, ul)
+	} else {
+		fmt.Fprintf(&sb, "  %s i = get_global_id(0);\n", ul)
+	}
+	fmt.Fprintf(&sb, "  if (i >= n) return;\n  %s r = i, q, c;\n  %s d = doff, s = soff;\n", ul, l)
+	for k := maxCopyRank - 1; k >= 0; k-- {
+		fmt.Fprintf(&sb, "  q = r / e%d; c = r - q * e%d; r = q; d += (%s)c * ds%d; s += (%s)c * ss%d;\n", k, k, l, k, l, k)
+	}
+	sb.WriteString("  dst[d] = src[s];\n}\n")
+	return name, sb.String()
+}
+
+// stridedCopy enqueues a copy of the elements of extents ext from src (at
+// soff with strides ss) to dst (at doff with strides ds), all in elements.
+func (b *Backend) stridedCopy(dst, src store, ext []int, doff, soff int, ds, ss []int) error {
+	if len(ext) > maxCopyRank {
+		return errors.Wrapf(gc.ErrNotImplemented, "gour backend: data movement over %d axes (at most %d)", len(ext), maxCopyRank)
+	}
+	n := 1
+	for _, e := range ext {
+		n *= e
+	}
+	if n == 0 {
+		return nil
+	}
+	size := elemSize(src.typ())
+	name, _ := copySource(b.ctx.Backend(), size)
+	k, err := b.kernel(name, name, func(backend string) string {
+		_, src := copySource(backend, size)
+		return src
+	}, false)
+	if err != nil {
+		return err
+	}
+	da, err := dst.arg(compute.InOut)
+	if err != nil {
+		return err
+	}
+	sa, err := src.arg(compute.In)
+	if err != nil {
+		return err
+	}
+	args := make([]ur.Arg, 0, 5+3*maxCopyRank)
+	args = append(args, da, sa, ur.ArgOf(uint64(n)), ur.ArgOf(int64(doff)), ur.ArgOf(int64(soff)))
+	pad := maxCopyRank - len(ext)
+	for k := range maxCopyRank {
+		e := uint64(1)
+		if k >= pad {
+			e = uint64(ext[k-pad])
+		}
+		args = append(args, ur.ArgOf(e))
+	}
+	for _, st := range [][]int{ds, ss} {
+		for k := range maxCopyRank {
+			v := int64(0)
+			if k >= pad {
+				v = int64(st[k-pad])
+			}
+			args = append(args, ur.ArgOf(v))
+		}
+	}
+	return b.launch(k, n, args...)
+}
+
+// rowMajorStrides are the strides of a row-major array of dims.
+func rowMajorStrides(dims []int) []int {
+	s := make([]int, len(dims))
+	acc := 1
+	for i := len(dims) - 1; i >= 0; i-- {
+		s[i] = acc
+		acc *= dims[i]
+	}
+	return s
+}
+
+// ewKernel is an element-wise kernel generated by compute/expr: out[i] =
+// f(in0[i], in1[i], ...) over arrays named a00, a01, ... of their storage
+// types.
+type ewKernel struct {
+	c    *expr.Compiled
+	name string
+	fp64 bool
+}
+
+func exprSignature(out expr.Type, ins []expr.Type) expr.Signature {
+	sig := expr.Signature{Out: out, Arrays: map[string]expr.Type{}}
+	for i, t := range ins {
+		sig.Arrays[argName(i)] = t
+	}
+	return sig
+}
+
+func argName(i int) string { return fmt.Sprintf("a%03d", i) }
+
+func compileEW(src string, out expr.Type, ins []expr.Type) (*ewKernel, error) {
+	c, err := expr.Compile(src, exprSignature(out, ins))
+	if err != nil {
+		return nil, errors.Wrapf(err, "gour backend: element-wise expression %q", src)
+	}
+	fp64 := out == expr.Float64
+	for _, t := range ins {
+		fp64 = fp64 || t == expr.Float64
+	}
+	if strings.Contains(c.OpenCL("k"), "double") {
+		fp64 = true
+	}
+	return &ewKernel{c: c, name: "gour_gomlx_ew", fp64: fp64}, nil
+}
+
+// runEW enqueues an element-wise kernel: out and ins all of n elements.
+func (b *Backend) runEW(k *ewKernel, out store, ins []store) error {
+	n := out.len()
+	if n == 0 {
+		return nil
+	}
+	kern, err := b.kernel(k.c.Key(), k.name, func(backend string) string {
+		if backend == "cuda" {
+			return k.c.CUDA(k.name)
+		}
+		return k.c.OpenCL(k.name)
+	}, k.fp64)
+	if err != nil {
+		return err
+	}
+	args := make([]ur.Arg, 0, len(ins)+2)
+	oa, err := out.arg(compute.Out)
+	if err != nil {
+		return err
+	}
+	args = append(args, oa)
+	for _, in := range ins {
+		a, err := in.arg(compute.In)
+		if err != nil {
+			return err
+		}
+		args = append(args, a)
+	}
+	args = append(args, ur.ArgOf(uint64(n)))
+	return b.launch(kern, n, args...)
+}
+
+// dtypeStorage reports a GoMLX dtype's storage type, or an ErrNotImplemented.
+func dtypeStorage(dt dtypes.DType) (expr.Type, error) {
+	t, ok := storageType(dt)
+	if !ok {
+		return 0, errors.Wrapf(gc.ErrNotImplemented, "gour backend: dtype %s is not supported", dt)
+	}
+	return t, nil
+}
