@@ -23,6 +23,9 @@ type platform struct {
 	handle  cl.Platform
 	info    driver.PlatformInfo
 	devices []driver.Device
+	// guard: launches of one kernel go to one queue at a time
+	// (poclguard.go).
+	guard bool
 
 	usmOnce sync.Once
 	usm     *cl.USMINTEL // nil where the platform lacks the extension
@@ -79,6 +82,7 @@ func Open() (driver.Adapter, error) {
 			Profile:    a.platformString(id, cl.PlatformProfile),
 			Extensions: a.platformString(id, cl.PlatformExtensions),
 		}
+		p.guard = p.guardsLaunches()
 		devs, st := lib.DeviceIDs(id, cl.DeviceTypeAll)
 		if st != cl.Success && st != cl.DeviceNotFound {
 			continue // a broken ICD must not hide the others

@@ -18,6 +18,7 @@ var _ driver.ReplayPreparer = (*queue)(nil)
 
 // replayLaunch is one prepared launch of an emulated command buffer.
 type replayLaunch struct {
+	q     *queue
 	k     *kernel
 	h     cl.Kernel
 	args  []driver.LaunchArg // the arguments set on h, for SetArg
@@ -36,7 +37,7 @@ func (q *queue) PrepareReplay(dk driver.Kernel, r driver.NDRange, args []driver.
 	if err != nil {
 		return nil, err
 	}
-	l := &replayLaunch{k: k, h: h, args: slices.Clone(args), sizes: new(launchSizes)}
+	l := &replayLaunch{q: q, k: k, h: h, args: slices.Clone(args), sizes: new(launchSizes)}
 	if err := k.setArgs(h, l.args); err != nil {
 		l.Release()
 		return nil, err
@@ -47,9 +48,28 @@ func (q *queue) PrepareReplay(dk driver.Kernel, r driver.NDRange, args []driver.
 	return l, nil
 }
 
-func (l *replayLaunch) Native() *driver.NativeCall { return &l.call }
+// Native is the launch's one C call; nil where the launch needs its
+// kernel's guard (poclguard.go), which Launch takes.
+func (l *replayLaunch) Native() *driver.NativeCall {
+	if l.k.guard != nil {
+		return nil
+	}
+	return &l.call
+}
 
-func (l *replayLaunch) Launch() driver.LaunchStatus { return l.call.Launch() }
+func (l *replayLaunch) Launch() driver.LaunchStatus {
+	if l.k.guard == nil {
+		return l.call.Launch()
+	}
+	l.k.guard.enter(l.q)
+	s := l.call.Launch()
+	st := cl.Success
+	if s != driver.Launched {
+		st = cl.InvalidOperation
+	}
+	l.k.guard.exit(l.q, st)
+	return s
+}
 
 // SetArg sets the arguments again with argument i replaced (OpenCL names
 // an argument by its index, which setArgs takes from its place in the

@@ -360,7 +360,13 @@ func (q *queue) copyImageKernel(src, dst *mem, srcOrigin [3]uint64, r driver.Ima
 	}
 	imageCopyKernelLaunches.Add(1)
 	e, ev := q.newEvent(wantEvent)
+	var g *launchGuard
+	if q.ctx.guardsLaunches() {
+		g = guardFor("gour_copy") // every copy kernel: their launches are rare
+	}
+	g.enter(q)
 	st := q.lib.EnqueueNDRangeKernel(q.handle, k, dims, nil, &args.global[0], localPtr, waitList(wait), ev)
+	g.exit(q, st)
 	ret, err := q.result("clEnqueueNDRangeKernel (image copy)", e, st)
 	return ret, true, err
 }

@@ -17,6 +17,9 @@ type kernel struct {
 	// ptrArgs: SetArgPointer set an argument of handle, which a clone
 	// would carry (launchargs.go).
 	ptrArgs atomic.Bool
+	// guard orders the kernel's launches across queues where the driver
+	// needs it (poclguard.go); nil elsewhere.
+	guard *launchGuard
 }
 
 func (k *kernel) Native() uintptr { return uintptr(k.handle) }

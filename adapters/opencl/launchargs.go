@@ -290,7 +290,9 @@ func (q *queue) launchArgKernel(k *kernel, ak *argKernel, r *driver.NDRange, arg
 	}
 	e, ev := q.newEvent(wantEvent)
 	offset, global, local := ak.sizes.set(r)
+	k.guard.enter(q)
 	st := q.lib.EnqueueNDRangeKernel(q.handle, ak.handle, r.Dims, offset, global, local, waitList(wait), ev)
+	k.guard.exit(q, st)
 	return q.result("clEnqueueNDRangeKernel", e, st)
 }
 

@@ -227,5 +227,9 @@ func (p *program) NewKernel(name string) (driver.Kernel, error) {
 		return nil, e
 	}
 	p.ctx.madeKernels.Store(true)
-	return &kernel{lib: p.lib, ctx: p.ctx, handle: h}, nil
+	k := &kernel{lib: p.lib, ctx: p.ctx, handle: h}
+	if p.ctx.guardsLaunches() {
+		k.guard = guardFor(name)
+	}
+	return k, nil
 }

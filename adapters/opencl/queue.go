@@ -25,6 +25,9 @@ type queue struct {
 func (q *queue) Native() uintptr { return uintptr(q.handle) }
 func (q *queue) Release() error {
 	q.ctx.untrack(q)
+	if q.ctx.guardsLaunches() {
+		forgetQueue(q)
+	}
 	return check("clReleaseCommandQueue", q.lib.ReleaseCommandQueue(q.handle))
 }
 func (q *queue) Flush() error  { return q.check("clFlush", q.lib.Flush(q.handle), false) }
@@ -126,6 +129,9 @@ func (s *launchSizes) set(r *driver.NDRange) (offset, global, local *uintptr) {
 // work-group size, say) it reports when the launch is made: the call
 // fails, and the front end's Queue.Launch makes the error.
 func (q *queue) PrepareLaunch(k driver.Kernel, r driver.NDRange) (driver.PreparedLaunch, error) {
+	if k.(*kernel).guard != nil {
+		return &guardedLaunch{q: q, k: k, r: r}, nil
+	}
 	sizes := new(launchSizes)
 	offset, global, local := sizes.set(&r)
 	fn, args := q.lib.EnqueueNDRangeKernelCall(q.handle, k.(*kernel).handle, r.Dims, offset, global, local)
@@ -135,10 +141,28 @@ func (q *queue) PrepareLaunch(k driver.Kernel, r driver.NDRange) (driver.Prepare
 // Launch is the hot path: with no wait list and no event it allocates
 // nothing.
 func (q *queue) Launch(k driver.Kernel, r driver.NDRange, wait []driver.Event, wantEvent bool) (driver.Event, error) {
+	kk := k.(*kernel)
 	e, ev := q.newEvent(wantEvent)
+	kk.guard.enter(q)
 	q.launchMu.Lock()
 	offset, global, local := q.sizes.set(&r)
-	st := q.lib.EnqueueNDRangeKernel(q.handle, k.(*kernel).handle, r.Dims, offset, global, local, waitList(wait), ev)
+	st := q.lib.EnqueueNDRangeKernel(q.handle, kk.handle, r.Dims, offset, global, local, waitList(wait), ev)
 	q.launchMu.Unlock()
+	kk.guard.exit(q, st)
 	return q.result("clEnqueueNDRangeKernel", e, st)
+}
+
+// guardedLaunch is a prepared launch where the driver needs the launch
+// guard (poclguard.go): Queue.Launch each time, not one native call.
+type guardedLaunch struct {
+	q *queue
+	k driver.Kernel
+	r driver.NDRange
+}
+
+func (l *guardedLaunch) Launch() driver.LaunchStatus {
+	if _, err := l.q.Launch(l.k, l.r, nil, false); err != nil {
+		return driver.LaunchFailed
+	}
+	return driver.Launched
 }
