@@ -16,7 +16,10 @@
 //     or nothing; a generic one is compiled once per instantiation);
 //   - Go's constant rules, kept: in float32 code x*0.5 is x*0.5f, never a
 //     double; signed integer arithmetic wraps as Go's does (C computes it
-//     unsigned); / and % truncate as Go's do;
+//     unsigned), but for a for loop's step of a signed 64-bit counter,
+//     which must not pass 2^63 (so the device compiler can unroll the
+//     loop); / and % truncate as Go's do; max and min of floats are the
+//     device's fmax and fmin (a NaN operand gives the other);
 //   - kern.Shared's work-group memory (which device functions take as
 //     slice parameters), Item.Barrier, atomics, and kern's float32 math.
 //

@@ -365,7 +365,9 @@ func (c *compiler) forStmt(s *ast.ForStmt) (string, error) {
 	}
 	if s.Post != nil {
 		c.depth++
-		post, err = c.stmt(s.Post)
+		if post, err = c.signedStep(s.Post); post == "" && err == nil {
+			post, err = c.stmt(s.Post)
+		}
 		c.depth--
 		if err != nil {
 			return "", err
@@ -382,6 +384,45 @@ func (c *compiler) forStmt(s *ast.ForStmt) (string, error) {
 		return "", c.errorf(s.Post, "this post statement is not in the subset")
 	}
 	return in + "{\n" + init + in + "for (; " + cond + "; " + postExpr + ") " + body + "\n" + in + "}\n", nil
+}
+
+// signedStep emits a for loop's step of a signed 64-bit counter (i++,
+// i--, i += n, i -= n) as C's signed arithmetic, without the wrap Go's
+// other signed arithmetic keeps: the device compiler may then assume the
+// counter does not overflow, and unroll the loop (a grid-stride sum ran
+// at 0.77 of C's speed with the step wrapping). Stepping past 2^63 is
+// the one difference from Go. It returns "" for any other statement.
+func (c *compiler) signedStep(s ast.Stmt) (string, error) {
+	var x, step ast.Expr
+	op := ""
+	switch s := s.(type) {
+	case *ast.IncDecStmt:
+		x, op = s.X, s.Tok.String()
+	case *ast.AssignStmt:
+		if len(s.Lhs) != 1 || len(s.Rhs) != 1 || (s.Tok != token.ADD_ASSIGN && s.Tok != token.SUB_ASSIGN) {
+			return "", nil
+		}
+		x, step, op = s.Lhs[0], s.Rhs[0], s.Tok.String()
+	default:
+		return "", nil
+	}
+	id, ok := x.(*ast.Ident)
+	if !ok {
+		return "", nil
+	}
+	b, ok := c.typeOf(id).Underlying().(*types.Basic)
+	if !ok || (b.Kind() != types.Int && b.Kind() != types.Int64) {
+		return "", nil
+	}
+	name := c.name(c.info.Uses[id])
+	if step == nil {
+		return name + op, nil
+	}
+	v, err := c.expr(step)
+	if err != nil {
+		return "", err
+	}
+	return name + " " + op + " (" + v + ")", nil
 }
 
 // rangeStmt emits `for i := range n` over an integer.

@@ -91,6 +91,15 @@
 //
 //	cd gomlx && CGO_ENABLED=1 UR_REQUIRE_ADAPTERS=opencl POCL_KERNEL_CACHE=0 go test ./...
 //
+// The same suite runs against GoMLX's pure-Go CPU backend (package
+// gobackend of the same compute module, so the same suite version):
+// TestSuiteCounts runs TestBackendSuite again and TestReferenceSuite (which
+// runs only there, or with GOUR_REFERENCE_SUITE=1) in a child process and
+// logs each one's innermost subtests passed, skipped and failed, and the
+// operation families gour skips where the reference passes (seen with -v:
+// go test -v -run TestSuiteCounts). Only gour's failures fail it; the
+// reference passing more is logged, not failed.
+//
 // # What is left
 //
 // Not implemented: float16 and bfloat16 (compute stores and multiplies

@@ -34,7 +34,6 @@ static inline float gok_atomic_add_f32_local(volatile __local float* p, float v)
 	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __local uint*)p, old.u, nw.u) != old.u);
 	return old.f;
 }
-static inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 __kernel void Axpy(float a, __global float* x, long x_len, __global float* y, long y_len) {
 	long i = ((long)get_global_id(0));
 	if (i < y_len) {
@@ -168,8 +167,8 @@ __kernel void Softmax(__global float* x, long x_len, long cols) {
 	float m = x[base];
 	{
 	long j = ((long)1LL);
-	for (; (j < cols); j = ((long)((ulong)(j) + (ulong)(1)))) {
-		m = gok_max_float(m, x[((long)((ulong)(base) + (ulong)(j)))]);
+	for (; (j < cols); j++) {
+		m = fmax(m, x[((long)((ulong)(base) + (ulong)(j)))]);
 	}
 	}
 	float sum = 0;
@@ -229,7 +228,6 @@ __kernel void Transpose(__global float* in, long in_len, __global float* out, lo
 #define GOK_LSZ(d) ((long long)(d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z))
 #define GOK_NGR(d) ((long long)(d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z))
 #define GOK_GSZ(d) (GOK_LSZ(d) * GOK_NGR(d))
-__device__ inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 extern "C" __global__ void Axpy(float a, float* x, long long x_len, float* y, long long y_len) {
 	long long i = GOK_GID(0);
 	if (i < y_len) {
@@ -363,8 +361,8 @@ extern "C" __global__ void Softmax(float* x, long long x_len, long long cols) {
 	float m = x[base];
 	{
 	long long j = ((long long)1LL);
-	for (; (j < cols); j = ((long long)((unsigned long long)(j) + (unsigned long long)(1)))) {
-		m = gok_max_float(m, x[((long long)((unsigned long long)(base) + (unsigned long long)(j)))]);
+	for (; (j < cols); j++) {
+		m = fmaxf(m, x[((long long)((unsigned long long)(base) + (unsigned long long)(j)))]);
 	}
 	}
 	float sum = 0;
@@ -484,7 +482,6 @@ static inline long gok_check(long i, long n, long site, __global long* err) {
 	if (atom_cmpxchg(&err[0], 0L, site) == 0L) { err[1] = i; err[2] = n; }
 	return 0;
 }
-static inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 __kernel void Axpy(float a, __global float* x, long x_len, __global float* y, long y_len, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i < y_len) {
@@ -618,8 +615,8 @@ __kernel void Softmax(__global float* x, long x_len, long cols, __global long* g
 	float m = x[gok_chk(base, x_len, 34, gok_err)];
 	{
 	long j = ((long)1LL);
-	for (; (j < cols); j = ((long)((ulong)(j) + (ulong)(1)))) {
-		m = gok_max_float(m, x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 35, gok_err)]);
+	for (; (j < cols); j++) {
+		m = fmax(m, x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 35, gok_err)]);
 	}
 	}
 	float sum = 0;
@@ -685,7 +682,6 @@ __device__ inline long long gok_check(long long i, long long n, long long site, 
 	if (atomicCAS((unsigned long long*)&err[0], 0ULL, (unsigned long long)site) == 0ULL) { err[1] = i; err[2] = n; }
 	return 0;
 }
-__device__ inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 extern "C" __global__ void Axpy(float a, float* x, long long x_len, float* y, long long y_len, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i < y_len) {
@@ -819,8 +815,8 @@ extern "C" __global__ void Softmax(float* x, long long x_len, long long cols, lo
 	float m = x[gok_chk(base, x_len, 34, gok_err)];
 	{
 	long long j = ((long long)1LL);
-	for (; (j < cols); j = ((long long)((unsigned long long)(j) + (unsigned long long)(1)))) {
-		m = gok_max_float(m, x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 35, gok_err)]);
+	for (; (j < cols); j++) {
+		m = fmaxf(m, x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 35, gok_err)]);
 	}
 	}
 	float sum = 0;

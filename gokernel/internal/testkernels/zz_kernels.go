@@ -55,7 +55,6 @@ static inline ushort gok_f32_to_bf16(float f) {
 	u += 0x7fff + ((u >> 16) & 1);
 	return (ushort)(u >> 16);
 }
-static inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 void gok_f_addTree_l1_l2(__local float* tile, long tile_len, __local float* total, long total_len);
 long gok_f_globalIndex();
 float gok_f_twice_float32(float v);
@@ -182,8 +181,8 @@ __kernel void Softmax(__global float* x, long x_len, long cols) {
 	float m = x[base];
 	{
 	long j = ((long)1LL);
-	for (; (j < cols); j = ((long)((ulong)(j) + (ulong)(1)))) {
-		m = gok_max_float(m, x[((long)((ulong)(base) + (ulong)(j)))]);
+	for (; (j < cols); j++) {
+		m = fmax(m, x[((long)((ulong)(base) + (ulong)(j)))]);
 	}
 	}
 	float sum = 0;
@@ -291,7 +290,6 @@ __device__ inline unsigned short gok_f32_to_bf16(float f) {
 	u += 0x7fff + ((u >> 16) & 1);
 	return (unsigned short)(u >> 16);
 }
-__device__ inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 __device__ void gok_f_addTree_l1_l2(float* tile, long long tile_len, float* total, long long total_len);
 __device__ long long gok_f_globalIndex();
 __device__ float gok_f_twice_float32(float v);
@@ -418,8 +416,8 @@ extern "C" __global__ void Softmax(float* x, long long x_len, long long cols) {
 	float m = x[base];
 	{
 	long long j = ((long long)1LL);
-	for (; (j < cols); j = ((long long)((unsigned long long)(j) + (unsigned long long)(1)))) {
-		m = gok_max_float(m, x[((long long)((unsigned long long)(base) + (unsigned long long)(j)))]);
+	for (; (j < cols); j++) {
+		m = fmaxf(m, x[((long long)((unsigned long long)(base) + (unsigned long long)(j)))]);
 	}
 	}
 	float sum = 0;
@@ -573,7 +571,6 @@ static inline ushort gok_f32_to_bf16(float f) {
 	u += 0x7fff + ((u >> 16) & 1);
 	return (ushort)(u >> 16);
 }
-static inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 void gok_f_addTree_l1_l2(__local float* tile, long tile_len, __local float* total, long total_len, __global long* gok_err);
 long gok_f_globalIndex(__global long* gok_err);
 float gok_f_twice_float32(float v, __global long* gok_err);
@@ -700,8 +697,8 @@ __kernel void Softmax(__global float* x, long x_len, long cols, __global long* g
 	float m = x[gok_chk(base, x_len, 33, gok_err)];
 	{
 	long j = ((long)1LL);
-	for (; (j < cols); j = ((long)((ulong)(j) + (ulong)(1)))) {
-		m = gok_max_float(m, x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 34, gok_err)]);
+	for (; (j < cols); j++) {
+		m = fmax(m, x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 34, gok_err)]);
 	}
 	}
 	float sum = 0;
@@ -815,7 +812,6 @@ __device__ inline unsigned short gok_f32_to_bf16(float f) {
 	u += 0x7fff + ((u >> 16) & 1);
 	return (unsigned short)(u >> 16);
 }
-__device__ inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 __device__ void gok_f_addTree_l1_l2(float* tile, long long tile_len, float* total, long long total_len, long long* gok_err);
 __device__ long long gok_f_globalIndex(long long* gok_err);
 __device__ float gok_f_twice_float32(float v, long long* gok_err);
@@ -942,8 +938,8 @@ extern "C" __global__ void Softmax(float* x, long long x_len, long long cols, lo
 	float m = x[gok_chk(base, x_len, 33, gok_err)];
 	{
 	long long j = ((long long)1LL);
-	for (; (j < cols); j = ((long long)((unsigned long long)(j) + (unsigned long long)(1)))) {
-		m = gok_max_float(m, x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 34, gok_err)]);
+	for (; (j < cols); j++) {
+		m = fmaxf(m, x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 34, gok_err)]);
 	}
 	}
 	float sum = 0;

@@ -32,7 +32,6 @@ static inline float gok_atomic_add_f32_local(volatile __local float* p, float v)
 	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __local uint*)p, old.u, nw.u) != old.u);
 	return old.f;
 }
-static inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 __kernel void Axpy(float a, __global float* x, long x_len, __global float* y, long y_len) {
 	long i = ((long)get_global_id(0));
 	if (i < y_len) {
@@ -168,7 +167,7 @@ __kernel void Softmax(__global float* x, long x_len, __global float* y, long y_l
 			v[k] = x[((long)((ulong)(base) + (ulong)(j)))];
 		}
 		}
-		m = gok_max_float(m, v[k]);
+		m = fmax(m, v[k]);
 	}
 	}
 	rmax[l] = m;
@@ -177,7 +176,7 @@ __kernel void Softmax(__global float* x, long x_len, __global float* y, long y_l
 	long step = ((long)128LL);
 	for (; (step > ((long)0LL)); step = (step / ((long)2LL))) {
 		if (l < step) {
-			rmax[l] = gok_max_float(rmax[l], rmax[((long)((ulong)(l) + (ulong)(step)))]);
+			rmax[l] = fmax(rmax[l], rmax[((long)((ulong)(l) + (ulong)(step)))]);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	}
@@ -221,7 +220,7 @@ __kernel void Sum(__global float* x, long x_len, __global float* partial, long p
 	float s = 0;
 	{
 	long i = ((long)get_global_id(0));
-	for (; (i < x_len); i = ((long)((ulong)(i) + (ulong)(((long)get_global_size(0)))))) {
+	for (; (i < x_len); i += (((long)get_global_size(0)))) {
 		s = (s + x[i]);
 	}
 	}
@@ -288,7 +287,6 @@ __kernel void Transpose(__global float* in, long in_len, __global float* out, lo
 #define GOK_LSZ(d) ((long long)(d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z))
 #define GOK_NGR(d) ((long long)(d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z))
 #define GOK_GSZ(d) (GOK_LSZ(d) * GOK_NGR(d))
-__device__ inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 extern "C" __global__ void Axpy(float a, float* x, long long x_len, float* y, long long y_len) {
 	long long i = GOK_GID(0);
 	if (i < y_len) {
@@ -424,7 +422,7 @@ extern "C" __global__ void Softmax(float* x, long long x_len, float* y, long lon
 			v[k] = x[((long long)((unsigned long long)(base) + (unsigned long long)(j)))];
 		}
 		}
-		m = gok_max_float(m, v[k]);
+		m = fmaxf(m, v[k]);
 	}
 	}
 	rmax[l] = m;
@@ -433,7 +431,7 @@ extern "C" __global__ void Softmax(float* x, long long x_len, float* y, long lon
 	long long step = ((long long)128LL);
 	for (; (step > ((long long)0LL)); step = (step / ((long long)2LL))) {
 		if (l < step) {
-			rmax[l] = gok_max_float(rmax[l], rmax[((long long)((unsigned long long)(l) + (unsigned long long)(step)))]);
+			rmax[l] = fmaxf(rmax[l], rmax[((long long)((unsigned long long)(l) + (unsigned long long)(step)))]);
 		}
 		__syncthreads();
 	}
@@ -477,7 +475,7 @@ extern "C" __global__ void Sum(float* x, long long x_len, float* partial, long l
 	float s = 0;
 	{
 	long long i = GOK_GID(0);
-	for (; (i < x_len); i = ((long long)((unsigned long long)(i) + (unsigned long long)(GOK_GSZ(0))))) {
+	for (; (i < x_len); i += (GOK_GSZ(0))) {
 		s = (s + x[i]);
 	}
 	}
@@ -613,7 +611,6 @@ static inline long gok_check(long i, long n, long site, __global long* err) {
 	if (atom_cmpxchg(&err[0], 0L, site) == 0L) { err[1] = i; err[2] = n; }
 	return 0;
 }
-static inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 __kernel void Axpy(float a, __global float* x, long x_len, __global float* y, long y_len, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i < y_len) {
@@ -749,7 +746,7 @@ __kernel void Softmax(__global float* x, long x_len, __global float* y, long y_l
 			v[gok_chk(k, 16, 31, gok_err)] = x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 30, gok_err)];
 		}
 		}
-		m = gok_max_float(m, v[gok_chk(k, 16, 32, gok_err)]);
+		m = fmax(m, v[gok_chk(k, 16, 32, gok_err)]);
 	}
 	}
 	rmax[gok_chk(l, 256, 33, gok_err)] = m;
@@ -758,7 +755,7 @@ __kernel void Softmax(__global float* x, long x_len, __global float* y, long y_l
 	long step = ((long)128LL);
 	for (; (step > ((long)0LL)); step = (step / ((long)2LL))) {
 		if (l < step) {
-			rmax[gok_chk(l, 256, 36, gok_err)] = gok_max_float(rmax[gok_chk(l, 256, 34, gok_err)], rmax[gok_chk(((long)((ulong)(l) + (ulong)(step))), 256, 35, gok_err)]);
+			rmax[gok_chk(l, 256, 36, gok_err)] = fmax(rmax[gok_chk(l, 256, 34, gok_err)], rmax[gok_chk(((long)((ulong)(l) + (ulong)(step))), 256, 35, gok_err)]);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	}
@@ -802,7 +799,7 @@ __kernel void Sum(__global float* x, long x_len, __global float* partial, long p
 	float s = 0;
 	{
 	long i = ((long)get_global_id(0));
-	for (; (i < x_len); i = ((long)((ulong)(i) + (ulong)(((long)get_global_size(0)))))) {
+	for (; (i < x_len); i += (((long)get_global_size(0)))) {
 		s = (s + x[gok_chk(i, x_len, 47, gok_err)]);
 	}
 	}
@@ -875,7 +872,6 @@ __device__ inline long long gok_check(long long i, long long n, long long site, 
 	if (atomicCAS((unsigned long long*)&err[0], 0ULL, (unsigned long long)site) == 0ULL) { err[1] = i; err[2] = n; }
 	return 0;
 }
-__device__ inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 extern "C" __global__ void Axpy(float a, float* x, long long x_len, float* y, long long y_len, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i < y_len) {
@@ -1011,7 +1007,7 @@ extern "C" __global__ void Softmax(float* x, long long x_len, float* y, long lon
 			v[gok_chk(k, 16, 31, gok_err)] = x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 30, gok_err)];
 		}
 		}
-		m = gok_max_float(m, v[gok_chk(k, 16, 32, gok_err)]);
+		m = fmaxf(m, v[gok_chk(k, 16, 32, gok_err)]);
 	}
 	}
 	rmax[gok_chk(l, 256, 33, gok_err)] = m;
@@ -1020,7 +1016,7 @@ extern "C" __global__ void Softmax(float* x, long long x_len, float* y, long lon
 	long long step = ((long long)128LL);
 	for (; (step > ((long long)0LL)); step = (step / ((long long)2LL))) {
 		if (l < step) {
-			rmax[gok_chk(l, 256, 36, gok_err)] = gok_max_float(rmax[gok_chk(l, 256, 34, gok_err)], rmax[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(step))), 256, 35, gok_err)]);
+			rmax[gok_chk(l, 256, 36, gok_err)] = fmaxf(rmax[gok_chk(l, 256, 34, gok_err)], rmax[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(step))), 256, 35, gok_err)]);
 		}
 		__syncthreads();
 	}
@@ -1064,7 +1060,7 @@ extern "C" __global__ void Sum(float* x, long long x_len, float* partial, long l
 	float s = 0;
 	{
 	long long i = GOK_GID(0);
-	for (; (i < x_len); i = ((long long)((unsigned long long)(i) + (unsigned long long)(GOK_GSZ(0))))) {
+	for (; (i < x_len); i += (GOK_GSZ(0))) {
 		s = (s + x[gok_chk(i, x_len, 47, gok_err)]);
 	}
 	}

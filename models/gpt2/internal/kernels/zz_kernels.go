@@ -31,7 +31,6 @@ static inline float gok_atomic_add_f32_local(volatile __local float* p, float v)
 	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __local uint*)p, old.u, nw.u) != old.u);
 	return old.f;
 }
-static inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 float gok_f_groupSum_l1(__local float* tile, long tile_len, float v);
 float gok_f_groupMax_l1(__local float* tile, long tile_len, float v);
 float gok_f_groupMax_l1(__local float* tile, long tile_len, float v) {
@@ -42,7 +41,7 @@ float gok_f_groupMax_l1(__local float* tile, long tile_len, float v) {
 	long st = ((long)128LL);
 	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
 		if (l < st) {
-			tile[l] = gok_max_float(tile[l], tile[((long)((ulong)(l) + (ulong)(st)))]);
+			tile[l] = fmax(tile[l], tile[((long)((ulong)(l) + (ulong)(st)))]);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	}
@@ -95,7 +94,7 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 	float s = 0;
 	{
 	long j = l;
-	for (; (j < c); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
+	for (; (j < c); j += (((long)256LL))) {
 		float v = x[((long)((ulong)(base) + (ulong)(j)))];
 		if (add) {
 			v = (v + (d[((long)((ulong)(base) + (ulong)(j)))] + bias[j]));
@@ -108,7 +107,7 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 	float q = 0;
 	{
 	long j = l;
-	for (; (j < c); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
+	for (; (j < c); j += (((long)256LL))) {
 		float v = (x[((long)((ulong)(base) + (ulong)(j)))] - mean);
 		q = (q + (v * v));
 	}
@@ -116,7 +115,7 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 	float inv = rsqrt(((gok_f_groupSum_l1(tile, 256, q) / ((float)(c))) + eps));
 	{
 	long j = l;
-	for (; (j < c); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
+	for (; (j < c); j += (((long)256LL))) {
 		y[((long)((ulong)(base) + (ulong)(j)))] = (((((x[((long)((ulong)(base) + (ulong)(j)))] - mean)) * inv) * w[j]) + b[j]);
 	}
 	}
@@ -138,13 +137,13 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l) {
 			v[k] = att[((long)((ulong)(base) + (ulong)(j)))];
 		}
 		}
-		m = gok_max_float(m, v[k]);
+		m = fmax(m, v[k]);
 	}
 	}
 	{
 	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
-	for (; (j < valid); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
-		m = gok_max_float(m, att[((long)((ulong)(base) + (ulong)(j)))]);
+	for (; (j < valid); j += (((long)256LL))) {
+		m = fmax(m, att[((long)((ulong)(base) + (ulong)(j)))]);
 	}
 	}
 	m = gok_f_groupMax_l1(tile, 256, m);
@@ -158,7 +157,7 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l) {
 	}
 	{
 	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
-	for (; (j < valid); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
+	for (; (j < valid); j += (((long)256LL))) {
 		float e = exp((att[((long)((ulong)(base) + (ulong)(j)))] - m));
 		att[((long)((ulong)(base) + (ulong)(j)))] = e;
 		s = (s + e);
@@ -178,7 +177,7 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l) {
 	}
 	{
 	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
-	for (; (j < l); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
+	for (; (j < l); j += (((long)256LL))) {
 		if (j < valid) {
 			att[((long)((ulong)(base) + (ulong)(j)))] = (att[((long)((ulong)(base) + (ulong)(j)))] * inv);
 		} else {
@@ -219,7 +218,6 @@ __kernel void SplitQKV(__global float* qkv, long qkv_len, __global float* bias, 
 #define GOK_LSZ(d) ((long long)(d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z))
 #define GOK_NGR(d) ((long long)(d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z))
 #define GOK_GSZ(d) (GOK_LSZ(d) * GOK_NGR(d))
-__device__ inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 __device__ float gok_f_groupSum_l1(float* tile, long long tile_len, float v);
 __device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v);
 __device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v) {
@@ -230,7 +228,7 @@ __device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v) {
 	long long st = ((long long)128LL);
 	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
 		if (l < st) {
-			tile[l] = gok_max_float(tile[l], tile[((long long)((unsigned long long)(l) + (unsigned long long)(st)))]);
+			tile[l] = fmaxf(tile[l], tile[((long long)((unsigned long long)(l) + (unsigned long long)(st)))]);
 		}
 		__syncthreads();
 	}
@@ -283,7 +281,7 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 	float s = 0;
 	{
 	long long j = l;
-	for (; (j < c); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
+	for (; (j < c); j += (((long long)256LL))) {
 		float v = x[((long long)((unsigned long long)(base) + (unsigned long long)(j)))];
 		if (add) {
 			v = (v + (d[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] + bias[j]));
@@ -296,7 +294,7 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 	float q = 0;
 	{
 	long long j = l;
-	for (; (j < c); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
+	for (; (j < c); j += (((long long)256LL))) {
 		float v = (x[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] - mean);
 		q = (q + (v * v));
 	}
@@ -304,7 +302,7 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 	float inv = rsqrtf(((gok_f_groupSum_l1(tile, 256, q) / ((float)(c))) + eps));
 	{
 	long long j = l;
-	for (; (j < c); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
+	for (; (j < c); j += (((long long)256LL))) {
 		y[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] = (((((x[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] - mean)) * inv) * w[j]) + b[j]);
 	}
 	}
@@ -326,13 +324,13 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 			v[k] = att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))];
 		}
 		}
-		m = gok_max_float(m, v[k]);
+		m = fmaxf(m, v[k]);
 	}
 	}
 	{
 	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
-	for (; (j < valid); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
-		m = gok_max_float(m, att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))]);
+	for (; (j < valid); j += (((long long)256LL))) {
+		m = fmaxf(m, att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))]);
 	}
 	}
 	m = gok_f_groupMax_l1(tile, 256, m);
@@ -346,7 +344,7 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	}
 	{
 	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
-	for (; (j < valid); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
+	for (; (j < valid); j += (((long long)256LL))) {
 		float e = expf((att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] - m));
 		att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] = e;
 		s = (s + e);
@@ -366,7 +364,7 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	}
 	{
 	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
-	for (; (j < l); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
+	for (; (j < l); j += (((long long)256LL))) {
 		if (j < valid) {
 			att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] = (att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] * inv);
 		} else {
@@ -467,7 +465,6 @@ static inline long gok_check(long i, long n, long site, __global long* err) {
 	if (atom_cmpxchg(&err[0], 0L, site) == 0L) { err[1] = i; err[2] = n; }
 	return 0;
 }
-static inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 float gok_f_groupSum_l1(__local float* tile, long tile_len, float v, __global long* gok_err);
 float gok_f_groupMax_l1(__local float* tile, long tile_len, float v, __global long* gok_err);
 float gok_f_groupMax_l1(__local float* tile, long tile_len, float v, __global long* gok_err) {
@@ -478,7 +475,7 @@ float gok_f_groupMax_l1(__local float* tile, long tile_len, float v, __global lo
 	long st = ((long)128LL);
 	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
 		if (l < st) {
-			tile[gok_chk(l, tile_len, 29, gok_err)] = gok_max_float(tile[gok_chk(l, tile_len, 27, gok_err)], tile[gok_chk(((long)((ulong)(l) + (ulong)(st))), tile_len, 28, gok_err)]);
+			tile[gok_chk(l, tile_len, 29, gok_err)] = fmax(tile[gok_chk(l, tile_len, 27, gok_err)], tile[gok_chk(((long)((ulong)(l) + (ulong)(st))), tile_len, 28, gok_err)]);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	}
@@ -531,7 +528,7 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 	float s = 0;
 	{
 	long j = l;
-	for (; (j < c); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
+	for (; (j < c); j += (((long)256LL))) {
 		float v = x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 8, gok_err)];
 		if (add) {
 			v = (v + (d[gok_chk(((long)((ulong)(base) + (ulong)(j))), d_len, 9, gok_err)] + bias[gok_chk(j, bias_len, 10, gok_err)]));
@@ -544,7 +541,7 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 	float q = 0;
 	{
 	long j = l;
-	for (; (j < c); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
+	for (; (j < c); j += (((long)256LL))) {
 		float v = (x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 16, gok_err)] - mean);
 		q = (q + (v * v));
 	}
@@ -552,7 +549,7 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 	float inv = rsqrt(((gok_f_groupSum_l1(tile, 256, q, gok_err) / ((float)(c))) + eps));
 	{
 	long j = l;
-	for (; (j < c); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
+	for (; (j < c); j += (((long)256LL))) {
 		y[gok_chk(((long)((ulong)(base) + (ulong)(j))), y_len, 20, gok_err)] = (((((x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 17, gok_err)] - mean)) * inv) * w[gok_chk(j, w_len, 18, gok_err)]) + b[gok_chk(j, b_len, 19, gok_err)]);
 	}
 	}
@@ -574,13 +571,13 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l, __globa
 			v[gok_chk(k, 4, 23, gok_err)] = att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 22, gok_err)];
 		}
 		}
-		m = gok_max_float(m, v[gok_chk(k, 4, 24, gok_err)]);
+		m = fmax(m, v[gok_chk(k, 4, 24, gok_err)]);
 	}
 	}
 	{
 	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
-	for (; (j < valid); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
-		m = gok_max_float(m, att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 25, gok_err)]);
+	for (; (j < valid); j += (((long)256LL))) {
+		m = fmax(m, att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 25, gok_err)]);
 	}
 	}
 	m = gok_f_groupMax_l1(tile, 256, m, gok_err);
@@ -594,7 +591,7 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l, __globa
 	}
 	{
 	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
-	for (; (j < valid); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
+	for (; (j < valid); j += (((long)256LL))) {
 		float e = exp((att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 34, gok_err)] - m));
 		att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 35, gok_err)] = e;
 		s = (s + e);
@@ -614,7 +611,7 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l, __globa
 	}
 	{
 	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
-	for (; (j < l); j = ((long)((ulong)(j) + (ulong)(((long)256LL))))) {
+	for (; (j < l); j += (((long)256LL))) {
 		if (j < valid) {
 			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 38, gok_err)] = (att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 38, gok_err)] * inv);
 		} else {
@@ -661,7 +658,6 @@ __device__ inline long long gok_check(long long i, long long n, long long site, 
 	if (atomicCAS((unsigned long long*)&err[0], 0ULL, (unsigned long long)site) == 0ULL) { err[1] = i; err[2] = n; }
 	return 0;
 }
-__device__ inline float gok_max_float(float a, float b) { return a > b ? a : b; }
 __device__ float gok_f_groupSum_l1(float* tile, long long tile_len, float v, long long* gok_err);
 __device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v, long long* gok_err);
 __device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v, long long* gok_err) {
@@ -672,7 +668,7 @@ __device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v, lon
 	long long st = ((long long)128LL);
 	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
 		if (l < st) {
-			tile[gok_chk(l, tile_len, 29, gok_err)] = gok_max_float(tile[gok_chk(l, tile_len, 27, gok_err)], tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(st))), tile_len, 28, gok_err)]);
+			tile[gok_chk(l, tile_len, 29, gok_err)] = fmaxf(tile[gok_chk(l, tile_len, 27, gok_err)], tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(st))), tile_len, 28, gok_err)]);
 		}
 		__syncthreads();
 	}
@@ -725,7 +721,7 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 	float s = 0;
 	{
 	long long j = l;
-	for (; (j < c); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
+	for (; (j < c); j += (((long long)256LL))) {
 		float v = x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 8, gok_err)];
 		if (add) {
 			v = (v + (d[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), d_len, 9, gok_err)] + bias[gok_chk(j, bias_len, 10, gok_err)]));
@@ -738,7 +734,7 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 	float q = 0;
 	{
 	long long j = l;
-	for (; (j < c); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
+	for (; (j < c); j += (((long long)256LL))) {
 		float v = (x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 16, gok_err)] - mean);
 		q = (q + (v * v));
 	}
@@ -746,7 +742,7 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 	float inv = rsqrtf(((gok_f_groupSum_l1(tile, 256, q, gok_err) / ((float)(c))) + eps));
 	{
 	long long j = l;
-	for (; (j < c); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
+	for (; (j < c); j += (((long long)256LL))) {
 		y[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), y_len, 20, gok_err)] = (((((x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 17, gok_err)] - mean)) * inv) * w[gok_chk(j, w_len, 18, gok_err)]) + b[gok_chk(j, b_len, 19, gok_err)]);
 	}
 	}
@@ -768,13 +764,13 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 			v[gok_chk(k, 4, 23, gok_err)] = att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 22, gok_err)];
 		}
 		}
-		m = gok_max_float(m, v[gok_chk(k, 4, 24, gok_err)]);
+		m = fmaxf(m, v[gok_chk(k, 4, 24, gok_err)]);
 	}
 	}
 	{
 	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
-	for (; (j < valid); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
-		m = gok_max_float(m, att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 25, gok_err)]);
+	for (; (j < valid); j += (((long long)256LL))) {
+		m = fmaxf(m, att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 25, gok_err)]);
 	}
 	}
 	m = gok_f_groupMax_l1(tile, 256, m, gok_err);
@@ -788,7 +784,7 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	}
 	{
 	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
-	for (; (j < valid); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
+	for (; (j < valid); j += (((long long)256LL))) {
 		float e = expf((att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 34, gok_err)] - m));
 		att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 35, gok_err)] = e;
 		s = (s + e);
@@ -808,7 +804,7 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	}
 	{
 	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
-	for (; (j < l); j = ((long long)((unsigned long long)(j) + (unsigned long long)(((long long)256LL))))) {
+	for (; (j < l); j += (((long long)256LL))) {
 		if (j < valid) {
 			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 38, gok_err)] = (att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 38, gok_err)] * inv);
 		} else {
