@@ -22,6 +22,10 @@ var implementedOps = []gc.OpType{
 	gc.OpTypeLessOrEqual, gc.OpTypeLessThan,
 	gc.OpTypeLogicalAnd, gc.OpTypeLogicalOr, gc.OpTypeLogicalXor,
 	gc.OpTypeWhere, gc.OpTypeClamp, gc.OpTypeConvertDType,
+	// Bitwise, a map kernel of the backend's own each (not fused).
+	gc.OpTypeBitwiseAnd, gc.OpTypeBitwiseOr, gc.OpTypeBitwiseXor, gc.OpTypeBitwiseNot,
+	gc.OpTypeShiftLeft, gc.OpTypeShiftRightArithmetic, gc.OpTypeShiftRightLogical,
+	gc.OpTypeBitCount, gc.OpTypeClz,
 	// Data movement: one strided copy kernel.
 	gc.OpTypeReshape, gc.OpTypeTranspose, gc.OpTypeBroadcastInDim, gc.OpTypeSlice,
 	gc.OpTypeReverse, gc.OpTypeConcatenate, gc.OpTypePad, gc.OpTypeIota,
@@ -29,6 +33,11 @@ var implementedOps = []gc.OpType{
 	// compute.ReduceAxis.
 	gc.OpTypeReduceSum, gc.OpTypeReduceProduct, gc.OpTypeReduceMax, gc.OpTypeReduceMin,
 	gc.OpTypeReduceLogicalAnd, gc.OpTypeReduceLogicalOr, gc.OpTypeReduceLogicalXor,
+	// Axis kernels of the backend's own: one work-item per row.
+	gc.OpTypeArgMinMax, gc.OpTypeCumSum, gc.OpTypeCumMax,
+	gc.OpTypeReduceBitwiseAnd, gc.OpTypeReduceBitwiseOr, gc.OpTypeReduceBitwiseXor,
+	// A kernel generated per configuration.
+	gc.OpTypeGather,
 	// compute.MatMulWith (package blas).
 	gc.OpTypeDotGeneral,
 }

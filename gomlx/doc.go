@@ -46,6 +46,18 @@
 //   - ReduceSum, ReduceProduct, ReduceMax, ReduceMin and the logical
 //     reductions are compute.ReduceAxis over the operand seen as a [kept,
 //     reduced] matrix (copied into that order where it is not).
+//   - The bitwise operations and shifts (compute/expr has no bitwise
+//     operators) are a map kernel of the backend's own each, OpenCL C or
+//     CUDA C from one generator: an element per work-item, reading a
+//     broadcast input by strides of 0 rather than a copy. They are not
+//     fused.
+//   - ArgMinMax, CumSum, CumMax and the bitwise reductions are an axis
+//     kernel of the backend's own: the operand seen as [outer, axis,
+//     inner], one work-item per row of the axis (a bitwise reduction over
+//     axes that are not consecutive copies the operand first).
+//   - Gather is one kernel generated for its configuration (extents,
+//     strides and axis maps as constants): an output element per
+//     work-item, its start index clamped so that the slice fits.
 //   - DotGeneral is one compute.MatMulWith, package blas's batched GEMM
 //     (CLBlast or blas's own kernels on OpenCL, cuBLAS on CUDA), of the
 //     operands as [batch, cross, contracting] or, transposed,
@@ -66,13 +78,19 @@
 // Capabilities declares exactly what is implemented (the list is
 // implementedOps): Parameter, Constant (and ConstantFromBuffer, donated or
 // not), Identity; the element-wise Abs, Neg, Sign, Exp, Expm1, Log, Log1p,
-// Ceil, Floor, Round (ties to even), Rsqrt, Sqrt, Cos, Sin, Tanh,
-// Logistic, IsFinite, IsNaN, LogicalNot, Add, Sub, Mul, Div, Rem, Pow,
-// Max, Min (NaN propagating), the six comparisons, LogicalAnd, LogicalOr,
-// LogicalXor, Where, Clamp, ConvertDType; Reshape, Transpose,
-// BroadcastInDim, Slice, Reverse, Concatenate, Pad, Iota,
-// OptimizationBarrier; ReduceSum, ReduceProduct, ReduceMax, ReduceMin,
-// ReduceLogicalAnd, ReduceLogicalOr, ReduceLogicalXor; DotGeneral. DTypes:
+// Ceil, Floor, Round (ties to even), Erf (float32 only), Rsqrt, Sqrt,
+// Cos, Sin, Tanh, Logistic, IsFinite, IsNaN, LogicalNot, Add, Sub, Mul,
+// Div, Rem, Pow, Max, Min (NaN propagating), the six comparisons,
+// LogicalAnd, LogicalOr, LogicalXor, Where, Clamp, ConvertDType;
+// BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, ShiftLeft,
+// ShiftRightArithmetic, ShiftRightLogical (Go's shifts: an amount
+// negative or past the dtype's bits shifts every bit out), BitCount, Clz;
+// Reshape, Transpose, BroadcastInDim, Slice, Reverse, Concatenate, Pad,
+// Iota, OptimizationBarrier, Gather; ReduceSum, ReduceProduct, ReduceMax,
+// ReduceMin, ReduceLogicalAnd, ReduceLogicalOr, ReduceLogicalXor,
+// ReduceBitwiseAnd, ReduceBitwiseOr, ReduceBitwiseXor; ArgMinMax (the
+// first extremum, or the first NaN), CumSum (integers wrap), CumMax (a
+// NaN propagates); DotGeneral. DTypes:
 // bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32,
 // and float64 where the device has double precision. No functions or
 // closures, no dynamic shapes, one device.
@@ -104,12 +122,14 @@
 //
 // Not implemented: float16 and bfloat16 (compute stores and multiplies
 // them; element-wise and reductions would compute in float32), complex
-// dtypes, bitwise operations and shifts, Erf, Atan2, ArgMinMax, CumSum and
-// CumMax, Gather and Scatter, DynamicSlice and DynamicUpdateSlice,
-// ReduceWindow, ConvGeneral, Sort, RNGBitGenerator, BatchNorm, the fused
-// operations (FusedSoftmax, FusedLayerNorm, FusedDense, attention),
-// functions and closures (Call, While, If), dynamic shapes, several
-// devices, and integer DotGeneral. Broadcast inputs of a fused kernel are
+// dtypes, Erf of float64, Atan2, Scatter, DynamicSlice and
+// DynamicUpdateSlice, ReduceWindow, ConvGeneral, Sort, RNGBitGenerator,
+// BatchNorm, the fused operations (FusedSoftmax, FusedLayerNorm,
+// FusedDense, attention, QuantizedGather), functions and closures (Call,
+// While, If), dynamic shapes, several devices, and integer DotGeneral.
+// The bitwise operations are not fused with the element-wise ones around
+// them, and the axis kernels take a row per work-item, which is slow
+// where there are few rows. Broadcast inputs of a fused kernel are
 // expanded by a copy, where expr's strided kernels could read them in
 // place; a reduction or a product whose operand's array does not already
 // have the [rows, columns] shape it needs is copied first, where a

@@ -3,6 +3,7 @@ package gomlx
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -260,4 +261,198 @@ func dtypeStorage(dt dtypes.DType) (expr.Type, error) {
 		return 0, errors.Wrapf(gc.ErrNotImplemented, "gour backend: dtype %s is not supported", dt)
 	}
 	return t, nil
+}
+
+// cType is the C type of a storage type, in OpenCL C or CUDA C.
+func cType(backend string, t expr.Type) string {
+	cuda := backend == "cuda"
+	switch t {
+	case expr.Float32:
+		return "float"
+	case expr.Float64:
+		return "double"
+	case expr.Int32:
+		return "int"
+	case expr.Uint32:
+		if cuda {
+			return "unsigned int"
+		}
+		return "uint"
+	case expr.Int64:
+		if cuda {
+			return "long long"
+		}
+		return "long"
+	case expr.Uint64:
+		if cuda {
+			return "unsigned long long"
+		}
+		return "ulong"
+	}
+	return "void"
+}
+
+// kernelHead opens a kernel's source: the OpenCL fp64 pragma where
+// needed, and the signature's first part, "kernel void name(".
+func kernelHead(sb *strings.Builder, backend, name string, fp64 bool) {
+	if backend == "cuda" {
+		fmt.Fprintf(sb, "extern \"C\" __global__ void %s(", name)
+		return
+	}
+	if fp64 {
+		sb.WriteString("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n")
+	}
+	fmt.Fprintf(sb, "__kernel void %s(", name)
+}
+
+// globalPtr is a kernel's pointer parameter to elements of C type ct.
+func globalPtr(backend, ct string, write bool) string {
+	c := "const "
+	if write {
+		c = ""
+	}
+	if backend == "cuda" {
+		return c + ct + "*"
+	}
+	return "__global " + c + ct + "*"
+}
+
+// globalID is the statement declaring i, the work-item's 1D index.
+func globalID(backend string) string {
+	if backend == "cuda" {
+		return "  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;\n"
+	}
+	return "  ulong i = get_global_id(0);\n"
+}
+
+// mapKernel is an element-wise kernel of the backend's own, for what
+// compute/expr cannot write (bitwise operations): work-item i < n
+// decomposes i over the extents e0..e7 (e7 the fastest) and computes
+// dst[i] from x0 = src0[Σ c_k·s0_k], x1 = src1[Σ c_k·s1_k], ..., so that
+// an input broadcasts by strides of 0, with no copy.
+type mapKernel struct {
+	// name is the kernel's name, unique to its source.
+	name string
+	out  expr.Type
+	ins  []expr.Type
+	// body is dst[i]'s expression of x0, x1, ... in the backend's
+	// language.
+	body func(backend string) string
+}
+
+func (k *mapKernel) source(backend string) string {
+	fp64 := k.out == expr.Float64 || slices.Contains(k.ins, expr.Float64)
+	ul, l := "ulong", "long"
+	if backend == "cuda" {
+		ul, l = "unsigned long long", "long long"
+	}
+	var sb strings.Builder
+	kernelHead(&sb, backend, k.name, fp64)
+	fmt.Fprintf(&sb, "%s dst", globalPtr(backend, cType(backend, k.out), true))
+	for j, t := range k.ins {
+		fmt.Fprintf(&sb, ", %s src%d", globalPtr(backend, cType(backend, t), false), j)
+	}
+	fmt.Fprintf(&sb, ", %s n", ul)
+	for d := range maxCopyRank {
+		fmt.Fprintf(&sb, ", %s e%d", ul, d)
+	}
+	for j := range k.ins {
+		for d := range maxCopyRank {
+			fmt.Fprintf(&sb, ", %s s%d_%d", l, j, d)
+		}
+	}
+	sb.WriteString(") {\n")
+	sb.WriteString(globalID(backend))
+	fmt.Fprintf(&sb, "  if (i >= n) return;\n  %s r = i, q, c;\n", ul)
+	for j := range k.ins {
+		fmt.Fprintf(&sb, "  %s p%d = 0;\n", l, j)
+	}
+	for d := maxCopyRank - 1; d >= 0; d-- {
+		fmt.Fprintf(&sb, "  q = r / e%d; c = r - q * e%d; r = q;", d, d)
+		for j := range k.ins {
+			fmt.Fprintf(&sb, " p%d += (%s)c * s%d_%d;", j, l, j, d)
+		}
+		sb.WriteString("\n")
+	}
+	for j, t := range k.ins {
+		fmt.Fprintf(&sb, "  %s x%d = src%d[p%d];\n", cType(backend, t), j, j, j)
+	}
+	fmt.Fprintf(&sb, "  dst[i] = %s;\n}\n", k.body(backend))
+	return sb.String()
+}
+
+// runMap enqueues a map kernel computing out, of dimensions dims, from
+// ins of dimensions inDims (dims, or broadcasting to them: a scalar or
+// extents of 1).
+func (b *Backend) runMap(k *mapKernel, out store, dims []int, ins []store, inDims [][]int) error {
+	n := out.len()
+	if n == 0 {
+		return nil
+	}
+	ext := dims
+	strides := make([][]int, len(ins))
+	same := true
+	for _, d := range inDims {
+		same = same && slices.Equal(d, dims)
+	}
+	if same {
+		// No broadcast: one flat axis.
+		ext = []int{n}
+		for j := range strides {
+			strides[j] = []int{1}
+		}
+	} else {
+		for j, d := range inDims {
+			ss := make([]int, len(dims))
+			if len(d) > 0 {
+				is := rowMajorStrides(d)
+				for a := range d {
+					if d[a] == dims[a] {
+						ss[a] = is[a]
+					}
+				}
+			}
+			strides[j] = ss
+		}
+	}
+	if len(ext) > maxCopyRank {
+		return errors.Wrapf(gc.ErrNotImplemented, "gour backend: %s over %d axes (at most %d)", k.name, len(ext), maxCopyRank)
+	}
+	fp64 := k.out == expr.Float64 || slices.Contains(k.ins, expr.Float64)
+	kern, err := b.kernel(k.name, k.name, k.source, fp64)
+	if err != nil {
+		return err
+	}
+	args := make([]ur.Arg, 0, 2+len(ins)+(1+len(ins))*maxCopyRank)
+	oa, err := out.arg(compute.Out)
+	if err != nil {
+		return err
+	}
+	args = append(args, oa)
+	for _, in := range ins {
+		a, err := in.arg(compute.In)
+		if err != nil {
+			return err
+		}
+		args = append(args, a)
+	}
+	args = append(args, ur.ArgOf(uint64(n)))
+	pad := maxCopyRank - len(ext)
+	for d := range maxCopyRank {
+		e := uint64(1)
+		if d >= pad {
+			e = uint64(ext[d-pad])
+		}
+		args = append(args, ur.ArgOf(e))
+	}
+	for _, st := range strides {
+		for d := range maxCopyRank {
+			v := int64(0)
+			if d >= pad {
+				v = int64(st[d-pad])
+			}
+			args = append(args, ur.ArgOf(v))
+		}
+	}
+	return b.launch(kern, n, args...)
 }
