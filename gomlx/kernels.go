@@ -237,21 +237,31 @@ func (b *Backend) runEW(k *ewKernel, out store, ins []store) error {
 	if err != nil {
 		return err
 	}
-	args := make([]ur.Arg, 0, len(ins)+2)
-	oa, err := out.arg(compute.Out)
+	args, err := ioArgs(out, ins, 1)
 	if err != nil {
 		return err
+	}
+	args = append(args, ur.ArgOf(uint64(n)))
+	return b.launch(kern, n, args...)
+}
+
+// ioArgs are a kernel's first arguments: out, written, then ins, read;
+// extra is room for the arguments the caller appends.
+func ioArgs(out store, ins []store, extra int) ([]ur.Arg, error) {
+	args := make([]ur.Arg, 0, 1+len(ins)+extra)
+	oa, err := out.arg(compute.Out)
+	if err != nil {
+		return nil, err
 	}
 	args = append(args, oa)
 	for _, in := range ins {
 		a, err := in.arg(compute.In)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		args = append(args, a)
 	}
-	args = append(args, ur.ArgOf(uint64(n)))
-	return b.launch(kern, n, args...)
+	return args, nil
 }
 
 // dtypeStorage reports a GoMLX dtype's storage type, or an ErrNotImplemented.
@@ -423,18 +433,9 @@ func (b *Backend) runMap(k *mapKernel, out store, dims []int, ins []store, inDim
 	if err != nil {
 		return err
 	}
-	args := make([]ur.Arg, 0, 2+len(ins)+(1+len(ins))*maxCopyRank)
-	oa, err := out.arg(compute.Out)
+	args, err := ioArgs(out, ins, 1+(1+len(ins))*maxCopyRank)
 	if err != nil {
 		return err
-	}
-	args = append(args, oa)
-	for _, in := range ins {
-		a, err := in.arg(compute.In)
-		if err != nil {
-			return err
-		}
-		args = append(args, a)
 	}
 	args = append(args, ur.ArgOf(uint64(n)))
 	pad := maxCopyRank - len(ext)

@@ -10,7 +10,6 @@ import (
 	"github.com/gomlx/compute/shapeinference"
 	"github.com/pkg/errors"
 
-	"github.com/gour-dev/gour/compute"
 	"github.com/gour-dev/gour/compute/expr"
 	"github.com/gour-dev/gour/ur"
 )
@@ -173,17 +172,9 @@ func (b *Backend) runGather(g *gatherSpec, out, src, idx store) error {
 	if err != nil {
 		return err
 	}
-	oa, err := out.arg(compute.Out)
+	args, err := ioArgs(out, []store{src, idx}, 1)
 	if err != nil {
 		return err
 	}
-	sa, err := src.arg(compute.In)
-	if err != nil {
-		return err
-	}
-	ia, err := idx.arg(compute.In)
-	if err != nil {
-		return err
-	}
-	return b.launch(k, n, oa, sa, ia, ur.ArgOf(uint64(n)))
+	return b.launch(k, n, append(args, ur.ArgOf(uint64(n)))...)
 }
