@@ -6,6 +6,7 @@
 //	gpt2 -dir DIR -prompt 464,2068,7586 -steps 20         generate
 //	gpt2 -random tiny -prompt 1,2,3 -steps 8               made-up weights
 //	gpt2 -dir DIR -compare -bench                          against PyTorch
+//	gpt2 -dir DIR -bench -precision bfloat16               half-precision products
 //
 // DIR holds model.safetensors and config.json as save_pretrained writes
 // them; with -compare and -bench also what scripts/gpt2/torch_reference.py
@@ -31,6 +32,7 @@ import (
 	"time"
 
 	_ "github.com/gour-dev/gour/adapters/all"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/models/gpt2"
 	"github.com/gour-dev/gour/ur"
 )
@@ -45,13 +47,18 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed of the sampling")
 	compare := flag.Bool("compare", false, "check the logits and greedy tokens against PyTorch's in -dir")
 	bench := flag.Bool("bench", false, "time prefill (1x1024, 8x1024) and decode (after 128 tokens)")
+	precision := flag.String("precision", "float32", "the matrix products' type: float32, float16 or bfloat16")
 	flag.Parse()
-	if err := run(*dir, *random, *prompt, *steps, gpt2.Sampler{Temperature: *temperature, TopK: *topK, Rand: rand.New(rand.NewPCG(*seed, 0))}, *compare, *bench); err != nil {
+	prec, ok := map[string]dtype.Type{"float32": dtype.Float32, "float16": dtype.Float16, "bfloat16": dtype.BFloat16}[*precision]
+	if !ok {
+		log.Fatalf("-precision %q: want float32, float16 or bfloat16", *precision)
+	}
+	if err := run(*dir, *random, *prompt, *steps, gpt2.Sampler{Temperature: *temperature, TopK: *topK, Rand: rand.New(rand.NewPCG(*seed, 0))}, prec, *compare, *bench); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(dir, random, prompt string, steps int, sm gpt2.Sampler, compare, bench bool) error {
+func run(dir, random, prompt string, steps int, sm gpt2.Sampler, prec dtype.Type, compare, bench bool) error {
 	w, err := weights(dir, random)
 	if err != nil {
 		return err
@@ -71,14 +78,14 @@ func run(dir, random, prompt string, steps int, sm gpt2.Sampler, compare, bench 
 	}
 	defer q.Release()
 	start := time.Now()
-	m, err := gpt2.New(q, w, gpt2.Options{})
+	m, err := gpt2.New(q, w, gpt2.Options{Precision: prec})
 	if err != nil {
 		return err
 	}
 	defer m.Close()
 	c := w.Config
-	fmt.Printf("GPT-2 %d layers, %d heads, width %d, context %d, vocabulary %d on %s (%s, blas %s), ready in %v\n",
-		c.Layers, c.Heads, c.Width, c.Context, c.Vocab, dev.Name(), dev.Backend(), m.BLAS(), time.Since(start).Round(time.Millisecond))
+	fmt.Printf("GPT-2 %d layers, %d heads, width %d, context %d, vocabulary %d on %s (%s, blas %s, %v products), ready in %v\n",
+		c.Layers, c.Heads, c.Width, c.Context, c.Vocab, dev.Name(), dev.Backend(), m.BLAS(), m.Precision(), time.Since(start).Round(time.Millisecond))
 	if prompt != "" {
 		ids, err := parseIDs(prompt)
 		if err != nil {

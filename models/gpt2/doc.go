@@ -18,5 +18,8 @@
 // against.
 //
 // A Model holds the weights in device memory; a State is a batch of
-// sequences with their caches. Float32 only for now.
+// sequences with their caches. The network runs in float32; with
+// Options.Precision float16 or bfloat16, its matrix products do (the
+// linear layers' weights kept in that type, each product's input rounded
+// to it and its output widened back), while the rest stays float32.
 package gpt2

@@ -161,6 +161,71 @@ func TestForwardMatchesCPU(t *testing.T) {
 	}
 }
 
+// TestHalfPrecision runs the products in float16 and bfloat16 against
+// the float32 reference: the logits within the half types' rounding,
+// and decode through the caches the same as prefill.
+func TestHalfPrecision(t *testing.T) {
+	w := tinyWeights(t)
+	in := ids(12, 6)
+	want, err := w.ForwardCPU(in, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dev := range devices(t) {
+		for _, c := range []struct {
+			prec dtype.Type
+			tol  float64
+		}{{dtype.Float16, 5e-3}, {dtype.BFloat16, 4e-2}} {
+			t.Run(dev.Name()+"/"+c.prec.String(), func(t *testing.T) {
+				if c.prec == dtype.Float16 && !dev.Info().FP16 {
+					t.Skip("the device has no float16")
+				}
+				ctx, q := testenv.ContextQueue(t, dev)
+				mgr, err := programmgr.New(ctx, programmgr.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer mgr.Close()
+				m, err := gpt2.New(q, w, gpt2.Options{Programs: mgr, Precision: c.prec})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer m.Close()
+				s, err := m.NewState(1, len(in), gpt2.StateOptions{AllLogits: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Forward(in); err != nil {
+					t.Fatal(err)
+				}
+				got, err := s.ReadLogits(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rel := compare(t, "logits", got, want, c.tol)
+				t.Logf("%v (blas %s): max error %.2g of the logits' scale", c.prec, m.BLAS(), rel)
+				// Decode: the last position again, through the caches.
+				s.Reset()
+				if err := s.Forward(in[:len(in)-1]); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Forward(in[len(in)-1:]); err != nil {
+					t.Fatal(err)
+				}
+				last, err := s.ReadLogits(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				compare(t, "decoded logits", last, got[len(got)-tiny.Vocab:], 1e-5)
+			})
+		}
+	}
+	_, q := testenv.ContextQueue(t, devices(t)[0])
+	if _, err := gpt2.New(q, w, gpt2.Options{Precision: dtype.Int8}); !errors.Is(err, gpt2.ErrConfig) {
+		t.Errorf("an int8 precision: %v, want ErrConfig", err)
+	}
+}
+
 // TestDecodeMatchesPrefill feeds a prompt a chunk at a time and then a
 // token at a time through the caches: each step's last logits must be
 // those of the whole sequence run at once.

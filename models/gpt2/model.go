@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/gour-dev/gour/blas"
+	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/gokernel"
 	"github.com/gour-dev/gour/models/gpt2/internal/kernels"
 	"github.com/gour-dev/gour/programmgr"
@@ -23,6 +24,14 @@ type Options struct {
 	// BLAS picks blas's backend; "" takes the device's vendor library
 	// where it loads (cuBLAS, CLBlast), gour's own kernels elsewhere.
 	BLAS blas.Backend
+	// Precision is the matrix products' element type: dtype.Float32
+	// (also the zero value), dtype.Float16 or dtype.BFloat16. In half
+	// precision the linear layers' weights and the output projection are
+	// kept in it, each product's input is rounded to it and its output
+	// widened back (the products accumulate in float32); the embeddings,
+	// layer norms, attention, GELU, residual stream and caches stay
+	// float32.
+	Precision dtype.Type
 }
 
 // Model is a GPT-2 whose weights are in one device's memory, ready to
@@ -35,8 +44,11 @@ type Model struct {
 	mgr    *programmgr.Manager
 	ownMgr bool
 	k      kernelSet
-	mem    *ur.USM // every weight, one allocation
+	prec   dtype.Type // the products' element type
+	mem    *ur.USM    // every float32 weight, one allocation
+	half   *ur.USM    // the half-precision weights; nil in float32
 	wte    array
+	head   array // the output projection: wte, or its half-precision copy
 	wpe    array
 	lnfW   array
 	lnfB   array
@@ -56,18 +68,32 @@ type deviceLayer struct {
 // kernelSet is the model's Go kernels, built for its device.
 type kernelSet struct {
 	embed, layerNorm, biasGELU, splitQKV, softmax *gokernel.Kernel
+	// toHalf and fromHalf round a product's input to the half precision
+	// and widen its output (ToF16/FromF16 or ToBF16/FromBF16); nil in
+	// float32.
+	toHalf, fromHalf *gokernel.Kernel
 }
 
-// array is n float32s in device memory.
+// array is n elements in device memory: float32s, or 2-byte halves
+// where half is set.
 type array struct {
-	p ur.Ptr
-	n int
+	p    ur.Ptr
+	n    int
+	half bool
 }
 
 func (a array) slice() gokernel.Slice[float32] { return gokernel.PtrSlice[float32](a.p, a.n) }
 
+// size is an element's size in bytes.
+func (a array) size() uint64 {
+	if a.half {
+		return 2
+	}
+	return 4
+}
+
 // op is the blas operand starting at element i.
-func (a array) op(i int) blas.Operand { return blas.OnPtr(a.p.Add(4 * uint64(i))) }
+func (a array) op(i int) blas.Operand { return blas.OnPtr(a.p.Add(a.size() * uint64(i))) }
 
 // New puts w on q's device and readies the kernels, which it builds
 // through o.Programs (or a manager of its own).
@@ -78,7 +104,14 @@ func New(q *ur.Queue, w *Weights, o Options) (m *Model, err error) {
 	if err := w.Config.Check(); err != nil {
 		return nil, err
 	}
-	m = &Model{cfg: w.Config, q: q, mgr: o.Programs, states: map[*State]struct{}{}}
+	switch o.Precision {
+	case 0:
+		o.Precision = dtype.Float32
+	case dtype.Float32, dtype.Float16, dtype.BFloat16:
+	default:
+		return nil, fmt.Errorf("%w: precision %v: want float32, float16 or bfloat16", ErrConfig, o.Precision)
+	}
+	m = &Model{cfg: w.Config, q: q, mgr: o.Programs, prec: o.Precision, states: map[*State]struct{}{}}
 	defer func() {
 		if err != nil {
 			m.Close()
@@ -102,50 +135,104 @@ func New(q *ur.Queue, w *Weights, o Options) (m *Model, err error) {
 
 // buildKernels gets every kernel of the model for its device.
 func (m *Model) buildKernels() error {
-	dev := m.q.Device()
-	for _, k := range []struct {
+	type kernelRef struct {
 		name string
 		dst  **gokernel.Kernel
-	}{
+	}
+	ks := []kernelRef{
 		{"Embed", &m.k.embed}, {"LayerNorm", &m.k.layerNorm}, {"BiasGELU", &m.k.biasGELU},
 		{"SplitQKV", &m.k.splitQKV}, {"Softmax", &m.k.softmax},
-	} {
+	}
+	switch m.prec {
+	case dtype.Float16:
+		ks = append(ks, kernelRef{"ToF16", &m.k.toHalf}, kernelRef{"FromF16", &m.k.fromHalf})
+	case dtype.BFloat16:
+		ks = append(ks, kernelRef{"ToBF16", &m.k.toHalf}, kernelRef{"FromBF16", &m.k.fromHalf})
+	}
+	for _, k := range ks {
 		var err error
-		if *k.dst, err = kernels.Module.Kernel(context.Background(), m.mgr, dev, k.name); err != nil {
+		if *k.dst, err = kernels.Module.Kernel(context.Background(), m.mgr, m.q.Device(), k.name); err != nil {
 			return fmt.Errorf("gpt2: kernel %s: %w", k.name, err)
 		}
 	}
 	return nil
 }
 
-// upload copies every weight into one device allocation.
+// upload copies the weights into device memory: the float32 ones into
+// one allocation, and in half precision the linear layers' weights and
+// a copy of the token embedding (the output projection), rounded on the
+// host, into another.
 func (m *Model) upload(w *Weights) error {
 	if len(w.Layers) != w.Config.Layers {
 		return fmt.Errorf("%w: %d layers of weights for a configuration of %d", ErrWeights, len(w.Layers), w.Config.Layers)
 	}
 	ts := w.tensors()
-	total := 0
-	for _, t := range ts {
+	m.layers = make([]deviceLayer, len(w.Layers))
+	as := m.arrays()
+	halves := map[*array]bool{}
+	if m.prec != dtype.Float32 {
+		for i := range m.layers {
+			d := &m.layers[i]
+			for _, a := range []*array{&d.attnW, &d.projW, &d.fcW, &d.fcProjW} {
+				halves[a] = true
+			}
+		}
+	}
+	var n32, n16 int
+	for i, t := range ts {
 		if len(*t.data) != count(t.shape) {
 			return fmt.Errorf("%w: %s has %d elements, want %v", ErrWeights, t.name, len(*t.data), t.shape)
 		}
-		total += len(*t.data)
+		if halves[as[i]] {
+			n16 += len(*t.data)
+		} else {
+			n32 += len(*t.data)
+		}
 	}
 	var err error
-	if m.mem, err = m.q.Context().AllocDevice(m.q.Device(), 4*uint64(total)); err != nil {
+	if m.mem, err = m.q.Context().AllocDevice(m.q.Device(), 4*uint64(n32)); err != nil {
 		return fmt.Errorf("gpt2: weights: %w", err)
 	}
-	m.layers = make([]deviceLayer, len(w.Layers))
-	off := 0
-	for i, a := range m.arrays() {
-		t := ts[i]
-		*a = array{m.mem.Ptr().Add(4 * uint64(off)), len(*t.data)}
-		if err := m.q.CopyToPtr(a.p, bytesOf(*t.data)); err != nil {
-			return fmt.Errorf("gpt2: weights: %s: %w", t.name, err)
+	if m.prec != dtype.Float32 {
+		n16 += len(w.WTE)
+		if m.half, err = m.q.Context().AllocDevice(m.q.Device(), 2*uint64(n16)); err != nil {
+			return fmt.Errorf("gpt2: weights: %w", err)
 		}
-		off += len(*t.data)
 	}
-	return nil
+	var off32, off16 uint64
+	put := func(a *array, data []float32, half bool) error {
+		if !half {
+			*a = array{p: m.mem.Ptr().Add(off32), n: len(data)}
+			off32 += 4 * uint64(len(data))
+			return m.q.CopyToPtr(a.p, bytesOf(data))
+		}
+		*a = array{p: m.half.Ptr().Add(off16), n: len(data), half: true}
+		off16 += 2 * uint64(len(data))
+		return m.q.CopyToPtr(a.p, halfBytes(data, m.prec))
+	}
+	for i, a := range as {
+		if err := put(a, *ts[i].data, halves[a]); err != nil {
+			return fmt.Errorf("gpt2: weights: %s: %w", ts[i].name, err)
+		}
+	}
+	if m.prec == dtype.Float32 {
+		m.head = m.wte
+		return nil
+	}
+	return put(&m.head, w.WTE, true)
+}
+
+// halfBytes is data rounded to t (float16 or bfloat16), little-endian.
+func halfBytes(data []float32, t dtype.Type) []byte {
+	b := make([]byte, 2*len(data))
+	for i, v := range data {
+		h := dtype.Float16Bits(v)
+		if t == dtype.BFloat16 {
+			h = dtype.BFloat16Bits(v)
+		}
+		b[2*i], b[2*i+1] = byte(h), byte(h>>8)
+	}
+	return b
 }
 
 // arrays lists the model's device arrays in the order of
@@ -174,6 +261,9 @@ func (m *Model) Config() Config { return m.cfg }
 // Queue is the queue the model runs on.
 func (m *Model) Queue() *ur.Queue { return m.q }
 
+// Precision is the element type of the model's matrix products.
+func (m *Model) Precision() dtype.Type { return m.prec }
+
 // BLAS is the blas backend the model's matrix products run on.
 func (m *Model) BLAS() blas.Backend { return m.blas.Backend() }
 
@@ -193,7 +283,7 @@ func (m *Model) Close() error {
 	for s := range states {
 		errs = append(errs, s.free())
 	}
-	for _, k := range []*gokernel.Kernel{m.k.embed, m.k.layerNorm, m.k.biasGELU, m.k.splitQKV, m.k.softmax} {
+	for _, k := range []*gokernel.Kernel{m.k.embed, m.k.layerNorm, m.k.biasGELU, m.k.splitQKV, m.k.softmax, m.k.toHalf, m.k.fromHalf} {
 		if k != nil {
 			errs = append(errs, k.Release())
 		}
@@ -201,8 +291,10 @@ func (m *Model) Close() error {
 	if m.blas != nil {
 		errs = append(errs, m.blas.Close())
 	}
-	if m.mem != nil {
-		errs = append(errs, m.mem.Free())
+	for _, u := range []*ur.USM{m.mem, m.half} {
+		if u != nil {
+			errs = append(errs, u.Free())
+		}
 	}
 	if m.ownMgr {
 		errs = append(errs, m.mgr.Close())

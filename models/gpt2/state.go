@@ -7,6 +7,7 @@ import (
 	"github.com/gour-dev/gour/blas"
 	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/gokernel"
+	"github.com/gour-dev/gour/gokernel/kern"
 	"github.com/gour-dev/gour/models/gpt2/internal/kernels"
 	"github.com/gour-dev/gour/ur"
 )
@@ -37,7 +38,10 @@ type State struct {
 	h         array // batch×room×4·Width
 	att       array // batch×Heads×room×room
 	logits    array // batch×Vocab, or batch×room×Vocab with AllLogits
-	released  bool
+	// hx and hy are a product's input and output in half precision
+	// (Model.Precision); unused in float32.
+	hx, hy   array
+	released bool
 }
 
 // NewState makes room for batch sequences of up to room positions each
@@ -59,7 +63,10 @@ func (m *Model) NewState(batch, room int, o StateOptions) (*State, error) {
 		logitRows = rows
 	}
 	cache := batch * c.Heads * room * c.HeadDim()
-	sizes := []int{rows, rows * C, rows * C, rows * C, rows * C, 3 * rows * C, 4 * rows * C, batch * c.Heads * room * room, logitRows * c.Vocab}
+	sizes := []int{rows, rows * C, rows * C, rows * C, rows * C, 3 * rows * C, 4 * rows * C, batch * c.Heads * room * room, logitRows * c.Vocab, 0, 0}
+	if m.prec != dtype.Float32 { // halves, two to a float32
+		sizes[9], sizes[10] = (rows*4*C+1)/2, (max(rows*4*C, logitRows*c.Vocab)+1)/2
+	}
 	total := 2 * c.Layers * cache
 	for _, n := range sizes {
 		total += n
@@ -70,13 +77,16 @@ func (m *Model) NewState(batch, room int, o StateOptions) (*State, error) {
 	}
 	off := 0
 	next := func(n int) array {
-		a := array{s.mem.Ptr().Add(4 * uint64(off)), n}
+		a := array{p: s.mem.Ptr().Add(4 * uint64(off)), n: n}
 		off += n
 		return a
 	}
 	s.ids = next(sizes[0]).p
 	s.x, s.ln, s.y, s.tmp = next(sizes[1]), next(sizes[2]), next(sizes[3]), next(sizes[4])
 	s.qkv, s.h, s.att, s.logits = next(sizes[5]), next(sizes[6]), next(sizes[7]), next(sizes[8])
+	s.hx, s.hy = next(sizes[9]), next(sizes[10])
+	s.hx.half, s.hy.half = true, true
+	s.hx.n, s.hy.n = 2*s.hx.n, 2*s.hy.n
 	for range c.Layers {
 		s.kc = append(s.kc, next(cache))
 		s.vc = append(s.vc, next(cache))
@@ -151,7 +161,7 @@ func (s *State) Forward(ids []int32) error {
 		// caches, every head's scores against the cached positions, the
 		// causal softmax, and the weighted values, which land in y in
 		// [token][head][hd] order, the output projection's input.
-		if err := s.matMul(s.ln, l.attnW, s.qkv, rows, 3*C, C); err != nil {
+		if err := s.linear(s.ln, l.attnW, s.qkv, rows, 3*C, C); err != nil {
 			return err
 		}
 		if err := kernels.LaunchSplitQKV(k.splitQKV, q, ur.Range1D(uint64(rows*C)), s.qkv.slice(), l.attnB.slice(), s.kc[i].slice(), s.vc[i].slice(), C, t, H, s.room, pos0); err != nil {
@@ -183,20 +193,20 @@ func (s *State) Forward(ids []int32) error {
 				return err
 			}
 		}
-		if err := s.matMul(s.y, l.projW, s.tmp, rows, C, C); err != nil {
+		if err := s.linear(s.y, l.projW, s.tmp, rows, C, C); err != nil {
 			return err
 		}
 		if err := layerNorm(s.tmp, l.projB, l.ln2W, l.ln2B, true); err != nil {
 			return err
 		}
 		// The MLP.
-		if err := s.matMul(s.ln, l.fcW, s.h, rows, 4*C, C); err != nil {
+		if err := s.linear(s.ln, l.fcW, s.h, rows, 4*C, C); err != nil {
 			return err
 		}
 		if err := kernels.LaunchBiasGELU(k.biasGELU, q, ur.Range1D(uint64(rows*4*C)), gokernel.PtrSlice[float32](s.h.p, rows*4*C), l.fcB.slice(), 4*C); err != nil {
 			return err
 		}
-		if err := s.matMul(s.h, l.fcProjW, s.tmp, rows, C, 4*C); err != nil {
+		if err := s.linear(s.h, l.fcProjW, s.tmp, rows, C, 4*C); err != nil {
 			return err
 		}
 		nextW, nextB := m.lnfW, m.lnfB
@@ -210,26 +220,56 @@ func (s *State) Forward(ids []int32) error {
 	// The logits: the final layer norm's rows times the token embedding,
 	// for every position or each sequence's last.
 	a := blas.GemmArgs{
-		Type: dtype.Float32, TransB: blas.Trans, M: rows, N: c.Vocab, K: C, Alpha: 1,
-		A: s.ln.op(0), LDA: C, B: m.wte.op(0), LDB: C, C: s.logits.op(0), LDC: c.Vocab,
+		TransB: blas.Trans, M: rows, N: c.Vocab, K: C, Alpha: 1,
+		B: m.head.op(0), LDB: C, C: s.logits.op(0), LDC: c.Vocab,
 	}
+	first, lda := 0, C
 	if !s.allLogits {
-		a.M, a.A, a.LDA = s.batch, s.ln.op((t-1)*C), t*C
+		a.M, first, lda = s.batch, (t-1)*C, t*C
 	}
-	if err := m.blas.Gemm(a); err != nil {
+	if err := s.product(a, s.ln, first, lda); err != nil {
 		return err
 	}
 	s.pos, s.rows = L, a.M
 	return nil
 }
 
-// matMul is out = x·w for x rows×k and w k×n,
-// row-major.
-func (s *State) matMul(x, w, out array, rows, n, k int) error {
-	return s.m.blas.Gemm(blas.GemmArgs{
-		Type: dtype.Float32, M: rows, N: n, K: k, Alpha: 1,
-		A: x.op(0), LDA: k, B: w.op(0), LDB: n, C: out.op(0), LDC: n,
-	})
+// linear is out = x·w for x rows×k and the weights w k×n, row-major.
+func (s *State) linear(x, w, out array, rows, n, k int) error {
+	return s.product(blas.GemmArgs{M: rows, N: n, K: k, Alpha: 1, B: w.op(0), LDB: n, C: out.op(0), LDC: n}, x, 0, k)
+}
+
+// product enqueues a (its B the weights, its C float32 and packed) with
+// the rows of x from element first, lda apart, as A: in float32, one
+// GEMM; in half precision, A rounded into hx, the GEMM into hy, and hy
+// widened into C.
+func (s *State) product(a blas.GemmArgs, x array, first, lda int) error {
+	m := s.m
+	if m.prec == dtype.Float32 {
+		a.Type, a.A, a.LDA = dtype.Float32, x.op(first), lda
+		return m.blas.Gemm(a)
+	}
+	src := gokernel.PtrSlice[float32](x.p.Add(4*uint64(first)), x.n-first)
+	in, out := a.M*a.K, a.M*a.N
+	var err error
+	if m.prec == dtype.Float16 {
+		err = kernels.LaunchToF16(m.k.toHalf, m.q, ur.Range1D(uint64(in)), src, gokernel.PtrSlice[kern.Float16](s.hx.p, in), a.K, lda)
+	} else {
+		err = kernels.LaunchToBF16(m.k.toHalf, m.q, ur.Range1D(uint64(in)), src, gokernel.PtrSlice[kern.BFloat16](s.hx.p, in), a.K, lda)
+	}
+	if err != nil {
+		return err
+	}
+	dst := a.C
+	a.Type, a.A, a.LDA, a.C = m.prec, s.hx.op(0), a.K, s.hy.op(0)
+	if err := m.blas.Gemm(a); err != nil {
+		return err
+	}
+	res := gokernel.PtrSlice[float32](dst.Ptr(), out)
+	if m.prec == dtype.Float16 {
+		return kernels.LaunchFromF16(m.k.fromHalf, m.q, ur.Range1D(uint64(out)), gokernel.PtrSlice[kern.Float16](s.hy.p, out), res)
+	}
+	return kernels.LaunchFromBF16(m.k.fromHalf, m.q, ur.Range1D(uint64(out)), gokernel.PtrSlice[kern.BFloat16](s.hy.p, out), res)
 }
 
 // Rows is the number of rows of logits the last Forward made: the

@@ -177,3 +177,37 @@ func Softmax(it kern.Item, att []float32, t, l int) {
 		}
 	}
 }
+
+// ToF16 rounds the rows×cols matrix x, whose rows are ldx elements
+// apart, into the packed float16 matrix h (nearest even): a product's
+// input in half precision. One work-item an element.
+func ToF16(it kern.Item, x []float32, h []kern.Float16, cols, ldx int) {
+	i := it.GlobalID(0)
+	if i < len(h) {
+		h[i] = kern.F16(x[i/cols*ldx+i%cols])
+	}
+}
+
+// FromF16 widens the float16 h into x: a product's output.
+func FromF16(it kern.Item, h []kern.Float16, x []float32) {
+	i := it.GlobalID(0)
+	if i < len(x) {
+		x[i] = h[i].Float32()
+	}
+}
+
+// ToBF16 is ToF16 for bfloat16.
+func ToBF16(it kern.Item, x []float32, h []kern.BFloat16, cols, ldx int) {
+	i := it.GlobalID(0)
+	if i < len(h) {
+		h[i] = kern.BF16(x[i/cols*ldx+i%cols])
+	}
+}
+
+// FromBF16 is FromF16 for bfloat16.
+func FromBF16(it kern.Item, h []kern.BFloat16, x []float32) {
+	i := it.GlobalID(0)
+	if i < len(x) {
+		x[i] = h[i].Float32()
+	}
+}
