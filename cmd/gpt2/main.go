@@ -15,6 +15,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -142,15 +143,15 @@ func weights(dir, random string) (*gpt2.Weights, error) {
 // compareWithTorch checks every position's logits of PyTorch's prompt
 // and its greedy continuation.
 func compareWithTorch(m *gpt2.Model, dir string) error {
-	ids, err := readInts(filepath.Join(dir, "ref_ids.bin"))
+	ids, err := readLE[int32](filepath.Join(dir, "ref_ids.bin"))
 	if err != nil {
 		return err
 	}
-	want, err := readFloats(filepath.Join(dir, "ref_logits.bin"))
+	want, err := readLE[float32](filepath.Join(dir, "ref_logits.bin"))
 	if err != nil {
 		return err
 	}
-	greedy, err := readInts(filepath.Join(dir, "ref_greedy.bin"))
+	greedy, err := readLE[int32](filepath.Join(dir, "ref_greedy.bin"))
 	if err != nil {
 		return err
 	}
@@ -207,7 +208,7 @@ func benchmark(m *gpt2.Model, dir string) error {
 			}
 		}
 	}
-	ids, err := readInts(filepath.Join(dir, "bench_ids.bin"))
+	ids, err := readLE[int32](filepath.Join(dir, "bench_ids.bin"))
 	if err != nil || len(ids) < 8*1024 {
 		r := rand.New(rand.NewPCG(1, 2))
 		ids = make([]int32, 8*1024)
@@ -331,26 +332,12 @@ func joinIDs(ids []int32) string {
 	return strings.Join(s, ",")
 }
 
-func readInts(path string) ([]int32, error) {
+// readLE reads a file of little-endian Ts, as numpy's tofile wrote them.
+func readLE[T int32 | float32](path string) ([]T, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]int32, len(b)/4)
-	for i := range out {
-		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out, nil
-}
-
-func readFloats(path string) ([]float32, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out, nil
+	out := make([]T, len(b)/4)
+	return out, binary.Read(bytes.NewReader(b[:4*len(out)]), binary.LittleEndian, out)
 }

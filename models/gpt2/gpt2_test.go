@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,14 +70,19 @@ func ids(n, seed int) []int32 {
 }
 
 // model puts w on a device's queue, with a manager of the test's.
-func model(t testing.TB, dev *ur.Device, w *gpt2.Weights) *gpt2.Model {
+func model(t testing.TB, dev *ur.Device, w *gpt2.Weights, opts ...gpt2.Options) *gpt2.Model {
 	ctx, q := testenv.ContextQueue(t, dev)
 	mgr, err := programmgr.New(ctx, programmgr.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { mgr.Close() })
-	m, err := gpt2.New(q, w, gpt2.Options{Programs: mgr})
+	var o gpt2.Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	o.Programs = mgr
+	m, err := gpt2.New(q, w, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,17 +186,7 @@ func TestHalfPrecision(t *testing.T) {
 				if c.prec == dtype.Float16 && !dev.Info().FP16 {
 					t.Skip("the device has no float16")
 				}
-				ctx, q := testenv.ContextQueue(t, dev)
-				mgr, err := programmgr.New(ctx, programmgr.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer mgr.Close()
-				m, err := gpt2.New(q, w, gpt2.Options{Programs: mgr, Precision: c.prec})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer m.Close()
+				m := model(t, dev, w, gpt2.Options{Precision: c.prec})
 				s, err := m.NewState(1, len(in), gpt2.StateOptions{AllLogits: true})
 				if err != nil {
 					t.Fatal(err)
@@ -295,7 +291,7 @@ func TestGenerateGreedy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !equal(got, want) {
+			if !slices.Equal(got, want) {
 				t.Errorf("greedy tokens %v, the host's %v", got, want)
 			}
 			if _, err := s.Generate(nil, tiny.Context, gpt2.Sampler{}); !errors.Is(err, gpt2.ErrTokens) {
@@ -303,18 +299,6 @@ func TestGenerateGreedy(t *testing.T) {
 			}
 		})
 	}
-}
-
-func equal(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestBadInput: tokens outside the vocabulary, uneven batches, too many
@@ -378,7 +362,7 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equalFloats(back.Layers[1].FCProjW, w.Layers[1].FCProjW) || !equalFloats(back.WTE, w.WTE) {
+	if !slices.Equal(back.Layers[1].FCProjW, w.Layers[1].FCProjW) || !slices.Equal(back.WTE, w.WTE) {
 		t.Error("float32 weights read back differ")
 	}
 	for _, ty := range []dtype.Type{dtype.Float16, dtype.BFloat16} {
@@ -437,18 +421,6 @@ func TestSaveLoad(t *testing.T) {
 	if _, err := gpt2.Load(t.TempDir()+"/missing.safetensors", tiny); err == nil || !os.IsNotExist(errors.Unwrap(err)) {
 		t.Errorf("a missing file: %v", err)
 	}
-}
-
-func equalFloats(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // rewrite edits one tensor's entry of a safetensors file's JSON header:

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"unsafe"
 
 	"github.com/gour-dev/gour/blas"
 	"github.com/gour-dev/gour/dtype"
@@ -204,7 +203,7 @@ func (m *Model) upload(w *Weights) error {
 		if !half {
 			*a = array{p: m.mem.Ptr().Add(off32), n: len(data)}
 			off32 += 4 * uint64(len(data))
-			return m.q.CopyToPtr(a.p, bytesOf(data))
+			return m.q.CopyToPtr(a.p, ur.AsBytes(data))
 		}
 		*a = array{p: m.half.Ptr().Add(off16), n: len(data), half: true}
 		off16 += 2 * uint64(len(data))
@@ -222,17 +221,17 @@ func (m *Model) upload(w *Weights) error {
 	return put(&m.head, w.WTE, true)
 }
 
-// halfBytes is data rounded to t (float16 or bfloat16), little-endian.
+// halfBytes is data rounded to t (float16 or bfloat16).
 func halfBytes(data []float32, t dtype.Type) []byte {
-	b := make([]byte, 2*len(data))
-	for i, v := range data {
-		h := dtype.Float16Bits(v)
-		if t == dtype.BFloat16 {
-			h = dtype.BFloat16Bits(v)
-		}
-		b[2*i], b[2*i+1] = byte(h), byte(h>>8)
+	round := dtype.Float16Bits
+	if t == dtype.BFloat16 {
+		round = dtype.BFloat16Bits
 	}
-	return b
+	h := make([]uint16, len(data))
+	for i, v := range data {
+		h[i] = round(v)
+	}
+	return ur.AsBytes(h)
 }
 
 // arrays lists the model's device arrays in the order of
@@ -245,14 +244,6 @@ func (m *Model) arrays() []*array {
 			&d.ln2W, &d.ln2B, &d.fcW, &d.fcB, &d.fcProjW, &d.fcProjB)
 	}
 	return append(as, &m.lnfW, &m.lnfB)
-}
-
-// bytesOf is s's memory as bytes.
-func bytesOf[T int32 | float32](s []T) []byte {
-	if len(s) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*4)
 }
 
 // Config is the model's configuration.

@@ -62,35 +62,42 @@ func (m *Model) NewState(batch, room int, o StateOptions) (*State, error) {
 	if o.AllLogits {
 		logitRows = rows
 	}
-	cache := batch * c.Heads * room * c.HeadDim()
-	sizes := []int{rows, rows * C, rows * C, rows * C, rows * C, 3 * rows * C, 4 * rows * C, batch * c.Heads * room * room, logitRows * c.Vocab, 0, 0}
-	if m.prec != dtype.Float32 { // halves, two to a float32
-		sizes[9], sizes[10] = (rows*4*C+1)/2, (max(rows*4*C, logitRows*c.Vocab)+1)/2
+	var ids array
+	halfIn, halfOut := 0, 0
+	if m.prec != dtype.Float32 {
+		halfIn, halfOut = rows*4*C, max(rows*4*C, logitRows*c.Vocab)
 	}
-	total := 2 * c.Layers * cache
-	for _, n := range sizes {
-		total += n
+	// Every array of the state, in one allocation: its elements, or for
+	// the half-precision scratch its halves, two to a float32.
+	type slot struct {
+		a *array
+		n int
+	}
+	layout := []slot{
+		{&ids, rows}, {&s.x, rows * C}, {&s.ln, rows * C}, {&s.y, rows * C}, {&s.tmp, rows * C},
+		{&s.qkv, 3 * rows * C}, {&s.h, 4 * rows * C}, {&s.att, batch * c.Heads * room * room},
+		{&s.logits, logitRows * c.Vocab}, {&s.hx, (halfIn + 1) / 2}, {&s.hy, (halfOut + 1) / 2},
+	}
+	s.kc, s.vc = make([]array, c.Layers), make([]array, c.Layers)
+	cache := batch * c.Heads * room * c.HeadDim()
+	for i := range c.Layers {
+		layout = append(layout, slot{&s.kc[i], cache}, slot{&s.vc[i], cache})
+	}
+	total := 0
+	for _, l := range layout {
+		total += l.n
 	}
 	var err error
 	if s.mem, err = m.q.Context().AllocDevice(m.q.Device(), 4*uint64(total)); err != nil {
 		return nil, fmt.Errorf("gpt2: state of %d×%d positions: %w", batch, room, err)
 	}
-	off := 0
-	next := func(n int) array {
-		a := array{p: s.mem.Ptr().Add(4 * uint64(off)), n: n}
-		off += n
-		return a
+	off := uint64(0)
+	for _, l := range layout {
+		*l.a = array{p: s.mem.Ptr().Add(off), n: l.n}
+		off += 4 * uint64(l.n)
 	}
-	s.ids = next(sizes[0]).p
-	s.x, s.ln, s.y, s.tmp = next(sizes[1]), next(sizes[2]), next(sizes[3]), next(sizes[4])
-	s.qkv, s.h, s.att, s.logits = next(sizes[5]), next(sizes[6]), next(sizes[7]), next(sizes[8])
-	s.hx, s.hy = next(sizes[9]), next(sizes[10])
-	s.hx.half, s.hy.half = true, true
-	s.hx.n, s.hy.n = 2*s.hx.n, 2*s.hy.n
-	for range c.Layers {
-		s.kc = append(s.kc, next(cache))
-		s.vc = append(s.vc, next(cache))
-	}
+	s.ids = ids.p
+	s.hx, s.hy = array{p: s.hx.p, n: halfIn, half: true}, array{p: s.hy.p, n: halfOut, half: true}
 	m.states[s] = struct{}{}
 	return s, nil
 }
@@ -139,7 +146,7 @@ func (s *State) Forward(ids []int32) error {
 	q, k := m.q, &m.k
 	C, H, D, L, pos0 := c.Width, c.Heads, c.HeadDim(), s.pos+t, s.pos
 	rows := s.batch * t
-	if err := q.CopyToPtr(s.ids, bytesOf(ids)); err != nil {
+	if err := q.CopyToPtr(s.ids, ur.AsBytes(ids)); err != nil {
 		return err
 	}
 	x, ln := s.x.slice(), s.ln.slice()
@@ -251,25 +258,25 @@ func (s *State) product(a blas.GemmArgs, x array, first, lda int) error {
 	}
 	src := gokernel.PtrSlice[float32](x.p.Add(4*uint64(first)), x.n-first)
 	in, out := a.M*a.K, a.M*a.N
-	var err error
-	if m.prec == dtype.Float16 {
-		err = kernels.LaunchToF16(m.k.toHalf, m.q, ur.Range1D(uint64(in)), src, gokernel.PtrSlice[kern.Float16](s.hx.p, in), a.K, lda)
-	} else {
-		err = kernels.LaunchToBF16(m.k.toHalf, m.q, ur.Range1D(uint64(in)), src, gokernel.PtrSlice[kern.BFloat16](s.hx.p, in), a.K, lda)
-	}
+	err := m.k.toHalf.Launch(m.q, ur.Range1D(uint64(in)), src.Arg(), m.halfArg(s.hx, in), gokernel.Value(a.K), gokernel.Value(lda))
 	if err != nil {
 		return err
 	}
-	dst := a.C
+	dst := gokernel.PtrSlice[float32](a.C.Ptr(), out)
 	a.Type, a.A, a.LDA, a.C = m.prec, s.hx.op(0), a.K, s.hy.op(0)
 	if err := m.blas.Gemm(a); err != nil {
 		return err
 	}
-	res := gokernel.PtrSlice[float32](dst.Ptr(), out)
+	return m.k.fromHalf.Launch(m.q, ur.Range1D(uint64(out)), m.halfArg(s.hy, out), dst.Arg())
+}
+
+// halfArg is the first n halves of a as an argument of the precision's
+// conversion kernels.
+func (m *Model) halfArg(a array, n int) gokernel.Arg {
 	if m.prec == dtype.Float16 {
-		return kernels.LaunchFromF16(m.k.fromHalf, m.q, ur.Range1D(uint64(out)), gokernel.PtrSlice[kern.Float16](s.hy.p, out), res)
+		return gokernel.Ptr[kern.Float16](a.p, n)
 	}
-	return kernels.LaunchFromBF16(m.k.fromHalf, m.q, ur.Range1D(uint64(out)), gokernel.PtrSlice[kern.BFloat16](s.hy.p, out), res)
+	return gokernel.Ptr[kern.BFloat16](a.p, n)
 }
 
 // Rows is the number of rows of logits the last Forward made: the
@@ -290,5 +297,5 @@ func (s *State) ReadLogits(dst []float32) ([]float32, error) {
 	if n == 0 {
 		return dst, nil
 	}
-	return dst, s.m.q.CopyFromPtr(bytesOf(dst), s.logits.p)
+	return dst, s.m.q.CopyFromPtr(ur.AsBytes(dst), s.logits.p)
 }
