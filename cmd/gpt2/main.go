@@ -49,17 +49,18 @@ func main() {
 	compare := flag.Bool("compare", false, "check the logits and greedy tokens against PyTorch's in -dir")
 	bench := flag.Bool("bench", false, "time prefill (1x1024, 8x1024) and decode (after 128 tokens)")
 	precision := flag.String("precision", "float32", "the matrix products' type: float32, float16 or bfloat16")
+	block := flag.Int("causal-block", 0, "query rows of a block of a prompt's causal attention (0: the model's default)")
 	flag.Parse()
 	prec, ok := map[string]dtype.Type{"float32": dtype.Float32, "float16": dtype.Float16, "bfloat16": dtype.BFloat16}[*precision]
 	if !ok {
 		log.Fatalf("-precision %q: want float32, float16 or bfloat16", *precision)
 	}
-	if err := run(*dir, *random, *prompt, *steps, gpt2.Sampler{Temperature: *temperature, TopK: *topK, Rand: rand.New(rand.NewPCG(*seed, 0))}, prec, *compare, *bench); err != nil {
+	if err := run(*dir, *random, *prompt, *steps, gpt2.Sampler{Temperature: *temperature, TopK: *topK, Rand: rand.New(rand.NewPCG(*seed, 0))}, gpt2.Options{Precision: prec, CausalBlock: *block}, *compare, *bench); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(dir, random, prompt string, steps int, sm gpt2.Sampler, prec dtype.Type, compare, bench bool) error {
+func run(dir, random, prompt string, steps int, sm gpt2.Sampler, o gpt2.Options, compare, bench bool) error {
 	w, err := weights(dir, random)
 	if err != nil {
 		return err
@@ -79,7 +80,7 @@ func run(dir, random, prompt string, steps int, sm gpt2.Sampler, prec dtype.Type
 	}
 	defer q.Release()
 	start := time.Now()
-	m, err := gpt2.New(q, w, gpt2.Options{Precision: prec})
+	m, err := gpt2.New(q, w, o)
 	if err != nil {
 		return err
 	}
@@ -141,7 +142,10 @@ func weights(dir, random string) (*gpt2.Weights, error) {
 }
 
 // compareWithTorch checks every position's logits of PyTorch's prompt
-// and its greedy continuation.
+// and its greedy continuation against PyTorch's float32 run. With
+// half-precision products the differences are reported, not checked,
+// and also against PyTorch's run of the model in that type where
+// torch_reference.py wrote one (ref_logits_<type>.bin).
 func compareWithTorch(m *gpt2.Model, dir string) error {
 	ids, err := readLE[int32](filepath.Join(dir, "ref_ids.bin"))
 	if err != nil {
@@ -167,15 +171,10 @@ func compareWithTorch(m *gpt2.Model, dir string) error {
 	if err != nil {
 		return err
 	}
-	if len(got) != len(want) {
-		return fmt.Errorf("%d logits, PyTorch's file has %d", len(got), len(want))
+	worst, rel, err := logitsError(got, want)
+	if err != nil {
+		return err
 	}
-	var scale, worst float64
-	for i := range want {
-		scale = max(scale, math.Abs(float64(want[i])))
-		worst = max(worst, math.Abs(float64(got[i]-want[i])))
-	}
-	rel := worst / scale
 	s.Reset()
 	tokens, err := s.Generate(ids, len(greedy), gpt2.Sampler{})
 	if err != nil {
@@ -185,13 +184,39 @@ func compareWithTorch(m *gpt2.Model, dir string) error {
 	for same < len(tokens) && tokens[same] == greedy[same] {
 		same++
 	}
-	fmt.Printf("logits of %d positions: max |gour - PyTorch| %.3g, %.3g of the logits' scale %.3g (target <= 1e-3)\n", len(ids), worst, rel, scale)
-	fmt.Printf("greedy continuation: %d of %d tokens the same as PyTorch's\n", same, len(greedy))
-	fmt.Printf("RESULT name=compare max_abs=%.3g rel=%.3g greedy_same=%d greedy=%d\n", worst, rel, same, len(greedy))
-	if !(rel <= 1e-3) || same != len(greedy) {
+	half := m.Precision() != dtype.Float32
+	fmt.Printf("logits of %d positions (%v products): max |gour - PyTorch float32| %.3g, %.3g of the logits' scale (target <= 1e-3 in float32)\n", len(ids), m.Precision(), worst, rel)
+	fmt.Printf("greedy continuation: %d of %d tokens the same as PyTorch's float32\n", same, len(greedy))
+	res := fmt.Sprintf("RESULT name=compare precision=%v max_abs=%.3g rel=%.3g greedy_same=%d greedy=%d", m.Precision(), worst, rel, same, len(greedy))
+	if half {
+		if theirs, err := readLE[float32](filepath.Join(dir, "ref_logits_"+m.Precision().String()+".bin")); err == nil {
+			hw, hr, err := logitsError(theirs, want)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("PyTorch's own %v run: max |PyTorch %v - PyTorch float32| %.3g, %.3g of the scale\n", m.Precision(), m.Precision(), hw, hr)
+			res += fmt.Sprintf(" torch_half_max_abs=%.3g torch_half_rel=%.3g", hw, hr)
+		}
+	}
+	fmt.Println(res)
+	if !half && (!(rel <= 1e-3) || same != len(greedy)) {
 		return fmt.Errorf("gour differs from PyTorch: relative error %.3g, greedy tokens the same up to %d of %d\ngour:    %s\nPyTorch: %s", rel, same, len(greedy), joinIDs(tokens), joinIDs(greedy))
 	}
 	return nil
+}
+
+// logitsError is the largest difference between got and want, and that
+// relative to want's largest magnitude.
+func logitsError(got, want []float32) (worst, rel float64, err error) {
+	if len(got) != len(want) {
+		return 0, 0, fmt.Errorf("%d logits, PyTorch's file has %d", len(got), len(want))
+	}
+	var scale float64
+	for i := range want {
+		scale = max(scale, math.Abs(float64(want[i])))
+		worst = max(worst, math.Abs(float64(got[i]-want[i])))
+	}
+	return worst, worst / scale, nil
 }
 
 // benchmark times prefill of 1×1024 and 8×1024 tokens (every position's
@@ -216,9 +241,15 @@ func benchmark(m *gpt2.Model, dir string) error {
 			ids[i] = int32(r.IntN(c.Vocab))
 		}
 	}
+	// PyTorch's times of a half-precision model carry the type's name.
+	suffix := ""
+	if p := m.Precision(); p != dtype.Float32 {
+		suffix = "_" + p.String()
+	}
 	report := func(name string, ms float64, key string, tokens int) {
+		key += suffix
 		line := fmt.Sprintf("%-24s gour %8.3f ms  %8.0f tokens/s", name, ms, float64(tokens)/ms*1e3)
-		res := fmt.Sprintf("RESULT name=%s gour_ms=%.4f", name, ms)
+		res := fmt.Sprintf("RESULT name=%s%s gour_ms=%.4f", name, suffix, ms)
 		if t, ok := torch[key].(float64); ok {
 			line += fmt.Sprintf("   PyTorch %8.3f ms   gour/PyTorch time %.3f", t, ms/t)
 			res += fmt.Sprintf(" torch_ms=%.4f ratio=%.4f", t, ms/t)

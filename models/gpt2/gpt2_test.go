@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -144,26 +145,30 @@ func TestForwardMatchesCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dev := range devices(t) {
-		t.Run(dev.Name(), func(t *testing.T) {
-			m := model(t, dev, w)
-			s, err := m.NewState(batch, n, gpt2.StateOptions{AllLogits: true}) // filled to the last position
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Release()
-			if err := s.Forward(in); err != nil {
-				t.Fatal(err)
-			}
-			got, err := s.ReadLogits(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rel := compare(t, "logits", got, want, 1e-4)
-			t.Logf("%s (blas %s): max error %.2g of the logits' scale", dev.Name(), m.BLAS(), rel)
-			if s.Pos() != n || s.Rows() != batch*n {
-				t.Errorf("Pos %d, Rows %d: want %d and %d", s.Pos(), s.Rows(), n, batch*n)
-			}
-		})
+		// The default causal block is longer than the prompt; 4 splits
+		// it into blocks of 4, 4 and 1 query rows.
+		for _, block := range []int{0, 4} {
+			t.Run(fmt.Sprintf("%s/block%d", dev.Name(), block), func(t *testing.T) {
+				m := model(t, dev, w, gpt2.Options{CausalBlock: block})
+				s, err := m.NewState(batch, n, gpt2.StateOptions{AllLogits: true}) // filled to the last position
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Release()
+				if err := s.Forward(in); err != nil {
+					t.Fatal(err)
+				}
+				got, err := s.ReadLogits(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rel := compare(t, "logits", got, want, 1e-4)
+				t.Logf("%s (blas %s): max error %.2g of the logits' scale", dev.Name(), m.BLAS(), rel)
+				if s.Pos() != n || s.Rows() != batch*n {
+					t.Errorf("Pos %d, Rows %d: want %d and %d", s.Pos(), s.Rows(), n, batch*n)
+				}
+			})
+		}
 	}
 }
 
@@ -220,18 +225,22 @@ func TestHalfPrecision(t *testing.T) {
 	if _, err := gpt2.New(q, w, gpt2.Options{Precision: dtype.Int8}); !errors.Is(err, gpt2.ErrConfig) {
 		t.Errorf("an int8 precision: %v, want ErrConfig", err)
 	}
+	if _, err := gpt2.New(q, w, gpt2.Options{CausalBlock: -1}); !errors.Is(err, gpt2.ErrConfig) {
+		t.Errorf("a negative causal block: %v, want ErrConfig", err)
+	}
 }
 
 // TestDecodeMatchesPrefill feeds a prompt a chunk at a time and then a
 // token at a time through the caches: each step's last logits must be
-// those of the whole sequence run at once.
+// those of the whole sequence run at once. Causal blocks of 3 split the
+// chunks, after cached positions.
 func TestDecodeMatchesPrefill(t *testing.T) {
 	w := tinyWeights(t)
 	const batch = 2
 	seqs := [][]int32{ids(20, 3), ids(20, 4)}
 	for _, dev := range devices(t) {
 		t.Run(dev.Name(), func(t *testing.T) {
-			m := model(t, dev, w)
+			m := model(t, dev, w, gpt2.Options{CausalBlock: 3})
 			s, err := m.NewState(batch, 20, gpt2.StateOptions{})
 			if err != nil {
 				t.Fatal(err)

@@ -31,7 +31,17 @@ type Options struct {
 	// layer norms, attention, GELU, residual stream and caches stay
 	// float32.
 	Precision dtype.Type
+	// CausalBlock is the number of query rows of one block of a
+	// prompt's attention: a block's scores are computed against the
+	// positions up to its last row only, so that most of the masked
+	// half of the scores is never computed, written or read. 0 takes
+	// DefaultCausalBlock; a block as long as the prompt computes every
+	// score of it.
+	CausalBlock int
 }
+
+// DefaultCausalBlock is Options.CausalBlock's default.
+const DefaultCausalBlock = 256
 
 // Model is a GPT-2 whose weights are in one device's memory, ready to
 // run States on one queue. Its methods and its States' must not be
@@ -44,6 +54,7 @@ type Model struct {
 	ownMgr bool
 	k      kernelSet
 	prec   dtype.Type // the products' element type
+	block  int        // Options.CausalBlock
 	mem    *ur.USM    // every float32 weight, one allocation
 	half   *ur.USM    // the half-precision weights; nil in float32
 	wte    array
@@ -110,7 +121,13 @@ func New(q *ur.Queue, w *Weights, o Options) (m *Model, err error) {
 	default:
 		return nil, fmt.Errorf("%w: precision %v: want float32, float16 or bfloat16", ErrConfig, o.Precision)
 	}
-	m = &Model{cfg: w.Config, q: q, mgr: o.Programs, prec: o.Precision, states: map[*State]struct{}{}}
+	if o.CausalBlock < 0 {
+		return nil, fmt.Errorf("%w: causal block %d < 0", ErrConfig, o.CausalBlock)
+	}
+	if o.CausalBlock == 0 {
+		o.CausalBlock = DefaultCausalBlock
+	}
+	m = &Model{cfg: w.Config, q: q, mgr: o.Programs, prec: o.Precision, block: o.CausalBlock, states: map[*State]struct{}{}}
 	defer func() {
 		if err != nil {
 			m.Close()

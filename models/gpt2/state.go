@@ -145,7 +145,7 @@ func (s *State) Forward(ids []int32) error {
 	}
 	q, k := m.q, &m.k
 	C, H, D, L, pos0 := c.Width, c.Heads, c.HeadDim(), s.pos+t, s.pos
-	rows := s.batch * t
+	rows, blk := s.batch*t, min(m.block, t)
 	if err := q.CopyToPtr(s.ids, ur.AsBytes(ids)); err != nil {
 		return err
 	}
@@ -174,30 +174,39 @@ func (s *State) Forward(ids []int32) error {
 		if err := kernels.LaunchSplitQKV(k.splitQKV, q, ur.Range1D(uint64(rows*C)), s.qkv.slice(), l.attnB.slice(), s.kc[i].slice(), s.vc[i].slice(), C, t, H, s.room, pos0); err != nil {
 			return err
 		}
+		// A block of query rows needs the scores of the positions up to
+		// its last row only: the masked ones beyond are neither computed
+		// nor read.
 		for b := range s.batch {
-			if err := m.blas.Gemm(blas.GemmArgs{
-				Type: dtype.Float32, TransB: blas.Trans, M: t, N: L, K: D,
-				Alpha: 1 / math.Sqrt(float64(D)),
-				A:     s.qkv.op(b * t * 3 * C), LDA: 3 * C, StrideA: D,
-				B: s.kc[i].op(b * H * s.room * D), LDB: D, StrideB: s.room * D,
-				C: s.att.op(b * H * t * L), LDC: L, StrideC: t * L,
-				Batch: H,
-			}); err != nil {
-				return err
+			for r0 := 0; r0 < t; r0 += blk {
+				n, seen := min(blk, t-r0), pos0+min(t, r0+blk)
+				if err := m.blas.Gemm(blas.GemmArgs{
+					Type: dtype.Float32, TransB: blas.Trans, M: n, N: seen, K: D,
+					Alpha: 1 / math.Sqrt(float64(D)),
+					A:     s.qkv.op((b*t + r0) * 3 * C), LDA: 3 * C, StrideA: D,
+					B: s.kc[i].op(b * H * s.room * D), LDB: D, StrideB: s.room * D,
+					C: s.att.op(b*H*t*L + r0*L), LDC: L, StrideC: t * L,
+					Batch: H,
+				}); err != nil {
+					return err
+				}
 			}
 		}
-		if err := kernels.LaunchSoftmax(k.softmax, q, ur.Range1D(uint64(s.batch*H*t*kernels.Group)).WithLocal(kernels.Group), gokernel.PtrSlice[float32](s.att.p, s.batch*H*t*L), t, L); err != nil {
+		if err := kernels.LaunchSoftmax(k.softmax, q, ur.Range1D(uint64(s.batch*H*t*kernels.Group)).WithLocal(kernels.Group), gokernel.PtrSlice[float32](s.att.p, s.batch*H*t*L), t, L, blk); err != nil {
 			return err
 		}
 		for b := range s.batch {
-			if err := m.blas.Gemm(blas.GemmArgs{
-				Type: dtype.Float32, M: t, N: D, K: L, Alpha: 1,
-				A: s.att.op(b * H * t * L), LDA: L, StrideA: t * L,
-				B: s.vc[i].op(b * H * s.room * D), LDB: D, StrideB: s.room * D,
-				C: s.y.op(b * t * C), LDC: C, StrideC: D,
-				Batch: H,
-			}); err != nil {
-				return err
+			for r0 := 0; r0 < t; r0 += blk {
+				n, seen := min(blk, t-r0), pos0+min(t, r0+blk)
+				if err := m.blas.Gemm(blas.GemmArgs{
+					Type: dtype.Float32, M: n, N: D, K: seen, Alpha: 1,
+					A: s.att.op(b*H*t*L + r0*L), LDA: L, StrideA: t * L,
+					B: s.vc[i].op(b * H * s.room * D), LDB: D, StrideB: s.room * D,
+					C: s.y.op((b*t + r0) * C), LDC: C, StrideC: D,
+					Batch: H,
+				}); err != nil {
+					return err
+				}
 			}
 		}
 		if err := s.linear(s.y, l.projW, s.tmp, rows, C, C); err != nil {

@@ -11,7 +11,8 @@
 #   CGO_ENABLED=0 go test -c -o bin/models-gpt2.test ./models/gpt2
 #
 # carry bin/ along and run from the repository root (B=DIR takes the
-# binaries from DIR). Logs go to $OUT (default /tmp/gpt2-logs).
+# binaries from DIR). Logs go to $OUT (default /tmp/gpt2-logs). BLOCKS
+# lists the causal-block lengths timed beside the default.
 set -u
 B=${B:-bin}
 out=${OUT:-/tmp/gpt2-logs}
@@ -29,6 +30,13 @@ step() {
 }
 step torch 200 python3 scripts/gpt2/torch_reference.py "$dir"
 step gour-cuda 90 env ONEAPI_DEVICE_SELECTOR=cuda:0 "$B/gpt2" -dir "$dir" -compare -bench
+for p in float16 bfloat16; do
+	step gour-cuda-$p 90 env ONEAPI_DEVICE_SELECTOR=cuda:0 "$B/gpt2" -dir "$dir" -compare -bench -precision $p
+done
+# The causal block's length against the default's (1024: every score).
+for blk in ${BLOCKS:-128 512 1024}; do
+	step gour-cuda-block$blk 90 env ONEAPI_DEVICE_SELECTOR=cuda:0 "$B/gpt2" -dir "$dir" -bench -causal-block $blk
+done
 step gour-nvocl 120 env ONEAPI_DEVICE_SELECTOR=opencl:gpu "$B/gpt2" -dir "$dir" -compare -bench
 step tests-cuda 60 env ONEAPI_DEVICE_SELECTOR=cuda:0 UR_REQUIRE_ADAPTERS=cuda GOUR_LEAK_CHECK=1 "$B/models-gpt2.test" -test.v -test.count=1
 step tests-nvocl 60 env ONEAPI_DEVICE_SELECTOR=opencl:gpu GOUR_LEAK_CHECK=1 "$B/models-gpt2.test" -test.v -test.count=1

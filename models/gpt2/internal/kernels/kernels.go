@@ -132,14 +132,19 @@ const lowest float32 = -3.4028234663852886e38
 // Softmax turns each row of scores (l columns: one query's scores
 // against positions 0 to l-1) into attention weights, causally: the
 // query of row r is at position l-t+r%t and sees positions up to its
-// own; the later ones get weight 0. One work-group a row; each work-item
+// own; the later ones get weight 0, up to the end of the row's causal
+// block: queries come in blocks of blk rows, and the scores of a block
+// past its last query's position are neither computed nor read, so
+// they are left as they are. One work-group a row; each work-item
 // holds rowRegs of the row's scores in registers and re-reads the rest
 // (rows longer than Group*rowRegs), so that a short row is read once.
-func Softmax(it kern.Item, att []float32, t, l int) {
+func Softmax(it kern.Item, att []float32, t, l, blk int) {
 	tile := kern.Shared[float32](it, Group)
 	lid := it.LocalID(0)
 	base := it.GroupID(0) * l
-	valid := l - t + it.GroupID(0)%t + 1
+	row := it.GroupID(0) % t
+	valid := l - t + row + 1
+	end := l - t + min(t, (row/blk+1)*blk)
 	var v [rowRegs]float32
 	m := lowest
 	for k := range rowRegs {
@@ -165,11 +170,11 @@ func Softmax(it kern.Item, att []float32, t, l int) {
 	}
 	inv := 1 / groupSum(it, tile, s)
 	for k := range rowRegs {
-		if j := lid + k*Group; j < l {
+		if j := lid + k*Group; j < end {
 			att[base+j] = v[k] * inv
 		}
 	}
-	for j := lid + rowRegs*Group; j < l; j += Group {
+	for j := lid + rowRegs*Group; j < end; j += Group {
 		if j < valid {
 			att[base+j] *= inv
 		} else {

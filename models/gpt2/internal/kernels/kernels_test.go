@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/gour-dev/gour/gokernel"
@@ -12,17 +13,20 @@ import (
 // TestSoftmaxOnCPU runs Softmax as Go, a goroutine per work-item with
 // real barriers (under -race, the race detector checks them), on rows
 // shorter and longer than the scores a work-item keeps in registers,
-// against a plain causal softmax.
+// against a plain causal softmax; the scores past a row's causal block
+// stay as they were.
 func TestSoftmaxOnCPU(t *testing.T) {
-	for _, sh := range []struct{ t, l int }{{3, 7}, {2, Group*rowRegs + 77}} {
+	for _, sh := range []struct{ t, l, blk int }{{3, 7, 3}, {5, 9, 2}, {2, Group*rowRegs + 77, 2}, {6, Group*rowRegs + 77, 4}} {
 		rows := 2 * sh.t // two heads
 		att := make([]float32, rows*sh.l)
 		for i := range att {
 			att[i] = float32(math.Sin(float64(i)*0.37)) * 4
 		}
-		want := make([]float32, len(att))
+		want := slices.Clone(att)
 		for r := range rows {
 			row, valid := att[r*sh.l:(r+1)*sh.l], sh.l-sh.t+r%sh.t+1
+			end := sh.l - sh.t + min(sh.t, (r%sh.t/sh.blk+1)*sh.blk)
+			clear(want[r*sh.l+valid : r*sh.l+end])
 			m := math.Inf(-1)
 			for _, v := range row[:valid] {
 				m = math.Max(m, float64(v))
@@ -35,13 +39,13 @@ func TestSoftmaxOnCPU(t *testing.T) {
 				want[r*sh.l+j] = float32(math.Exp(float64(row[j])-m) / s)
 			}
 		}
-		err := gokernel.RunCPU(ur.Range1D(uint64(rows*Group)).WithLocal(Group), func(it kern.Item) { Softmax(it, att, sh.t, sh.l) })
+		err := gokernel.RunCPU(ur.Range1D(uint64(rows*Group)).WithLocal(Group), func(it kern.Item) { Softmax(it, att, sh.t, sh.l, sh.blk) })
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range att {
 			if math.Abs(float64(att[i]-want[i])) > 1e-6 {
-				t.Fatalf("t %d, l %d: [%d] = %v, want %v", sh.t, sh.l, i, att[i], want[i])
+				t.Fatalf("t %d, l %d, block %d: [%d] = %v, want %v", sh.t, sh.l, sh.blk, i, att[i], want[i])
 			}
 		}
 	}

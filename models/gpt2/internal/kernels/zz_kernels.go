@@ -11,7 +11,7 @@ import (
 
 // Module is the kernels of kernels.go, compiled.
 var Module = &gokernel.Module{
-	Hash:         "8bc702ca712528b0c801dd3169eb4958e03c46063b45132a579484f147a5551a",
+	Hash:         "a0228285bdb3b76ef32ea0fbf380f4b3e56b62fd31b2ddc3e129ae2a9965a360",
 	FP64:         false,
 	Int64Atomics: false,
 	Kernels: []gokernel.KernelInfo{
@@ -20,7 +20,7 @@ var Module = &gokernel.Module{
 		{Name: "FromBF16", Params: []gokernel.Param{{Name: "h", Slice: true, Type: dtype.BFloat16, Go: "kern.BFloat16"}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}}},
 		{Name: "FromF16", Params: []gokernel.Param{{Name: "h", Slice: true, Type: dtype.Float16, Go: "kern.Float16"}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}}},
 		{Name: "LayerNorm", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "d", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "bias", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "w", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "b", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "add", Slice: false, Type: dtype.Uint8, Go: "bool"}, {Name: "eps", Slice: false, Type: dtype.Float32, Go: "float32"}}},
-		{Name: "Softmax", Params: []gokernel.Param{{Name: "att", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "l", Slice: false, Type: dtype.Int64, Go: "int"}}},
+		{Name: "Softmax", Params: []gokernel.Param{{Name: "att", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "l", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "blk", Slice: false, Type: dtype.Int64, Go: "int"}}},
 		{Name: "SplitQKV", Params: []gokernel.Param{{Name: "qkv", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "bias", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "kc", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "vc", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "heads", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "lmax", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "pos0", Slice: false, Type: dtype.Int64, Go: "int"}}},
 		{Name: "ToBF16", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "h", Slice: true, Type: dtype.BFloat16, Go: "kern.BFloat16"}, {Name: "cols", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "ldx", Slice: false, Type: dtype.Int64, Go: "int"}}},
 		{Name: "ToF16", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "h", Slice: true, Type: dtype.Float16, Go: "kern.Float16"}, {Name: "cols", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "ldx", Slice: false, Type: dtype.Int64, Go: "int"}}},
@@ -50,6 +50,7 @@ static inline ushort gok_f32_to_bf16(float f) {
 	u += 0x7fff + ((u >> 16) & 1);
 	return (ushort)(u >> 16);
 }
+static inline long gok_min_long(long a, long b) { return a < b ? a : b; }
 float gok_f_groupSum_l1(__local float* tile, long tile_len, float v);
 float gok_f_groupMax_l1(__local float* tile, long tile_len, float v);
 float gok_f_groupMax_l1(__local float* tile, long tile_len, float v) {
@@ -151,11 +152,13 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 	}
 	}
 }
-__kernel void Softmax(__global float* att, long att_len, long t, long l) {
+__kernel void Softmax(__global float* att, long att_len, long t, long l, long blk) {
 	__local float tile[256];
 	long lid = ((long)get_local_id(0));
 	long base = ((long)((ulong)(((long)get_group_id(0))) * (ulong)(l)));
-	long valid = ((long)((ulong)(((long)((ulong)(((long)((ulong)(l) - (ulong)(t)))) + (ulong)((((long)get_group_id(0)) % t))))) + (ulong)(((long)1LL))));
+	long row = (((long)get_group_id(0)) % t);
+	long valid = ((long)((ulong)(((long)((ulong)(((long)((ulong)(l) - (ulong)(t)))) + (ulong)(row)))) + (ulong)(((long)1LL))));
+	long end = ((long)((ulong)(((long)((ulong)(l) - (ulong)(t)))) + (ulong)(gok_min_long(t, ((long)((ulong)((((long)((ulong)((row / blk)) + (ulong)(((long)1LL)))))) * (ulong)(blk)))))));
 	float v[4] = {0};
 	float m = -3.4028235e+38f;
 	{
@@ -200,7 +203,7 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l) {
 	for (long k = 0; k < gok_n; k++) {
 		{
 		long j = ((long)((ulong)(lid) + (ulong)(((long)((ulong)(k) * (ulong)(((long)256LL)))))));
-		if (j < l) {
+		if (j < end) {
 			att[((long)((ulong)(base) + (ulong)(j)))] = (v[k] * inv);
 		}
 		}
@@ -208,7 +211,7 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l) {
 	}
 	{
 	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
-	for (; (j < l); j += (((long)256LL))) {
+	for (; (j < end); j += (((long)256LL))) {
 		if (j < valid) {
 			att[((long)((ulong)(base) + (ulong)(j)))] = (att[((long)((ulong)(base) + (ulong)(j)))] * inv);
 		} else {
@@ -291,6 +294,7 @@ __device__ inline unsigned short gok_f32_to_bf16(float f) {
 	u += 0x7fff + ((u >> 16) & 1);
 	return (unsigned short)(u >> 16);
 }
+__device__ inline long long gok_min_long_long(long long a, long long b) { return a < b ? a : b; }
 __device__ float gok_f_groupSum_l1(float* tile, long long tile_len, float v);
 __device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v);
 __device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v) {
@@ -392,11 +396,13 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 	}
 	}
 }
-extern "C" __global__ void Softmax(float* att, long long att_len, long long t, long long l) {
+extern "C" __global__ void Softmax(float* att, long long att_len, long long t, long long l, long long blk) {
 	__shared__ float tile[256];
 	long long lid = GOK_LID(0);
 	long long base = ((long long)((unsigned long long)(GOK_GRP(0)) * (unsigned long long)(l)));
-	long long valid = ((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)((unsigned long long)(l) - (unsigned long long)(t)))) + (unsigned long long)((GOK_GRP(0) % t))))) + (unsigned long long)(((long long)1LL))));
+	long long row = (GOK_GRP(0) % t);
+	long long valid = ((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)((unsigned long long)(l) - (unsigned long long)(t)))) + (unsigned long long)(row)))) + (unsigned long long)(((long long)1LL))));
+	long long end = ((long long)((unsigned long long)(((long long)((unsigned long long)(l) - (unsigned long long)(t)))) + (unsigned long long)(gok_min_long_long(t, ((long long)((unsigned long long)((((long long)((unsigned long long)((row / blk)) + (unsigned long long)(((long long)1LL)))))) * (unsigned long long)(blk)))))));
 	float v[4] = {0};
 	float m = -3.4028235e+38f;
 	{
@@ -441,7 +447,7 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	for (long long k = 0; k < gok_n; k++) {
 		{
 		long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)((unsigned long long)(k) * (unsigned long long)(((long long)256LL)))))));
-		if (j < l) {
+		if (j < end) {
 			att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] = (v[k] * inv);
 		}
 		}
@@ -449,7 +455,7 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	}
 	{
 	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
-	for (; (j < l); j += (((long long)256LL))) {
+	for (; (j < end); j += (((long long)256LL))) {
 		if (j < valid) {
 			att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] = (att[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] * inv);
 		} else {
@@ -503,10 +509,10 @@ extern "C" __global__ void ToF16(float* x, long long x_len, unsigned short* h, l
 		"kernels.go:24:9",
 		"kernels.go:24:32",
 		"kernels.go:24:2",
-		"kernels.go:211:10",
-		"kernels.go:211:3",
-		"kernels.go:195:10",
-		"kernels.go:195:3",
+		"kernels.go:216:10",
+		"kernels.go:216:3",
+		"kernels.go:200:10",
+		"kernels.go:200:3",
 		"kernels.go:40:8",
 		"kernels.go:42:9",
 		"kernels.go:42:21",
@@ -520,25 +526,25 @@ extern "C" __global__ void ToF16(float* x, long long x_len, unsigned short* h, l
 		"kernels.go:55:36",
 		"kernels.go:55:43",
 		"kernels.go:55:3",
-		"kernels.go:146:3",
-		"kernels.go:148:11",
-		"kernels.go:148:4",
-		"kernels.go:150:14",
-		"kernels.go:153:14",
+		"kernels.go:151:3",
+		"kernels.go:153:11",
+		"kernels.go:153:4",
+		"kernels.go:155:14",
+		"kernels.go:158:14",
 		"kernels.go:79:2",
 		"kernels.go:83:18",
 		"kernels.go:83:27",
 		"kernels.go:83:4",
 		"kernels.go:87:7",
-		"kernels.go:158:19",
-		"kernels.go:158:3",
-		"kernels.go:159:8",
-		"kernels.go:162:17",
+		"kernels.go:163:19",
 		"kernels.go:163:3",
-		"kernels.go:169:18",
-		"kernels.go:169:4",
+		"kernels.go:164:8",
+		"kernels.go:167:17",
+		"kernels.go:168:3",
+		"kernels.go:174:18",
 		"kernels.go:174:4",
-		"kernels.go:176:4",
+		"kernels.go:179:4",
+		"kernels.go:181:4",
 		"kernels.go:119:16",
 		"kernels.go:119:2",
 		"kernels.go:121:11",
@@ -547,10 +553,10 @@ extern "C" __global__ void ToF16(float* x, long long x_len, unsigned short* h, l
 		"kernels.go:122:11",
 		"kernels.go:122:28",
 		"kernels.go:122:2",
-		"kernels.go:203:20",
-		"kernels.go:203:3",
-		"kernels.go:187:19",
-		"kernels.go:187:3",
+		"kernels.go:208:20",
+		"kernels.go:208:3",
+		"kernels.go:192:19",
+		"kernels.go:192:3",
 	},
 	DebugOpenCL: `// Generated by gokernel from Go source; do not edit.
 static inline float gok_atomic_add_f32(volatile __global float* p, float v) {
@@ -584,6 +590,7 @@ static inline ushort gok_f32_to_bf16(float f) {
 	u += 0x7fff + ((u >> 16) & 1);
 	return (ushort)(u >> 16);
 }
+static inline long gok_min_long(long a, long b) { return a < b ? a : b; }
 float gok_f_groupSum_l1(__local float* tile, long tile_len, float v, __global long* gok_err);
 float gok_f_groupMax_l1(__local float* tile, long tile_len, float v, __global long* gok_err);
 float gok_f_groupMax_l1(__local float* tile, long tile_len, float v, __global long* gok_err) {
@@ -685,11 +692,13 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 	}
 	}
 }
-__kernel void Softmax(__global float* att, long att_len, long t, long l, __global long* gok_err) {
+__kernel void Softmax(__global float* att, long att_len, long t, long l, long blk, __global long* gok_err) {
 	__local float tile[256];
 	long lid = ((long)get_local_id(0));
 	long base = ((long)((ulong)(((long)get_group_id(0))) * (ulong)(l)));
-	long valid = ((long)((ulong)(((long)((ulong)(((long)((ulong)(l) - (ulong)(t)))) + (ulong)((((long)get_group_id(0)) % t))))) + (ulong)(((long)1LL))));
+	long row = (((long)get_group_id(0)) % t);
+	long valid = ((long)((ulong)(((long)((ulong)(((long)((ulong)(l) - (ulong)(t)))) + (ulong)(row)))) + (ulong)(((long)1LL))));
+	long end = ((long)((ulong)(((long)((ulong)(l) - (ulong)(t)))) + (ulong)(gok_min_long(t, ((long)((ulong)((((long)((ulong)((row / blk)) + (ulong)(((long)1LL)))))) * (ulong)(blk)))))));
 	float v[4] = {0};
 	float m = -3.4028235e+38f;
 	{
@@ -734,7 +743,7 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l, __globa
 	for (long k = 0; k < gok_n; k++) {
 		{
 		long j = ((long)((ulong)(lid) + (ulong)(((long)((ulong)(k) * (ulong)(((long)256LL)))))));
-		if (j < l) {
+		if (j < end) {
 			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 41, gok_err)] = (v[gok_chk(k, 4, 40, gok_err)] * inv);
 		}
 		}
@@ -742,7 +751,7 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l, __globa
 	}
 	{
 	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
-	for (; (j < l); j += (((long)256LL))) {
+	for (; (j < end); j += (((long)256LL))) {
 		if (j < valid) {
 			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 42, gok_err)] = (att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 42, gok_err)] * inv);
 		} else {
@@ -831,6 +840,7 @@ __device__ inline unsigned short gok_f32_to_bf16(float f) {
 	u += 0x7fff + ((u >> 16) & 1);
 	return (unsigned short)(u >> 16);
 }
+__device__ inline long long gok_min_long_long(long long a, long long b) { return a < b ? a : b; }
 __device__ float gok_f_groupSum_l1(float* tile, long long tile_len, float v, long long* gok_err);
 __device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v, long long* gok_err);
 __device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v, long long* gok_err) {
@@ -932,11 +942,13 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 	}
 	}
 }
-extern "C" __global__ void Softmax(float* att, long long att_len, long long t, long long l, long long* gok_err) {
+extern "C" __global__ void Softmax(float* att, long long att_len, long long t, long long l, long long blk, long long* gok_err) {
 	__shared__ float tile[256];
 	long long lid = GOK_LID(0);
 	long long base = ((long long)((unsigned long long)(GOK_GRP(0)) * (unsigned long long)(l)));
-	long long valid = ((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)((unsigned long long)(l) - (unsigned long long)(t)))) + (unsigned long long)((GOK_GRP(0) % t))))) + (unsigned long long)(((long long)1LL))));
+	long long row = (GOK_GRP(0) % t);
+	long long valid = ((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)((unsigned long long)(l) - (unsigned long long)(t)))) + (unsigned long long)(row)))) + (unsigned long long)(((long long)1LL))));
+	long long end = ((long long)((unsigned long long)(((long long)((unsigned long long)(l) - (unsigned long long)(t)))) + (unsigned long long)(gok_min_long_long(t, ((long long)((unsigned long long)((((long long)((unsigned long long)((row / blk)) + (unsigned long long)(((long long)1LL)))))) * (unsigned long long)(blk)))))));
 	float v[4] = {0};
 	float m = -3.4028235e+38f;
 	{
@@ -981,7 +993,7 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	for (long long k = 0; k < gok_n; k++) {
 		{
 		long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)((unsigned long long)(k) * (unsigned long long)(((long long)256LL)))))));
-		if (j < l) {
+		if (j < end) {
 			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 41, gok_err)] = (v[gok_chk(k, 4, 40, gok_err)] * inv);
 		}
 		}
@@ -989,7 +1001,7 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	}
 	{
 	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
-	for (; (j < l); j += (((long long)256LL))) {
+	for (; (j < end); j += (((long long)256LL))) {
 		if (j < valid) {
 			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 42, gok_err)] = (att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 42, gok_err)] * inv);
 		} else {
@@ -1078,11 +1090,11 @@ func LaunchLayerNorm(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, x gokernel.S
 }
 
 // LaunchSoftmax launches kernel Softmax (k, from Module.Kernel) over r on q.
-func LaunchSoftmax(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, att gokernel.Slice[float32], t int, l int) error {
+func LaunchSoftmax(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, att gokernel.Slice[float32], t int, l int, blk int) error {
 	if err := gokernel.CheckKernel(k, "Softmax"); err != nil {
 		return err
 	}
-	return k.Launch(q, r, att.Arg(), gokernel.Value(t), gokernel.Value(l))
+	return k.Launch(q, r, att.Arg(), gokernel.Value(t), gokernel.Value(l), gokernel.Value(blk))
 }
 
 // LaunchSplitQKV launches kernel SplitQKV (k, from Module.Kernel) over r on q.
