@@ -41,7 +41,7 @@ type Options struct {
 }
 
 // DefaultCausalBlock is Options.CausalBlock's default.
-const DefaultCausalBlock = 256
+const DefaultCausalBlock = 512
 
 // Model is a GPT-2 whose weights are in one device's memory, ready to
 // run States on one queue. Its methods and its States' must not be
