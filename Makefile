@@ -51,9 +51,9 @@ test: deps
 	if [[ -n $$unformatted ]]; then echo "gofmt -l lists these files; run gofmt -w:"; echo "$$unformatted"; exit 1; fi
 	@echo "== go vet"
 	$(GO) vet ./...
-	@echo "== internal/testenv only in _test.go files (code that runs outside go test uses internal/devreq)"
-	@users=$$($(GO) list -f '{{range .Imports}}{{if eq . "$(MODULE)/internal/testenv"}}{{$$.ImportPath}}{{"\n"}}{{end}}{{end}}' ./...); \
-	if [[ -n $$users ]]; then echo "these packages import internal/testenv outside their _test.go files:"; echo "$$users"; exit 1; fi
+	@echo "== internal/harness/testenv only in _test.go files (code that runs outside go test uses internal/harness/devreq)"
+	@users=$$($(GO) list -f '{{range .Imports}}{{if eq . "$(MODULE)/internal/harness/testenv"}}{{$$.ImportPath}}{{"\n"}}{{end}}{{end}}' ./...); \
+	if [[ -n $$users ]]; then echo "these packages import internal/harness/testenv outside their _test.go files:"; echo "$$users"; exit 1; fi
 	@echo "== build without cgo"
 	CGO_ENABLED=0 $(GO) build ./...
 	@echo "== staticcheck"

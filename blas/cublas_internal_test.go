@@ -12,7 +12,7 @@ import (
 	"github.com/gour-dev/gour/blas/internal/cublas"
 	"github.com/gour-dev/gour/dtype"
 	"github.com/gour-dev/gour/internal/dl"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/ur"
 )
 

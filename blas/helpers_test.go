@@ -10,7 +10,7 @@ import (
 	_ "github.com/gour-dev/gour/adapters/all"
 	"github.com/gour-dev/gour/blas"
 	"github.com/gour-dev/gour/dtype"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/ur"
 )
 

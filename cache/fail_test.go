@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // goesOnUncached checks that the cache is off with exactly one warning

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // env is a Getenv over a map: the tests never read the real environment.

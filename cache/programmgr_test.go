@@ -12,7 +12,7 @@ import (
 
 	_ "github.com/gour-dev/gour/adapters/all"
 	"github.com/gour-dev/gour/cache"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/programmgr"
 	"github.com/gour-dev/gour/ur"
 )

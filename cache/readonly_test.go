@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // Read-only caches. Permissions do not stop root (CI runs as root), so a

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/gour-dev/gour/cache/signing"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // fakeRemote is an in-memory Remote: a store without a server, for the

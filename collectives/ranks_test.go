@@ -10,7 +10,7 @@ import (
 
 	"github.com/gour-dev/gour/collectives"
 	"github.com/gour-dev/gour/dtype"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/ur"
 )
 

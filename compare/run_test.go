@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gour-dev/gour/compare/record"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/ur"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	_ "github.com/gour-dev/gour/adapters/all"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // contexts returns the CPU context and a Device context per selected

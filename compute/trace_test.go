@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/compute"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur"
 )

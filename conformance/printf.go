@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gour-dev/gour/internal/devreq"
+	"github.com/gour-dev/gour/internal/harness/devreq"
 	"github.com/gour-dev/gour/ur"
 )
 

@@ -82,41 +82,92 @@ func Compile(files []File, names ...string) (*Module, error) {
 			}
 		}
 	}
-	var kernels []*ast.FuncDecl
+	insts, err := c.instantiations(parsed)
+	if err != nil {
+		return nil, err
+	}
+	var kernels []entry
 	for fn, fd := range c.funcs {
 		generic := fn.Type().(*types.Signature).TypeParams().Len() != 0
+		if generic && isKernel(fn) && fn.Exported() {
+			// Each instantiation the package declares is a kernel.
+			for _, e := range insts[fn] {
+				if len(names) == 0 || slices.Contains(names, e.name) {
+					kernels = append(kernels, e)
+				}
+			}
+			if len(names) == 0 || !slices.Contains(names, fn.Name()) {
+				continue
+			}
+		}
 		if len(names) > 0 && !slices.Contains(names, fn.Name()) || len(names) == 0 && !(isKernel(fn) && fn.Exported() && !generic) {
 			continue
 		}
 		if !isKernel(fn) {
 			return nil, c.errorf(fd.Name, "kernel %s: its first parameter must be a kern.Item", fn.Name())
 		}
-		kernels = append(kernels, fd)
+		kernels = append(kernels, entry{fd: fd, name: fn.Name()})
 	}
 	if len(kernels) == 0 {
 		return nil, &CompileError{Msg: "no kernel functions (exported functions whose first parameter is a kern.Item)"}
 	}
 	for _, n := range names {
-		if !slices.ContainsFunc(kernels, func(fd *ast.FuncDecl) bool { return fd.Name.Name == n }) {
+		if !slices.ContainsFunc(kernels, func(e entry) bool { return e.name == n }) {
 			return nil, &CompileError{Msg: fmt.Sprintf("no function %s in the package", n)}
 		}
 	}
-	sort.Slice(kernels, func(i, j int) bool { return kernels[i].Name.Name < kernels[j].Name.Name })
+	sort.Slice(kernels, func(i, j int) bool { return kernels[i].name < kernels[j].name })
+	for i := 1; i < len(kernels); i++ {
+		if kernels[i].name == kernels[i-1].name {
+			return nil, c.errorf(kernels[i].fd.Name, "two kernels are called %s: an instantiation's name is its function's and its type arguments', joined by _", kernels[i].name)
+		}
+	}
 	m := &Module{Hash: hex.EncodeToString(h.Sum(nil))}
 	for _, debug := range []bool{false, true} {
 		for _, lang := range []lang{langOpenCL, langCUDA} {
-			c.lang, c.debug, c.done, c.protos, c.bodies = lang, debug, map[string]bool{}, nil, nil
-			c.usesFP64, c.sites, c.needInt64Atomics, c.usesHalf = false, nil, false, false
-			for _, fd := range kernels {
-				info, err := c.kernel(fd)
+			// Each kernel is compiled on its own, into the chunks of its
+			// own translation unit; the module's source is their union,
+			// and each kernel's spans pick its chunks out of it.
+			c.lang, c.debug, c.sites, c.siteIndex = lang, debug, nil, map[string]int{}
+			var units [][]chunk
+			for i, fd := range kernels {
+				c.done, c.helpers, c.protos, c.bodies = map[string]bool{}, nil, nil, nil
+				c.types, c.typeDone = nil, map[string]bool{}
+				c.usesFP64, c.needInt64Atomics, c.usesHalf, c.needs, c.usesDynamic = false, false, false, 0, false
+				info, err := c.kernel(fd.fd, fd.targs, fd.name)
 				if err != nil {
 					return nil, err
 				}
 				if lang == langOpenCL && !debug {
 					m.Kernels = append(m.Kernels, info)
 				}
+				ki := &m.Kernels[i]
+				if c.usesFP64 {
+					ki.Needs |= AspectFP64
+				}
+				if c.needInt64Atomics && !debug {
+					ki.Needs |= AspectAtomic64
+				}
+				ki.Needs |= c.needs
+				units = append(units, c.chunks())
 			}
-			src := c.source()
+			src, spans, err := link(units)
+			if err != nil {
+				return nil, err
+			}
+			for i := range m.Kernels {
+				ks := &m.Kernels[i].Source
+				switch {
+				case lang == langOpenCL && !debug:
+					ks.OpenCL = spans[i]
+				case !debug:
+					ks.CUDA = spans[i]
+				case lang == langOpenCL:
+					ks.DebugOpenCL = spans[i]
+				default:
+					ks.DebugCUDA = spans[i]
+				}
+			}
 			switch {
 			case lang == langOpenCL && !debug:
 				m.OpenCL = src
@@ -127,11 +178,133 @@ func Compile(files []File, names ...string) (*Module, error) {
 			default:
 				m.DebugCUDA = src
 			}
-			m.FP64 = m.FP64 || c.usesFP64
-			m.Int64Atomics = m.Int64Atomics || c.needInt64Atomics && !debug
 		}
 	}
+	for _, k := range m.Kernels {
+		m.FP64 = m.FP64 || k.Needs&AspectFP64 != 0
+		m.Int64Atomics = m.Int64Atomics || k.Needs&AspectAtomic64 != 0
+	}
 	return m, nil
+}
+
+// entry is a kernel: a function, or an instantiation of a generic one
+// (its type arguments), and its name.
+type entry struct {
+	fd    *ast.FuncDecl
+	targs []types.Type
+	name  string
+}
+
+// instantiations are the generic kernels' instantiations the package
+// declares, `var _ = Scale[float32]`: each a kernel of its own, named
+// Scale_float32 (the function's name and the type arguments', joined by
+// _, a qualified one's dot an _ too), compiled as its own specialisation.
+func (c *compiler) instantiations(files []*ast.File) (map[*types.Func][]entry, error) {
+	insts := map[*types.Func][]entry{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				for _, v := range spec.(*ast.ValueSpec).Values {
+					id := identOf(v)
+					inst, ok := c.info.Instances[id]
+					fn, _ := c.info.Uses[id].(*types.Func)
+					if !ok || fn == nil || c.funcs[fn] == nil || !isKernel(fn) || !fn.Exported() {
+						continue
+					}
+					e := entry{fd: c.funcs[fn], name: fn.Name()}
+					for i := range inst.TypeArgs.Len() {
+						t := inst.TypeArgs.At(i)
+						e.targs = append(e.targs, t)
+						e.name += "_" + strings.NewReplacer(".", "_", " ", "_", "[", "_", "]", "_", "*", "p").Replace(c.goType(t))
+					}
+					if !slices.ContainsFunc(insts[fn], func(o entry) bool { return o.name == e.name }) {
+						insts[fn] = append(insts[fn], e)
+					}
+				}
+			}
+		}
+	}
+	return insts, nil
+}
+
+// A chunk is a piece of a translation unit: a pragma, a prelude, a
+// helper, a prototype or a function. Its kind orders it: every pragma
+// before every prelude, ..., every prototype before every function, so
+// that any subset of a module's chunks, in the module's order, is a
+// translation unit when the subset is a kernel's own.
+type chunk struct {
+	kind int
+	text string
+}
+
+// The kinds of chunk, in the order a translation unit has them.
+const (
+	chunkHeader = iota
+	chunkPragma
+	chunkPrelude
+	chunkType
+	chunkHelper
+	chunkProto
+	chunkFunc
+)
+
+// link is the module's source, the union of the kernels' chunks (each
+// once: a device function two kernels call is the same text in both,
+// its debug sites numbered by position and its temporaries per
+// function), and each kernel's spans in it: [start, end) byte offsets,
+// pairwise, whose concatenation is the kernel's own translation unit.
+func link(units [][]chunk) (string, [][]int, error) {
+	var byKind [chunkFunc + 1][]string
+	seen := map[chunk]bool{}
+	heads := map[string]string{} // a function's head: its text
+	for _, u := range units {
+		for _, ch := range u {
+			if seen[ch] {
+				continue
+			}
+			seen[ch] = true
+			byKind[ch.kind] = append(byKind[ch.kind], ch.text)
+			if ch.kind == chunkFunc {
+				// Two kernels that emit one function differently would
+				// leave the module two definitions of it.
+				head, _, _ := strings.Cut(ch.text, "{")
+				if other, ok := heads[head]; ok && other != ch.text {
+					return "", nil, &CompileError{Msg: "internal error: two definitions of " + strings.TrimSpace(head)}
+				}
+				heads[head] = ch.text
+			}
+		}
+	}
+	var b strings.Builder
+	at := map[chunk][2]int{}
+	for kind, texts := range byKind {
+		for _, t := range texts {
+			at[chunk{kind, t}] = [2]int{b.Len(), b.Len() + len(t)}
+			b.WriteString(t)
+		}
+	}
+	spans := make([][]int, len(units))
+	for i, u := range units {
+		var ranges [][2]int
+		for _, ch := range u {
+			ranges = append(ranges, at[ch])
+		}
+		sort.Slice(ranges, func(a, b int) bool { return ranges[a][0] < ranges[b][0] })
+		var s []int
+		for _, r := range ranges {
+			if n := len(s); n > 0 && s[n-1] == r[0] {
+				s[n-1] = r[1] // adjacent: one span
+				continue
+			}
+			s = append(s, r[0], r[1])
+		}
+		spans[i] = s
+	}
+	return b.String(), spans, nil
 }
 
 // sourceImporter type-checks the kernels' imports (kern, math) from
@@ -183,11 +356,21 @@ type compiler struct {
 	funcs map[*types.Func]*ast.FuncDecl
 
 	lang     lang
+	types    []string        // struct typedefs, inner ones first
+	typeDone map[string]bool // struct types emitted, by C name
+	helpers  []string        // helper functions (min and max of integers)
 	protos   []string
 	bodies   []string
 	usesFP64 bool
 	// per function
-	shared map[types.Object]int64 // shared arrays of the kernel: their lengths
+	shared map[types.Object]string // shared arrays of the kernel: their lengths in C
+	// per kernel: its parameters (past the Item) by index, its body, and
+	// its shared arrays sized at launch with their C parameters.
+	kparams     map[types.Object]int
+	kbody       *ast.BlockStmt
+	dynamic     []DynamicShared
+	extraParams []string
+	usesDynamic bool // CUDA: gour_local, the launch's dynamic shared memory
 	// local are the slice parameters of the device function being
 	// emitted that a caller gave a shared array (work-group memory).
 	local map[types.Object]bool
@@ -196,9 +379,10 @@ type compiler struct {
 	// debug emits the bounds-checked variant: every slice index checked,
 	// the first failure's site (an index into sites) stored through the
 	// gok_err parameter every function takes.
-	debug bool
-	sites []string
-	tmps  int // temporaries made, for unique names
+	debug     bool
+	sites     []string
+	siteIndex map[string]int // sites by file:line:col: one number each, whichever kernel emits it
+	tmps      int            // temporaries made in the function being emitted, for unique names
 	// subst maps the type parameters of the generic device function being
 	// emitted to the instantiation's type arguments.
 	subst map[*types.TypeParam]types.Type
@@ -206,7 +390,8 @@ type compiler struct {
 	// needInt64Atomics: a kernel uses 64-bit atomics (OpenCL's
 	// cl_khr_int64_base_atomics).
 	needInt64Atomics bool
-	usesHalf         bool // float16 or bfloat16 conversions: halfPrelude
+	usesHalf         bool   // float16 or bfloat16 conversions: halfPrelude
+	needs            Aspect // subgroup aspects the kernel being emitted needs
 }
 
 func (c *compiler) errorf(n ast.Node, format string, args ...any) error {
@@ -215,6 +400,10 @@ func (c *compiler) errorf(n ast.Node, format string, args ...any) error {
 
 // cType is t's C type; ok false for a type outside the subset.
 func (c *compiler) cType(t types.Type) (string, bool) {
+	if _, ok := c.concrete(t).Underlying().(*types.Struct); ok {
+		name, err := c.structType(c.concrete(t))
+		return name, err == ""
+	}
 	b, ok := c.concrete(t).Underlying().(*types.Basic)
 	if !ok {
 		return "", false
@@ -289,20 +478,28 @@ func elemDType(t types.Type) dtype.Type {
 }
 
 // kernel emits fd as a kernel, with the device functions it calls.
-func (c *compiler) kernel(fd *ast.FuncDecl) (KernelInfo, error) {
+func (c *compiler) kernel(fd *ast.FuncDecl, targs []types.Type, name string) (KernelInfo, error) {
 	fn := c.info.Defs[fd.Name].(*types.Func)
 	sig := fn.Type().(*types.Signature)
-	ki := KernelInfo{Name: fn.Name()}
+	ki := KernelInfo{Name: name}
 	if sig.Results().Len() != 0 {
 		return ki, c.errorf(fd.Name, "kernel %s returns a value: a kernel returns nothing", fn.Name())
 	}
-	if sig.TypeParams().Len() != 0 {
-		return ki, c.errorf(fd.Name, "kernel %s is generic: instantiate it in a non-generic kernel that calls it", fn.Name())
+	c.subst = nil
+	if tps := sig.TypeParams(); tps.Len() != 0 {
+		if len(targs) != tps.Len() {
+			return ki, c.errorf(fd.Name, "kernel %s is generic: declare its instantiations (var _ = %s[float32]: a kernel %s_float32 each), or call it from a kernel", fn.Name(), fn.Name(), fn.Name())
+		}
+		c.subst = map[*types.TypeParam]types.Type{}
+		for i := range tps.Len() {
+			c.subst[tps.At(i)] = targs[i]
+		}
 	}
 	var params, prologue []string
 	for i := 1; i < sig.Params().Len(); i++ {
 		p := sig.Params().At(i)
-		switch t := p.Type().Underlying().(type) {
+		pt := c.concrete(p.Type())
+		switch t := pt.Underlying().(type) {
 		case *types.Slice:
 			ct, ok := c.cType(t.Elem())
 			dt := elemDType(t.Elem())
@@ -326,23 +523,98 @@ func (c *compiler) kernel(fd *ast.FuncDecl) (KernelInfo, error) {
 				return ki, c.errorf(fd.Name, "kernel %s: parameter %s of type %s: a kernel takes numbers, bools and slices of numbers", fn.Name(), p.Name(), p.Type())
 			}
 			params = append(params, ct+" "+c.name(p))
-			ki.Params = append(ki.Params, Param{Name: p.Name(), Type: dt, Go: c.goType(p.Type())})
+			ki.Params = append(ki.Params, Param{Name: p.Name(), Type: dt, Go: c.goType(pt)})
+		case *types.Struct:
+			ct, why := c.structType(pt)
+			if why != "" {
+				return ki, c.errorf(fd.Name, "kernel %s: parameter %s of type %s: %s", fn.Name(), p.Name(), p.Type(), why)
+			}
+			params = append(params, ct+" "+c.name(p))
+			ki.Params = append(ki.Params, Param{Name: p.Name(), Struct: true, Size: int(hostSizes.Sizeof(pt)), Go: c.goType(pt)})
 		default:
-			return ki, c.errorf(fd.Name, "kernel %s: parameter %s of type %s: a kernel takes numbers, bools and slices of numbers", fn.Name(), p.Name(), p.Type())
+			return ki, c.errorf(fd.Name, "kernel %s: parameter %s of type %s: a kernel takes numbers, bools, structs of numbers and slices of numbers", fn.Name(), p.Name(), p.Type())
 		}
 	}
-	if c.debug {
-		params = append(params, c.errParam())
+	c.shared, c.tmps, c.dynamic, c.extraParams, c.kbody = map[types.Object]string{}, 0, nil, nil, fd.Body
+	c.kparams = map[types.Object]int{}
+	for i := 1; i < sig.Params().Len(); i++ {
+		c.kparams[sig.Params().At(i)] = i - 1
 	}
-	head := pick(c.lang == langOpenCL, "__kernel void ", `extern "C" __global__ void `) + fn.Name() + "(" + strings.Join(params, ", ") + ")"
-	c.shared = map[types.Object]int64{}
 	body, err := c.block(fd.Body, true)
 	if err != nil {
 		return ki, err
 	}
+	ki.Dynamic = c.dynamic
+	params = append(params, c.extraParams...) // the dynamic shared arrays, after the kernel's own
+	if c.debug {
+		params = append(params, c.errParam())
+	}
+	head := pick(c.lang == langOpenCL, "__kernel void ", `extern "C" __global__ void `) + name + "(" + strings.Join(params, ", ") + ")"
 	body = "{\n" + strings.Join(prologue, "") + strings.TrimPrefix(body, "{\n")
 	c.bodies = append(c.bodies, head+" "+body)
 	return ki, nil
+}
+
+// hostSizes is the layout a struct parameter has in Go on the 64-bit
+// hosts gour runs on, which is C's (natural alignment): the size a
+// launch checks a struct argument against.
+var hostSizes = types.SizesFor("gc", "amd64")
+
+// structType is the C type of a struct type of the kernel's package,
+// its typedef emitted once (before the prototypes) with its fields in
+// Go's order, so that C lays it out as Go does: each field at a multiple
+// of its alignment (a number's size; an array's element's), the size a
+// multiple of the largest. Its fields are numbers, fixed-size arrays of
+// numbers and such structs, named (an embedded field's promotion is
+// Go's, not C's); why says what else it holds.
+func (c *compiler) structType(t types.Type) (name, why string) {
+	n, ok := t.(*types.Named)
+	if !ok || n.Obj().Pkg() != c.pkg || n.TypeArgs().Len() != 0 {
+		return "", "a struct is a named, non-generic struct type of the kernel's package"
+	}
+	st := n.Underlying().(*types.Struct)
+	name = "gok_s_" + n.Obj().Name()
+	if c.typeDone[name] {
+		return name, ""
+	}
+	var fields []string
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		if f.Embedded() {
+			return "", fmt.Sprintf("its field %s is embedded: name it", f.Name())
+		}
+		ft, dims := f.Type(), ""
+		for {
+			arr, ok := ft.Underlying().(*types.Array)
+			if !ok {
+				break
+			}
+			dims += fmt.Sprintf("[%d]", arr.Len())
+			ft = arr.Elem()
+		}
+		var ct string
+		switch u := ft.Underlying().(type) {
+		case *types.Basic:
+			if u.Kind() == types.Bool || elemDType(ft) == 0 && u.Kind() != types.Int16 && u.Kind() != types.Uint16 {
+				return "", fmt.Sprintf("its field %s is %s: a struct's fields are numbers, arrays of numbers and such structs", f.Name(), f.Type())
+			}
+			ct, _ = c.cType(ft)
+		case *types.Struct:
+			var why string
+			if ct, why = c.structType(ft); why != "" {
+				return "", fmt.Sprintf("its field %s: %s", f.Name(), why)
+			}
+		default:
+			return "", fmt.Sprintf("its field %s is %s: a struct's fields are numbers, arrays of numbers and such structs", f.Name(), f.Type())
+		}
+		fields = append(fields, fmt.Sprintf("%s %s%s;", ct, cName(f.Name()), dims))
+	}
+	if len(fields) == 0 {
+		return "", "it has no fields"
+	}
+	c.typeDone[name] = true
+	c.types = append(c.types, "typedef struct { "+strings.Join(fields, " ")+" } "+name+";")
+	return name, ""
 }
 
 // goType is t as the kernel's own package writes it.
@@ -427,12 +699,12 @@ func (c *compiler) deviceFunc(fn *types.Func, at ast.Node, targs []types.Type, l
 		params = append(params, c.errParam())
 	}
 	head := pick(c.lang == langOpenCL, "", "__device__ ") + ret + " " + name + "(" + strings.Join(params, ", ") + ")"
-	savedS, savedL, savedD := c.shared, c.local, c.depth
-	c.shared, c.local, c.depth = map[types.Object]int64{}, locals, 0
+	savedS, savedL, savedD, savedT := c.shared, c.local, c.depth, c.tmps
+	c.shared, c.local, c.depth, c.tmps = map[types.Object]string{}, locals, 0, 0
 	c.stack = append(c.stack, fn)
 	body, err := c.block(fd.Body, false)
 	c.stack = c.stack[:len(c.stack)-1]
-	c.shared, c.local, c.depth = savedS, savedL, savedD
+	c.shared, c.local, c.depth, c.tmps = savedS, savedL, savedD, savedT
 	if err != nil {
 		return err
 	}
@@ -455,8 +727,14 @@ func (c *compiler) checked(at ast.Node, x, i, n string) string {
 		return x + "[" + i + "]"
 	}
 	pos := c.fset.Position(at.Pos())
-	c.sites = append(c.sites, fmt.Sprintf("%s:%d:%d", filepath.Base(pos.Filename), pos.Line, pos.Column))
-	return fmt.Sprintf("%s[gok_chk(%s, %s, %d, gok_err)]", x, i, n, len(c.sites))
+	site := fmt.Sprintf("%s:%d:%d", filepath.Base(pos.Filename), pos.Line, pos.Column)
+	k := c.siteIndex[site]
+	if k == 0 {
+		c.sites = append(c.sites, site)
+		k = len(c.sites)
+		c.siteIndex[site] = k
+	}
+	return fmt.Sprintf("%s[gok_chk(%s, %s, %d, gok_err)]", x, i, n, k)
 }
 
 // deviceName is fn's name as a device function: apart from the kernels'
@@ -477,7 +755,7 @@ func deviceName(fn *types.Func, targs []types.Type, local map[int]bool) string {
 
 // isShared reports whether o is work-group memory: a shared array of the
 // kernel, or a device function's slice parameter given one.
-func (c *compiler) isShared(o types.Object) bool { return c.shared[o] != 0 || c.local[o] }
+func (c *compiler) isShared(o types.Object) bool { return c.shared[o] != "" || c.local[o] }
 
 // typeOf is e's type, with the type parameters of the generic function
 // being emitted substituted.
@@ -503,34 +781,56 @@ func (c *compiler) concrete(t types.Type) types.Type {
 	return t
 }
 
-// source is the translation unit: prelude, prototypes, functions.
-func (c *compiler) source() string {
-	var b strings.Builder
-	b.WriteString("// Generated by gokernel from Go source; do not edit.\n")
+// chunks is the translation unit of the kernel just emitted: pragmas,
+// preludes, helpers, prototypes, functions.
+func (c *compiler) chunks() []chunk {
+	var u []chunk
+	add := func(kind int, text string) { u = append(u, chunk{kind, text}) }
+	add(chunkHeader, "// Generated by gokernel from Go source; do not edit.\n")
 	if c.lang == langOpenCL {
 		if c.usesFP64 {
-			b.WriteString("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n")
+			add(chunkPragma, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n")
 		}
-		if c.needInt64Atomics && !c.debug { // the debug prelude enables it
-			b.WriteString("#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n")
+		if c.needInt64Atomics || c.debug {
+			add(chunkPragma, "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n")
 		}
-		b.WriteString(clPrelude)
+		for _, ext := range []struct {
+			a    Aspect
+			name string
+		}{{AspectSubgroups, "cl_khr_subgroups"}, {AspectSubgroupShuffle, "cl_khr_subgroup_shuffle"}, {AspectSubgroupBallot, "cl_khr_subgroup_ballot"}} {
+			if c.needs&ext.a != 0 {
+				add(chunkPragma, "#pragma OPENCL EXTENSION "+ext.name+" : enable\n")
+			}
+		}
+		add(chunkPrelude, clPrelude)
 	} else {
-		b.WriteString(cudaPrelude)
+		add(chunkPrelude, cudaPrelude)
+		if c.usesDynamic {
+			add(chunkPrelude, "extern __shared__ unsigned char gour_local[];\n")
+		}
+		if c.needs&AspectSubgroups != 0 {
+			add(chunkPrelude, cudaSubgroup)
+		}
 	}
 	if c.debug {
-		b.WriteString(pick(c.lang == langOpenCL, clCheck, cudaCheck))
+		add(chunkPrelude, pick(c.lang == langOpenCL, clCheck, cudaCheck))
 	}
 	if c.usesHalf {
-		b.WriteString(c.halfSource())
+		add(chunkPrelude, c.halfSource())
+	}
+	for _, t := range c.types {
+		add(chunkType, t+"\n")
+	}
+	for _, h := range c.helpers {
+		add(chunkHelper, h+"\n")
 	}
 	for _, p := range c.protos {
-		b.WriteString(p + "\n")
+		add(chunkProto, p+"\n")
 	}
 	for _, f := range c.bodies {
-		b.WriteString(f + "\n")
+		add(chunkFunc, f+"\n")
 	}
-	return b.String()
+	return u
 }
 
 // The preludes: what Go's operators need beyond C's.
@@ -552,6 +852,18 @@ const cudaPrelude = `#define GOK_GID(d) ((long long)(d == 0 ? blockIdx.x * block
 #define GOK_LSZ(d) ((long long)(d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z))
 #define GOK_NGR(d) ((long long)(d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z))
 #define GOK_GSZ(d) (GOK_LSZ(d) * GOK_NGR(d))
+`
+
+// cudaSubgroup is what CUDA's subgroup operations need: a warp is
+// subgroup, of the consecutive work-items of the block's linear thread
+// index, the last one partial where the block's size is not a multiple
+// of 32, its lanes in gok_sg_mask.
+const cudaSubgroup = `__device__ inline unsigned int gok_sg_lin() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+__device__ inline unsigned int gok_sg_size() {
+	unsigned int n = blockDim.x * blockDim.y * blockDim.z - (gok_sg_lin() & ~31u);
+	return n < 32u ? n : 32u;
+}
+__device__ inline unsigned int gok_sg_mask() { unsigned int n = gok_sg_size(); return n == 32u ? 0xffffffffu : (1u << n) - 1u; }
 `
 
 // The float16 and bfloat16 conversions, rounding to nearest even, bit
@@ -613,8 +925,7 @@ func (c *compiler) halfSource() string { return pick(c.lang == langOpenCL, clHal
 
 // The debug variant's check: the first failure's site, index and length
 // go to gok_err; the access reads element 0 instead.
-const clCheck = `#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-#define gok_chk(i, n, site, err) gok_check((long)(i), (long)(n), site, err)
+const clCheck = `#define gok_chk(i, n, site, err) gok_check((long)(i), (long)(n), site, err)
 static inline long gok_check(long i, long n, long site, __global long* err) {
 	if (i >= 0 && i < n) return i;
 	if (atom_cmpxchg(&err[0], 0L, site) == 0L) { err[1] = i; err[2] = n; }
@@ -632,8 +943,9 @@ __device__ inline long long gok_check(long long i, long long n, long long site, 
 
 // name is a Go identifier as a C one: C's keywords and the preludes'
 // names get a suffix.
-func (c *compiler) name(o types.Object) string {
-	n := o.Name()
+func (c *compiler) name(o types.Object) string { return cName(o.Name()) }
+
+func cName(n string) string {
 	if cKeywords[n] || strings.HasPrefix(n, "gok_") || strings.HasPrefix(n, "GOK_") {
 		return n + "_"
 	}

@@ -46,6 +46,12 @@ func (c *compiler) expr(e ast.Expr) (string, error) {
 			return "", err
 		}
 		op := e.Op.String()
+		if _, ok := c.typeOf(e.X).Underlying().(*types.Struct); ok {
+			return "", c.errorf(e, "comparing structs is not in the kernel subset: compare their fields")
+		}
+		if _, ok := c.typeOf(e.X).Underlying().(*types.Array); ok {
+			return "", c.errorf(e, "comparing arrays is not in the kernel subset: compare their elements")
+		}
 		switch e.Op {
 		case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ, token.LAND, token.LOR:
 			return "(" + x + " " + op + " " + y + ")", nil
@@ -88,8 +94,8 @@ func (c *compiler) expr(e ast.Expr) (string, error) {
 		case *types.Slice:
 			n := x + "_len"
 			if id, ok := e.X.(*ast.Ident); ok {
-				if size := c.shared[c.info.Uses[id]]; size != 0 {
-					n = strconv.FormatInt(size, 10)
+				if size := c.shared[c.info.Uses[id]]; size != "" {
+					n = size
 				}
 			}
 			return c.checked(e, x, i, n), nil
@@ -100,10 +106,23 @@ func (c *compiler) expr(e ast.Expr) (string, error) {
 	case *ast.CallExpr:
 		return c.call(e)
 	case *ast.SelectorExpr:
-		return "", c.errorf(e, "%s: struct fields and package values are not in the kernel subset yet", exprString(e))
+		if sel := c.info.Selections[e]; sel != nil && sel.Kind() == types.FieldVal {
+			x, err := c.expr(e.X)
+			if err != nil {
+				return "", err
+			}
+			if _, ok := c.typeOf(e.X).(*types.Pointer); ok {
+				return "", c.errorf(e, "pointers are not in the kernel subset")
+			}
+			return x + "." + cName(e.Sel.Name), nil
+		}
+		return "", c.errorf(e, "%s: package values and method values are not in the kernel subset", exprString(e))
 	case *ast.FuncLit:
 		return "", c.errorf(e, "closures are not in the kernel subset")
 	case *ast.CompositeLit:
+		if _, ok := c.typeOf(e).Underlying().(*types.Struct); ok {
+			return "", c.errorf(e, "struct literals are not in the kernel subset: declare the struct zeroed (var s T) and assign its fields")
+		}
 		return "", c.errorf(e, "composite literals allocate: not in the kernel subset")
 	case *ast.SliceExpr:
 		return "", c.errorf(e, "slicing is not in the kernel subset: pass an offset")
@@ -278,6 +297,9 @@ func (c *compiler) call(e *ast.CallExpr) (string, error) {
 			targs = append(targs, c.concrete(inst.TypeArgs.At(i)))
 		}
 	}
+	if fn.Type().(*types.Signature).Recv() != nil {
+		return "", c.errorf(e, "methods are not in the kernel subset (but kern's): call a function taking the value")
+	}
 	if slices.Contains(c.stack, fn) {
 		return "", c.errorf(e, "%s calls itself: recursion is not in the kernel subset (devices have no call stack for it)", fn.Name())
 	}
@@ -299,8 +321,8 @@ func (c *compiler) call(e *ast.CallExpr) (string, error) {
 			}
 			o := c.info.Uses[id]
 			local[i] = c.isShared(o)
-			if n := c.shared[o]; n != 0 {
-				args = append(args, x, strconv.FormatInt(n, 10))
+			if n := c.shared[o]; n != "" {
+				args = append(args, x, n)
 			} else {
 				args = append(args, x, x+"_len")
 			}
@@ -326,8 +348,8 @@ func (c *compiler) builtin(e *ast.CallExpr) (string, error) {
 			return "", c.errorf(e, "len of a kernel's slice or array variable only")
 		}
 		o := c.info.Uses[id]
-		if n := c.shared[o]; n != 0 {
-			return strconv.FormatInt(n, 10), nil
+		if n := c.shared[o]; n != "" {
+			return n, nil
 		}
 		if _, ok := c.concrete(o.Type()).Underlying().(*types.Slice); ok {
 			return c.name(o) + "_len", nil
@@ -371,12 +393,9 @@ func (c *compiler) builtin(e *ast.CallExpr) (string, error) {
 // need adds a helper function once, before the functions.
 func (c *compiler) need(def string) {
 	fn := pick(c.lang == langOpenCL, "static inline ", "__device__ inline ") + def
-	for _, p := range c.protos {
-		if p == fn {
-			return
-		}
+	if !slices.Contains(c.helpers, fn) {
+		c.helpers = append(c.helpers, fn)
 	}
-	c.protos = append([]string{fn}, c.protos...)
 }
 
 // intrinsic emits a kern function or Item method.
@@ -425,6 +444,9 @@ func (c *compiler) intrinsic(name string, e *ast.CallExpr) (string, error) {
 	}
 	if f, ok := math1[name]; ok {
 		return pick(cl, f[0], f[1]) + "(" + args[0] + ")", nil
+	}
+	if strings.HasPrefix(name, "Item.Subgroup") || name == "Item.NumSubgroups" || subgroupOps[name] != 0 {
+		return c.subgroup(name, e, args)
 	}
 	switch name {
 	case "Float16.Float32", "BFloat16.Float32":
@@ -487,4 +509,79 @@ func (c *compiler) pointsToShared(e ast.Expr) bool {
 	}
 	id, ok := ix.X.(*ast.Ident)
 	return ok && c.isShared(c.info.Uses[id])
+}
+
+// subgroupOps are kern's subgroup functions and the aspect each needs.
+var subgroupOps = map[string]Aspect{
+	"Shuffle": AspectSubgroupShuffle, "ShuffleXor": AspectSubgroupShuffle, "Ballot": AspectSubgroupBallot,
+	"SubgroupAdd": AspectSubgroups, "SubgroupMax": AspectSubgroups, "SubgroupMin": AspectSubgroups,
+}
+
+// subgroup emits a subgroup operation: OpenCL's sub_group functions
+// (cl_khr_subgroups and its shuffle and ballot extensions), CUDA's warp
+// intrinsics over the warp's work-items (gok_sg_mask: all 32 lanes but
+// in a work-group's last, partial warp).
+func (c *compiler) subgroup(name string, e *ast.CallExpr, args []string) (string, error) {
+	cl := c.lang == langOpenCL
+	c.needs |= AspectSubgroups | subgroupOps[name]
+	switch name {
+	case "Item.SubgroupSize":
+		return pick(cl, "((long)get_sub_group_size())", "((long long)gok_sg_size())"), nil
+	case "Item.SubgroupLocalID":
+		return pick(cl, "((long)get_sub_group_local_id())", "((long long)(gok_sg_lin() & 31u))"), nil
+	case "Item.SubgroupID":
+		return pick(cl, "((long)get_sub_group_id())", "((long long)(gok_sg_lin() >> 5))"), nil
+	case "Item.NumSubgroups":
+		return pick(cl, "((long)get_num_sub_groups())", "((long long)((blockDim.x * blockDim.y * blockDim.z + 31u) >> 5))"), nil
+	case "Ballot":
+		if cl {
+			c.need("ulong gok_ballot(int p) { uint4 b = sub_group_ballot(p); return ((ulong)b.y << 32) | b.x; }")
+			return "gok_ballot(" + args[1] + ")", nil
+		}
+		return "((unsigned long long)__ballot_sync(gok_sg_mask(), " + args[1] + "))", nil
+	}
+	t := c.typeOf(e)
+	ct, ok := c.cType(t)
+	if !ok || ct == "bool" || t.Underlying().(*types.Basic).Info()&types.IsNumeric == 0 {
+		return "", c.errorf(e, "kern.%s of %s is not in the subset", name, t)
+	}
+	switch name {
+	case "Shuffle":
+		return pick(cl, "sub_group_shuffle("+args[1]+", (uint)("+args[2]+"))", "__shfl_sync(gok_sg_mask(), "+args[1]+", (int)("+args[2]+"))"), nil
+	case "ShuffleXor":
+		return pick(cl, "sub_group_shuffle_xor("+args[1]+", (uint)("+args[2]+"))", "__shfl_xor_sync(gok_sg_mask(), "+args[1]+", (int)("+args[2]+"))"), nil
+	}
+	op := strings.ToLower(strings.TrimPrefix(name, "Subgroup")) // add, max, min
+	if cl {
+		return "sub_group_reduce_" + op + "(" + args[1] + ")", nil
+	}
+	// A tree: lane l takes lane l+16's value, then l+8's, ..., lane 0's
+	// the result, broadcast (the CPU's order, kern.SubgroupAdd's); in a
+	// full warp the butterfly, which gives every lane lane 0's value in
+	// the same order without the broadcast.
+	var combine string
+	isFloat := ct == "float" || ct == "double"
+	switch {
+	case op == "add":
+		combine = c.arith("+", "a", "b", t)
+	case isFloat:
+		combine = "f" + op + pick(ct == "float", "f", "") + "(a, b)"
+	default:
+		combine = "(b " + pick(op == "max", ">", "<") + " a ? b : a)"
+	}
+	fn := "gok_sg_" + op + "_" + strings.ReplaceAll(ct, " ", "_")
+	c.need(fmt.Sprintf("%[1]s %[2]s_op(%[1]s a, %[1]s b) { return %[3]s; }", ct, fn, combine))
+	c.need(fmt.Sprintf(`%[1]s %[2]s(%[1]s v) {
+	unsigned int m = gok_sg_mask(), n = gok_sg_size(), l = gok_sg_lin() & 31u;
+	if (n == 32u) {
+		for (int o = 16; o > 0; o >>= 1) v = %[2]s_op(v, __shfl_xor_sync(m, v, o));
+		return v;
+	}
+	for (int o = 16; o > 0; o >>= 1) {
+		%[1]s w = __shfl_down_sync(m, v, o);
+		if (l + o < n) v = %[2]s_op(v, w);
+	}
+	return __shfl_sync(m, v, 0);
+}`, ct, fn))
+	return fn + "(" + args[1] + ")", nil
 }

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -20,37 +23,204 @@ import (
 // kernel's parameters; it matches ur.ErrInvalidKernelArgs.
 var ErrArgs = fmt.Errorf("gokernel: %w", ur.ErrInvalidKernelArgs)
 
-// images are a Module's device images, made once: the plain ones and
-// the debug variant's.
+// images are a Module's device images, each made once: a kernel's own
+// (by kernel, language and variant), or a module's whole source, for a
+// module generated before kernels had their own spans.
 type images struct {
-	once                 sync.Once
-	openCL, cu           *programmgr.Image
-	debugOpenCL, debugCU *programmgr.Image
-	err                  error
+	mu sync.Mutex
+	m  map[imageKey]*programmgr.Image
 }
 
-func (m *Module) images() (*images, error) {
-	im := &m.im
-	im.once.Do(func() {
-		names := make([]string, len(m.Kernels))
-		for i, k := range m.Kernels {
-			names[i] = k.Name
+type imageKey struct {
+	kernel      string // "" for the whole module
+	cuda, debug bool
+}
+
+// own reports whether k has its own spans in the module's sources.
+func (k *KernelInfo) own() bool { return len(k.Source.OpenCL) != 0 }
+
+// image is the image k is built from on a backend (CUDA C with cuda),
+// plain or debug: the kernel's own translation unit — the spans of the
+// module's source it needs — or the whole module's source.
+func (m *Module) image(k *KernelInfo, cuda, debug bool) (*programmgr.Image, error) {
+	key := imageKey{cuda: cuda, debug: debug}
+	if k.own() {
+		key.kernel = k.Name
+	}
+	m.im.mu.Lock()
+	defer m.im.mu.Unlock()
+	if img := m.im.m[key]; img != nil {
+		return img, nil
+	}
+	src, err := m.source(k, cuda, debug)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	req := programmgr.Requirements{FP64: m.FP64}
+	if key.kernel == "" {
+		for _, k := range m.Kernels {
+			names = append(names, k.Name)
 		}
-		req := programmgr.Requirements{FP64: m.FP64}
-		image := func(f programmgr.Format, src string) *programmgr.Image {
-			if im.err != nil {
-				return nil
+	} else {
+		names = []string{k.Name}
+		req.FP64 = k.Needs&AspectFP64 != 0
+	}
+	format := programmgr.FormatOpenCLC
+	if cuda {
+		format = programmgr.FormatCUDAC
+	}
+	img, err := programmgr.NewImage(programmgr.ImageDesc{Format: format, Bytes: []byte(src), KernelNames: names, Requirements: req})
+	if err != nil {
+		return nil, err
+	}
+	if m.im.m == nil {
+		m.im.m = map[imageKey]*programmgr.Image{}
+	}
+	m.im.m[key] = img
+	return img, nil
+}
+
+// KernelSource is the source Kernel builds kernel name from on a device
+// of backend (dev.Backend(): CUDA C for "cuda", OpenCL C otherwise), in
+// its debug variant with debug: the kernel's own translation unit, whose
+// line numbers a device compiler's log gives.
+func (m *Module) KernelSource(name, backend string, debug bool) (string, error) {
+	for i := range m.Kernels {
+		if m.Kernels[i].Name == name {
+			return m.source(&m.Kernels[i], backend == "cuda", debug)
+		}
+	}
+	return "", fmt.Errorf("gokernel: %w: the module has no kernel %q", ur.ErrInvalidKernelName, name)
+}
+
+// source is k's own translation unit, the spans of the module's source
+// it needs, or the module's whole source if k has no spans.
+func (m *Module) source(k *KernelInfo, cuda, debug bool) (string, error) {
+	var whole string
+	var spans []int
+	switch {
+	case cuda && debug:
+		whole, spans = m.DebugCUDA, k.Source.DebugCUDA
+	case cuda:
+		whole, spans = m.CUDA, k.Source.CUDA
+	case debug:
+		whole, spans = m.DebugOpenCL, k.Source.DebugOpenCL
+	default:
+		whole, spans = m.OpenCL, k.Source.OpenCL
+	}
+	if debug && whole == "" {
+		return "", fmt.Errorf("gokernel: kernel %s: the module has no debug variant: generate it again: %w", k.Name, ur.ErrUnsupportedFeature)
+	}
+	if !k.own() {
+		return whole, nil
+	}
+	if len(spans)%2 != 0 {
+		return "", fmt.Errorf("gokernel: kernel %s: %d span offsets, not pairs: generate the module again: %w", k.Name, len(spans), ur.ErrInvalidValue)
+	}
+	var b strings.Builder
+	for i := 0; i < len(spans); i += 2 {
+		start, end := spans[i], spans[i+1]
+		if start < 0 || start > end || end > len(whole) || i > 0 && start < spans[i-1] {
+			return "", fmt.Errorf("gokernel: kernel %s: span [%d, %d) does not fit the module's source of %d bytes: generate the module again: %w", k.Name, start, end, len(whole), ur.ErrInvalidValue)
+		}
+		b.WriteString(whole[start:end])
+	}
+	return b.String(), nil
+}
+
+// AspectError is a kernel that needs a device aspect the device lacks,
+// found before anything is built. It matches ur.ErrUnsupportedFeature.
+type AspectError struct {
+	Kernel string
+	Aspect Aspect // one aspect
+	Device string
+	// Debug: only the debug variant needs it (AspectAtomic64, for the
+	// error record).
+	Debug bool
+	Note  string // why, where the device has it but gour cannot reach it
+}
+
+func (e *AspectError) Error() string {
+	if e.Debug {
+		return fmt.Sprintf("gokernel: kernel %s in its debug variant records errors with 64-bit atomics, which %s lacks (aspect %s)", e.Kernel, e.Device, e.Aspect)
+	}
+	uses := map[Aspect]string{
+		AspectFP64: "computes in float64", AspectAtomic64: "uses 64-bit atomics", AspectSubgroups: "uses subgroup operations",
+		AspectSubgroupShuffle: "uses subgroup shuffles", AspectSubgroupBallot: "uses subgroup ballots",
+	}[e.Aspect]
+	if uses == "" {
+		uses = "needs an aspect"
+	}
+	msg := fmt.Sprintf("gokernel: kernel %s %s, which %s lacks (aspect %s)", e.Kernel, uses, e.Device, e.Aspect)
+	if e.Note != "" {
+		msg += ": " + e.Note
+	}
+	return msg
+}
+
+func (e *AspectError) Unwrap() error { return ur.ErrUnsupportedFeature }
+
+// checkAspects is an *AspectError if dev lacks an aspect k needs (what
+// the whole module needs, for a kernel built from the whole module).
+func (m *Module) checkAspects(dev *ur.Device, k *KernelInfo, debug bool) error {
+	need := k.Needs
+	if !k.own() {
+		if m.FP64 {
+			need |= AspectFP64
+		}
+		if m.Int64Atomics {
+			need |= AspectAtomic64
+		}
+	}
+	plain := need
+	if debug {
+		need |= AspectAtomic64
+	}
+	for a := Aspect(1); a != 0 && a <= need; a <<= 1 {
+		if need&a != 0 && !hasAspect(dev, a) {
+			e := &AspectError{Kernel: k.Name, Aspect: a, Device: dev.Name(), Debug: plain&a == 0}
+			if dev.Backend() == "level_zero" && a&(AspectSubgroups|AspectSubgroupShuffle|AspectSubgroupBallot) != 0 {
+				e.Note = "gour builds Level Zero kernels from OpenCL C 1.2 as SPIR-V 1.0, which has no subgroup operations"
 			}
-			var img *programmgr.Image
-			img, im.err = programmgr.NewImage(programmgr.ImageDesc{Format: f, Bytes: []byte(src), KernelNames: names, Requirements: req})
-			return img
+			return e
 		}
-		im.openCL, im.cu = image(programmgr.FormatOpenCLC, m.OpenCL), image(programmgr.FormatCUDAC, m.CUDA)
-		if m.DebugOpenCL != "" {
-			im.debugOpenCL, im.debugCU = image(programmgr.FormatOpenCLC, m.DebugOpenCL), image(programmgr.FormatCUDAC, m.DebugCUDA)
-		}
-	})
-	return im, im.err
+	}
+	return nil
+}
+
+// hasAspect reports whether a kernel needing aspect a builds and runs
+// on dev. A subgroup is a warp on CUDA; an OpenCL device names its
+// extensions. A device that cannot say whether it has 64-bit atomics is
+// let try.
+func hasAspect(dev *ur.Device, a Aspect) bool {
+	switch a {
+	case AspectFP64:
+		return dev.Info().FP64
+	case AspectAtomic64:
+		ok, err := dev.QueryBool(ur.DeviceInfoAtomic64)
+		return err != nil || ok
+	}
+	switch dev.Backend() {
+	case "cuda":
+		return a == AspectSubgroups || a == AspectSubgroupShuffle || a == AspectSubgroupBallot
+	case "level_zero":
+		// Level Zero's devices have subgroups, but the kernels reach them
+		// as SPIR-V 1.0 compiled from OpenCL C 1.2 (programmgr), which
+		// has no subgroup operations (they are SPIR-V 1.3's).
+		return false
+	}
+	ext, _ := dev.QueryString(ur.DeviceInfoExtensions)
+	has := func(name string) bool { return slices.Contains(strings.Fields(ext), name) }
+	switch a {
+	case AspectSubgroups:
+		return has("cl_khr_subgroups")
+	case AspectSubgroupShuffle:
+		return has("cl_khr_subgroups") && has("cl_khr_subgroup_shuffle")
+	case AspectSubgroupBallot:
+		return has("cl_khr_subgroups") && has("cl_khr_subgroup_ballot")
+	}
+	return false
 }
 
 // Kernel is one kernel of a Module on one device, built and cached by a
@@ -62,58 +232,59 @@ type Kernel struct {
 	debug *debugRecord // the debug variant's; nil for the plain one
 }
 
-// image is m's image (its debug variant's, with debug) for dev's
-// backend, after checking dev can run m.
-func (m *Module) image(dev *ur.Device, what string, debug bool) (*programmgr.Image, error) {
-	if m.FP64 && !dev.Info().FP64 {
-		return nil, fmt.Errorf("gokernel: %s computes in float64, which %s lacks (aspect fp64): %w", what, dev.Name(), ur.ErrUnsupportedFeature)
-	}
-	if m.Int64Atomics || debug {
-		if ok, err := dev.QueryBool(ur.DeviceInfoAtomic64); err == nil && !ok {
-			use := "uses 64-bit atomics"
-			if debug {
-				use = "in its debug variant records errors with 64-bit atomics"
-			}
-			return nil, fmt.Errorf("gokernel: %s %s, which %s lacks (aspect atomic64): %w", what, use, dev.Name(), ur.ErrUnsupportedFeature)
-		}
-	}
-	im, err := m.images()
-	if err != nil {
-		return nil, err
-	}
-	if debug && im.debugOpenCL == nil {
-		return nil, fmt.Errorf("gokernel: the module has no debug variant: generate it again: %w", ur.ErrUnsupportedFeature)
-	}
-	switch {
-	case dev.Backend() == "cuda" && debug:
-		return im.debugCU, nil
-	case dev.Backend() == "cuda":
-		return im.cu, nil
-	case debug:
-		return im.debugOpenCL, nil
-	}
-	return im.openCL, nil
-}
-
-// Build builds m's program for dev ahead of its first launch (or loads
-// it from the manager's caches), so that the launch pays no compile; a
-// compile error carries the device compiler's log.
+// Build builds every kernel of m for dev ahead of its first launch (or
+// loads them from the manager's caches), so that no launch pays a
+// compile: each kernel's own program, as Kernel builds it, several at
+// once. A kernel needing an aspect dev lacks is not built, and its
+// *AspectError is among those returned (joined), which match
+// ur.ErrUnsupportedFeature: the others are built all the same. A compile
+// error carries the device compiler's log.
 func (m *Module) Build(ctx context.Context, mgr *programmgr.Manager, dev *ur.Device) error {
-	img, err := m.image(dev, "the module", debugFromEnv())
-	if err != nil {
-		return err
+	debug := debugFromEnv()
+	var errs []error
+	imgs := map[*programmgr.Image]bool{}
+	for i := range m.Kernels {
+		if err := m.checkAspects(dev, &m.Kernels[i], debug); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		img, err := m.image(&m.Kernels[i], dev.Backend() == "cuda", debug)
+		if err != nil {
+			return err
+		}
+		imgs[img] = true // a module without spans is one image
 	}
-	p, err := mgr.GetProgram(ctx, img, []*ur.Device{dev}, programmgr.SpecValues{}, "")
-	if err != nil {
-		return err
+	var (
+		wg  sync.WaitGroup
+		mu  sync.Mutex
+		sem = make(chan struct{}, runtime.GOMAXPROCS(0))
+	)
+	for img := range imgs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			p, err := mgr.GetProgram(ctx, img, []*ur.Device{dev}, programmgr.SpecValues{}, "")
+			if err == nil {
+				err = p.Release()
+			}
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
 	}
-	return p.Release()
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // Kernel returns the kernel called name of m on dev, built by mgr from
-// the module's OpenCL C (OpenCL and, through SPIR-V, Level Zero) or CUDA
-// C. An unknown name is ur.ErrInvalidKernelName; a device without double
-// precision for a module that computes in float64, ur.ErrUnsupportedFeature.
+// the kernel's own OpenCL C (OpenCL and, through SPIR-V, Level Zero) or
+// CUDA C — the kernel and what it calls, not the module's other kernels,
+// so that a first use compiles one kernel — and cached by mgr under that
+// source. An unknown name is ur.ErrInvalidKernelName; a device lacking
+// an aspect the kernel needs (double precision, 64-bit atomics,
+// subgroups), an *AspectError, which matches ur.ErrUnsupportedFeature.
 // With GOUR_GOKERNEL_DEBUG=1 in the environment it is DebugKernel.
 func (m *Module) Kernel(ctx context.Context, mgr *programmgr.Manager, dev *ur.Device, name string) (*Kernel, error) {
 	return m.kernel(ctx, mgr, dev, name, debugFromEnv())
@@ -143,7 +314,10 @@ func (m *Module) kernel(ctx context.Context, mgr *programmgr.Manager, dev *ur.De
 	if info == nil {
 		return nil, fmt.Errorf("gokernel: %w: the module has no kernel %q", ur.ErrInvalidKernelName, name)
 	}
-	img, err := m.image(dev, "kernel "+name, debug)
+	if err := m.checkAspects(dev, info, debug); err != nil {
+		return nil, err
+	}
+	img, err := m.image(info, dev.Backend() == "cuda", debug)
 	if err != nil {
 		return nil, err
 	}
@@ -205,6 +379,9 @@ type Arg struct {
 	t     dtype.Type
 	ur    ur.Arg
 	n     int64
+	// strct is a struct's Go type name, and n its size.
+	strct string
+	iv    int64 // a number's value as an int64: the length of a shared array it sizes
 }
 
 // Number is what a kernel's number parameters and slices hold: numbers,
@@ -265,13 +442,29 @@ func Value[T Number](v T) Arg {
 	t := typeOf[T]()
 	switch t.Size() {
 	case 1:
-		return Arg{t: t, ur: ur.ArgOf(*(*uint8)(unsafe.Pointer(&v)))}
+		return Arg{t: t, ur: ur.ArgOf(*(*uint8)(unsafe.Pointer(&v))), iv: int64(v)}
 	case 2:
-		return Arg{t: t, ur: ur.ArgOf(*(*uint16)(unsafe.Pointer(&v)))}
+		return Arg{t: t, ur: ur.ArgOf(*(*uint16)(unsafe.Pointer(&v))), iv: int64(v)}
 	case 4:
-		return Arg{t: t, ur: ur.ArgOf(*(*uint32)(unsafe.Pointer(&v)))}
+		return Arg{t: t, ur: ur.ArgOf(*(*uint32)(unsafe.Pointer(&v))), iv: int64(v)}
 	}
-	return Arg{t: t, ur: ur.ArgOf(*(*uint64)(unsafe.Pointer(&v)))}
+	return Arg{t: t, ur: ur.ArgOf(*(*uint64)(unsafe.Pointer(&v))), iv: int64(v)}
+}
+
+// Struct is a struct argument, passed by value: its bytes as Go lays it
+// out, which is the device's C layout for the structs a kernel takes
+// (numbers and arrays of numbers, each at a multiple of its alignment).
+// A launch checks its type's name and size against the kernel's
+// parameter; the launch functions command gokernel generates take the
+// struct type itself, so that Go's compiler checks it.
+func Struct[T any](v T) Arg {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		return Arg{strct: t.String() + " (not a struct)", n: -1}
+	}
+	b := make([]byte, t.Size())
+	copy(b, unsafe.Slice((*byte)(unsafe.Pointer(&v)), t.Size()))
+	return Arg{strct: t.Name(), ur: ur.ArgBytes(b), n: int64(t.Size())}
 }
 
 // Bool is a bool argument: a byte on the device, 1 for true.
@@ -344,13 +537,25 @@ func (k *Kernel) Launch(q *ur.Queue, r ur.NDRange, args ...Arg) error {
 	ua := buf[:0]
 	for i, a := range args {
 		p := &ps[i]
-		if a.slice != p.Slice || a.t != p.Type {
+		if a.slice != p.Slice || a.t != p.Type || p.Struct != (a.strct != "") || p.Struct && (a.strct != p.Go || a.n != int64(p.Size)) {
 			return k.argError(i, a)
 		}
 		ua = append(ua, a.ur)
 		if a.slice {
 			ua = append(ua, ur.ArgOf(a.n))
 		}
+	}
+	// The shared arrays sized at launch: work-group memory of their
+	// length argument's elements.
+	for _, d := range k.info.Dynamic {
+		if d.Param < 0 || d.Param >= len(args) {
+			return fmt.Errorf("%w: kernel %s: a shared array sized by parameter %d of %d: generate the module again", ErrArgs, k.info.Name, d.Param, len(args))
+		}
+		n := args[d.Param].iv
+		if n <= 0 {
+			return fmt.Errorf("%w: kernel %s: argument %d (%s) is %d: it is a shared array's length, which must be positive", ErrArgs, k.info.Name, d.Param, ps[d.Param].Name, n)
+		}
+		ua = append(ua, ur.ArgLocalMem(uint64(n)*uint64(d.Elem)))
 	}
 	if k.debug != nil {
 		return k.launchDebug(q, r, ua)
@@ -387,6 +592,12 @@ func (k *Kernel) launchDebug(q *ur.Queue, r ur.NDRange, ua []ur.Arg) error {
 func (k *Kernel) argError(i int, a Arg) error {
 	p := k.info.Params[i]
 	want, got := p.Type.String(), a.t.String()
+	if p.Struct {
+		want = fmt.Sprintf("struct %s of %d bytes", p.Go, p.Size)
+	}
+	if a.strct != "" {
+		got = fmt.Sprintf("struct %s of %d bytes", a.strct, a.n)
+	}
 	if p.Slice {
 		want = "[]" + want
 	}
@@ -402,9 +613,13 @@ func (k *Kernel) argError(i int, a Arg) error {
 // one) run on GOMAXPROCS goroutines at once; a group of more than one
 // work-item runs a goroutine per work-item, with a real barrier and the
 // group's shared memory, so that go test -race reports what a missing
-// barrier lets race. r.Offset is added to the global ids. A panic of the
+// barrier lets race. Its subgroups are of kern.CPUSubgroupSize
+// consecutive work-items, whose operations wait for each other as a
+// barrier does. r.Offset is added to the global ids. A panic of the
 // kernel (an index out of range) is returned as an error naming the
-// work-item.
+// work-item, and so is a work-item that returned while others of its
+// group wait for it at a barrier or subgroup operation
+// (kern.ErrDivergence), where a device would hang.
 func RunCPU(r ur.NDRange, fn func(it kern.Item)) (err error) {
 	dims := int(r.Dims)
 	if dims < 1 || dims > 3 {
@@ -448,15 +663,22 @@ func RunCPU(r ur.NDRange, fn func(it kern.Item)) (err error) {
 		return kern.NewItem(g, gid, lid, grp, global, local)
 	}
 	run := func(g *kern.Group, it kern.Item) {
+		id := [3]int{it.GlobalID(0), it.GlobalID(1), it.GlobalID(2)}
 		defer func() {
 			if p := recover(); p != nil {
 				g.Break()
-				if p != kern.ErrGroupBroken {
-					fail(fmt.Errorf("gokernel: work-item %v panicked: %v", [3]int{it.GlobalID(0), it.GlobalID(1), it.GlobalID(2)}, p))
+				var de *kern.DivergenceError
+				if e, ok := p.(error); ok && errors.As(e, &de) {
+					fail(fmt.Errorf("gokernel: %w", de))
+				} else if p != kern.ErrGroupBroken {
+					fail(fmt.Errorf("gokernel: work-item %v panicked: %v", id, p))
 				}
 			}
 		}()
 		fn(it)
+		if err := g.Done(it); err != nil {
+			fail(fmt.Errorf("gokernel: %w", err))
+		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), total)
 	for range workers {

@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"strconv"
 	"strings"
 )
 
@@ -59,14 +60,64 @@ func (c *compiler) sharedDecl(s ast.Stmt) (string, bool, error) {
 	}
 	n := c.info.Types[call.Args[1]].Value
 	if n == nil {
-		return "", false, c.errorf(call.Args[1], "kern.Shared's length must be a constant")
+		return c.dynamicShared(as, call, obj, ct)
 	}
 	size, _ := constant.Int64Val(n)
 	if size <= 0 {
 		return "", false, c.errorf(call.Args[1], "kern.Shared's length must be positive, not %d", size)
 	}
-	c.shared[obj] = size
+	c.shared[obj] = strconv.FormatInt(size, 10)
 	return fmt.Sprintf("%s%s %s[%d];", pick(c.lang == langOpenCL, "__local ", "__shared__ "), ct, c.name(obj), size), true, nil
+}
+
+// dynamicShared emits `v := kern.Shared[T](it, n)` whose length is the
+// kernel's integer parameter n, never assigned: work-group memory sized
+// at launch, from n's argument. OpenCL takes it as a __local pointer
+// parameter, CUDA as the offset of gour's local-memory convention into
+// the launch's dynamic shared memory (gour_local); either way a
+// parameter after the kernel's own, which Launch adds
+// (ur.ArgLocalMem(n·size of T)).
+func (c *compiler) dynamicShared(as *ast.AssignStmt, call *ast.CallExpr, obj types.Object, ct string) (string, bool, error) {
+	id, _ := ast.Unparen(call.Args[1]).(*ast.Ident)
+	var param types.Object
+	if id != nil {
+		param = c.info.Uses[id]
+	}
+	index, ok := c.kparams[param]
+	if !ok || !isInteger(param.Type()) {
+		return "", false, c.errorf(call.Args[1], "kern.Shared's length must be a constant, or an integer parameter of the kernel (work-group memory sized at launch)")
+	}
+	var assigned ast.Node
+	ast.Inspect(c.kbody, func(n ast.Node) bool {
+		var lhs []ast.Expr
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			lhs = n.Lhs
+		case *ast.IncDecStmt:
+			lhs = []ast.Expr{n.X}
+		}
+		for _, l := range lhs {
+			if lid, ok := ast.Unparen(l).(*ast.Ident); ok && c.info.Uses[lid] == param && assigned == nil {
+				assigned = n
+			}
+		}
+		return assigned == nil
+	})
+	if assigned != nil {
+		return "", false, c.errorf(assigned, "%s sizes a shared array at launch: the kernel must not assign it", param.Name())
+	}
+	elem := hostSizes.Sizeof(c.concrete(obj.Type()).(*types.Slice).Elem())
+	c.dynamic = append(c.dynamic, DynamicShared{Param: index, Elem: int(elem)})
+	name := c.name(obj)
+	c.shared[obj] = "gok_" + name + "_len"
+	decl := c.intType() + " gok_" + name + "_len = (" + c.intType() + ")(" + c.name(param) + ");"
+	if c.lang == langOpenCL {
+		c.extraParams = append(c.extraParams, "__local "+ct+"* "+name)
+		return decl, true, nil
+	}
+	c.usesDynamic = true
+	c.extraParams = append(c.extraParams, "unsigned long long gok_"+name+"_off")
+	return decl + "\n" + c.indent() + ct + "* " + name + " = (" + ct + "*)(gour_local + gok_" + name + "_off);", true, nil
 }
 
 // kernCall returns the name of the kern function or Item method a call
@@ -216,9 +267,19 @@ func (c *compiler) declare(at ast.Node, t types.Type, init string) (string, erro
 		}
 		return fmt.Sprintf("%s %s[%d] = {0};", ct, name, arr.Len()), nil
 	}
+	if _, ok := t.Underlying().(*types.Struct); ok {
+		ct, why := c.structType(t)
+		if why != "" {
+			return "", c.errorf(at, "a local variable of type %s: %s", t, why)
+		}
+		if init == "" {
+			init = "{0}" // zeroed, as Go's
+		}
+		return ct + " " + name + " = " + init + ";", nil
+	}
 	ct, ok := c.cType(t)
 	if !ok {
-		return "", c.errorf(at, "a local variable of type %s is not in the kernel subset (numbers, bools and arrays of numbers)", t)
+		return "", c.errorf(at, "a local variable of type %s is not in the kernel subset (numbers, bools, arrays of numbers and structs of numbers)", t)
 	}
 	if init == "" {
 		init = "0"
@@ -292,6 +353,9 @@ func (c *compiler) assignOne(s *ast.AssignStmt, r string) (string, error) {
 			return in + d + "\n", nil
 		}
 		// := redeclaring an existing variable: an assignment.
+	}
+	if _, ok := c.typeOf(l).Underlying().(*types.Array); ok {
+		return "", c.errorf(s, "assigning an array is not in the kernel subset (C cannot): assign its elements, or a struct holding it")
 	}
 	x, err := c.expr(l)
 	if err != nil {

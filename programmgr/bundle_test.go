@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/bundle"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/ur"
 )
 

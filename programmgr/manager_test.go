@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/programmgr/internal/faultinject"
 	"github.com/gour-dev/gour/ur"
 )

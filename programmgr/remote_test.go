@@ -10,7 +10,7 @@ import (
 	"github.com/gour-dev/gour/cache"
 	_ "github.com/gour-dev/gour/cache/rediscache" // the tests' GOUR_CACHE_REMOTE=redis://...
 	"github.com/gour-dev/gour/cache/signing"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/programmgr/internal/faultinject"
 	"github.com/gour-dev/gour/ur"
 )

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/cache"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/programmgr/internal/clspirv"
 	"github.com/gour-dev/gour/ur"
 )

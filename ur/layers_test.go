@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/trace"
 	"github.com/gour-dev/gour/ur"
 )

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
 	"github.com/gour-dev/gour/dtype"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/ur"
 	"github.com/gour-dev/gour/ur/driver"
 )

@@ -9,7 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/gour-dev/gour/adapters/cuda/internal/cu"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/ur/driver"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gour-dev/gour/adapters/opencl"
 	"github.com/gour-dev/gour/adapters/opencl/internal/cl"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/ur"
 	"github.com/gour-dev/gour/ur/driver"
 )

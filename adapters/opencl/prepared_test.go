@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/adapters/opencl"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/ur/driver"
 )
 

@@ -11,7 +11,7 @@ import (
 	_ "github.com/gour-dev/gour/adapters/all"
 	gourblas "github.com/gour-dev/gour/blas"
 	"github.com/gour-dev/gour/blas/gonumblas"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/ur"
 )
 

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 
 	"github.com/gour-dev/gour/blas/gonumblas"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // A device call that fails is computed by gonum instead, with one

@@ -13,7 +13,7 @@ import (
 
 	gourblas "github.com/gour-dev/gour/blas"
 	"github.com/gour-dev/gour/blas/gonumblas"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // hostCalls makes one Sgemm and one Dtrsm call above every threshold

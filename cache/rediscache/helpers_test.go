@@ -13,7 +13,7 @@ import (
 	"github.com/gour-dev/gour/cache"
 	_ "github.com/gour-dev/gour/cache/rediscache"
 	"github.com/gour-dev/gour/cache/signing"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // machine is a cache on its own local directory: one machine of a fleet.

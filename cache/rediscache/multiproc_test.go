@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/gour-dev/gour/cache"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // Multi-process tests re-execute the test binary with

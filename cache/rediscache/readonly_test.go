@@ -9,7 +9,7 @@ import (
 
 	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/cache/signing"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // TestReadOnlyMember: a member without a signing key, connected as a

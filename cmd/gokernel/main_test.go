@@ -17,6 +17,9 @@ func TestGenerateAndCheck(t *testing.T) {
 	if code := run([]string{"-check", "-var", "Module", "-o", filepath.Join(src, "zz_kernels.go"), filepath.Join(src, "kernels.go")}, &out, &errOut); code != 0 {
 		t.Fatalf("-check of the committed file: exit %d: %s", code, errOut.String())
 	}
+	if code := run([]string{"-check", "-var", "Subgroups", "-o", filepath.Join(src, "zz_subgroups.go"), filepath.Join(src, "subgroups.go")}, &out, &errOut); code != 0 {
+		t.Fatalf("-check of the committed subgroup kernels: exit %d: %s", code, errOut.String())
+	}
 	dir := t.TempDir()
 	kernels, err := os.ReadFile(filepath.Join(src, "kernels.go"))
 	if err != nil {

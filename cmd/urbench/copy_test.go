@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/compare"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // urbench copy measures and checks the three transfers on PoCL.

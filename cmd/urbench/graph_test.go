@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // urbench graph measures and checks the launch model on PoCL.

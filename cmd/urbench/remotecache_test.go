@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // The children of remotecache run urbench from this test binary: init

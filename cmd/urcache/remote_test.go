@@ -13,8 +13,8 @@ import (
 	"github.com/gour-dev/gour/cache"
 	"github.com/gour-dev/gour/cache/rediscache"
 	"github.com/gour-dev/gour/cache/signing"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/internal/redisserver"
-	"github.com/gour-dev/gour/internal/testenv"
 )
 
 // writerKey signs what fillRemote stores.

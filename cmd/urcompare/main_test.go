@@ -11,7 +11,7 @@ import (
 	"github.com/gour-dev/gour/compare"
 	"github.com/gour-dev/gour/compare/record"
 	"github.com/gour-dev/gour/compare/report"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // TestMain lets this test binary be the child processes of a run.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/cmd/internal/cli"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/ur"
 	"github.com/gour-dev/gour/ur/driver"
 )

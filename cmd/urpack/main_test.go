@@ -10,7 +10,7 @@ import (
 
 	"github.com/gour-dev/gour/adapters/cuda/nvrtc"
 	"github.com/gour-dev/gour/bundle"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 const testdata = "../../conformance/testdata/"

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/compute/expr"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // cudaShim lets a C++ compiler build the generated CUDA C as host code:

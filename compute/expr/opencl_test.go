@@ -9,7 +9,7 @@ import (
 
 	_ "github.com/gour-dev/gour/adapters/all"
 	"github.com/gour-dev/gour/compute/expr"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/ur"
 )
 

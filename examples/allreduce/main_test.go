@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/ur/leaktest"
 )
 

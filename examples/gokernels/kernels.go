@@ -172,3 +172,40 @@ func LayerNorm(it kern.Item, x, gamma, beta, y []float32, cols int, eps float32)
 		y[base+j] = (x[base+j]-mean)*inv*gamma[j] + beta[j]
 	}
 }
+
+// ShuffleSum is Sum with a subgroup shuffle: each subgroup (a warp on
+// CUDA) adds its elements in registers, a butterfly of xor-shuffles
+// that leaves every lane the subgroup's total; the subgroups' totals go
+// through shared memory, one barrier, to the first subgroup, which adds
+// them with shuffles again. It needs the device's subgroups (and, on
+// OpenCL, their shuffles) and a work-group of groupSize whose subgroup
+// size is a power of two; the subgroup size is the device's, read, not
+// assumed.
+func ShuffleSum(it kern.Item, x, sums []float32) {
+	partial := kern.Shared[float32](it, groupSize)
+	i := it.GlobalID(0)
+	var v float32
+	if i < len(x) {
+		v = x[i]
+	}
+	lane, size := it.SubgroupLocalID(), it.SubgroupSize()
+	for off := size / 2; off > 0; off /= 2 {
+		v += kern.ShuffleXor(it, v, off)
+	}
+	if lane == 0 {
+		partial[it.SubgroupID()] = v
+	}
+	it.Barrier()
+	if it.SubgroupID() == 0 {
+		v = 0
+		if lane < it.NumSubgroups() {
+			v = partial[lane]
+		}
+		for off := size / 2; off > 0; off /= 2 {
+			v += kern.ShuffleXor(it, v, off)
+		}
+		if lane == 0 {
+			sums[it.GroupID(0)] = v
+		}
+	}
+}

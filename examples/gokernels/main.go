@@ -1,5 +1,6 @@
 // Command gokernels runs kernels written in Go — axpy, a shared-memory
-// reduction, an atomic histogram, a transpose, a row softmax, a tiled
+// reduction, the same with subgroup shuffles (where the device has
+// them), an atomic histogram, a transpose, a row softmax, a tiled
 // SGEMM, a work-group scan and a layer norm — on the
 // CPU, as Go, and on the default device, compiled (go generate made
 // zz_kernels.go from kernels.go with command gokernel), and checks that
@@ -11,6 +12,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -98,6 +100,36 @@ func run(w io.Writer, dev *ur.Device) error {
 	}
 	if err := d.agree("Sum", sums, cpuSums, 1e-5); err != nil {
 		return err
+	}
+
+	// The same sums with subgroup shuffles, where the device has them.
+	ran := 8
+	shuffled := make([]float32, groups)
+	if err := gokernel.RunCPU(ur.Range1D(n).WithLocal(groupSize), func(it kern.Item) { ShuffleSum(it, xs, shuffled) }); err != nil {
+		return err
+	}
+	for g, s := range shuffled {
+		if math.Abs(float64(s-cpuSums[g])) > 1e-5*math.Max(1, math.Abs(float64(cpuSums[g]))) {
+			return fmt.Errorf("ShuffleSum[%d] = %v on the CPU, Sum's %v", g, s, cpuSums[g])
+		}
+	}
+	shuffleSum, err := kernels.Kernel(context.Background(), mgr, dev, "ShuffleSum")
+	var lacks *gokernel.AspectError
+	switch {
+	case errors.As(err, &lacks):
+		fmt.Fprintf(w, "ShuffleSum skipped: %v\n", err)
+	case err != nil:
+		return err
+	default:
+		defer shuffleSum.Release()
+		ssums := d.alloc(4 * groups)
+		if err := LaunchShuffleSum(shuffleSum, q, ur.Range1D(n).WithLocal(groupSize), gokernel.BufferSlice[float32](x, n), gokernel.BufferSlice[float32](ssums, groups)); err != nil {
+			return err
+		}
+		if err := d.agree("ShuffleSum", ssums, shuffled, 1e-5); err != nil {
+			return err
+		}
+		ran++
 	}
 
 	data := make([]uint8, n)
@@ -217,7 +249,7 @@ func run(w io.Writer, dev *ur.Device) error {
 	for _, s := range cpuSums {
 		total += s
 	}
-	fmt.Fprintf(w, "8 Go kernels agree on the CPU and %s; sum = %.0f, y[1] = %v\n", dev.Backend(), total, cpuY[1])
+	fmt.Fprintf(w, "%d Go kernels agree on the CPU and %s; sum = %.0f, y[1] = %v\n", ran, dev.Backend(), total, cpuY[1])
 	return nil
 }
 

@@ -10,20 +10,32 @@ import (
 
 // kernels is the kernels of kernels.go, compiled.
 var kernels = &gokernel.Module{
-	Hash:         "0503532170ceb73e635af39e8588e49177cc2c02766cfc6f7e083642f43785ae",
+	Hash:         "daeef287bdc640440add769a3956eed1c761d7097945384d5691b2dda70f8178",
 	FP64:         false,
 	Int64Atomics: false,
 	Kernels: []gokernel.KernelInfo{
-		{Name: "Axpy", Params: []gokernel.Param{{Name: "a", Slice: false, Type: dtype.Float32, Go: "float32"}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}}},
-		{Name: "Histogram", Params: []gokernel.Param{{Name: "data", Slice: true, Type: dtype.Uint8, Go: "uint8"}, {Name: "bins", Slice: true, Type: dtype.Int32, Go: "int32"}}},
-		{Name: "LayerNorm", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "gamma", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "beta", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "cols", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "eps", Slice: false, Type: dtype.Float32, Go: "float32"}}},
-		{Name: "SGEMM", Params: []gokernel.Param{{Name: "a", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "b", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "m", Slice: false, Type: dtype.Int32, Go: "int32"}, {Name: "n", Slice: false, Type: dtype.Int32, Go: "int32"}, {Name: "k", Slice: false, Type: dtype.Int32, Go: "int32"}}},
-		{Name: "Scan", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Int32, Go: "int32"}, {Name: "out", Slice: true, Type: dtype.Int32, Go: "int32"}}},
-		{Name: "Softmax", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "cols", Slice: false, Type: dtype.Int64, Go: "int"}}},
-		{Name: "Sum", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "sums", Slice: true, Type: dtype.Float32, Go: "float32"}}},
-		{Name: "Transpose", Params: []gokernel.Param{{Name: "in", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "out", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "rows", Slice: false, Type: dtype.Int32, Go: "int32"}, {Name: "cols", Slice: false, Type: dtype.Int32, Go: "int32"}}},
+		{Name: "Axpy", Params: []gokernel.Param{{Name: "a", Slice: false, Type: dtype.Float32, Go: "float32"}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 163, 836}, CUDA: []int{0, 625, 1034, 1211}, DebugOpenCL: []int{0, 114, 223, 1275}, DebugCUDA: []int{0, 968, 1377, 1658}}},
+		{Name: "Histogram", Params: []gokernel.Param{{Name: "data", Slice: true, Type: dtype.Uint8, Go: "uint8"}, {Name: "bins", Slice: true, Type: dtype.Int32, Go: "int32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 163, 655, 836, 1031}, CUDA: []int{0, 625, 1211, 1409}, DebugOpenCL: []int{0, 114, 223, 986, 1275, 1556}, DebugCUDA: []int{0, 968, 1658, 1938}}},
+		{Name: "LayerNorm", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "gamma", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "beta", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "cols", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "eps", Slice: false, Type: dtype.Float32, Go: "float32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 163, 655, 1031, 1960}, CUDA: []int{0, 625, 1409, 2517}, DebugOpenCL: []int{0, 114, 223, 986, 1556, 2685}, DebugCUDA: []int{0, 968, 1938, 3242}}},
+		{Name: "SGEMM", Params: []gokernel.Param{{Name: "a", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "b", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "m", Slice: false, Type: dtype.Int32, Go: "int32"}, {Name: "n", Slice: false, Type: dtype.Int32, Go: "int32"}, {Name: "k", Slice: false, Type: dtype.Int32, Go: "int32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 163, 655, 1960, 3680}, CUDA: []int{0, 625, 2517, 4518}, DebugOpenCL: []int{0, 114, 223, 986, 2685, 4678}, DebugCUDA: []int{0, 968, 3242, 5512}}},
+		{Name: "Scan", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Int32, Go: "int32"}, {Name: "out", Slice: true, Type: dtype.Int32, Go: "int32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 163, 655, 3680, 4674}, CUDA: []int{0, 625, 4518, 5645}, DebugOpenCL: []int{0, 114, 223, 986, 4678, 6138}, DebugCUDA: []int{0, 968, 5512, 7101}}},
+		{Name: "ShuffleSum", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "sums", Slice: true, Type: dtype.Float32, Go: "float32"}}, Needs: gokernel.AspectSubgroups | gokernel.AspectSubgroupShuffle,
+			Source: gokernel.Spans{OpenCL: []int{0, 655, 4674, 5664}, CUDA: []int{0, 1034, 5645, 6723}, DebugOpenCL: []int{0, 986, 6138, 7267}, DebugCUDA: []int{0, 1377, 7101, 8314}}},
+		{Name: "Softmax", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "cols", Slice: false, Type: dtype.Int64, Go: "int"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 163, 655, 5664, 6345}, CUDA: []int{0, 625, 6723, 7627}, DebugOpenCL: []int{0, 114, 223, 986, 7267, 8146}, DebugCUDA: []int{0, 968, 8314, 9412}}},
+		{Name: "Sum", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "sums", Slice: true, Type: dtype.Float32, Go: "float32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 163, 655, 6345, 6995}, CUDA: []int{0, 625, 7627, 8254}, DebugOpenCL: []int{0, 114, 223, 986, 8146, 9043}, DebugCUDA: []int{0, 968, 9412, 10282}}},
+		{Name: "Transpose", Params: []gokernel.Param{{Name: "in", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "out", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "rows", Slice: false, Type: dtype.Int32, Go: "int32"}, {Name: "cols", Slice: false, Type: dtype.Int32, Go: "int32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 163, 655, 6995, 7419}, CUDA: []int{0, 625, 8254, 8719}, DebugOpenCL: []int{0, 114, 223, 986, 9043, 9552}, DebugCUDA: []int{0, 968, 10282, 10828}}},
 	},
 	OpenCL: `// Generated by gokernel from Go source; do not edit.
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable
 static inline float gok_atomic_add_f32(volatile __global float* p, float v) {
 	union { uint u; float f; } old, nw;
 	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __global uint*)p, old.u, nw.u) != old.u);
@@ -122,10 +134,10 @@ __kernel void SGEMM(__global float* a, long a_len, __global float* b, long b_len
 __kernel void Scan(__global int* x, long x_len, __global int* out, long out_len) {
 	__local int s0[256];
 	__local int s1[256];
-	long gok_t5 = ((long)get_local_id(0));
-	long gok_t6 = ((long)get_global_id(0));
-	long l = gok_t5;
-	long i = gok_t6;
+	long gok_t1 = ((long)get_local_id(0));
+	long gok_t2 = ((long)get_global_id(0));
+	long l = gok_t1;
+	long i = gok_t2;
 	int v = 0;
 	if (i < x_len) {
 		v = x[i];
@@ -159,6 +171,43 @@ __kernel void Scan(__global int* x, long x_len, __global int* out, long out_len)
 		}
 	}
 }
+__kernel void ShuffleSum(__global float* x, long x_len, __global float* sums, long sums_len) {
+	__local float partial[256];
+	long i = ((long)get_global_id(0));
+	float v = 0;
+	if (i < x_len) {
+		v = x[i];
+	}
+	long gok_t1 = ((long)get_sub_group_local_id());
+	long gok_t2 = ((long)get_sub_group_size());
+	long lane = gok_t1;
+	long size = gok_t2;
+	{
+	long off = (size / ((long)2LL));
+	for (; (off > ((long)0LL)); off = (off / ((long)2LL))) {
+		v = (v + sub_group_shuffle_xor(v, (uint)(off)));
+	}
+	}
+	if (lane == ((long)0LL)) {
+		partial[((long)get_sub_group_id())] = v;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	if (((long)get_sub_group_id()) == ((long)0LL)) {
+		v = 0.0f;
+		if (lane < ((long)get_num_sub_groups())) {
+			v = partial[lane];
+		}
+		{
+		long off = (size / ((long)2LL));
+		for (; (off > ((long)0LL)); off = (off / ((long)2LL))) {
+			v = (v + sub_group_shuffle_xor(v, (uint)(off)));
+		}
+		}
+		if (lane == ((long)0LL)) {
+			sums[((long)get_group_id(0))] = v;
+		}
+	}
+}
 __kernel void Softmax(__global float* x, long x_len, long cols) {
 	long base = ((long)((ulong)(((long)get_global_id(0))) * (ulong)(cols)));
 	if (base >= x_len) {
@@ -189,10 +238,10 @@ __kernel void Softmax(__global float* x, long x_len, long cols) {
 }
 __kernel void Sum(__global float* x, long x_len, __global float* sums, long sums_len) {
 	__local float tile[256];
-	long gok_t7 = ((long)get_local_id(0));
-	long gok_t8 = ((long)get_global_id(0));
-	long l = gok_t7;
-	long i = gok_t8;
+	long gok_t1 = ((long)get_local_id(0));
+	long gok_t2 = ((long)get_global_id(0));
+	long l = gok_t1;
+	long i = gok_t2;
 	tile[l] = 0.0f;
 	if (i < x_len) {
 		tile[l] = x[i];
@@ -212,10 +261,10 @@ __kernel void Sum(__global float* x, long x_len, __global float* sums, long sums
 	}
 }
 __kernel void Transpose(__global float* in, long in_len, __global float* out, long out_len, int rows, int cols) {
-	int gok_t9 = ((int)(((long)get_global_id(0))));
-	int gok_t10 = ((int)(((long)get_global_id(1))));
-	int c = gok_t9;
-	int r = gok_t10;
+	int gok_t1 = ((int)(((long)get_global_id(0))));
+	int gok_t2 = ((int)(((long)get_global_id(1))));
+	int c = gok_t1;
+	int r = gok_t2;
 	if ((r < rows) && (c < cols)) {
 		out[((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r)))] = in[((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c)))];
 	}
@@ -228,6 +277,12 @@ __kernel void Transpose(__global float* in, long in_len, __global float* out, lo
 #define GOK_LSZ(d) ((long long)(d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z))
 #define GOK_NGR(d) ((long long)(d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z))
 #define GOK_GSZ(d) (GOK_LSZ(d) * GOK_NGR(d))
+__device__ inline unsigned int gok_sg_lin() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+__device__ inline unsigned int gok_sg_size() {
+	unsigned int n = blockDim.x * blockDim.y * blockDim.z - (gok_sg_lin() & ~31u);
+	return n < 32u ? n : 32u;
+}
+__device__ inline unsigned int gok_sg_mask() { unsigned int n = gok_sg_size(); return n == 32u ? 0xffffffffu : (1u << n) - 1u; }
 extern "C" __global__ void Axpy(float a, float* x, long long x_len, float* y, long long y_len) {
 	long long i = GOK_GID(0);
 	if (i < y_len) {
@@ -273,14 +328,14 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* gamma, lo
 extern "C" __global__ void SGEMM(float* a, long long a_len, float* b, long long b_len, float* c, long long c_len, int m, int n, int k) {
 	__shared__ float as[256];
 	__shared__ float bs[256];
-	int gok_t11 = ((int)(GOK_LID(0)));
-	int gok_t12 = ((int)(GOK_LID(1)));
-	int tx = gok_t11;
-	int ty = gok_t12;
-	int gok_t13 = ((int)(GOK_GID(0)));
-	int gok_t14 = ((int)(GOK_GID(1)));
-	int col = gok_t13;
-	int row = gok_t14;
+	int gok_t1 = ((int)(GOK_LID(0)));
+	int gok_t2 = ((int)(GOK_LID(1)));
+	int tx = gok_t1;
+	int ty = gok_t2;
+	int gok_t3 = ((int)(GOK_GID(0)));
+	int gok_t4 = ((int)(GOK_GID(1)));
+	int col = gok_t3;
+	int row = gok_t4;
 	float acc = 0;
 	{
 	int t = 0;
@@ -316,10 +371,10 @@ extern "C" __global__ void SGEMM(float* a, long long a_len, float* b, long long 
 extern "C" __global__ void Scan(int* x, long long x_len, int* out, long long out_len) {
 	__shared__ int s0[256];
 	__shared__ int s1[256];
-	long long gok_t15 = GOK_LID(0);
-	long long gok_t16 = GOK_GID(0);
-	long long l = gok_t15;
-	long long i = gok_t16;
+	long long gok_t1 = GOK_LID(0);
+	long long gok_t2 = GOK_GID(0);
+	long long l = gok_t1;
+	long long i = gok_t2;
 	int v = 0;
 	if (i < x_len) {
 		v = x[i];
@@ -353,6 +408,43 @@ extern "C" __global__ void Scan(int* x, long long x_len, int* out, long long out
 		}
 	}
 }
+extern "C" __global__ void ShuffleSum(float* x, long long x_len, float* sums, long long sums_len) {
+	__shared__ float partial[256];
+	long long i = GOK_GID(0);
+	float v = 0;
+	if (i < x_len) {
+		v = x[i];
+	}
+	long long gok_t1 = ((long long)(gok_sg_lin() & 31u));
+	long long gok_t2 = ((long long)gok_sg_size());
+	long long lane = gok_t1;
+	long long size = gok_t2;
+	{
+	long long off = (size / ((long long)2LL));
+	for (; (off > ((long long)0LL)); off = (off / ((long long)2LL))) {
+		v = (v + __shfl_xor_sync(gok_sg_mask(), v, (int)(off)));
+	}
+	}
+	if (lane == ((long long)0LL)) {
+		partial[((long long)(gok_sg_lin() >> 5))] = v;
+	}
+	__syncthreads();
+	if (((long long)(gok_sg_lin() >> 5)) == ((long long)0LL)) {
+		v = 0.0f;
+		if (lane < ((long long)((blockDim.x * blockDim.y * blockDim.z + 31u) >> 5))) {
+			v = partial[lane];
+		}
+		{
+		long long off = (size / ((long long)2LL));
+		for (; (off > ((long long)0LL)); off = (off / ((long long)2LL))) {
+			v = (v + __shfl_xor_sync(gok_sg_mask(), v, (int)(off)));
+		}
+		}
+		if (lane == ((long long)0LL)) {
+			sums[GOK_GRP(0)] = v;
+		}
+	}
+}
 extern "C" __global__ void Softmax(float* x, long long x_len, long long cols) {
 	long long base = ((long long)((unsigned long long)(GOK_GID(0)) * (unsigned long long)(cols)));
 	if (base >= x_len) {
@@ -383,10 +475,10 @@ extern "C" __global__ void Softmax(float* x, long long x_len, long long cols) {
 }
 extern "C" __global__ void Sum(float* x, long long x_len, float* sums, long long sums_len) {
 	__shared__ float tile[256];
-	long long gok_t17 = GOK_LID(0);
-	long long gok_t18 = GOK_GID(0);
-	long long l = gok_t17;
-	long long i = gok_t18;
+	long long gok_t1 = GOK_LID(0);
+	long long gok_t2 = GOK_GID(0);
+	long long l = gok_t1;
+	long long i = gok_t2;
 	tile[l] = 0.0f;
 	if (i < x_len) {
 		tile[l] = x[i];
@@ -406,10 +498,10 @@ extern "C" __global__ void Sum(float* x, long long x_len, float* sums, long long
 	}
 }
 extern "C" __global__ void Transpose(float* in, long long in_len, float* out, long long out_len, int rows, int cols) {
-	int gok_t19 = ((int)(GOK_GID(0)));
-	int gok_t20 = ((int)(GOK_GID(1)));
-	int c = gok_t19;
-	int r = gok_t20;
+	int gok_t1 = ((int)(GOK_GID(0)));
+	int gok_t2 = ((int)(GOK_GID(1)));
+	int c = gok_t1;
+	int r = gok_t2;
 	if ((r < rows) && (c < cols)) {
 		out[((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r)))] = in[((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c)))];
 	}
@@ -449,6 +541,10 @@ extern "C" __global__ void Transpose(float* in, long long in_len, float* out, lo
 		"kernels.go:145:4",
 		"kernels.go:147:13",
 		"kernels.go:147:4",
+		"kernels.go:189:7",
+		"kernels.go:196:3",
+		"kernels.go:202:8",
+		"kernels.go:208:4",
 		"kernels.go:66:7",
 		"kernels.go:68:14",
 		"kernels.go:72:17",
@@ -465,6 +561,9 @@ extern "C" __global__ void Transpose(float* in, long long in_len, float* out, lo
 		"kernels.go:55:3",
 	},
 	DebugOpenCL: `// Generated by gokernel from Go source; do not edit.
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable
 static inline float gok_atomic_add_f32(volatile __global float* p, float v) {
 	union { uint u; float f; } old, nw;
 	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __global uint*)p, old.u, nw.u) != old.u);
@@ -475,7 +574,6 @@ static inline float gok_atomic_add_f32_local(volatile __local float* p, float v)
 	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __local uint*)p, old.u, nw.u) != old.u);
 	return old.f;
 }
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #define gok_chk(i, n, site, err) gok_check((long)(i), (long)(n), site, err)
 static inline long gok_check(long i, long n, long site, __global long* err) {
 	if (i >= 0 && i < n) return i;
@@ -527,14 +625,14 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* gamma, lo
 __kernel void SGEMM(__global float* a, long a_len, __global float* b, long b_len, __global float* c, long c_len, int m, int n, int k, __global long* gok_err) {
 	__local float as[256];
 	__local float bs[256];
-	int gok_t21 = ((int)(((long)get_local_id(0))));
-	int gok_t22 = ((int)(((long)get_local_id(1))));
-	int tx = gok_t21;
-	int ty = gok_t22;
-	int gok_t23 = ((int)(((long)get_global_id(0))));
-	int gok_t24 = ((int)(((long)get_global_id(1))));
-	int col = gok_t23;
-	int row = gok_t24;
+	int gok_t1 = ((int)(((long)get_local_id(0))));
+	int gok_t2 = ((int)(((long)get_local_id(1))));
+	int tx = gok_t1;
+	int ty = gok_t2;
+	int gok_t3 = ((int)(((long)get_global_id(0))));
+	int gok_t4 = ((int)(((long)get_global_id(1))));
+	int col = gok_t3;
+	int row = gok_t4;
 	float acc = 0;
 	{
 	int t = 0;
@@ -570,10 +668,10 @@ __kernel void SGEMM(__global float* a, long a_len, __global float* b, long b_len
 __kernel void Scan(__global int* x, long x_len, __global int* out, long out_len, __global long* gok_err) {
 	__local int s0[256];
 	__local int s1[256];
-	long gok_t25 = ((long)get_local_id(0));
-	long gok_t26 = ((long)get_global_id(0));
-	long l = gok_t25;
-	long i = gok_t26;
+	long gok_t1 = ((long)get_local_id(0));
+	long gok_t2 = ((long)get_global_id(0));
+	long l = gok_t1;
+	long i = gok_t2;
 	int v = 0;
 	if (i < x_len) {
 		v = x[gok_chk(i, x_len, 20, gok_err)];
@@ -607,65 +705,102 @@ __kernel void Scan(__global int* x, long x_len, __global int* out, long out_len,
 		}
 	}
 }
+__kernel void ShuffleSum(__global float* x, long x_len, __global float* sums, long sums_len, __global long* gok_err) {
+	__local float partial[256];
+	long i = ((long)get_global_id(0));
+	float v = 0;
+	if (i < x_len) {
+		v = x[gok_chk(i, x_len, 34, gok_err)];
+	}
+	long gok_t1 = ((long)get_sub_group_local_id());
+	long gok_t2 = ((long)get_sub_group_size());
+	long lane = gok_t1;
+	long size = gok_t2;
+	{
+	long off = (size / ((long)2LL));
+	for (; (off > ((long)0LL)); off = (off / ((long)2LL))) {
+		v = (v + sub_group_shuffle_xor(v, (uint)(off)));
+	}
+	}
+	if (lane == ((long)0LL)) {
+		partial[gok_chk(((long)get_sub_group_id()), 256, 35, gok_err)] = v;
+	}
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	if (((long)get_sub_group_id()) == ((long)0LL)) {
+		v = 0.0f;
+		if (lane < ((long)get_num_sub_groups())) {
+			v = partial[gok_chk(lane, 256, 36, gok_err)];
+		}
+		{
+		long off = (size / ((long)2LL));
+		for (; (off > ((long)0LL)); off = (off / ((long)2LL))) {
+			v = (v + sub_group_shuffle_xor(v, (uint)(off)));
+		}
+		}
+		if (lane == ((long)0LL)) {
+			sums[gok_chk(((long)get_group_id(0)), sums_len, 37, gok_err)] = v;
+		}
+	}
+}
 __kernel void Softmax(__global float* x, long x_len, long cols, __global long* gok_err) {
 	long base = ((long)((ulong)(((long)get_global_id(0))) * (ulong)(cols)));
 	if (base >= x_len) {
 		return;
 	}
-	float m = x[gok_chk(base, x_len, 34, gok_err)];
+	float m = x[gok_chk(base, x_len, 38, gok_err)];
 	{
 	long j = ((long)1LL);
 	for (; (j < cols); j++) {
-		m = fmax(m, x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 35, gok_err)]);
+		m = fmax(m, x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 39, gok_err)]);
 	}
 	}
 	float sum = 0;
 	{
 	long gok_n = cols;
 	for (long j = 0; j < gok_n; j++) {
-		float e = exp((x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 36, gok_err)] - m));
-		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 37, gok_err)] = e;
+		float e = exp((x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 40, gok_err)] - m));
+		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 41, gok_err)] = e;
 		sum = (sum + e);
 	}
 	}
 	{
 	long gok_n = cols;
 	for (long j = 0; j < gok_n; j++) {
-		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 38, gok_err)] = (x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 38, gok_err)] / sum);
+		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 42, gok_err)] = (x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 42, gok_err)] / sum);
 	}
 	}
 }
 __kernel void Sum(__global float* x, long x_len, __global float* sums, long sums_len, __global long* gok_err) {
 	__local float tile[256];
-	long gok_t27 = ((long)get_local_id(0));
-	long gok_t28 = ((long)get_global_id(0));
-	long l = gok_t27;
-	long i = gok_t28;
-	tile[gok_chk(l, 256, 39, gok_err)] = 0.0f;
+	long gok_t1 = ((long)get_local_id(0));
+	long gok_t2 = ((long)get_global_id(0));
+	long l = gok_t1;
+	long i = gok_t2;
+	tile[gok_chk(l, 256, 43, gok_err)] = 0.0f;
 	if (i < x_len) {
-		tile[gok_chk(l, 256, 41, gok_err)] = x[gok_chk(i, x_len, 40, gok_err)];
+		tile[gok_chk(l, 256, 45, gok_err)] = x[gok_chk(i, x_len, 44, gok_err)];
 	}
 	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	{
 	long s = ((long)128LL);
 	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
 		if (l < s) {
-			tile[gok_chk(l, 256, 43, gok_err)] = (tile[gok_chk(l, 256, 43, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(s))), 256, 42, gok_err)]);
+			tile[gok_chk(l, 256, 47, gok_err)] = (tile[gok_chk(l, 256, 47, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(s))), 256, 46, gok_err)]);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	}
 	}
 	if (l == ((long)0LL)) {
-		sums[gok_chk(((long)get_group_id(0)), sums_len, 45, gok_err)] = tile[gok_chk(((long)0LL), 256, 44, gok_err)];
+		sums[gok_chk(((long)get_group_id(0)), sums_len, 49, gok_err)] = tile[gok_chk(((long)0LL), 256, 48, gok_err)];
 	}
 }
 __kernel void Transpose(__global float* in, long in_len, __global float* out, long out_len, int rows, int cols, __global long* gok_err) {
-	int gok_t29 = ((int)(((long)get_global_id(0))));
-	int gok_t30 = ((int)(((long)get_global_id(1))));
-	int c = gok_t29;
-	int r = gok_t30;
+	int gok_t1 = ((int)(((long)get_global_id(0))));
+	int gok_t2 = ((int)(((long)get_global_id(1))));
+	int c = gok_t1;
+	int r = gok_t2;
 	if ((r < rows) && (c < cols)) {
-		out[gok_chk(((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r))), out_len, 47, gok_err)] = in[gok_chk(((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c))), in_len, 46, gok_err)];
+		out[gok_chk(((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r))), out_len, 51, gok_err)] = in[gok_chk(((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c))), in_len, 50, gok_err)];
 	}
 }
 `,
@@ -682,6 +817,12 @@ __device__ inline long long gok_check(long long i, long long n, long long site, 
 	if (atomicCAS((unsigned long long*)&err[0], 0ULL, (unsigned long long)site) == 0ULL) { err[1] = i; err[2] = n; }
 	return 0;
 }
+__device__ inline unsigned int gok_sg_lin() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+__device__ inline unsigned int gok_sg_size() {
+	unsigned int n = blockDim.x * blockDim.y * blockDim.z - (gok_sg_lin() & ~31u);
+	return n < 32u ? n : 32u;
+}
+__device__ inline unsigned int gok_sg_mask() { unsigned int n = gok_sg_size(); return n == 32u ? 0xffffffffu : (1u << n) - 1u; }
 extern "C" __global__ void Axpy(float a, float* x, long long x_len, float* y, long long y_len, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i < y_len) {
@@ -727,14 +868,14 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* gamma, lo
 extern "C" __global__ void SGEMM(float* a, long long a_len, float* b, long long b_len, float* c, long long c_len, int m, int n, int k, long long* gok_err) {
 	__shared__ float as[256];
 	__shared__ float bs[256];
-	int gok_t31 = ((int)(GOK_LID(0)));
-	int gok_t32 = ((int)(GOK_LID(1)));
-	int tx = gok_t31;
-	int ty = gok_t32;
-	int gok_t33 = ((int)(GOK_GID(0)));
-	int gok_t34 = ((int)(GOK_GID(1)));
-	int col = gok_t33;
-	int row = gok_t34;
+	int gok_t1 = ((int)(GOK_LID(0)));
+	int gok_t2 = ((int)(GOK_LID(1)));
+	int tx = gok_t1;
+	int ty = gok_t2;
+	int gok_t3 = ((int)(GOK_GID(0)));
+	int gok_t4 = ((int)(GOK_GID(1)));
+	int col = gok_t3;
+	int row = gok_t4;
 	float acc = 0;
 	{
 	int t = 0;
@@ -770,10 +911,10 @@ extern "C" __global__ void SGEMM(float* a, long long a_len, float* b, long long 
 extern "C" __global__ void Scan(int* x, long long x_len, int* out, long long out_len, long long* gok_err) {
 	__shared__ int s0[256];
 	__shared__ int s1[256];
-	long long gok_t35 = GOK_LID(0);
-	long long gok_t36 = GOK_GID(0);
-	long long l = gok_t35;
-	long long i = gok_t36;
+	long long gok_t1 = GOK_LID(0);
+	long long gok_t2 = GOK_GID(0);
+	long long l = gok_t1;
+	long long i = gok_t2;
 	int v = 0;
 	if (i < x_len) {
 		v = x[gok_chk(i, x_len, 20, gok_err)];
@@ -807,65 +948,102 @@ extern "C" __global__ void Scan(int* x, long long x_len, int* out, long long out
 		}
 	}
 }
+extern "C" __global__ void ShuffleSum(float* x, long long x_len, float* sums, long long sums_len, long long* gok_err) {
+	__shared__ float partial[256];
+	long long i = GOK_GID(0);
+	float v = 0;
+	if (i < x_len) {
+		v = x[gok_chk(i, x_len, 34, gok_err)];
+	}
+	long long gok_t1 = ((long long)(gok_sg_lin() & 31u));
+	long long gok_t2 = ((long long)gok_sg_size());
+	long long lane = gok_t1;
+	long long size = gok_t2;
+	{
+	long long off = (size / ((long long)2LL));
+	for (; (off > ((long long)0LL)); off = (off / ((long long)2LL))) {
+		v = (v + __shfl_xor_sync(gok_sg_mask(), v, (int)(off)));
+	}
+	}
+	if (lane == ((long long)0LL)) {
+		partial[gok_chk(((long long)(gok_sg_lin() >> 5)), 256, 35, gok_err)] = v;
+	}
+	__syncthreads();
+	if (((long long)(gok_sg_lin() >> 5)) == ((long long)0LL)) {
+		v = 0.0f;
+		if (lane < ((long long)((blockDim.x * blockDim.y * blockDim.z + 31u) >> 5))) {
+			v = partial[gok_chk(lane, 256, 36, gok_err)];
+		}
+		{
+		long long off = (size / ((long long)2LL));
+		for (; (off > ((long long)0LL)); off = (off / ((long long)2LL))) {
+			v = (v + __shfl_xor_sync(gok_sg_mask(), v, (int)(off)));
+		}
+		}
+		if (lane == ((long long)0LL)) {
+			sums[gok_chk(GOK_GRP(0), sums_len, 37, gok_err)] = v;
+		}
+	}
+}
 extern "C" __global__ void Softmax(float* x, long long x_len, long long cols, long long* gok_err) {
 	long long base = ((long long)((unsigned long long)(GOK_GID(0)) * (unsigned long long)(cols)));
 	if (base >= x_len) {
 		return;
 	}
-	float m = x[gok_chk(base, x_len, 34, gok_err)];
+	float m = x[gok_chk(base, x_len, 38, gok_err)];
 	{
 	long long j = ((long long)1LL);
 	for (; (j < cols); j++) {
-		m = fmaxf(m, x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 35, gok_err)]);
+		m = fmaxf(m, x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 39, gok_err)]);
 	}
 	}
 	float sum = 0;
 	{
 	long long gok_n = cols;
 	for (long long j = 0; j < gok_n; j++) {
-		float e = expf((x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 36, gok_err)] - m));
-		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 37, gok_err)] = e;
+		float e = expf((x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 40, gok_err)] - m));
+		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 41, gok_err)] = e;
 		sum = (sum + e);
 	}
 	}
 	{
 	long long gok_n = cols;
 	for (long long j = 0; j < gok_n; j++) {
-		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 38, gok_err)] = (x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 38, gok_err)] / sum);
+		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 42, gok_err)] = (x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 42, gok_err)] / sum);
 	}
 	}
 }
 extern "C" __global__ void Sum(float* x, long long x_len, float* sums, long long sums_len, long long* gok_err) {
 	__shared__ float tile[256];
-	long long gok_t37 = GOK_LID(0);
-	long long gok_t38 = GOK_GID(0);
-	long long l = gok_t37;
-	long long i = gok_t38;
-	tile[gok_chk(l, 256, 39, gok_err)] = 0.0f;
+	long long gok_t1 = GOK_LID(0);
+	long long gok_t2 = GOK_GID(0);
+	long long l = gok_t1;
+	long long i = gok_t2;
+	tile[gok_chk(l, 256, 43, gok_err)] = 0.0f;
 	if (i < x_len) {
-		tile[gok_chk(l, 256, 41, gok_err)] = x[gok_chk(i, x_len, 40, gok_err)];
+		tile[gok_chk(l, 256, 45, gok_err)] = x[gok_chk(i, x_len, 44, gok_err)];
 	}
 	__syncthreads();
 	{
 	long long s = ((long long)128LL);
 	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
 		if (l < s) {
-			tile[gok_chk(l, 256, 43, gok_err)] = (tile[gok_chk(l, 256, 43, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(s))), 256, 42, gok_err)]);
+			tile[gok_chk(l, 256, 47, gok_err)] = (tile[gok_chk(l, 256, 47, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(s))), 256, 46, gok_err)]);
 		}
 		__syncthreads();
 	}
 	}
 	if (l == ((long long)0LL)) {
-		sums[gok_chk(GOK_GRP(0), sums_len, 45, gok_err)] = tile[gok_chk(((long long)0LL), 256, 44, gok_err)];
+		sums[gok_chk(GOK_GRP(0), sums_len, 49, gok_err)] = tile[gok_chk(((long long)0LL), 256, 48, gok_err)];
 	}
 }
 extern "C" __global__ void Transpose(float* in, long long in_len, float* out, long long out_len, int rows, int cols, long long* gok_err) {
-	int gok_t39 = ((int)(GOK_GID(0)));
-	int gok_t40 = ((int)(GOK_GID(1)));
-	int c = gok_t39;
-	int r = gok_t40;
+	int gok_t1 = ((int)(GOK_GID(0)));
+	int gok_t2 = ((int)(GOK_GID(1)));
+	int c = gok_t1;
+	int r = gok_t2;
 	if ((r < rows) && (c < cols)) {
-		out[gok_chk(((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r))), out_len, 47, gok_err)] = in[gok_chk(((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c))), in_len, 46, gok_err)];
+		out[gok_chk(((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r))), out_len, 51, gok_err)] = in[gok_chk(((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c))), in_len, 50, gok_err)];
 	}
 }
 `,
@@ -909,6 +1087,14 @@ func LaunchScan(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, x gokernel.Slice[
 		return err
 	}
 	return k.Launch(q, r, x.Arg(), out.Arg())
+}
+
+// LaunchShuffleSum launches kernel ShuffleSum (k, from kernels.Kernel) over r on q.
+func LaunchShuffleSum(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, x gokernel.Slice[float32], sums gokernel.Slice[float32]) error {
+	if err := gokernel.CheckKernel(k, "ShuffleSum"); err != nil {
+		return err
+	}
+	return k.Launch(q, r, x.Arg(), sums.Arg())
 }
 
 // LaunchSoftmax launches kernel Softmax (k, from kernels.Kernel) over r on q.

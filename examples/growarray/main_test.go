@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // TestGrowArray runs the example small: on a device with virtual memory it

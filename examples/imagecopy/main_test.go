@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // TestImageCopy runs the example small.

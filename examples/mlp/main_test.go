@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/compute"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // testConfig is a small run: 256 points, two hidden layers of 32, 300

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gour-dev/gour/compute"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // TestRun runs the example on the CPU and on every selected device whose

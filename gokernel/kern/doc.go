@@ -1,6 +1,6 @@
 // Package kern is what a kernel written in Go calls: its work-item's
 // place in the index space, the work-group barrier, work-group (shared)
-// memory and atomics. A kernel is a Go function whose first parameter is
+// memory, atomics and subgroup (warp) operations. A kernel is a Go function whose first parameter is
 // a kern.Item, as a SYCL kernel takes its nd_item:
 //
 //	func Axpy(it kern.Item, a float32, x, y []float32) {

@@ -2,6 +2,7 @@ package kern
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -60,16 +61,21 @@ func Shared[T any](it Item, n int) []T {
 	return it.g.shared(it.local, n, func() any { return make([]T, n) }).([]T)
 }
 
-// Group is a work-group's state on the CPU: its barrier and shared
-// memory. RunCPU makes it.
+// Group is a work-group's state on the CPU: its barrier, shared memory
+// and subgroups. RunCPU makes it.
 type Group struct {
-	size int // work-items
+	size      int // work-items
+	sgSize    int // the size of its subgroups but the last
+	subgroups []*subgroup
 
 	mu      sync.Mutex
 	cond    *sync.Cond
 	arrived int
+	exited  int // work-items that returned
 	phase   int
 	broken  bool // a work-item panicked: the barrier no longer waits
+
+	firstExited [3]int // the global id of the first work-item that returned
 
 	// smu guards the shared arrays. It is not mu: a lock both Shared and
 	// the barrier took would order every work-item's accesses before a
@@ -80,10 +86,14 @@ type Group struct {
 	calls  map[[3]int]int // per work-item: Shared calls made
 }
 
-// NewGroup returns the state of a work-group of size work-items.
+// NewGroup returns the state of a work-group of size work-items, in
+// subgroups of CPUSubgroupSize.
 func NewGroup(size int) *Group {
-	g := &Group{size: size, calls: make(map[[3]int]int, size)}
+	g := &Group{size: size, sgSize: CPUSubgroupSize, calls: make(map[[3]int]int, size)}
 	g.cond = sync.NewCond(&g.mu)
+	for first := 0; first < size; first += g.sgSize {
+		g.subgroups = append(g.subgroups, newSubgroup(min(g.sgSize, size-first)))
+	}
 	return g
 }
 
@@ -110,6 +120,13 @@ func (g *Group) barrier() {
 		g.cond.Broadcast()
 		return
 	}
+	if g.arrived+g.exited == g.size {
+		e := &DivergenceError{Returned: g.firstExited}
+		g.mu.Unlock()
+		g.Break()
+		g.mu.Lock() // for the deferred Unlock
+		panic(e)
+	}
 	for phase == g.phase && !g.broken {
 		g.cond.Wait()
 	}
@@ -122,13 +139,64 @@ func (g *Group) barrier() {
 // the group has panicked: the group cannot reach the barrier together.
 var ErrGroupBroken = errors.New("kern: another work-item of the group panicked")
 
-// Break releases the work-items waiting at the group's barrier, after a
-// work-item panicked.
+// ErrDivergence is what a DivergenceError matches.
+var ErrDivergence = errors.New("kern: work-items diverged at a barrier or subgroup operation")
+
+// DivergenceError is a work-item that returned while others of its
+// work-group or subgroup wait for it at a barrier or subgroup operation,
+// where on a device the kernel would hang or be undefined: what Done
+// returns, and what the waiting work-item that finds it panics with.
+type DivergenceError struct {
+	Returned [3]int // the global id of the work-item that returned
+}
+
+func (e *DivergenceError) Error() string {
+	return fmt.Sprintf("kern: work-item %v returned while others of its work-group or subgroup wait for it at a barrier or subgroup operation: every one must reach the same ones", e.Returned)
+}
+
+// Is reports whether target is ErrDivergence.
+func (e *DivergenceError) Is(target error) bool { return target == ErrDivergence }
+
+// Break releases the work-items waiting at the group's barrier and its
+// subgroups' operations, after a work-item panicked.
 func (g *Group) Break() {
 	g.mu.Lock()
 	g.broken = true
 	g.cond.Broadcast()
 	g.mu.Unlock()
+	for _, s := range g.subgroups {
+		s.mu.Lock()
+		s.broken = true
+		s.cond.Broadcast()
+		s.mu.Unlock()
+	}
+}
+
+// Done records that work-item it returned. It is ErrDivergence, and
+// breaks the group, if the others of its group or subgroup wait for it.
+func (g *Group) Done(it Item) error {
+	g.mu.Lock()
+	if g.exited == 0 {
+		g.firstExited = it.global
+	}
+	g.exited++
+	stuck := g.arrived > 0 && g.arrived+g.exited == g.size
+	g.mu.Unlock()
+	if len(g.subgroups) > 0 {
+		s := it.sub()
+		s.mu.Lock()
+		if s.exited == 0 {
+			s.firstExited = it.global
+		}
+		s.exited++
+		stuck = stuck || s.arrived > 0 && s.arrived+s.exited == s.size
+		s.mu.Unlock()
+	}
+	if stuck {
+		g.Break()
+		return &DivergenceError{Returned: it.global}
+	}
+	return nil
 }
 
 func (g *Group) shared(item [3]int, n int, make func() any) any {

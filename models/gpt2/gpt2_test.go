@@ -15,7 +15,7 @@ import (
 
 	_ "github.com/gour-dev/gour/adapters/all"
 	"github.com/gour-dev/gour/dtype"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/models/gpt2"
 	"github.com/gour-dev/gour/models/gpt2/internal/kernels"
 	"github.com/gour-dev/gour/programmgr"

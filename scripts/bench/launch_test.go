@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	_ "github.com/gour-dev/gour/adapters/all"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 // newLauncher skips without a PoCL CPU device (fails if UR_REQUIRE_ADAPTERS

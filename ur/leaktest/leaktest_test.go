@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	_ "github.com/gour-dev/gour/adapters/all"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/ur"
 	"github.com/gour-dev/gour/ur/leaktest"
 )

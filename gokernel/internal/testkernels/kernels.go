@@ -43,6 +43,39 @@ func GroupSum(it kern.Item, x, sums []float32) {
 	}
 }
 
+// GroupSumSized is GroupSum for a work-group of size items (a power of
+// two), its shared arrays sized at launch by that parameter: one of
+// float32 for the tree, and one of int64 (another element size, after
+// the first in the launch's work-group memory) that counts the
+// work-items through a device function taking it.
+func GroupSumSized(it kern.Item, x, sums []float32, counts []int64, size int) {
+	tile := kern.Shared[float32](it, size)
+	seen := kern.Shared[int64](it, size)
+	l := it.LocalID(0)
+	tile[l] = x[it.GlobalID(0)]
+	seen[l] = 1
+	it.Barrier()
+	for s := len(tile) / 2; s > 0; s /= 2 {
+		if l < s {
+			tile[l] += tile[l+s]
+		}
+		it.Barrier()
+	}
+	if l == 0 {
+		sums[it.GroupID(0)] = tile[0]
+		counts[it.GroupID(0)] = total(seen)
+	}
+}
+
+// total is the sum of s, a shared array.
+func total(s []int64) int64 {
+	var t int64
+	for i := range len(s) {
+		t += s[i]
+	}
+	return t
+}
+
 // GroupSumByCall is GroupSum with the tree in a device function, which
 // takes the shared array as a parameter, and with the group's total
 // added to sums[group] by an atomic on that parameter's memory.
@@ -214,3 +247,58 @@ func Halves(it kern.Item, h []kern.Float16, b []kern.BFloat16, a float32) {
 		b[i] = kern.BF16(b[i].Float32() + a)
 	}
 }
+
+// Affine is Transform's parameters, a struct passed by value: its int32
+// before an int64 leaves 4 bytes of padding, as in C.
+type Affine struct {
+	Scale, Shift float32
+	Bias         [4]float32
+	N            int32
+	Count        int64
+	Range        Bounds
+}
+
+// Bounds is a range, a struct inside Affine.
+type Bounds struct{ Lo, Hi float32 }
+
+// Transform writes y[i] = clamp(Scale·x[i] + Shift + Bias[i%4]) for i
+// < N, through a local copy of the struct and a device function taking
+// and returning one, and counts into out[0] Count plus the work-items.
+func Transform(it kern.Item, a Affine, x, y []float32, out []int64) {
+	i := it.GlobalID(0)
+	if i >= int(a.N) {
+		return
+	}
+	b := a
+	b.Shift += b.Bias[i%4]
+	var r Bounds // zeroed, as Go's
+	r.Lo += b.Range.Lo
+	r.Hi = b.Range.Hi
+	b.Range = widen(r, 0.5)
+	y[i] = min(max(b.Scale*x[i]+b.Shift, b.Range.Lo), b.Range.Hi)
+	if i == 0 {
+		out[0] = a.Count + int64(a.N)
+	}
+}
+
+// widen returns r with d more room on each side.
+func widen(r Bounds, d float32) Bounds {
+	r.Lo -= d
+	r.Hi += d
+	return r
+}
+
+// Fill sets x[i] = v + i·step: a generic kernel, compiled once for each
+// instantiation declared below, each a kernel of its own (Fill_float32,
+// Fill_int32).
+func Fill[T float32 | int32](it kern.Item, x []T, v, step T) {
+	i := it.GlobalID(0)
+	if i < len(x) {
+		x[i] = v + T(i)*step
+	}
+}
+
+var (
+	_ = Fill[float32]
+	_ = Fill[int32]
+)

@@ -11,23 +11,44 @@ import (
 
 // Module is the kernels of kernels.go, compiled.
 var Module = &gokernel.Module{
-	Hash:         "db6a60827de5044cd659d2df3ca5ea230a3b342cf0da415e405db5f0d44a1d10",
+	Hash:         "62661d969080e02f23766695848cc2cea4b42ebc686f9310a06292fd90738ac8",
 	FP64:         false,
 	Int64Atomics: true,
 	Kernels: []gokernel.KernelInfo{
-		{Name: "Axpy", Params: []gokernel.Param{{Name: "a", Slice: false, Type: dtype.Float32, Go: "float32"}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}}},
-		{Name: "GroupSum", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "sums", Slice: true, Type: dtype.Float32, Go: "float32"}}},
-		{Name: "GroupSumByCall", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "sums", Slice: true, Type: dtype.Float32, Go: "float32"}}},
-		{Name: "GroupSumNoBarrier", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "sums", Slice: true, Type: dtype.Float32, Go: "float32"}}},
-		{Name: "Halves", Params: []gokernel.Param{{Name: "h", Slice: true, Type: dtype.Float16, Go: "kern.Float16"}, {Name: "b", Slice: true, Type: dtype.BFloat16, Go: "kern.BFloat16"}, {Name: "a", Slice: false, Type: dtype.Float32, Go: "float32"}}},
-		{Name: "Histogram", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Int32, Go: "int32"}, {Name: "counts", Slice: true, Type: dtype.Int32, Go: "int32"}}},
-		{Name: "Index", Params: []gokernel.Param{{Name: "out", Slice: true, Type: dtype.Int32, Go: "int32"}}},
-		{Name: "Scale", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}}},
-		{Name: "Softmax", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "cols", Slice: false, Type: dtype.Int64, Go: "int"}}},
-		{Name: "Totals", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Uint32, Go: "uint32"}, {Name: "total", Slice: true, Type: dtype.Int64, Go: "int64"}, {Name: "bits", Slice: true, Type: dtype.Uint32, Go: "uint32"}}},
-		{Name: "Transpose", Params: []gokernel.Param{{Name: "in", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "out", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "rows", Slice: false, Type: dtype.Int32, Go: "int32"}, {Name: "cols", Slice: false, Type: dtype.Int32, Go: "int32"}}},
-		{Name: "Twice", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Int32, Go: "int32"}}},
-		{Name: "Wrap", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Int32, Go: "int32"}, {Name: "out", Slice: true, Type: dtype.Int32, Go: "int32"}}},
+		{Name: "Axpy", Params: []gokernel.Param{{Name: "a", Slice: false, Type: dtype.Float32, Go: "float32"}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 606, 1621, 1802}, CUDA: []int{0, 625, 2707, 2884}, DebugOpenCL: []int{0, 877, 2058, 2347}, DebugCUDA: []int{0, 968, 3188, 3469}}},
+		{Name: "Fill_float32", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "v", Slice: false, Type: dtype.Float32, Go: "float32"}, {Name: "step", Slice: false, Type: dtype.Float32, Go: "float32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 606, 1802, 1980}, CUDA: []int{0, 625, 2884, 3062}, DebugOpenCL: []int{0, 877, 2347, 2577}, DebugCUDA: []int{0, 968, 3469, 3695}}},
+		{Name: "Fill_int32", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Int32, Go: "int32"}, {Name: "v", Slice: false, Type: dtype.Int32, Go: "int32"}, {Name: "step", Slice: false, Type: dtype.Int32, Go: "int32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 606, 1980, 2194}, CUDA: []int{0, 625, 3062, 3308}, DebugOpenCL: []int{0, 877, 2577, 2843}, DebugCUDA: []int{0, 968, 3695, 3989}}},
+		{Name: "GroupSum", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "sums", Slice: true, Type: dtype.Float32, Go: "float32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 606, 2194, 2749}, CUDA: []int{0, 625, 3308, 3825}, DebugOpenCL: []int{0, 877, 2843, 3606}, DebugCUDA: []int{0, 968, 3989, 4710}}},
+		{Name: "GroupSumByCall", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "sums", Slice: true, Type: dtype.Float32, Go: "float32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 606, 1299, 1399, 2749, 3737}, CUDA: []int{0, 625, 2302, 2407, 3825, 4749}, DebugOpenCL: []int{0, 877, 1570, 1694, 3606, 4949}, DebugCUDA: []int{0, 968, 2645, 2770, 4710, 5981}}},
+		{Name: "GroupSumNoBarrier", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "sums", Slice: true, Type: dtype.Float32, Go: "float32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 606, 3737, 4247}, CUDA: []int{0, 625, 4749, 5257}, DebugOpenCL: []int{0, 877, 4949, 5674}, DebugCUDA: []int{0, 968, 5981, 6700}}},
+		{Name: "GroupSumSized", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "sums", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "counts", Slice: true, Type: dtype.Int64, Go: "int64"}, {Name: "size", Slice: false, Type: dtype.Int64, Go: "int"}}, Dynamic: []gokernel.DynamicShared{{Param: 3, Elem: 4}, {Param: 3, Elem: 8}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 606, 1399, 1449, 4247, 5243}, CUDA: []int{0, 671, 2407, 2475, 5257, 6431}, DebugOpenCL: []int{0, 877, 1694, 1768, 5674, 7067}, DebugCUDA: []int{0, 1014, 2770, 2858, 6700, 8263}}},
+		{Name: "Halves", Params: []gokernel.Param{{Name: "h", Slice: true, Type: dtype.Float16, Go: "kern.Float16"}, {Name: "b", Slice: true, Type: dtype.BFloat16, Go: "kern.BFloat16"}, {Name: "a", Slice: false, Type: dtype.Float32, Go: "float32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 1133, 5243, 5527}, CUDA: []int{0, 625, 671, 2131, 6431, 6727}, DebugOpenCL: []int{0, 1404, 7067, 7491}, DebugCUDA: []int{0, 968, 1014, 2474, 8263, 8695}}},
+		{Name: "Histogram", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Int32, Go: "int32"}, {Name: "counts", Slice: true, Type: dtype.Int32, Go: "int32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 606, 5527, 5714}, CUDA: []int{0, 625, 6727, 6909}, DebugOpenCL: []int{0, 877, 7491, 7765}, DebugCUDA: []int{0, 968, 8695, 8960}}},
+		{Name: "Index", Params: []gokernel.Param{{Name: "out", Slice: true, Type: dtype.Int32, Go: "int32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 606, 1449, 1475, 5714, 5911}, CUDA: []int{0, 625, 2475, 2517, 6909, 7122}, DebugOpenCL: []int{0, 877, 1768, 1816, 7765, 8046}, DebugCUDA: []int{0, 968, 2858, 2918, 8960, 9249}}},
+		{Name: "Scale", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 606, 5911, 6056}, CUDA: []int{0, 625, 7122, 7267}, DebugOpenCL: []int{0, 877, 8046, 8273}, DebugCUDA: []int{0, 968, 9249, 9472}}},
+		{Name: "Softmax", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "cols", Slice: false, Type: dtype.Int64, Go: "int"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 606, 6056, 6788}, CUDA: []int{0, 625, 7267, 8258}, DebugOpenCL: []int{0, 877, 8273, 9203}, DebugCUDA: []int{0, 968, 9472, 10657}}},
+		{Name: "Totals", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Uint32, Go: "uint32"}, {Name: "total", Slice: true, Type: dtype.Int64, Go: "int64"}, {Name: "bits", Slice: true, Type: dtype.Uint32, Go: "uint32"}}, Needs: gokernel.AspectAtomic64,
+			Source: gokernel.Spans{OpenCL: []int{0, 606, 6788, 7084}, CUDA: []int{0, 625, 8258, 8645}, DebugOpenCL: []int{0, 877, 9203, 9646}, DebugCUDA: []int{0, 968, 10657, 11187}}},
+		{Name: "Transform", Params: []gokernel.Param{{Name: "a", Go: "Affine", Struct: true, Size: 48}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "out", Slice: true, Type: dtype.Int64, Go: "int64"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 606, 1133, 1299, 1475, 1526, 7084, 7757}, CUDA: []int{0, 625, 2131, 2302, 2517, 2579, 8645, 9384}, DebugOpenCL: []int{0, 877, 1404, 1570, 1816, 1891, 9646, 10490}, DebugCUDA: []int{0, 968, 2474, 2645, 2918, 3000, 11187, 12089}}},
+		{Name: "Transpose", Params: []gokernel.Param{{Name: "in", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "out", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "rows", Slice: false, Type: dtype.Int32, Go: "int32"}, {Name: "cols", Slice: false, Type: dtype.Int32, Go: "int32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 606, 7757, 8181}, CUDA: []int{0, 625, 9384, 9849}, DebugOpenCL: []int{0, 877, 10490, 10999}, DebugCUDA: []int{0, 968, 12089, 12635}}},
+		{Name: "Twice", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Int32, Go: "int32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 606, 1526, 1592, 8181, 8579}, CUDA: []int{0, 625, 2579, 2667, 9849, 10281}, DebugOpenCL: []int{0, 877, 1891, 2005, 10999, 11603}, DebugCUDA: []int{0, 968, 3000, 3128, 12635, 13261}}},
+		{Name: "Wrap", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Int32, Go: "int32"}, {Name: "out", Slice: true, Type: dtype.Int32, Go: "int32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 54, 114, 606, 1592, 1621, 8579, 9250}, CUDA: []int{0, 625, 2667, 2707, 10281, 11070}, DebugOpenCL: []int{0, 877, 2005, 2058, 11603, 12391}, DebugCUDA: []int{0, 968, 3128, 3188, 13261, 14159}}},
 	},
 	OpenCL: `// Generated by gokernel from Go source; do not edit.
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
@@ -55,45 +76,31 @@ static inline ushort gok_f32_to_bf16(float f) {
 	u += 0x7fff + ((u >> 16) & 1);
 	return (ushort)(u >> 16);
 }
+typedef struct { float Lo; float Hi; } gok_s_Bounds;
+typedef struct { float Scale; float Shift; float Bias[4]; int N; long Count; gok_s_Bounds Range; } gok_s_Affine;
 void gok_f_addTree_l1_l2(__local float* tile, long tile_len, __local float* total, long total_len);
+long gok_f_total_l0(__local long* s, long s_len);
 long gok_f_globalIndex();
+gok_s_Bounds gok_f_widen(gok_s_Bounds r, float d);
 float gok_f_twice_float32(float v);
 int gok_f_twice_int32(int v);
 int gok_f_mix(int v, int k);
-int gok_f_mix(int v, int k) {
-	return ((int)((uint)(((int)((uint)(((int)((uint)(v) * (uint)(1664525)))) + (uint)(1013904223)))) + (uint)(k)));
-}
-int gok_f_twice_int32(int v) {
-	int two = 2;
-	return ((int)((uint)(v) * (uint)(two)));
-}
-float gok_f_twice_float32(float v) {
-	float two = 2.0f;
-	return (v * two);
-}
-long gok_f_globalIndex() {
-	return ((long)get_global_id(0));
-}
-void gok_f_addTree_l1_l2(__local float* tile, long tile_len, __local float* total, long total_len) {
-	long l = ((long)get_local_id(0));
-	{
-	long s = (tile_len / ((long)2LL));
-	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
-		if (l < s) {
-			tile[l] = (tile[l] + tile[((long)((ulong)(l) + (ulong)(s)))]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	}
-	}
-	if (l == ((long)0LL)) {
-		gok_atomic_add_f32_local((&total[((long)0LL)]), tile[((long)0LL)]);
-	}
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-}
 __kernel void Axpy(float a, __global float* x, long x_len, __global float* y, long y_len) {
 	long i = ((long)get_global_id(0));
 	if (i < y_len) {
 		y[i] = (y[i] + (a * x[i]));
+	}
+}
+__kernel void Fill_float32(__global float* x, long x_len, float v, float step) {
+	long i = ((long)get_global_id(0));
+	if (i < x_len) {
+		x[i] = (v + (((float)(i)) * step));
+	}
+}
+__kernel void Fill_int32(__global int* x, long x_len, int v, int step) {
+	long i = ((long)get_global_id(0));
+	if (i < x_len) {
+		x[i] = ((int)((uint)(v) + (uint)(((int)((uint)(((int)(i))) * (uint)(step))))));
 	}
 }
 __kernel void GroupSum(__global float* x, long x_len, __global float* sums, long sums_len) {
@@ -113,6 +120,22 @@ __kernel void GroupSum(__global float* x, long x_len, __global float* sums, long
 	if (l == ((long)0LL)) {
 		sums[((long)get_group_id(0))] = tile[((long)0LL)];
 	}
+}
+void gok_f_addTree_l1_l2(__local float* tile, long tile_len, __local float* total, long total_len) {
+	long l = ((long)get_local_id(0));
+	{
+	long s = (tile_len / ((long)2LL));
+	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
+		if (l < s) {
+			tile[l] = (tile[l] + tile[((long)((ulong)(l) + (ulong)(s)))]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	if (l == ((long)0LL)) {
+		gok_atomic_add_f32_local((&total[((long)0LL)]), tile[((long)0LL)]);
+	}
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 }
 __kernel void GroupSumByCall(__global float* x, long x_len, __global float* sums, long sums_len) {
 	__local float tile[64];
@@ -145,6 +168,37 @@ __kernel void GroupSumNoBarrier(__global float* x, long x_len, __global float* s
 		sums[((long)get_group_id(0))] = tile[((long)0LL)];
 	}
 }
+long gok_f_total_l0(__local long* s, long s_len) {
+	long t = 0;
+	{
+	long gok_n = s_len;
+	for (long i = 0; i < gok_n; i++) {
+		t = ((long)((ulong)(t) + (ulong)(s[i])));
+	}
+	}
+	return t;
+}
+__kernel void GroupSumSized(__global float* x, long x_len, __global float* sums, long sums_len, __global long* counts, long counts_len, long size, __local float* tile, __local long* seen) {
+	long gok_tile_len = (long)(size);
+	long gok_seen_len = (long)(size);
+	long l = ((long)get_local_id(0));
+	tile[l] = x[((long)get_global_id(0))];
+	seen[l] = ((long)1LL);
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	{
+	long s = (gok_tile_len / ((long)2LL));
+	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
+		if (l < s) {
+			tile[l] = (tile[l] + tile[((long)((ulong)(l) + (ulong)(s)))]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	if (l == ((long)0LL)) {
+		sums[((long)get_group_id(0))] = tile[((long)0LL)];
+		counts[((long)get_group_id(0))] = gok_f_total_l0(seen, gok_seen_len);
+	}
+}
 __kernel void Halves(__global ushort* h, long h_len, __global ushort* b, long b_len, float a) {
 	long i = ((long)get_global_id(0));
 	if (i < h_len) {
@@ -159,6 +213,9 @@ __kernel void Histogram(__global int* x, long x_len, __global int* counts, long 
 	if (i < x_len) {
 		atomic_add((&counts[x[i]]), 1);
 	}
+}
+long gok_f_globalIndex() {
+	return ((long)get_global_id(0));
 }
 __kernel void Index(__global int* out, long out_len) {
 	long i = gok_f_globalIndex();
@@ -208,6 +265,27 @@ __kernel void Totals(__global uint* x, long x_len, __global long* total, long to
 		atomic_or((&bits[((long)0LL)]), x[i]);
 	}
 }
+gok_s_Bounds gok_f_widen(gok_s_Bounds r, float d) {
+	r.Lo = (r.Lo - d);
+	r.Hi = (r.Hi + d);
+	return r;
+}
+__kernel void Transform(gok_s_Affine a, __global float* x, long x_len, __global float* y, long y_len, __global long* out, long out_len) {
+	long i = ((long)get_global_id(0));
+	if (i >= ((long)(a.N))) {
+		return;
+	}
+	gok_s_Affine b = a;
+	b.Shift = (b.Shift + b.Bias[(i % ((long)4LL))]);
+	gok_s_Bounds r = {0};
+	r.Lo = (r.Lo + b.Range.Lo);
+	r.Hi = b.Range.Hi;
+	b.Range = gok_f_widen(r, 0.5f);
+	y[i] = fmin(fmax(((b.Scale * x[i]) + b.Shift), b.Range.Lo), b.Range.Hi);
+	if (i == ((long)0LL)) {
+		out[((long)0LL)] = ((long)((ulong)(a.Count) + (ulong)(((long)(a.N)))));
+	}
+}
 __kernel void Transpose(__global float* in, long in_len, __global float* out, long out_len, int rows, int cols) {
 	int gok_t1 = ((int)(((long)get_global_id(0))));
 	int gok_t2 = ((int)(((long)get_global_id(1))));
@@ -217,6 +295,14 @@ __kernel void Transpose(__global float* in, long in_len, __global float* out, lo
 		out[((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r)))] = in[((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c)))];
 	}
 }
+int gok_f_twice_int32(int v) {
+	int two = 2;
+	return ((int)((uint)(v) * (uint)(two)));
+}
+float gok_f_twice_float32(float v) {
+	float two = 2.0f;
+	return (v * two);
+}
 __kernel void Twice(__global float* x, long x_len, __global int* y, long y_len) {
 	long i = ((long)get_global_id(0));
 	if (i < x_len) {
@@ -225,6 +311,9 @@ __kernel void Twice(__global float* x, long x_len, __global int* y, long y_len) 
 	if (i < y_len) {
 		y[i] = gok_f_twice_int32(y[i]);
 	}
+}
+int gok_f_mix(int v, int k) {
+	return ((int)((uint)(((int)((uint)(((int)((uint)(v) * (uint)(1664525)))) + (uint)(1013904223)))) + (uint)(k)));
 }
 __kernel void Wrap(__global int* x, long x_len, __global int* out, long out_len) {
 	long i = ((long)get_global_id(0));
@@ -260,6 +349,7 @@ __kernel void Wrap(__global int* x, long x_len, __global int* out, long out_len)
 #define GOK_LSZ(d) ((long long)(d == 0 ? blockDim.x : d == 1 ? blockDim.y : blockDim.z))
 #define GOK_NGR(d) ((long long)(d == 0 ? gridDim.x : d == 1 ? gridDim.y : gridDim.z))
 #define GOK_GSZ(d) (GOK_LSZ(d) * GOK_NGR(d))
+extern __shared__ unsigned char gour_local[];
 __device__ inline float gok_f16_to_f32(unsigned short h) {
 	unsigned int sign = ((unsigned int)(h & 0x8000)) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
 	if (e == 0x1f) return __uint_as_float(sign | 0x7f800000u | (m << 13));
@@ -290,45 +380,31 @@ __device__ inline unsigned short gok_f32_to_bf16(float f) {
 	u += 0x7fff + ((u >> 16) & 1);
 	return (unsigned short)(u >> 16);
 }
+typedef struct { float Lo; float Hi; } gok_s_Bounds;
+typedef struct { float Scale; float Shift; float Bias[4]; int N; long long Count; gok_s_Bounds Range; } gok_s_Affine;
 __device__ void gok_f_addTree_l1_l2(float* tile, long long tile_len, float* total, long long total_len);
+__device__ long long gok_f_total_l0(long long* s, long long s_len);
 __device__ long long gok_f_globalIndex();
+__device__ gok_s_Bounds gok_f_widen(gok_s_Bounds r, float d);
 __device__ float gok_f_twice_float32(float v);
 __device__ int gok_f_twice_int32(int v);
 __device__ int gok_f_mix(int v, int k);
-__device__ int gok_f_mix(int v, int k) {
-	return ((int)((unsigned int)(((int)((unsigned int)(((int)((unsigned int)(v) * (unsigned int)(1664525)))) + (unsigned int)(1013904223)))) + (unsigned int)(k)));
-}
-__device__ int gok_f_twice_int32(int v) {
-	int two = 2;
-	return ((int)((unsigned int)(v) * (unsigned int)(two)));
-}
-__device__ float gok_f_twice_float32(float v) {
-	float two = 2.0f;
-	return (v * two);
-}
-__device__ long long gok_f_globalIndex() {
-	return GOK_GID(0);
-}
-__device__ void gok_f_addTree_l1_l2(float* tile, long long tile_len, float* total, long long total_len) {
-	long long l = GOK_LID(0);
-	{
-	long long s = (tile_len / ((long long)2LL));
-	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
-		if (l < s) {
-			tile[l] = (tile[l] + tile[((long long)((unsigned long long)(l) + (unsigned long long)(s)))]);
-		}
-		__syncthreads();
-	}
-	}
-	if (l == ((long long)0LL)) {
-		atomicAdd((&total[((long long)0LL)]), tile[((long long)0LL)]);
-	}
-	__syncthreads();
-}
 extern "C" __global__ void Axpy(float a, float* x, long long x_len, float* y, long long y_len) {
 	long long i = GOK_GID(0);
 	if (i < y_len) {
 		y[i] = (y[i] + (a * x[i]));
+	}
+}
+extern "C" __global__ void Fill_float32(float* x, long long x_len, float v, float step) {
+	long long i = GOK_GID(0);
+	if (i < x_len) {
+		x[i] = (v + (((float)(i)) * step));
+	}
+}
+extern "C" __global__ void Fill_int32(int* x, long long x_len, int v, int step) {
+	long long i = GOK_GID(0);
+	if (i < x_len) {
+		x[i] = ((int)((unsigned int)(v) + (unsigned int)(((int)((unsigned int)(((int)(i))) * (unsigned int)(step))))));
 	}
 }
 extern "C" __global__ void GroupSum(float* x, long long x_len, float* sums, long long sums_len) {
@@ -348,6 +424,22 @@ extern "C" __global__ void GroupSum(float* x, long long x_len, float* sums, long
 	if (l == ((long long)0LL)) {
 		sums[GOK_GRP(0)] = tile[((long long)0LL)];
 	}
+}
+__device__ void gok_f_addTree_l1_l2(float* tile, long long tile_len, float* total, long long total_len) {
+	long long l = GOK_LID(0);
+	{
+	long long s = (tile_len / ((long long)2LL));
+	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
+		if (l < s) {
+			tile[l] = (tile[l] + tile[((long long)((unsigned long long)(l) + (unsigned long long)(s)))]);
+		}
+		__syncthreads();
+	}
+	}
+	if (l == ((long long)0LL)) {
+		atomicAdd((&total[((long long)0LL)]), tile[((long long)0LL)]);
+	}
+	__syncthreads();
 }
 extern "C" __global__ void GroupSumByCall(float* x, long long x_len, float* sums, long long sums_len) {
 	__shared__ float tile[64];
@@ -380,6 +472,39 @@ extern "C" __global__ void GroupSumNoBarrier(float* x, long long x_len, float* s
 		sums[GOK_GRP(0)] = tile[((long long)0LL)];
 	}
 }
+__device__ long long gok_f_total_l0(long long* s, long long s_len) {
+	long long t = 0;
+	{
+	long long gok_n = s_len;
+	for (long long i = 0; i < gok_n; i++) {
+		t = ((long long)((unsigned long long)(t) + (unsigned long long)(s[i])));
+	}
+	}
+	return t;
+}
+extern "C" __global__ void GroupSumSized(float* x, long long x_len, float* sums, long long sums_len, long long* counts, long long counts_len, long long size, unsigned long long gok_tile_off, unsigned long long gok_seen_off) {
+	long long gok_tile_len = (long long)(size);
+	float* tile = (float*)(gour_local + gok_tile_off);
+	long long gok_seen_len = (long long)(size);
+	long long* seen = (long long*)(gour_local + gok_seen_off);
+	long long l = GOK_LID(0);
+	tile[l] = x[GOK_GID(0)];
+	seen[l] = ((long long)1LL);
+	__syncthreads();
+	{
+	long long s = (gok_tile_len / ((long long)2LL));
+	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
+		if (l < s) {
+			tile[l] = (tile[l] + tile[((long long)((unsigned long long)(l) + (unsigned long long)(s)))]);
+		}
+		__syncthreads();
+	}
+	}
+	if (l == ((long long)0LL)) {
+		sums[GOK_GRP(0)] = tile[((long long)0LL)];
+		counts[GOK_GRP(0)] = gok_f_total_l0(seen, gok_seen_len);
+	}
+}
 extern "C" __global__ void Halves(unsigned short* h, long long h_len, unsigned short* b, long long b_len, float a) {
 	long long i = GOK_GID(0);
 	if (i < h_len) {
@@ -394,6 +519,9 @@ extern "C" __global__ void Histogram(int* x, long long x_len, int* counts, long 
 	if (i < x_len) {
 		atomicAdd((&counts[x[i]]), 1);
 	}
+}
+__device__ long long gok_f_globalIndex() {
+	return GOK_GID(0);
 }
 extern "C" __global__ void Index(int* out, long long out_len) {
 	long long i = gok_f_globalIndex();
@@ -443,14 +571,43 @@ extern "C" __global__ void Totals(unsigned int* x, long long x_len, long long* t
 		atomicOr((&bits[((long long)0LL)]), x[i]);
 	}
 }
+__device__ gok_s_Bounds gok_f_widen(gok_s_Bounds r, float d) {
+	r.Lo = (r.Lo - d);
+	r.Hi = (r.Hi + d);
+	return r;
+}
+extern "C" __global__ void Transform(gok_s_Affine a, float* x, long long x_len, float* y, long long y_len, long long* out, long long out_len) {
+	long long i = GOK_GID(0);
+	if (i >= ((long long)(a.N))) {
+		return;
+	}
+	gok_s_Affine b = a;
+	b.Shift = (b.Shift + b.Bias[(i % ((long long)4LL))]);
+	gok_s_Bounds r = {0};
+	r.Lo = (r.Lo + b.Range.Lo);
+	r.Hi = b.Range.Hi;
+	b.Range = gok_f_widen(r, 0.5f);
+	y[i] = fminf(fmaxf(((b.Scale * x[i]) + b.Shift), b.Range.Lo), b.Range.Hi);
+	if (i == ((long long)0LL)) {
+		out[((long long)0LL)] = ((long long)((unsigned long long)(a.Count) + (unsigned long long)(((long long)(a.N)))));
+	}
+}
 extern "C" __global__ void Transpose(float* in, long long in_len, float* out, long long out_len, int rows, int cols) {
-	int gok_t3 = ((int)(GOK_GID(0)));
-	int gok_t4 = ((int)(GOK_GID(1)));
-	int c = gok_t3;
-	int r = gok_t4;
+	int gok_t1 = ((int)(GOK_GID(0)));
+	int gok_t2 = ((int)(GOK_GID(1)));
+	int c = gok_t1;
+	int r = gok_t2;
 	if ((r < rows) && (c < cols)) {
 		out[((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r)))] = in[((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c)))];
 	}
+}
+__device__ int gok_f_twice_int32(int v) {
+	int two = 2;
+	return ((int)((unsigned int)(v) * (unsigned int)(two)));
+}
+__device__ float gok_f_twice_float32(float v) {
+	float two = 2.0f;
+	return (v * two);
 }
 extern "C" __global__ void Twice(float* x, long long x_len, int* y, long long y_len) {
 	long long i = GOK_GID(0);
@@ -460,6 +617,9 @@ extern "C" __global__ void Twice(float* x, long long x_len, int* y, long long y_
 	if (i < y_len) {
 		y[i] = gok_f_twice_int32(y[i]);
 	}
+}
+__device__ int gok_f_mix(int v, int k) {
+	return ((int)((unsigned int)(((int)((unsigned int)(((int)((unsigned int)(v) * (unsigned int)(1664525)))) + (unsigned int)(1013904223)))) + (unsigned int)(k)));
 }
 extern "C" __global__ void Wrap(int* x, long long x_len, int* out, long long out_len) {
 	long long i = GOK_GID(0);
@@ -491,55 +651,70 @@ extern "C" __global__ void Wrap(int* x, long long x_len, int* out, long long out
 	DebugSites: []string{
 		"kernels.go:16:15",
 		"kernels.go:16:3",
+		"kernels.go:297:3",
 		"kernels.go:33:12",
 		"kernels.go:33:2",
 		"kernels.go:37:15",
 		"kernels.go:37:4",
 		"kernels.go:42:25",
 		"kernels.go:42:3",
-		"kernels.go:54:3",
-		"kernels.go:56:12",
+		"kernels.go:87:3",
+		"kernels.go:89:12",
+		"kernels.go:89:2",
+		"kernels.go:103:15",
+		"kernels.go:103:4",
+		"kernels.go:108:26",
+		"kernels.go:108:36",
+		"kernels.go:93:25",
+		"kernels.go:93:3",
+		"kernels.go:119:12",
+		"kernels.go:119:2",
+		"kernels.go:122:15",
+		"kernels.go:122:4",
+		"kernels.go:127:25",
+		"kernels.go:127:3",
+		"kernels.go:55:12",
+		"kernels.go:55:2",
 		"kernels.go:56:2",
-		"kernels.go:70:15",
-		"kernels.go:70:4",
-		"kernels.go:75:26",
-		"kernels.go:75:36",
-		"kernels.go:60:25",
-		"kernels.go:60:3",
-		"kernels.go:86:12",
-		"kernels.go:86:2",
-		"kernels.go:89:15",
-		"kernels.go:89:4",
-		"kernels.go:94:25",
-		"kernels.go:94:3",
-		"kernels.go:211:19",
-		"kernels.go:211:3",
-		"kernels.go:214:20",
-		"kernels.go:214:3",
-		"kernels.go:102:31",
-		"kernels.go:102:24",
-		"kernels.go:134:3",
+		"kernels.go:60:15",
+		"kernels.go:60:4",
+		"kernels.go:65:25",
+		"kernels.go:65:3",
+		"kernels.go:74:8",
+		"kernels.go:66:3",
+		"kernels.go:244:19",
+		"kernels.go:244:3",
+		"kernels.go:247:20",
+		"kernels.go:247:3",
+		"kernels.go:135:31",
+		"kernels.go:135:24",
+		"kernels.go:167:3",
 		"kernels.go:24:10",
 		"kernels.go:24:3",
-		"kernels.go:163:7",
-		"kernels.go:165:14",
-		"kernels.go:169:17",
-		"kernels.go:170:3",
-		"kernels.go:174:3",
-		"kernels.go:183:24",
-		"kernels.go:183:40",
-		"kernels.go:184:24",
-		"kernels.go:184:33",
-		"kernels.go:151:19",
-		"kernels.go:151:3",
-		"kernels.go:193:16",
-		"kernels.go:193:3",
-		"kernels.go:196:23",
-		"kernels.go:196:3",
-		"kernels.go:113:7",
-		"kernels.go:126:2",
+		"kernels.go:196:7",
+		"kernels.go:198:14",
+		"kernels.go:202:17",
+		"kernels.go:203:3",
+		"kernels.go:207:3",
+		"kernels.go:216:24",
+		"kernels.go:216:40",
+		"kernels.go:217:24",
+		"kernels.go:217:33",
+		"kernels.go:273:13",
+		"kernels.go:278:25",
+		"kernels.go:278:2",
+		"kernels.go:280:3",
+		"kernels.go:184:19",
+		"kernels.go:184:3",
+		"kernels.go:226:16",
+		"kernels.go:226:3",
+		"kernels.go:229:23",
+		"kernels.go:229:3",
+		"kernels.go:146:7",
+		"kernels.go:159:2",
 	},
 	DebugOpenCL: `// Generated by gokernel from Go source; do not edit.
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 static inline float gok_atomic_add_f32(volatile __global float* p, float v) {
 	union { uint u; float f; } old, nw;
 	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __global uint*)p, old.u, nw.u) != old.u);
@@ -550,7 +725,6 @@ static inline float gok_atomic_add_f32_local(volatile __local float* p, float v)
 	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __local uint*)p, old.u, nw.u) != old.u);
 	return old.f;
 }
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #define gok_chk(i, n, site, err) gok_check((long)(i), (long)(n), site, err)
 static inline long gok_check(long i, long n, long site, __global long* err) {
 	if (i >= 0 && i < n) return i;
@@ -571,13 +745,224 @@ static inline ushort gok_f32_to_bf16(float f) {
 	u += 0x7fff + ((u >> 16) & 1);
 	return (ushort)(u >> 16);
 }
+typedef struct { float Lo; float Hi; } gok_s_Bounds;
+typedef struct { float Scale; float Shift; float Bias[4]; int N; long Count; gok_s_Bounds Range; } gok_s_Affine;
 void gok_f_addTree_l1_l2(__local float* tile, long tile_len, __local float* total, long total_len, __global long* gok_err);
+long gok_f_total_l0(__local long* s, long s_len, __global long* gok_err);
 long gok_f_globalIndex(__global long* gok_err);
+gok_s_Bounds gok_f_widen(gok_s_Bounds r, float d, __global long* gok_err);
 float gok_f_twice_float32(float v, __global long* gok_err);
 int gok_f_twice_int32(int v, __global long* gok_err);
 int gok_f_mix(int v, int k, __global long* gok_err);
-int gok_f_mix(int v, int k, __global long* gok_err) {
-	return ((int)((uint)(((int)((uint)(((int)((uint)(v) * (uint)(1664525)))) + (uint)(1013904223)))) + (uint)(k)));
+__kernel void Axpy(float a, __global float* x, long x_len, __global float* y, long y_len, __global long* gok_err) {
+	long i = ((long)get_global_id(0));
+	if (i < y_len) {
+		y[gok_chk(i, y_len, 2, gok_err)] = (y[gok_chk(i, y_len, 2, gok_err)] + (a * x[gok_chk(i, x_len, 1, gok_err)]));
+	}
+}
+__kernel void Fill_float32(__global float* x, long x_len, float v, float step, __global long* gok_err) {
+	long i = ((long)get_global_id(0));
+	if (i < x_len) {
+		x[gok_chk(i, x_len, 3, gok_err)] = (v + (((float)(i)) * step));
+	}
+}
+__kernel void Fill_int32(__global int* x, long x_len, int v, int step, __global long* gok_err) {
+	long i = ((long)get_global_id(0));
+	if (i < x_len) {
+		x[gok_chk(i, x_len, 3, gok_err)] = ((int)((uint)(v) + (uint)(((int)((uint)(((int)(i))) * (uint)(step))))));
+	}
+}
+__kernel void GroupSum(__global float* x, long x_len, __global float* sums, long sums_len, __global long* gok_err) {
+	__local float tile[64];
+	long l = ((long)get_local_id(0));
+	tile[gok_chk(l, 64, 5, gok_err)] = x[gok_chk(((long)get_global_id(0)), x_len, 4, gok_err)];
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	{
+	long s = ((long)32LL);
+	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
+		if (l < s) {
+			tile[gok_chk(l, 64, 7, gok_err)] = (tile[gok_chk(l, 64, 7, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(s))), 64, 6, gok_err)]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	if (l == ((long)0LL)) {
+		sums[gok_chk(((long)get_group_id(0)), sums_len, 9, gok_err)] = tile[gok_chk(((long)0LL), 64, 8, gok_err)];
+	}
+}
+void gok_f_addTree_l1_l2(__local float* tile, long tile_len, __local float* total, long total_len, __global long* gok_err) {
+	long l = ((long)get_local_id(0));
+	{
+	long s = (tile_len / ((long)2LL));
+	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
+		if (l < s) {
+			tile[gok_chk(l, tile_len, 14, gok_err)] = (tile[gok_chk(l, tile_len, 14, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(s))), tile_len, 13, gok_err)]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	if (l == ((long)0LL)) {
+		gok_atomic_add_f32_local((&total[gok_chk(((long)0LL), total_len, 15, gok_err)]), tile[gok_chk(((long)0LL), tile_len, 16, gok_err)]);
+	}
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+}
+__kernel void GroupSumByCall(__global float* x, long x_len, __global float* sums, long sums_len, __global long* gok_err) {
+	__local float tile[64];
+	__local float total[1];
+	long l = ((long)get_local_id(0));
+	if (l == ((long)0LL)) {
+		total[gok_chk(((long)0LL), 1, 10, gok_err)] = 0.0f;
+	}
+	tile[gok_chk(l, 64, 12, gok_err)] = x[gok_chk(((long)get_global_id(0)), x_len, 11, gok_err)];
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	gok_f_addTree_l1_l2(tile, 64, total, 1, gok_err);
+	if (l == ((long)0LL)) {
+		sums[gok_chk(((long)get_group_id(0)), sums_len, 18, gok_err)] = total[gok_chk(((long)0LL), 1, 17, gok_err)];
+	}
+}
+__kernel void GroupSumNoBarrier(__global float* x, long x_len, __global float* sums, long sums_len, __global long* gok_err) {
+	__local float tile[64];
+	long l = ((long)get_local_id(0));
+	tile[gok_chk(l, 64, 20, gok_err)] = x[gok_chk(((long)get_global_id(0)), x_len, 19, gok_err)];
+	{
+	long s = ((long)32LL);
+	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
+		if (l < s) {
+			tile[gok_chk(l, 64, 22, gok_err)] = (tile[gok_chk(l, 64, 22, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(s))), 64, 21, gok_err)]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	if (l == ((long)0LL)) {
+		sums[gok_chk(((long)get_group_id(0)), sums_len, 24, gok_err)] = tile[gok_chk(((long)0LL), 64, 23, gok_err)];
+	}
+}
+long gok_f_total_l0(__local long* s, long s_len, __global long* gok_err) {
+	long t = 0;
+	{
+	long gok_n = s_len;
+	for (long i = 0; i < gok_n; i++) {
+		t = ((long)((ulong)(t) + (ulong)(s[gok_chk(i, s_len, 32, gok_err)])));
+	}
+	}
+	return t;
+}
+__kernel void GroupSumSized(__global float* x, long x_len, __global float* sums, long sums_len, __global long* counts, long counts_len, long size, __local float* tile, __local long* seen, __global long* gok_err) {
+	long gok_tile_len = (long)(size);
+	long gok_seen_len = (long)(size);
+	long l = ((long)get_local_id(0));
+	tile[gok_chk(l, gok_tile_len, 26, gok_err)] = x[gok_chk(((long)get_global_id(0)), x_len, 25, gok_err)];
+	seen[gok_chk(l, gok_seen_len, 27, gok_err)] = ((long)1LL);
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	{
+	long s = (gok_tile_len / ((long)2LL));
+	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
+		if (l < s) {
+			tile[gok_chk(l, gok_tile_len, 29, gok_err)] = (tile[gok_chk(l, gok_tile_len, 29, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(s))), gok_tile_len, 28, gok_err)]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	if (l == ((long)0LL)) {
+		sums[gok_chk(((long)get_group_id(0)), sums_len, 31, gok_err)] = tile[gok_chk(((long)0LL), gok_tile_len, 30, gok_err)];
+		counts[gok_chk(((long)get_group_id(0)), counts_len, 33, gok_err)] = gok_f_total_l0(seen, gok_seen_len, gok_err);
+	}
+}
+__kernel void Halves(__global ushort* h, long h_len, __global ushort* b, long b_len, float a, __global long* gok_err) {
+	long i = ((long)get_global_id(0));
+	if (i < h_len) {
+		h[gok_chk(i, h_len, 35, gok_err)] = gok_f32_to_f16((gok_f16_to_f32(h[gok_chk(i, h_len, 34, gok_err)]) * a));
+	}
+	if (i < b_len) {
+		b[gok_chk(i, b_len, 37, gok_err)] = gok_f32_to_bf16((gok_bf16_to_f32(b[gok_chk(i, b_len, 36, gok_err)]) + a));
+	}
+}
+__kernel void Histogram(__global int* x, long x_len, __global int* counts, long counts_len, __global long* gok_err) {
+	long i = ((long)get_global_id(0));
+	if (i < x_len) {
+		atomic_add((&counts[gok_chk(x[gok_chk(i, x_len, 38, gok_err)], counts_len, 39, gok_err)]), 1);
+	}
+}
+long gok_f_globalIndex(__global long* gok_err) {
+	return ((long)get_global_id(0));
+}
+__kernel void Index(__global int* out, long out_len, __global long* gok_err) {
+	long i = gok_f_globalIndex(gok_err);
+	if (i < out_len) {
+		out[gok_chk(i, out_len, 40, gok_err)] = ((int)(i));
+	}
+}
+__kernel void Scale(__global float* x, long x_len, __global long* gok_err) {
+	long i = ((long)get_global_id(0));
+	if (i < x_len) {
+		x[gok_chk(i, x_len, 42, gok_err)] = ((x[gok_chk(i, x_len, 41, gok_err)] * 0.5f) + 1.0f);
+	}
+}
+__kernel void Softmax(__global float* x, long x_len, long cols, __global long* gok_err) {
+	long row = ((long)get_global_id(0));
+	if (((long)((ulong)(row) * (ulong)(cols))) >= x_len) {
+		return;
+	}
+	long base = ((long)((ulong)(row) * (ulong)(cols)));
+	float m = x[gok_chk(base, x_len, 43, gok_err)];
+	{
+	long j = ((long)1LL);
+	for (; (j < cols); j++) {
+		m = fmax(m, x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 44, gok_err)]);
+	}
+	}
+	float sum = 0;
+	{
+	long gok_n = cols;
+	for (long j = 0; j < gok_n; j++) {
+		float e = exp((x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 45, gok_err)] - m));
+		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 46, gok_err)] = e;
+		sum = (sum + e);
+	}
+	}
+	{
+	long gok_n = cols;
+	for (long j = 0; j < gok_n; j++) {
+		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 47, gok_err)] = (x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 47, gok_err)] / sum);
+	}
+	}
+}
+__kernel void Totals(__global uint* x, long x_len, __global long* total, long total_len, __global uint* bits, long bits_len, __global long* gok_err) {
+	long i = ((long)get_global_id(0));
+	if (i < x_len) {
+		atom_add((&total[gok_chk(((long)0LL), total_len, 48, gok_err)]), (((long)(x[gok_chk(i, x_len, 49, gok_err)])) << ((long)20LL)));
+		atomic_or((&bits[gok_chk(((long)0LL), bits_len, 50, gok_err)]), x[gok_chk(i, x_len, 51, gok_err)]);
+	}
+}
+gok_s_Bounds gok_f_widen(gok_s_Bounds r, float d, __global long* gok_err) {
+	r.Lo = (r.Lo - d);
+	r.Hi = (r.Hi + d);
+	return r;
+}
+__kernel void Transform(gok_s_Affine a, __global float* x, long x_len, __global float* y, long y_len, __global long* out, long out_len, __global long* gok_err) {
+	long i = ((long)get_global_id(0));
+	if (i >= ((long)(a.N))) {
+		return;
+	}
+	gok_s_Affine b = a;
+	b.Shift = (b.Shift + b.Bias[gok_chk((i % ((long)4LL)), 4, 52, gok_err)]);
+	gok_s_Bounds r = {0};
+	r.Lo = (r.Lo + b.Range.Lo);
+	r.Hi = b.Range.Hi;
+	b.Range = gok_f_widen(r, 0.5f, gok_err);
+	y[gok_chk(i, y_len, 54, gok_err)] = fmin(fmax(((b.Scale * x[gok_chk(i, x_len, 53, gok_err)]) + b.Shift), b.Range.Lo), b.Range.Hi);
+	if (i == ((long)0LL)) {
+		out[gok_chk(((long)0LL), out_len, 55, gok_err)] = ((long)((ulong)(a.Count) + (ulong)(((long)(a.N)))));
+	}
+}
+__kernel void Transpose(__global float* in, long in_len, __global float* out, long out_len, int rows, int cols, __global long* gok_err) {
+	int gok_t1 = ((int)(((long)get_global_id(0))));
+	int gok_t2 = ((int)(((long)get_global_id(1))));
+	int c = gok_t1;
+	int r = gok_t2;
+	if ((r < rows) && (c < cols)) {
+		out[gok_chk(((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r))), out_len, 57, gok_err)] = in[gok_chk(((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c))), in_len, 56, gok_err)];
+	}
 }
 int gok_f_twice_int32(int v, __global long* gok_err) {
 	int two = 2;
@@ -587,167 +972,24 @@ float gok_f_twice_float32(float v, __global long* gok_err) {
 	float two = 2.0f;
 	return (v * two);
 }
-long gok_f_globalIndex(__global long* gok_err) {
-	return ((long)get_global_id(0));
-}
-void gok_f_addTree_l1_l2(__local float* tile, long tile_len, __local float* total, long total_len, __global long* gok_err) {
-	long l = ((long)get_local_id(0));
-	{
-	long s = (tile_len / ((long)2LL));
-	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
-		if (l < s) {
-			tile[gok_chk(l, tile_len, 13, gok_err)] = (tile[gok_chk(l, tile_len, 13, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(s))), tile_len, 12, gok_err)]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	}
-	}
-	if (l == ((long)0LL)) {
-		gok_atomic_add_f32_local((&total[gok_chk(((long)0LL), total_len, 14, gok_err)]), tile[gok_chk(((long)0LL), tile_len, 15, gok_err)]);
-	}
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-}
-__kernel void Axpy(float a, __global float* x, long x_len, __global float* y, long y_len, __global long* gok_err) {
-	long i = ((long)get_global_id(0));
-	if (i < y_len) {
-		y[gok_chk(i, y_len, 2, gok_err)] = (y[gok_chk(i, y_len, 2, gok_err)] + (a * x[gok_chk(i, x_len, 1, gok_err)]));
-	}
-}
-__kernel void GroupSum(__global float* x, long x_len, __global float* sums, long sums_len, __global long* gok_err) {
-	__local float tile[64];
-	long l = ((long)get_local_id(0));
-	tile[gok_chk(l, 64, 4, gok_err)] = x[gok_chk(((long)get_global_id(0)), x_len, 3, gok_err)];
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	{
-	long s = ((long)32LL);
-	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
-		if (l < s) {
-			tile[gok_chk(l, 64, 6, gok_err)] = (tile[gok_chk(l, 64, 6, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(s))), 64, 5, gok_err)]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	}
-	}
-	if (l == ((long)0LL)) {
-		sums[gok_chk(((long)get_group_id(0)), sums_len, 8, gok_err)] = tile[gok_chk(((long)0LL), 64, 7, gok_err)];
-	}
-}
-__kernel void GroupSumByCall(__global float* x, long x_len, __global float* sums, long sums_len, __global long* gok_err) {
-	__local float tile[64];
-	__local float total[1];
-	long l = ((long)get_local_id(0));
-	if (l == ((long)0LL)) {
-		total[gok_chk(((long)0LL), 1, 9, gok_err)] = 0.0f;
-	}
-	tile[gok_chk(l, 64, 11, gok_err)] = x[gok_chk(((long)get_global_id(0)), x_len, 10, gok_err)];
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	gok_f_addTree_l1_l2(tile, 64, total, 1, gok_err);
-	if (l == ((long)0LL)) {
-		sums[gok_chk(((long)get_group_id(0)), sums_len, 17, gok_err)] = total[gok_chk(((long)0LL), 1, 16, gok_err)];
-	}
-}
-__kernel void GroupSumNoBarrier(__global float* x, long x_len, __global float* sums, long sums_len, __global long* gok_err) {
-	__local float tile[64];
-	long l = ((long)get_local_id(0));
-	tile[gok_chk(l, 64, 19, gok_err)] = x[gok_chk(((long)get_global_id(0)), x_len, 18, gok_err)];
-	{
-	long s = ((long)32LL);
-	for (; (s > ((long)0LL)); s = (s / ((long)2LL))) {
-		if (l < s) {
-			tile[gok_chk(l, 64, 21, gok_err)] = (tile[gok_chk(l, 64, 21, gok_err)] + tile[gok_chk(((long)((ulong)(l) + (ulong)(s))), 64, 20, gok_err)]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	}
-	}
-	if (l == ((long)0LL)) {
-		sums[gok_chk(((long)get_group_id(0)), sums_len, 23, gok_err)] = tile[gok_chk(((long)0LL), 64, 22, gok_err)];
-	}
-}
-__kernel void Halves(__global ushort* h, long h_len, __global ushort* b, long b_len, float a, __global long* gok_err) {
-	long i = ((long)get_global_id(0));
-	if (i < h_len) {
-		h[gok_chk(i, h_len, 25, gok_err)] = gok_f32_to_f16((gok_f16_to_f32(h[gok_chk(i, h_len, 24, gok_err)]) * a));
-	}
-	if (i < b_len) {
-		b[gok_chk(i, b_len, 27, gok_err)] = gok_f32_to_bf16((gok_bf16_to_f32(b[gok_chk(i, b_len, 26, gok_err)]) + a));
-	}
-}
-__kernel void Histogram(__global int* x, long x_len, __global int* counts, long counts_len, __global long* gok_err) {
-	long i = ((long)get_global_id(0));
-	if (i < x_len) {
-		atomic_add((&counts[gok_chk(x[gok_chk(i, x_len, 28, gok_err)], counts_len, 29, gok_err)]), 1);
-	}
-}
-__kernel void Index(__global int* out, long out_len, __global long* gok_err) {
-	long i = gok_f_globalIndex(gok_err);
-	if (i < out_len) {
-		out[gok_chk(i, out_len, 30, gok_err)] = ((int)(i));
-	}
-}
-__kernel void Scale(__global float* x, long x_len, __global long* gok_err) {
-	long i = ((long)get_global_id(0));
-	if (i < x_len) {
-		x[gok_chk(i, x_len, 32, gok_err)] = ((x[gok_chk(i, x_len, 31, gok_err)] * 0.5f) + 1.0f);
-	}
-}
-__kernel void Softmax(__global float* x, long x_len, long cols, __global long* gok_err) {
-	long row = ((long)get_global_id(0));
-	if (((long)((ulong)(row) * (ulong)(cols))) >= x_len) {
-		return;
-	}
-	long base = ((long)((ulong)(row) * (ulong)(cols)));
-	float m = x[gok_chk(base, x_len, 33, gok_err)];
-	{
-	long j = ((long)1LL);
-	for (; (j < cols); j++) {
-		m = fmax(m, x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 34, gok_err)]);
-	}
-	}
-	float sum = 0;
-	{
-	long gok_n = cols;
-	for (long j = 0; j < gok_n; j++) {
-		float e = exp((x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 35, gok_err)] - m));
-		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 36, gok_err)] = e;
-		sum = (sum + e);
-	}
-	}
-	{
-	long gok_n = cols;
-	for (long j = 0; j < gok_n; j++) {
-		x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 37, gok_err)] = (x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 37, gok_err)] / sum);
-	}
-	}
-}
-__kernel void Totals(__global uint* x, long x_len, __global long* total, long total_len, __global uint* bits, long bits_len, __global long* gok_err) {
-	long i = ((long)get_global_id(0));
-	if (i < x_len) {
-		atom_add((&total[gok_chk(((long)0LL), total_len, 38, gok_err)]), (((long)(x[gok_chk(i, x_len, 39, gok_err)])) << ((long)20LL)));
-		atomic_or((&bits[gok_chk(((long)0LL), bits_len, 40, gok_err)]), x[gok_chk(i, x_len, 41, gok_err)]);
-	}
-}
-__kernel void Transpose(__global float* in, long in_len, __global float* out, long out_len, int rows, int cols, __global long* gok_err) {
-	int gok_t5 = ((int)(((long)get_global_id(0))));
-	int gok_t6 = ((int)(((long)get_global_id(1))));
-	int c = gok_t5;
-	int r = gok_t6;
-	if ((r < rows) && (c < cols)) {
-		out[gok_chk(((int)((uint)(((int)((uint)(c) * (uint)(rows)))) + (uint)(r))), out_len, 43, gok_err)] = in[gok_chk(((int)((uint)(((int)((uint)(r) * (uint)(cols)))) + (uint)(c))), in_len, 42, gok_err)];
-	}
-}
 __kernel void Twice(__global float* x, long x_len, __global int* y, long y_len, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i < x_len) {
-		x[gok_chk(i, x_len, 45, gok_err)] = gok_f_twice_float32(x[gok_chk(i, x_len, 44, gok_err)], gok_err);
+		x[gok_chk(i, x_len, 59, gok_err)] = gok_f_twice_float32(x[gok_chk(i, x_len, 58, gok_err)], gok_err);
 	}
 	if (i < y_len) {
-		y[gok_chk(i, y_len, 47, gok_err)] = gok_f_twice_int32(y[gok_chk(i, y_len, 46, gok_err)], gok_err);
+		y[gok_chk(i, y_len, 61, gok_err)] = gok_f_twice_int32(y[gok_chk(i, y_len, 60, gok_err)], gok_err);
 	}
+}
+int gok_f_mix(int v, int k, __global long* gok_err) {
+	return ((int)((uint)(((int)((uint)(((int)((uint)(v) * (uint)(1664525)))) + (uint)(1013904223)))) + (uint)(k)));
 }
 __kernel void Wrap(__global int* x, long x_len, __global int* out, long out_len, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i >= x_len) {
 		return;
 	}
-	int v = x[gok_chk(i, x_len, 48, gok_err)];
+	int v = x[gok_chk(i, x_len, 62, gok_err)];
 	int acc = 0;
 	{
 	long gok_n = ((long)3LL);
@@ -766,7 +1008,7 @@ __kernel void Wrap(__global int* x, long x_len, __global int* out, long out_len,
 		}
 		} while (0);
 	}
-	out[gok_chk(i, out_len, 49, gok_err)] = acc;
+	out[gok_chk(i, out_len, 63, gok_err)] = acc;
 }
 `,
 	DebugCUDA: `// Generated by gokernel from Go source; do not edit.
@@ -782,6 +1024,7 @@ __device__ inline long long gok_check(long long i, long long n, long long site, 
 	if (atomicCAS((unsigned long long*)&err[0], 0ULL, (unsigned long long)site) == 0ULL) { err[1] = i; err[2] = n; }
 	return 0;
 }
+extern __shared__ unsigned char gour_local[];
 __device__ inline float gok_f16_to_f32(unsigned short h) {
 	unsigned int sign = ((unsigned int)(h & 0x8000)) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
 	if (e == 0x1f) return __uint_as_float(sign | 0x7f800000u | (m << 13));
@@ -812,13 +1055,226 @@ __device__ inline unsigned short gok_f32_to_bf16(float f) {
 	u += 0x7fff + ((u >> 16) & 1);
 	return (unsigned short)(u >> 16);
 }
+typedef struct { float Lo; float Hi; } gok_s_Bounds;
+typedef struct { float Scale; float Shift; float Bias[4]; int N; long long Count; gok_s_Bounds Range; } gok_s_Affine;
 __device__ void gok_f_addTree_l1_l2(float* tile, long long tile_len, float* total, long long total_len, long long* gok_err);
+__device__ long long gok_f_total_l0(long long* s, long long s_len, long long* gok_err);
 __device__ long long gok_f_globalIndex(long long* gok_err);
+__device__ gok_s_Bounds gok_f_widen(gok_s_Bounds r, float d, long long* gok_err);
 __device__ float gok_f_twice_float32(float v, long long* gok_err);
 __device__ int gok_f_twice_int32(int v, long long* gok_err);
 __device__ int gok_f_mix(int v, int k, long long* gok_err);
-__device__ int gok_f_mix(int v, int k, long long* gok_err) {
-	return ((int)((unsigned int)(((int)((unsigned int)(((int)((unsigned int)(v) * (unsigned int)(1664525)))) + (unsigned int)(1013904223)))) + (unsigned int)(k)));
+extern "C" __global__ void Axpy(float a, float* x, long long x_len, float* y, long long y_len, long long* gok_err) {
+	long long i = GOK_GID(0);
+	if (i < y_len) {
+		y[gok_chk(i, y_len, 2, gok_err)] = (y[gok_chk(i, y_len, 2, gok_err)] + (a * x[gok_chk(i, x_len, 1, gok_err)]));
+	}
+}
+extern "C" __global__ void Fill_float32(float* x, long long x_len, float v, float step, long long* gok_err) {
+	long long i = GOK_GID(0);
+	if (i < x_len) {
+		x[gok_chk(i, x_len, 3, gok_err)] = (v + (((float)(i)) * step));
+	}
+}
+extern "C" __global__ void Fill_int32(int* x, long long x_len, int v, int step, long long* gok_err) {
+	long long i = GOK_GID(0);
+	if (i < x_len) {
+		x[gok_chk(i, x_len, 3, gok_err)] = ((int)((unsigned int)(v) + (unsigned int)(((int)((unsigned int)(((int)(i))) * (unsigned int)(step))))));
+	}
+}
+extern "C" __global__ void GroupSum(float* x, long long x_len, float* sums, long long sums_len, long long* gok_err) {
+	__shared__ float tile[64];
+	long long l = GOK_LID(0);
+	tile[gok_chk(l, 64, 5, gok_err)] = x[gok_chk(GOK_GID(0), x_len, 4, gok_err)];
+	__syncthreads();
+	{
+	long long s = ((long long)32LL);
+	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
+		if (l < s) {
+			tile[gok_chk(l, 64, 7, gok_err)] = (tile[gok_chk(l, 64, 7, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(s))), 64, 6, gok_err)]);
+		}
+		__syncthreads();
+	}
+	}
+	if (l == ((long long)0LL)) {
+		sums[gok_chk(GOK_GRP(0), sums_len, 9, gok_err)] = tile[gok_chk(((long long)0LL), 64, 8, gok_err)];
+	}
+}
+__device__ void gok_f_addTree_l1_l2(float* tile, long long tile_len, float* total, long long total_len, long long* gok_err) {
+	long long l = GOK_LID(0);
+	{
+	long long s = (tile_len / ((long long)2LL));
+	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
+		if (l < s) {
+			tile[gok_chk(l, tile_len, 14, gok_err)] = (tile[gok_chk(l, tile_len, 14, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(s))), tile_len, 13, gok_err)]);
+		}
+		__syncthreads();
+	}
+	}
+	if (l == ((long long)0LL)) {
+		atomicAdd((&total[gok_chk(((long long)0LL), total_len, 15, gok_err)]), tile[gok_chk(((long long)0LL), tile_len, 16, gok_err)]);
+	}
+	__syncthreads();
+}
+extern "C" __global__ void GroupSumByCall(float* x, long long x_len, float* sums, long long sums_len, long long* gok_err) {
+	__shared__ float tile[64];
+	__shared__ float total[1];
+	long long l = GOK_LID(0);
+	if (l == ((long long)0LL)) {
+		total[gok_chk(((long long)0LL), 1, 10, gok_err)] = 0.0f;
+	}
+	tile[gok_chk(l, 64, 12, gok_err)] = x[gok_chk(GOK_GID(0), x_len, 11, gok_err)];
+	__syncthreads();
+	gok_f_addTree_l1_l2(tile, 64, total, 1, gok_err);
+	if (l == ((long long)0LL)) {
+		sums[gok_chk(GOK_GRP(0), sums_len, 18, gok_err)] = total[gok_chk(((long long)0LL), 1, 17, gok_err)];
+	}
+}
+extern "C" __global__ void GroupSumNoBarrier(float* x, long long x_len, float* sums, long long sums_len, long long* gok_err) {
+	__shared__ float tile[64];
+	long long l = GOK_LID(0);
+	tile[gok_chk(l, 64, 20, gok_err)] = x[gok_chk(GOK_GID(0), x_len, 19, gok_err)];
+	{
+	long long s = ((long long)32LL);
+	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
+		if (l < s) {
+			tile[gok_chk(l, 64, 22, gok_err)] = (tile[gok_chk(l, 64, 22, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(s))), 64, 21, gok_err)]);
+		}
+		__syncthreads();
+	}
+	}
+	if (l == ((long long)0LL)) {
+		sums[gok_chk(GOK_GRP(0), sums_len, 24, gok_err)] = tile[gok_chk(((long long)0LL), 64, 23, gok_err)];
+	}
+}
+__device__ long long gok_f_total_l0(long long* s, long long s_len, long long* gok_err) {
+	long long t = 0;
+	{
+	long long gok_n = s_len;
+	for (long long i = 0; i < gok_n; i++) {
+		t = ((long long)((unsigned long long)(t) + (unsigned long long)(s[gok_chk(i, s_len, 32, gok_err)])));
+	}
+	}
+	return t;
+}
+extern "C" __global__ void GroupSumSized(float* x, long long x_len, float* sums, long long sums_len, long long* counts, long long counts_len, long long size, unsigned long long gok_tile_off, unsigned long long gok_seen_off, long long* gok_err) {
+	long long gok_tile_len = (long long)(size);
+	float* tile = (float*)(gour_local + gok_tile_off);
+	long long gok_seen_len = (long long)(size);
+	long long* seen = (long long*)(gour_local + gok_seen_off);
+	long long l = GOK_LID(0);
+	tile[gok_chk(l, gok_tile_len, 26, gok_err)] = x[gok_chk(GOK_GID(0), x_len, 25, gok_err)];
+	seen[gok_chk(l, gok_seen_len, 27, gok_err)] = ((long long)1LL);
+	__syncthreads();
+	{
+	long long s = (gok_tile_len / ((long long)2LL));
+	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
+		if (l < s) {
+			tile[gok_chk(l, gok_tile_len, 29, gok_err)] = (tile[gok_chk(l, gok_tile_len, 29, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(s))), gok_tile_len, 28, gok_err)]);
+		}
+		__syncthreads();
+	}
+	}
+	if (l == ((long long)0LL)) {
+		sums[gok_chk(GOK_GRP(0), sums_len, 31, gok_err)] = tile[gok_chk(((long long)0LL), gok_tile_len, 30, gok_err)];
+		counts[gok_chk(GOK_GRP(0), counts_len, 33, gok_err)] = gok_f_total_l0(seen, gok_seen_len, gok_err);
+	}
+}
+extern "C" __global__ void Halves(unsigned short* h, long long h_len, unsigned short* b, long long b_len, float a, long long* gok_err) {
+	long long i = GOK_GID(0);
+	if (i < h_len) {
+		h[gok_chk(i, h_len, 35, gok_err)] = gok_f32_to_f16((gok_f16_to_f32(h[gok_chk(i, h_len, 34, gok_err)]) * a));
+	}
+	if (i < b_len) {
+		b[gok_chk(i, b_len, 37, gok_err)] = gok_f32_to_bf16((gok_bf16_to_f32(b[gok_chk(i, b_len, 36, gok_err)]) + a));
+	}
+}
+extern "C" __global__ void Histogram(int* x, long long x_len, int* counts, long long counts_len, long long* gok_err) {
+	long long i = GOK_GID(0);
+	if (i < x_len) {
+		atomicAdd((&counts[gok_chk(x[gok_chk(i, x_len, 38, gok_err)], counts_len, 39, gok_err)]), 1);
+	}
+}
+__device__ long long gok_f_globalIndex(long long* gok_err) {
+	return GOK_GID(0);
+}
+extern "C" __global__ void Index(int* out, long long out_len, long long* gok_err) {
+	long long i = gok_f_globalIndex(gok_err);
+	if (i < out_len) {
+		out[gok_chk(i, out_len, 40, gok_err)] = ((int)(i));
+	}
+}
+extern "C" __global__ void Scale(float* x, long long x_len, long long* gok_err) {
+	long long i = GOK_GID(0);
+	if (i < x_len) {
+		x[gok_chk(i, x_len, 42, gok_err)] = ((x[gok_chk(i, x_len, 41, gok_err)] * 0.5f) + 1.0f);
+	}
+}
+extern "C" __global__ void Softmax(float* x, long long x_len, long long cols, long long* gok_err) {
+	long long row = GOK_GID(0);
+	if (((long long)((unsigned long long)(row) * (unsigned long long)(cols))) >= x_len) {
+		return;
+	}
+	long long base = ((long long)((unsigned long long)(row) * (unsigned long long)(cols)));
+	float m = x[gok_chk(base, x_len, 43, gok_err)];
+	{
+	long long j = ((long long)1LL);
+	for (; (j < cols); j++) {
+		m = fmaxf(m, x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 44, gok_err)]);
+	}
+	}
+	float sum = 0;
+	{
+	long long gok_n = cols;
+	for (long long j = 0; j < gok_n; j++) {
+		float e = expf((x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 45, gok_err)] - m));
+		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 46, gok_err)] = e;
+		sum = (sum + e);
+	}
+	}
+	{
+	long long gok_n = cols;
+	for (long long j = 0; j < gok_n; j++) {
+		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 47, gok_err)] = (x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 47, gok_err)] / sum);
+	}
+	}
+}
+extern "C" __global__ void Totals(unsigned int* x, long long x_len, long long* total, long long total_len, unsigned int* bits, long long bits_len, long long* gok_err) {
+	long long i = GOK_GID(0);
+	if (i < x_len) {
+		((long long)atomicAdd((unsigned long long*)((&total[gok_chk(((long long)0LL), total_len, 48, gok_err)])), (unsigned long long)((((long long)(x[gok_chk(i, x_len, 49, gok_err)])) << ((long long)20LL)))));
+		atomicOr((&bits[gok_chk(((long long)0LL), bits_len, 50, gok_err)]), x[gok_chk(i, x_len, 51, gok_err)]);
+	}
+}
+__device__ gok_s_Bounds gok_f_widen(gok_s_Bounds r, float d, long long* gok_err) {
+	r.Lo = (r.Lo - d);
+	r.Hi = (r.Hi + d);
+	return r;
+}
+extern "C" __global__ void Transform(gok_s_Affine a, float* x, long long x_len, float* y, long long y_len, long long* out, long long out_len, long long* gok_err) {
+	long long i = GOK_GID(0);
+	if (i >= ((long long)(a.N))) {
+		return;
+	}
+	gok_s_Affine b = a;
+	b.Shift = (b.Shift + b.Bias[gok_chk((i % ((long long)4LL)), 4, 52, gok_err)]);
+	gok_s_Bounds r = {0};
+	r.Lo = (r.Lo + b.Range.Lo);
+	r.Hi = b.Range.Hi;
+	b.Range = gok_f_widen(r, 0.5f, gok_err);
+	y[gok_chk(i, y_len, 54, gok_err)] = fminf(fmaxf(((b.Scale * x[gok_chk(i, x_len, 53, gok_err)]) + b.Shift), b.Range.Lo), b.Range.Hi);
+	if (i == ((long long)0LL)) {
+		out[gok_chk(((long long)0LL), out_len, 55, gok_err)] = ((long long)((unsigned long long)(a.Count) + (unsigned long long)(((long long)(a.N)))));
+	}
+}
+extern "C" __global__ void Transpose(float* in, long long in_len, float* out, long long out_len, int rows, int cols, long long* gok_err) {
+	int gok_t1 = ((int)(GOK_GID(0)));
+	int gok_t2 = ((int)(GOK_GID(1)));
+	int c = gok_t1;
+	int r = gok_t2;
+	if ((r < rows) && (c < cols)) {
+		out[gok_chk(((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r))), out_len, 57, gok_err)] = in[gok_chk(((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c))), in_len, 56, gok_err)];
+	}
 }
 __device__ int gok_f_twice_int32(int v, long long* gok_err) {
 	int two = 2;
@@ -828,167 +1284,24 @@ __device__ float gok_f_twice_float32(float v, long long* gok_err) {
 	float two = 2.0f;
 	return (v * two);
 }
-__device__ long long gok_f_globalIndex(long long* gok_err) {
-	return GOK_GID(0);
-}
-__device__ void gok_f_addTree_l1_l2(float* tile, long long tile_len, float* total, long long total_len, long long* gok_err) {
-	long long l = GOK_LID(0);
-	{
-	long long s = (tile_len / ((long long)2LL));
-	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
-		if (l < s) {
-			tile[gok_chk(l, tile_len, 13, gok_err)] = (tile[gok_chk(l, tile_len, 13, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(s))), tile_len, 12, gok_err)]);
-		}
-		__syncthreads();
-	}
-	}
-	if (l == ((long long)0LL)) {
-		atomicAdd((&total[gok_chk(((long long)0LL), total_len, 14, gok_err)]), tile[gok_chk(((long long)0LL), tile_len, 15, gok_err)]);
-	}
-	__syncthreads();
-}
-extern "C" __global__ void Axpy(float a, float* x, long long x_len, float* y, long long y_len, long long* gok_err) {
-	long long i = GOK_GID(0);
-	if (i < y_len) {
-		y[gok_chk(i, y_len, 2, gok_err)] = (y[gok_chk(i, y_len, 2, gok_err)] + (a * x[gok_chk(i, x_len, 1, gok_err)]));
-	}
-}
-extern "C" __global__ void GroupSum(float* x, long long x_len, float* sums, long long sums_len, long long* gok_err) {
-	__shared__ float tile[64];
-	long long l = GOK_LID(0);
-	tile[gok_chk(l, 64, 4, gok_err)] = x[gok_chk(GOK_GID(0), x_len, 3, gok_err)];
-	__syncthreads();
-	{
-	long long s = ((long long)32LL);
-	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
-		if (l < s) {
-			tile[gok_chk(l, 64, 6, gok_err)] = (tile[gok_chk(l, 64, 6, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(s))), 64, 5, gok_err)]);
-		}
-		__syncthreads();
-	}
-	}
-	if (l == ((long long)0LL)) {
-		sums[gok_chk(GOK_GRP(0), sums_len, 8, gok_err)] = tile[gok_chk(((long long)0LL), 64, 7, gok_err)];
-	}
-}
-extern "C" __global__ void GroupSumByCall(float* x, long long x_len, float* sums, long long sums_len, long long* gok_err) {
-	__shared__ float tile[64];
-	__shared__ float total[1];
-	long long l = GOK_LID(0);
-	if (l == ((long long)0LL)) {
-		total[gok_chk(((long long)0LL), 1, 9, gok_err)] = 0.0f;
-	}
-	tile[gok_chk(l, 64, 11, gok_err)] = x[gok_chk(GOK_GID(0), x_len, 10, gok_err)];
-	__syncthreads();
-	gok_f_addTree_l1_l2(tile, 64, total, 1, gok_err);
-	if (l == ((long long)0LL)) {
-		sums[gok_chk(GOK_GRP(0), sums_len, 17, gok_err)] = total[gok_chk(((long long)0LL), 1, 16, gok_err)];
-	}
-}
-extern "C" __global__ void GroupSumNoBarrier(float* x, long long x_len, float* sums, long long sums_len, long long* gok_err) {
-	__shared__ float tile[64];
-	long long l = GOK_LID(0);
-	tile[gok_chk(l, 64, 19, gok_err)] = x[gok_chk(GOK_GID(0), x_len, 18, gok_err)];
-	{
-	long long s = ((long long)32LL);
-	for (; (s > ((long long)0LL)); s = (s / ((long long)2LL))) {
-		if (l < s) {
-			tile[gok_chk(l, 64, 21, gok_err)] = (tile[gok_chk(l, 64, 21, gok_err)] + tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(s))), 64, 20, gok_err)]);
-		}
-		__syncthreads();
-	}
-	}
-	if (l == ((long long)0LL)) {
-		sums[gok_chk(GOK_GRP(0), sums_len, 23, gok_err)] = tile[gok_chk(((long long)0LL), 64, 22, gok_err)];
-	}
-}
-extern "C" __global__ void Halves(unsigned short* h, long long h_len, unsigned short* b, long long b_len, float a, long long* gok_err) {
-	long long i = GOK_GID(0);
-	if (i < h_len) {
-		h[gok_chk(i, h_len, 25, gok_err)] = gok_f32_to_f16((gok_f16_to_f32(h[gok_chk(i, h_len, 24, gok_err)]) * a));
-	}
-	if (i < b_len) {
-		b[gok_chk(i, b_len, 27, gok_err)] = gok_f32_to_bf16((gok_bf16_to_f32(b[gok_chk(i, b_len, 26, gok_err)]) + a));
-	}
-}
-extern "C" __global__ void Histogram(int* x, long long x_len, int* counts, long long counts_len, long long* gok_err) {
-	long long i = GOK_GID(0);
-	if (i < x_len) {
-		atomicAdd((&counts[gok_chk(x[gok_chk(i, x_len, 28, gok_err)], counts_len, 29, gok_err)]), 1);
-	}
-}
-extern "C" __global__ void Index(int* out, long long out_len, long long* gok_err) {
-	long long i = gok_f_globalIndex(gok_err);
-	if (i < out_len) {
-		out[gok_chk(i, out_len, 30, gok_err)] = ((int)(i));
-	}
-}
-extern "C" __global__ void Scale(float* x, long long x_len, long long* gok_err) {
-	long long i = GOK_GID(0);
-	if (i < x_len) {
-		x[gok_chk(i, x_len, 32, gok_err)] = ((x[gok_chk(i, x_len, 31, gok_err)] * 0.5f) + 1.0f);
-	}
-}
-extern "C" __global__ void Softmax(float* x, long long x_len, long long cols, long long* gok_err) {
-	long long row = GOK_GID(0);
-	if (((long long)((unsigned long long)(row) * (unsigned long long)(cols))) >= x_len) {
-		return;
-	}
-	long long base = ((long long)((unsigned long long)(row) * (unsigned long long)(cols)));
-	float m = x[gok_chk(base, x_len, 33, gok_err)];
-	{
-	long long j = ((long long)1LL);
-	for (; (j < cols); j++) {
-		m = fmaxf(m, x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 34, gok_err)]);
-	}
-	}
-	float sum = 0;
-	{
-	long long gok_n = cols;
-	for (long long j = 0; j < gok_n; j++) {
-		float e = expf((x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 35, gok_err)] - m));
-		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 36, gok_err)] = e;
-		sum = (sum + e);
-	}
-	}
-	{
-	long long gok_n = cols;
-	for (long long j = 0; j < gok_n; j++) {
-		x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 37, gok_err)] = (x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 37, gok_err)] / sum);
-	}
-	}
-}
-extern "C" __global__ void Totals(unsigned int* x, long long x_len, long long* total, long long total_len, unsigned int* bits, long long bits_len, long long* gok_err) {
-	long long i = GOK_GID(0);
-	if (i < x_len) {
-		((long long)atomicAdd((unsigned long long*)((&total[gok_chk(((long long)0LL), total_len, 38, gok_err)])), (unsigned long long)((((long long)(x[gok_chk(i, x_len, 39, gok_err)])) << ((long long)20LL)))));
-		atomicOr((&bits[gok_chk(((long long)0LL), bits_len, 40, gok_err)]), x[gok_chk(i, x_len, 41, gok_err)]);
-	}
-}
-extern "C" __global__ void Transpose(float* in, long long in_len, float* out, long long out_len, int rows, int cols, long long* gok_err) {
-	int gok_t7 = ((int)(GOK_GID(0)));
-	int gok_t8 = ((int)(GOK_GID(1)));
-	int c = gok_t7;
-	int r = gok_t8;
-	if ((r < rows) && (c < cols)) {
-		out[gok_chk(((int)((unsigned int)(((int)((unsigned int)(c) * (unsigned int)(rows)))) + (unsigned int)(r))), out_len, 43, gok_err)] = in[gok_chk(((int)((unsigned int)(((int)((unsigned int)(r) * (unsigned int)(cols)))) + (unsigned int)(c))), in_len, 42, gok_err)];
-	}
-}
 extern "C" __global__ void Twice(float* x, long long x_len, int* y, long long y_len, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i < x_len) {
-		x[gok_chk(i, x_len, 45, gok_err)] = gok_f_twice_float32(x[gok_chk(i, x_len, 44, gok_err)], gok_err);
+		x[gok_chk(i, x_len, 59, gok_err)] = gok_f_twice_float32(x[gok_chk(i, x_len, 58, gok_err)], gok_err);
 	}
 	if (i < y_len) {
-		y[gok_chk(i, y_len, 47, gok_err)] = gok_f_twice_int32(y[gok_chk(i, y_len, 46, gok_err)], gok_err);
+		y[gok_chk(i, y_len, 61, gok_err)] = gok_f_twice_int32(y[gok_chk(i, y_len, 60, gok_err)], gok_err);
 	}
+}
+__device__ int gok_f_mix(int v, int k, long long* gok_err) {
+	return ((int)((unsigned int)(((int)((unsigned int)(((int)((unsigned int)(v) * (unsigned int)(1664525)))) + (unsigned int)(1013904223)))) + (unsigned int)(k)));
 }
 extern "C" __global__ void Wrap(int* x, long long x_len, int* out, long long out_len, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i >= x_len) {
 		return;
 	}
-	int v = x[gok_chk(i, x_len, 48, gok_err)];
+	int v = x[gok_chk(i, x_len, 62, gok_err)];
 	int acc = 0;
 	{
 	long long gok_n = ((long long)3LL);
@@ -1007,7 +1320,7 @@ extern "C" __global__ void Wrap(int* x, long long x_len, int* out, long long out
 		}
 		} while (0);
 	}
-	out[gok_chk(i, out_len, 49, gok_err)] = acc;
+	out[gok_chk(i, out_len, 63, gok_err)] = acc;
 }
 `,
 }
@@ -1018,6 +1331,22 @@ func LaunchAxpy(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, a float32, x goke
 		return err
 	}
 	return k.Launch(q, r, gokernel.Value(a), x.Arg(), y.Arg())
+}
+
+// LaunchFill_float32 launches kernel Fill_float32 (k, from Module.Kernel) over r on q.
+func LaunchFill_float32(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, x gokernel.Slice[float32], v float32, step float32) error {
+	if err := gokernel.CheckKernel(k, "Fill_float32"); err != nil {
+		return err
+	}
+	return k.Launch(q, r, x.Arg(), gokernel.Value(v), gokernel.Value(step))
+}
+
+// LaunchFill_int32 launches kernel Fill_int32 (k, from Module.Kernel) over r on q.
+func LaunchFill_int32(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, x gokernel.Slice[int32], v int32, step int32) error {
+	if err := gokernel.CheckKernel(k, "Fill_int32"); err != nil {
+		return err
+	}
+	return k.Launch(q, r, x.Arg(), gokernel.Value(v), gokernel.Value(step))
 }
 
 // LaunchGroupSum launches kernel GroupSum (k, from Module.Kernel) over r on q.
@@ -1042,6 +1371,14 @@ func LaunchGroupSumNoBarrier(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, x go
 		return err
 	}
 	return k.Launch(q, r, x.Arg(), sums.Arg())
+}
+
+// LaunchGroupSumSized launches kernel GroupSumSized (k, from Module.Kernel) over r on q.
+func LaunchGroupSumSized(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, x gokernel.Slice[float32], sums gokernel.Slice[float32], counts gokernel.Slice[int64], size int) error {
+	if err := gokernel.CheckKernel(k, "GroupSumSized"); err != nil {
+		return err
+	}
+	return k.Launch(q, r, x.Arg(), sums.Arg(), counts.Arg(), gokernel.Value(size))
 }
 
 // LaunchHalves launches kernel Halves (k, from Module.Kernel) over r on q.
@@ -1090,6 +1427,14 @@ func LaunchTotals(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, x gokernel.Slic
 		return err
 	}
 	return k.Launch(q, r, x.Arg(), total.Arg(), bits.Arg())
+}
+
+// LaunchTransform launches kernel Transform (k, from Module.Kernel) over r on q.
+func LaunchTransform(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, a Affine, x gokernel.Slice[float32], y gokernel.Slice[float32], out gokernel.Slice[int64]) error {
+	if err := gokernel.CheckKernel(k, "Transform"); err != nil {
+		return err
+	}
+	return k.Launch(q, r, gokernel.Struct(a), x.Arg(), y.Arg(), out.Arg())
 }
 
 // LaunchTranspose launches kernel Transpose (k, from Module.Kernel) over r on q.

@@ -26,18 +26,22 @@
 //     µs a launch, and the enqueueing alone;
 //   - first use: with -first, this process's first use of a Go kernel,
 //     from the program manager made (the device, context and manager are
-//     reported apart) to the first launch of Axpy finished: the module's
-//     build (cold) or its load from gour's persistent device code cache
-//     (warm), the launch and a Finish. The cache is in SYCL_CACHE_DIR
-//     (default $XDG_CACHE_HOME/gour, else $HOME/.cache/gour;
-//     SYCL_CACHE_PERSISTENT=0 turns it off: package cache), so a script
-//     runs it in new processes with an empty SYCL_CACHE_DIR, then again.
+//     reported apart) to the first launch of Axpy finished: the build of
+//     Axpy's own source (cold) or its load from gour's persistent device
+//     code cache (warm), the launch and a Finish; then a second kernel's
+//     (Transpose's) build in the same process, whose device compiler is
+//     then started. With -whole the kernel is built from the module's
+//     whole source, as before kernels were built alone, for comparison.
+//     The cache is in SYCL_CACHE_DIR (default $XDG_CACHE_HOME/gour, else
+//     $HOME/.cache/gour; SYCL_CACHE_PERSISTENT=0 turns it off: package
+//     cache), so a script runs it in new processes with an empty
+//     SYCL_CACHE_DIR, then again.
 //
 // Every result is also printed as one line for scripts:
 //
 //	RESULT name=softmax size=4096x4096 go_us=… c_us=… ratio=… go_rate=… c_rate=… unit=GB/s …
 //	RESULT name=launch_axpy_1024 go_us=… c_us=… ratio=… go_enqueue_us=… c_enqueue_us=… …
-//	RESULT name=first_use total_ms=… kernel_ms=… launch_ms=… setup_ms=… manager_ms=… builds=… disk_hits=… …
+//	RESULT name=first_use total_ms=… kernel_ms=… launch_ms=… setup_ms=… manager_ms=… builds=… disk_hits=… … build=kernel source_bytes=… second_kernel_ms=… …
 //
 // with ratio = c_us/go_us (1 is as fast as C, more is faster) and c_us 0
 // where the C kernels do not build.
@@ -56,6 +60,6 @@
 // tutorial softmax and layer norm, and PyTorch's, at 4096×4096 float32).
 // Flags: -size full|small|tiny|auto, -only axpy,softmax,..., -rounds,
 // -round, -launch-iters (0 skips the launch cost), -launch-rounds,
-// -check (check only), -cpu, -first. GOUR_GOKERNEL_DEBUG=1 (gokernel's
+// -check (check only), -cpu, -first, -whole. GOUR_GOKERNEL_DEBUG=1 (gokernel's
 // bounds-checked variant) must not be set when timing.
 package main

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	_ "github.com/gour-dev/gour/adapters/all"
+	"github.com/gour-dev/gour/gokernel"
 	"github.com/gour-dev/gour/programmgr"
 	"github.com/gour-dev/gour/scripts/bench"
 	"github.com/gour-dev/gour/ur"
@@ -42,13 +43,14 @@ func main() {
 	flag.BoolVar(&o.cpu, "cpu", false, "check the Go kernels run on the CPU (gokernel.RunCPU) too: slow but at small sizes")
 	flag.BoolVar(&o.checkOnly, "check", false, "check every kernel's results and time nothing")
 	first := flag.Bool("first", false, "time this new process's first use of a Go kernel (build or disk-cache load, launch, Finish) and exit")
+	whole := flag.Bool("whole", false, "with -first, build the whole module's source for the kernel, as before kernels were built alone (for comparison)")
 	flag.Parse()
 	if *only != "" {
 		o.only = strings.Split(*only, ",")
 	}
 	var err error
 	if *first {
-		err = firstUse(os.Stdout)
+		err = firstUse(os.Stdout, *whole)
 	} else {
 		var dev *ur.Device
 		if dev, err = ur.DefaultDevice(); err == nil {
@@ -403,8 +405,21 @@ func (d *device) launchCost(w io.Writer, iters, rounds int) (string, error) {
 // launch and a Finish. The cache is the one the environment names
 // (SYCL_CACHE_DIR; SYCL_CACHE_PERSISTENT=0 turns it off), so run.sh runs
 // this in new processes with an empty cache (cold) and then again
-// (warm). It prints a RESULT line.
-func firstUse(w io.Writer) error {
+// (warm). It prints a RESULT line, with the size of the source built:
+// the kernel's own translation unit, or with whole the module's whole
+// source (every kernel), as Module.Kernel built before kernels were
+// built alone.
+func firstUse(w io.Writer, whole bool) error {
+	mod, build := kernels, "kernel"
+	if whole {
+		// The module as generated before spans: Kernel builds its whole
+		// source.
+		mod, build = &gokernel.Module{OpenCL: kernels.OpenCL, CUDA: kernels.CUDA, FP64: kernels.FP64, Int64Atomics: kernels.Int64Atomics,
+			DebugOpenCL: kernels.DebugOpenCL, DebugCUDA: kernels.DebugCUDA, DebugSites: kernels.DebugSites}, "module"
+		for _, k := range kernels.Kernels {
+			mod.Kernels = append(mod.Kernels, gokernel.KernelInfo{Name: k.Name, Params: k.Params, Needs: k.Needs})
+		}
+	}
 	t0 := time.Now()
 	dev, err := ur.DefaultDevice()
 	if err != nil {
@@ -447,12 +462,16 @@ func firstUse(w io.Writer) error {
 	}
 
 	t2 := time.Now()
-	k, err := kernels.Kernel(context.Background(), mgr, dev, "Axpy")
+	k, err := mod.Kernel(context.Background(), mgr, dev, "Axpy")
 	if err != nil {
 		return err
 	}
 	defer k.Release()
 	got := time.Since(t2)
+	src, err := mod.KernelSource("Axpy", dev.Backend(), false)
+	if err != nil {
+		return err
+	}
 	if err := LaunchAxpy(k, q, ur.Range1D(launchN).WithLocal(group), 2, slice(ptrs[0], launchN), slice(ptrs[1], launchN)); err != nil {
 		return err
 	}
@@ -469,10 +488,24 @@ func firstUse(w io.Writer) error {
 		return fmt.Errorf("the first Axpy left y = %v…%v, want 3", y[0], y[launchN-1])
 	}
 	st := mgr.Stats()
+	// A second kernel of the module, after the first: what a build costs
+	// once the device compiler is loaded and warm in the process (the
+	// first build pays its start too). The module's whole source has
+	// nothing more to build.
+	t3 := time.Now()
+	k2, err := mod.Kernel(context.Background(), mgr, dev, "Transpose")
+	if err != nil {
+		return err
+	}
+	second := time.Since(t3)
+	if err := k2.Release(); err != nil {
+		return err
+	}
 	ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-	fmt.Fprintf(w, "first use of a Go kernel on %s (%s): %.3f ms (the kernel %.3f, its launch and Finish %.3f); before it: device and context %.3f ms, program manager %.3f ms; builds %d, from gour's disk cache %d\n",
-		dev.Name(), dev.Backend(), ms(total), ms(got), ms(total-got), ms(setup), ms(mgrTime), st.Builds, st.DiskHits)
-	fmt.Fprintf(w, "RESULT name=first_use total_ms=%.3f kernel_ms=%.3f launch_ms=%.3f setup_ms=%.3f manager_ms=%.3f builds=%d disk_hits=%d kernels_in_module=%d backend=%s\n",
-		ms(total), ms(got), ms(total-got), ms(setup), ms(mgrTime), st.Builds, st.DiskHits, len(kernels.Kernels), dev.Backend())
+	fmt.Fprintf(w, "first use of a Go kernel on %s (%s): %.3f ms (the kernel %.3f, its launch and Finish %.3f); before it: device and context %.3f ms, program manager %.3f ms; builds %d, from gour's disk cache %d; built from the %s's source, %d bytes\n",
+		dev.Name(), dev.Backend(), ms(total), ms(got), ms(total-got), ms(setup), ms(mgrTime), st.Builds, st.DiskHits, build, len(src))
+	fmt.Fprintf(w, "then a second kernel (Transpose): %.3f ms\n", ms(second))
+	fmt.Fprintf(w, "RESULT name=first_use total_ms=%.3f kernel_ms=%.3f launch_ms=%.3f setup_ms=%.3f manager_ms=%.3f builds=%d disk_hits=%d kernels_in_module=%d build=%s source_bytes=%d second_kernel_ms=%.3f backend=%s\n",
+		ms(total), ms(got), ms(total-got), ms(setup), ms(mgrTime), st.Builds, st.DiskHits, len(kernels.Kernels), build, len(src), ms(second), dev.Backend())
 	return nil
 }

@@ -2,13 +2,14 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gour-dev/gour/gokernel"
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 	"github.com/gour-dev/gour/ur"
 )
 
@@ -67,14 +68,33 @@ func TestFirstUse(t *testing.T) {
 	if def, err := ur.DefaultDevice(); err != nil || def.Backend() == "level_zero" {
 		t.Skip("the default device runs no kernels of its own")
 	}
-	var out bytes.Buffer
-	if err := firstUse(&out); err != nil {
-		t.Fatal(err)
+	sizes := map[bool]int{}
+	for _, whole := range []bool{false, true} {
+		var out bytes.Buffer
+		if err := firstUse(&out, whole); err != nil {
+			t.Fatal(err)
+		}
+		t.Log("\n" + out.String())
+		line := out.String()[strings.Index(out.String(), "RESULT"):]
+		if !strings.HasPrefix(line, "RESULT name=first_use total_ms=") || !strings.Contains(line, pick(whole, "build=module ", "build=kernel ")) {
+			t.Fatalf("no RESULT line of the %s's build in\n%s", pick(whole, "module", "kernel"), out.String())
+		}
+		_, after, _ := strings.Cut(line, "source_bytes=")
+		n := 0
+		fmt.Sscanf(after, "%d", &n)
+		sizes[whole] = n
 	}
-	t.Log("\n" + out.String())
-	if !strings.Contains(out.String(), "RESULT name=first_use total_ms=") {
-		t.Errorf("no RESULT line in\n%s", out.String())
+	// The kernel alone is a fraction of the module.
+	if sizes[false] <= 0 || sizes[false] >= sizes[true] {
+		t.Errorf("Axpy's own source is %d bytes, the module's %d", sizes[false], sizes[true])
 	}
+}
+
+func pick[T any](c bool, a, b T) T {
+	if c {
+		return a
+	}
+	return b
 }
 
 // ownKernelsDevice is the first selected device that runs kernels of its

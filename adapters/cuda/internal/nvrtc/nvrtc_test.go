@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gour-dev/gour/internal/testenv"
+	"github.com/gour-dev/gour/internal/harness/testenv"
 )
 
 var (

@@ -15,15 +15,24 @@ var Module = &gokernel.Module{
 	FP64:         false,
 	Int64Atomics: false,
 	Kernels: []gokernel.KernelInfo{
-		{Name: "BiasGELU", Params: []gokernel.Param{{Name: "h", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "bias", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "n", Slice: false, Type: dtype.Int64, Go: "int"}}},
-		{Name: "Embed", Params: []gokernel.Param{{Name: "ids", Slice: true, Type: dtype.Int32, Go: "int32"}, {Name: "wte", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "wpe", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "pos0", Slice: false, Type: dtype.Int64, Go: "int"}}},
-		{Name: "FromBF16", Params: []gokernel.Param{{Name: "h", Slice: true, Type: dtype.BFloat16, Go: "kern.BFloat16"}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}}},
-		{Name: "FromF16", Params: []gokernel.Param{{Name: "h", Slice: true, Type: dtype.Float16, Go: "kern.Float16"}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}}},
-		{Name: "LayerNorm", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "d", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "bias", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "w", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "b", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "add", Slice: false, Type: dtype.Uint8, Go: "bool"}, {Name: "eps", Slice: false, Type: dtype.Float32, Go: "float32"}}},
-		{Name: "Softmax", Params: []gokernel.Param{{Name: "att", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "l", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "blk", Slice: false, Type: dtype.Int64, Go: "int"}}},
-		{Name: "SplitQKV", Params: []gokernel.Param{{Name: "qkv", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "bias", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "kc", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "vc", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "heads", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "lmax", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "pos0", Slice: false, Type: dtype.Int64, Go: "int"}}},
-		{Name: "ToBF16", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "h", Slice: true, Type: dtype.BFloat16, Go: "kern.BFloat16"}, {Name: "cols", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "ldx", Slice: false, Type: dtype.Int64, Go: "int"}}},
-		{Name: "ToF16", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "h", Slice: true, Type: dtype.Float16, Go: "kern.Float16"}, {Name: "cols", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "ldx", Slice: false, Type: dtype.Int64, Go: "int"}}},
+		{Name: "BiasGELU", Params: []gokernel.Param{{Name: "h", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "bias", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "n", Slice: false, Type: dtype.Int64, Go: "int"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 546, 1287, 1585}, CUDA: []int{0, 625, 2339, 2639}, DebugOpenCL: []int{0, 877, 1666, 2075}, DebugCUDA: []int{0, 968, 2722, 3129}}},
+		{Name: "Embed", Params: []gokernel.Param{{Name: "ids", Slice: true, Type: dtype.Int32, Go: "int32"}, {Name: "wte", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "wpe", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "pos0", Slice: false, Type: dtype.Int64, Go: "int"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 546, 1585, 2135}, CUDA: []int{0, 625, 2639, 3372}, DebugOpenCL: []int{0, 877, 2075, 2767}, DebugCUDA: []int{0, 968, 3129, 4000}}},
+		{Name: "FromBF16", Params: []gokernel.Param{{Name: "h", Slice: true, Type: dtype.BFloat16, Go: "kern.BFloat16"}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 1073, 2135, 2314}, CUDA: []int{0, 2085, 3372, 3555}, DebugOpenCL: []int{0, 1404, 2767, 3026}, DebugCUDA: []int{0, 2428, 4000, 4259}}},
+		{Name: "FromF16", Params: []gokernel.Param{{Name: "h", Slice: true, Type: dtype.Float16, Go: "kern.Float16"}, {Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 1073, 2314, 2491}, CUDA: []int{0, 2085, 3555, 3736}, DebugOpenCL: []int{0, 1404, 3026, 3285}, DebugCUDA: []int{0, 2428, 4259, 4518}}},
+		{Name: "LayerNorm", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "d", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "bias", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "w", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "b", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "add", Slice: false, Type: dtype.Uint8, Go: "bool"}, {Name: "eps", Slice: false, Type: dtype.Float32, Go: "float32"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 546, 1147, 1217, 2491, 4168}, CUDA: []int{0, 625, 2183, 2261, 3736, 5598}, DebugOpenCL: []int{0, 877, 1478, 1572, 3285, 5452}, DebugCUDA: []int{0, 968, 2526, 2624, 4518, 6862}}},
+		{Name: "Softmax", Params: []gokernel.Param{{Name: "att", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "l", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "blk", Slice: false, Type: dtype.Int64, Go: "int"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 546, 1073, 1287, 2491, 2994, 4168, 6778}, CUDA: []int{0, 625, 2085, 2339, 3736, 4187, 5598, 9012}, DebugOpenCL: []int{0, 877, 1404, 1666, 3285, 3972, 5452, 8711}, DebugCUDA: []int{0, 968, 2428, 2722, 4518, 5149, 6862, 10917}}},
+		{Name: "SplitQKV", Params: []gokernel.Param{{Name: "qkv", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "bias", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "kc", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "vc", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "heads", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "lmax", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "pos0", Slice: false, Type: dtype.Int64, Go: "int"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 546, 6778, 8145}, CUDA: []int{0, 625, 9012, 11076}, DebugOpenCL: []int{0, 877, 8711, 10382}, DebugCUDA: []int{0, 968, 10917, 13281}}},
+		{Name: "ToBF16", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "h", Slice: true, Type: dtype.BFloat16, Go: "kern.BFloat16"}, {Name: "cols", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "ldx", Slice: false, Type: dtype.Int64, Go: "int"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 1073, 8145, 8427}, CUDA: []int{0, 2085, 11076, 11434}, DebugOpenCL: []int{0, 1404, 10382, 10746}, DebugCUDA: []int{0, 2428, 13281, 13717}}},
+		{Name: "ToF16", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "h", Slice: true, Type: dtype.Float16, Go: "kern.Float16"}, {Name: "cols", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "ldx", Slice: false, Type: dtype.Int64, Go: "int"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 1073, 8427, 8707}, CUDA: []int{0, 2085, 11434, 11790}, DebugOpenCL: []int{0, 1404, 10746, 11108}, DebugCUDA: []int{0, 2428, 13717, 14151}}},
 	},
 	OpenCL: `// Generated by gokernel from Go source; do not edit.
 static inline float gok_atomic_add_f32(volatile __global float* p, float v) {
@@ -53,40 +62,6 @@ static inline ushort gok_f32_to_bf16(float f) {
 static inline long gok_min_long(long a, long b) { return a < b ? a : b; }
 float gok_f_groupSum_l1(__local float* tile, long tile_len, float v);
 float gok_f_groupMax_l1(__local float* tile, long tile_len, float v);
-float gok_f_groupMax_l1(__local float* tile, long tile_len, float v) {
-	long l = ((long)get_local_id(0));
-	tile[l] = v;
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	{
-	long st = ((long)128LL);
-	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
-		if (l < st) {
-			tile[l] = fmax(tile[l], tile[((long)((ulong)(l) + (ulong)(st)))]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	}
-	}
-	float m = tile[((long)0LL)];
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	return m;
-}
-float gok_f_groupSum_l1(__local float* tile, long tile_len, float v) {
-	long l = ((long)get_local_id(0));
-	tile[l] = v;
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	{
-	long st = ((long)128LL);
-	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
-		if (l < st) {
-			tile[l] = (tile[l] + tile[((long)((ulong)(l) + (ulong)(st)))]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	}
-	}
-	float s = tile[((long)0LL)];
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	return s;
-}
 __kernel void BiasGELU(__global float* h, long h_len, __global float* bias, long bias_len, long n) {
 	long i = ((long)get_global_id(0));
 	if (i >= h_len) {
@@ -117,6 +92,23 @@ __kernel void FromF16(__global ushort* h, long h_len, __global float* x, long x_
 	if (i < x_len) {
 		x[i] = gok_f16_to_f32(h[i]);
 	}
+}
+float gok_f_groupSum_l1(__local float* tile, long tile_len, float v) {
+	long l = ((long)get_local_id(0));
+	tile[l] = v;
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	{
+	long st = ((long)128LL);
+	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
+		if (l < st) {
+			tile[l] = (tile[l] + tile[((long)((ulong)(l) + (ulong)(st)))]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	float s = tile[((long)0LL)];
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	return s;
 }
 __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d_len, __global float* bias, long bias_len, __global float* w, long w_len, __global float* b, long b_len, __global float* y, long y_len, long c, uchar add_arg, float eps) {
 	bool add = add_arg != 0;
@@ -151,6 +143,23 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 		y[((long)((ulong)(base) + (ulong)(j)))] = (((((x[((long)((ulong)(base) + (ulong)(j)))] - mean)) * inv) * w[j]) + b[j]);
 	}
 	}
+}
+float gok_f_groupMax_l1(__local float* tile, long tile_len, float v) {
+	long l = ((long)get_local_id(0));
+	tile[l] = v;
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	{
+	long st = ((long)128LL);
+	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
+		if (l < st) {
+			tile[l] = fmax(tile[l], tile[((long)((ulong)(l) + (ulong)(st)))]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	float m = tile[((long)0LL)];
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	return m;
 }
 __kernel void Softmax(__global float* att, long att_len, long t, long l, long blk) {
 	__local float tile[256];
@@ -225,19 +234,19 @@ __kernel void SplitQKV(__global float* qkv, long qkv_len, __global float* bias, 
 	if (i >= (qkv_len / ((long)3LL))) {
 		return;
 	}
-	long gok_t3 = (i / c);
-	long gok_t4 = (i % c);
-	long r = gok_t3;
-	long j = gok_t4;
-	long gok_t5 = (r / t);
-	long gok_t6 = (r % t);
-	long seq = gok_t5;
-	long tok = gok_t6;
+	long gok_t1 = (i / c);
+	long gok_t2 = (i % c);
+	long r = gok_t1;
+	long j = gok_t2;
+	long gok_t3 = (r / t);
+	long gok_t4 = (r % t);
+	long seq = gok_t3;
+	long tok = gok_t4;
 	long hd = (c / heads);
-	long gok_t7 = (j / hd);
-	long gok_t8 = (j % hd);
-	long h = gok_t7;
-	long e = gok_t8;
+	long gok_t5 = (j / hd);
+	long gok_t6 = (j % hd);
+	long h = gok_t5;
+	long e = gok_t6;
 	long row = ((long)((ulong)(((long)((ulong)(r) * (ulong)(((long)3LL))))) * (ulong)(c)));
 	qkv[((long)((ulong)(row) + (ulong)(j)))] = (qkv[((long)((ulong)(row) + (ulong)(j)))] + bias[j]);
 	long at = ((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(seq) * (ulong)(heads)))) + (ulong)(h))))) * (ulong)(lmax)))) + (ulong)(pos0)))) + (ulong)(tok))))) * (ulong)(hd)))) + (ulong)(e)));
@@ -297,22 +306,36 @@ __device__ inline unsigned short gok_f32_to_bf16(float f) {
 __device__ inline long long gok_min_long_long(long long a, long long b) { return a < b ? a : b; }
 __device__ float gok_f_groupSum_l1(float* tile, long long tile_len, float v);
 __device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v);
-__device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v) {
-	long long l = GOK_LID(0);
-	tile[l] = v;
-	__syncthreads();
-	{
-	long long st = ((long long)128LL);
-	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
-		if (l < st) {
-			tile[l] = fmaxf(tile[l], tile[((long long)((unsigned long long)(l) + (unsigned long long)(st)))]);
-		}
-		__syncthreads();
+extern "C" __global__ void BiasGELU(float* h, long long h_len, float* bias, long long bias_len, long long n) {
+	long long i = GOK_GID(0);
+	if (i >= h_len) {
+		return;
 	}
+	float x = (h[i] + bias[(i % n)]);
+	h[i] = ((0.5f * x) * ((1.0f + tanhf((0.7978846f * ((x + (((0.044715f * x) * x) * x))))))));
+}
+extern "C" __global__ void Embed(int* ids, long long ids_len, float* wte, long long wte_len, float* wpe, long long wpe_len, float* x, long long x_len, long long c, long long t, long long pos0) {
+	long long i = GOK_GID(0);
+	if (i >= x_len) {
+		return;
 	}
-	float m = tile[((long long)0LL)];
-	__syncthreads();
-	return m;
+	long long gok_t1 = (i / c);
+	long long gok_t2 = (i % c);
+	long long r = gok_t1;
+	long long j = gok_t2;
+	x[i] = (wte[((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)(ids[r]))) * (unsigned long long)(c)))) + (unsigned long long)(j)))] + wpe[((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(pos0) + (unsigned long long)((r % t)))))) * (unsigned long long)(c)))) + (unsigned long long)(j)))]);
+}
+extern "C" __global__ void FromBF16(unsigned short* h, long long h_len, float* x, long long x_len) {
+	long long i = GOK_GID(0);
+	if (i < x_len) {
+		x[i] = gok_bf16_to_f32(h[i]);
+	}
+}
+extern "C" __global__ void FromF16(unsigned short* h, long long h_len, float* x, long long x_len) {
+	long long i = GOK_GID(0);
+	if (i < x_len) {
+		x[i] = gok_f16_to_f32(h[i]);
+	}
 }
 __device__ float gok_f_groupSum_l1(float* tile, long long tile_len, float v) {
 	long long l = GOK_LID(0);
@@ -330,37 +353,6 @@ __device__ float gok_f_groupSum_l1(float* tile, long long tile_len, float v) {
 	float s = tile[((long long)0LL)];
 	__syncthreads();
 	return s;
-}
-extern "C" __global__ void BiasGELU(float* h, long long h_len, float* bias, long long bias_len, long long n) {
-	long long i = GOK_GID(0);
-	if (i >= h_len) {
-		return;
-	}
-	float x = (h[i] + bias[(i % n)]);
-	h[i] = ((0.5f * x) * ((1.0f + tanhf((0.7978846f * ((x + (((0.044715f * x) * x) * x))))))));
-}
-extern "C" __global__ void Embed(int* ids, long long ids_len, float* wte, long long wte_len, float* wpe, long long wpe_len, float* x, long long x_len, long long c, long long t, long long pos0) {
-	long long i = GOK_GID(0);
-	if (i >= x_len) {
-		return;
-	}
-	long long gok_t9 = (i / c);
-	long long gok_t10 = (i % c);
-	long long r = gok_t9;
-	long long j = gok_t10;
-	x[i] = (wte[((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)(ids[r]))) * (unsigned long long)(c)))) + (unsigned long long)(j)))] + wpe[((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(pos0) + (unsigned long long)((r % t)))))) * (unsigned long long)(c)))) + (unsigned long long)(j)))]);
-}
-extern "C" __global__ void FromBF16(unsigned short* h, long long h_len, float* x, long long x_len) {
-	long long i = GOK_GID(0);
-	if (i < x_len) {
-		x[i] = gok_bf16_to_f32(h[i]);
-	}
-}
-extern "C" __global__ void FromF16(unsigned short* h, long long h_len, float* x, long long x_len) {
-	long long i = GOK_GID(0);
-	if (i < x_len) {
-		x[i] = gok_f16_to_f32(h[i]);
-	}
 }
 extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long long d_len, float* bias, long long bias_len, float* w, long long w_len, float* b, long long b_len, float* y, long long y_len, long long c, unsigned char add_arg, float eps) {
 	bool add = add_arg != 0;
@@ -395,6 +387,23 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 		y[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] = (((((x[((long long)((unsigned long long)(base) + (unsigned long long)(j)))] - mean)) * inv) * w[j]) + b[j]);
 	}
 	}
+}
+__device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v) {
+	long long l = GOK_LID(0);
+	tile[l] = v;
+	__syncthreads();
+	{
+	long long st = ((long long)128LL);
+	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
+		if (l < st) {
+			tile[l] = fmaxf(tile[l], tile[((long long)((unsigned long long)(l) + (unsigned long long)(st)))]);
+		}
+		__syncthreads();
+	}
+	}
+	float m = tile[((long long)0LL)];
+	__syncthreads();
+	return m;
 }
 extern "C" __global__ void Softmax(float* att, long long att_len, long long t, long long l, long long blk) {
 	__shared__ float tile[256];
@@ -469,19 +478,19 @@ extern "C" __global__ void SplitQKV(float* qkv, long long qkv_len, float* bias, 
 	if (i >= (qkv_len / ((long long)3LL))) {
 		return;
 	}
-	long long gok_t11 = (i / c);
-	long long gok_t12 = (i % c);
-	long long r = gok_t11;
-	long long j = gok_t12;
-	long long gok_t13 = (r / t);
-	long long gok_t14 = (r % t);
-	long long seq = gok_t13;
-	long long tok = gok_t14;
+	long long gok_t1 = (i / c);
+	long long gok_t2 = (i % c);
+	long long r = gok_t1;
+	long long j = gok_t2;
+	long long gok_t3 = (r / t);
+	long long gok_t4 = (r % t);
+	long long seq = gok_t3;
+	long long tok = gok_t4;
 	long long hd = (c / heads);
-	long long gok_t15 = (j / hd);
-	long long gok_t16 = (j % hd);
-	long long h = gok_t15;
-	long long e = gok_t16;
+	long long gok_t5 = (j / hd);
+	long long gok_t6 = (j % hd);
+	long long h = gok_t5;
+	long long e = gok_t6;
 	long long row = ((long long)((unsigned long long)(((long long)((unsigned long long)(r) * (unsigned long long)(((long long)3LL))))) * (unsigned long long)(c)));
 	qkv[((long long)((unsigned long long)(row) + (unsigned long long)(j)))] = (qkv[((long long)((unsigned long long)(row) + (unsigned long long)(j)))] + bias[j]);
 	long long at = ((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(seq) * (unsigned long long)(heads)))) + (unsigned long long)(h))))) * (unsigned long long)(lmax)))) + (unsigned long long)(pos0)))) + (unsigned long long)(tok))))) * (unsigned long long)(hd)))) + (unsigned long long)(e)));
@@ -559,6 +568,7 @@ extern "C" __global__ void ToF16(float* x, long long x_len, unsigned short* h, l
 		"kernels.go:192:3",
 	},
 	DebugOpenCL: `// Generated by gokernel from Go source; do not edit.
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 static inline float gok_atomic_add_f32(volatile __global float* p, float v) {
 	union { uint u; float f; } old, nw;
 	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __global uint*)p, old.u, nw.u) != old.u);
@@ -569,7 +579,6 @@ static inline float gok_atomic_add_f32_local(volatile __local float* p, float v)
 	do { old.f = *p; nw.f = old.f + v; } while (atomic_cmpxchg((volatile __local uint*)p, old.u, nw.u) != old.u);
 	return old.f;
 }
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #define gok_chk(i, n, site, err) gok_check((long)(i), (long)(n), site, err)
 static inline long gok_check(long i, long n, long site, __global long* err) {
 	if (i >= 0 && i < n) return i;
@@ -593,22 +602,36 @@ static inline ushort gok_f32_to_bf16(float f) {
 static inline long gok_min_long(long a, long b) { return a < b ? a : b; }
 float gok_f_groupSum_l1(__local float* tile, long tile_len, float v, __global long* gok_err);
 float gok_f_groupMax_l1(__local float* tile, long tile_len, float v, __global long* gok_err);
-float gok_f_groupMax_l1(__local float* tile, long tile_len, float v, __global long* gok_err) {
-	long l = ((long)get_local_id(0));
-	tile[gok_chk(l, tile_len, 30, gok_err)] = v;
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	{
-	long st = ((long)128LL);
-	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
-		if (l < st) {
-			tile[gok_chk(l, tile_len, 33, gok_err)] = fmax(tile[gok_chk(l, tile_len, 31, gok_err)], tile[gok_chk(((long)((ulong)(l) + (ulong)(st))), tile_len, 32, gok_err)]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+__kernel void BiasGELU(__global float* h, long h_len, __global float* bias, long bias_len, long n, __global long* gok_err) {
+	long i = ((long)get_global_id(0));
+	if (i >= h_len) {
+		return;
 	}
+	float x = (h[gok_chk(i, h_len, 1, gok_err)] + bias[gok_chk((i % n), bias_len, 2, gok_err)]);
+	h[gok_chk(i, h_len, 3, gok_err)] = ((0.5f * x) * ((1.0f + tanh((0.7978846f * ((x + (((0.044715f * x) * x) * x))))))));
+}
+__kernel void Embed(__global int* ids, long ids_len, __global float* wte, long wte_len, __global float* wpe, long wpe_len, __global float* x, long x_len, long c, long t, long pos0, __global long* gok_err) {
+	long i = ((long)get_global_id(0));
+	if (i >= x_len) {
+		return;
 	}
-	float m = tile[gok_chk(((long)0LL), tile_len, 34, gok_err)];
-	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-	return m;
+	long gok_t1 = (i / c);
+	long gok_t2 = (i % c);
+	long r = gok_t1;
+	long j = gok_t2;
+	x[gok_chk(i, x_len, 7, gok_err)] = (wte[gok_chk(((long)((ulong)(((long)((ulong)(((long)(ids[gok_chk(r, ids_len, 4, gok_err)]))) * (ulong)(c)))) + (ulong)(j))), wte_len, 5, gok_err)] + wpe[gok_chk(((long)((ulong)(((long)((ulong)((((long)((ulong)(pos0) + (ulong)((r % t)))))) * (ulong)(c)))) + (ulong)(j))), wpe_len, 6, gok_err)]);
+}
+__kernel void FromBF16(__global ushort* h, long h_len, __global float* x, long x_len, __global long* gok_err) {
+	long i = ((long)get_global_id(0));
+	if (i < x_len) {
+		x[gok_chk(i, x_len, 9, gok_err)] = gok_bf16_to_f32(h[gok_chk(i, h_len, 8, gok_err)]);
+	}
+}
+__kernel void FromF16(__global ushort* h, long h_len, __global float* x, long x_len, __global long* gok_err) {
+	long i = ((long)get_global_id(0));
+	if (i < x_len) {
+		x[gok_chk(i, x_len, 11, gok_err)] = gok_f16_to_f32(h[gok_chk(i, h_len, 10, gok_err)]);
+	}
 }
 float gok_f_groupSum_l1(__local float* tile, long tile_len, float v, __global long* gok_err) {
 	long l = ((long)get_local_id(0));
@@ -626,37 +649,6 @@ float gok_f_groupSum_l1(__local float* tile, long tile_len, float v, __global lo
 	float s = tile[gok_chk(((long)0LL), tile_len, 19, gok_err)];
 	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	return s;
-}
-__kernel void BiasGELU(__global float* h, long h_len, __global float* bias, long bias_len, long n, __global long* gok_err) {
-	long i = ((long)get_global_id(0));
-	if (i >= h_len) {
-		return;
-	}
-	float x = (h[gok_chk(i, h_len, 1, gok_err)] + bias[gok_chk((i % n), bias_len, 2, gok_err)]);
-	h[gok_chk(i, h_len, 3, gok_err)] = ((0.5f * x) * ((1.0f + tanh((0.7978846f * ((x + (((0.044715f * x) * x) * x))))))));
-}
-__kernel void Embed(__global int* ids, long ids_len, __global float* wte, long wte_len, __global float* wpe, long wpe_len, __global float* x, long x_len, long c, long t, long pos0, __global long* gok_err) {
-	long i = ((long)get_global_id(0));
-	if (i >= x_len) {
-		return;
-	}
-	long gok_t17 = (i / c);
-	long gok_t18 = (i % c);
-	long r = gok_t17;
-	long j = gok_t18;
-	x[gok_chk(i, x_len, 7, gok_err)] = (wte[gok_chk(((long)((ulong)(((long)((ulong)(((long)(ids[gok_chk(r, ids_len, 4, gok_err)]))) * (ulong)(c)))) + (ulong)(j))), wte_len, 5, gok_err)] + wpe[gok_chk(((long)((ulong)(((long)((ulong)((((long)((ulong)(pos0) + (ulong)((r % t)))))) * (ulong)(c)))) + (ulong)(j))), wpe_len, 6, gok_err)]);
-}
-__kernel void FromBF16(__global ushort* h, long h_len, __global float* x, long x_len, __global long* gok_err) {
-	long i = ((long)get_global_id(0));
-	if (i < x_len) {
-		x[gok_chk(i, x_len, 9, gok_err)] = gok_bf16_to_f32(h[gok_chk(i, h_len, 8, gok_err)]);
-	}
-}
-__kernel void FromF16(__global ushort* h, long h_len, __global float* x, long x_len, __global long* gok_err) {
-	long i = ((long)get_global_id(0));
-	if (i < x_len) {
-		x[gok_chk(i, x_len, 11, gok_err)] = gok_f16_to_f32(h[gok_chk(i, h_len, 10, gok_err)]);
-	}
 }
 __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d_len, __global float* bias, long bias_len, __global float* w, long w_len, __global float* b, long b_len, __global float* y, long y_len, long c, uchar add_arg, float eps, __global long* gok_err) {
 	bool add = add_arg != 0;
@@ -691,6 +683,23 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 		y[gok_chk(((long)((ulong)(base) + (ulong)(j))), y_len, 24, gok_err)] = (((((x[gok_chk(((long)((ulong)(base) + (ulong)(j))), x_len, 21, gok_err)] - mean)) * inv) * w[gok_chk(j, w_len, 22, gok_err)]) + b[gok_chk(j, b_len, 23, gok_err)]);
 	}
 	}
+}
+float gok_f_groupMax_l1(__local float* tile, long tile_len, float v, __global long* gok_err) {
+	long l = ((long)get_local_id(0));
+	tile[gok_chk(l, tile_len, 30, gok_err)] = v;
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	{
+	long st = ((long)128LL);
+	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
+		if (l < st) {
+			tile[gok_chk(l, tile_len, 33, gok_err)] = fmax(tile[gok_chk(l, tile_len, 31, gok_err)], tile[gok_chk(((long)((ulong)(l) + (ulong)(st))), tile_len, 32, gok_err)]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	}
+	}
+	float m = tile[gok_chk(((long)0LL), tile_len, 34, gok_err)];
+	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+	return m;
 }
 __kernel void Softmax(__global float* att, long att_len, long t, long l, long blk, __global long* gok_err) {
 	__local float tile[256];
@@ -765,19 +774,19 @@ __kernel void SplitQKV(__global float* qkv, long qkv_len, __global float* bias, 
 	if (i >= (qkv_len / ((long)3LL))) {
 		return;
 	}
-	long gok_t19 = (i / c);
-	long gok_t20 = (i % c);
-	long r = gok_t19;
-	long j = gok_t20;
-	long gok_t21 = (r / t);
-	long gok_t22 = (r % t);
-	long seq = gok_t21;
-	long tok = gok_t22;
+	long gok_t1 = (i / c);
+	long gok_t2 = (i % c);
+	long r = gok_t1;
+	long j = gok_t2;
+	long gok_t3 = (r / t);
+	long gok_t4 = (r % t);
+	long seq = gok_t3;
+	long tok = gok_t4;
 	long hd = (c / heads);
-	long gok_t23 = (j / hd);
-	long gok_t24 = (j % hd);
-	long h = gok_t23;
-	long e = gok_t24;
+	long gok_t5 = (j / hd);
+	long gok_t6 = (j % hd);
+	long h = gok_t5;
+	long e = gok_t6;
 	long row = ((long)((ulong)(((long)((ulong)(r) * (ulong)(((long)3LL))))) * (ulong)(c)));
 	qkv[gok_chk(((long)((ulong)(row) + (ulong)(j))), qkv_len, 45, gok_err)] = (qkv[gok_chk(((long)((ulong)(row) + (ulong)(j))), qkv_len, 45, gok_err)] + bias[gok_chk(j, bias_len, 44, gok_err)]);
 	long at = ((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(seq) * (ulong)(heads)))) + (ulong)(h))))) * (ulong)(lmax)))) + (ulong)(pos0)))) + (ulong)(tok))))) * (ulong)(hd)))) + (ulong)(e)));
@@ -843,22 +852,36 @@ __device__ inline unsigned short gok_f32_to_bf16(float f) {
 __device__ inline long long gok_min_long_long(long long a, long long b) { return a < b ? a : b; }
 __device__ float gok_f_groupSum_l1(float* tile, long long tile_len, float v, long long* gok_err);
 __device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v, long long* gok_err);
-__device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v, long long* gok_err) {
-	long long l = GOK_LID(0);
-	tile[gok_chk(l, tile_len, 30, gok_err)] = v;
-	__syncthreads();
-	{
-	long long st = ((long long)128LL);
-	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
-		if (l < st) {
-			tile[gok_chk(l, tile_len, 33, gok_err)] = fmaxf(tile[gok_chk(l, tile_len, 31, gok_err)], tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(st))), tile_len, 32, gok_err)]);
-		}
-		__syncthreads();
+extern "C" __global__ void BiasGELU(float* h, long long h_len, float* bias, long long bias_len, long long n, long long* gok_err) {
+	long long i = GOK_GID(0);
+	if (i >= h_len) {
+		return;
 	}
+	float x = (h[gok_chk(i, h_len, 1, gok_err)] + bias[gok_chk((i % n), bias_len, 2, gok_err)]);
+	h[gok_chk(i, h_len, 3, gok_err)] = ((0.5f * x) * ((1.0f + tanhf((0.7978846f * ((x + (((0.044715f * x) * x) * x))))))));
+}
+extern "C" __global__ void Embed(int* ids, long long ids_len, float* wte, long long wte_len, float* wpe, long long wpe_len, float* x, long long x_len, long long c, long long t, long long pos0, long long* gok_err) {
+	long long i = GOK_GID(0);
+	if (i >= x_len) {
+		return;
 	}
-	float m = tile[gok_chk(((long long)0LL), tile_len, 34, gok_err)];
-	__syncthreads();
-	return m;
+	long long gok_t1 = (i / c);
+	long long gok_t2 = (i % c);
+	long long r = gok_t1;
+	long long j = gok_t2;
+	x[gok_chk(i, x_len, 7, gok_err)] = (wte[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)(ids[gok_chk(r, ids_len, 4, gok_err)]))) * (unsigned long long)(c)))) + (unsigned long long)(j))), wte_len, 5, gok_err)] + wpe[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(pos0) + (unsigned long long)((r % t)))))) * (unsigned long long)(c)))) + (unsigned long long)(j))), wpe_len, 6, gok_err)]);
+}
+extern "C" __global__ void FromBF16(unsigned short* h, long long h_len, float* x, long long x_len, long long* gok_err) {
+	long long i = GOK_GID(0);
+	if (i < x_len) {
+		x[gok_chk(i, x_len, 9, gok_err)] = gok_bf16_to_f32(h[gok_chk(i, h_len, 8, gok_err)]);
+	}
+}
+extern "C" __global__ void FromF16(unsigned short* h, long long h_len, float* x, long long x_len, long long* gok_err) {
+	long long i = GOK_GID(0);
+	if (i < x_len) {
+		x[gok_chk(i, x_len, 11, gok_err)] = gok_f16_to_f32(h[gok_chk(i, h_len, 10, gok_err)]);
+	}
 }
 __device__ float gok_f_groupSum_l1(float* tile, long long tile_len, float v, long long* gok_err) {
 	long long l = GOK_LID(0);
@@ -876,37 +899,6 @@ __device__ float gok_f_groupSum_l1(float* tile, long long tile_len, float v, lon
 	float s = tile[gok_chk(((long long)0LL), tile_len, 19, gok_err)];
 	__syncthreads();
 	return s;
-}
-extern "C" __global__ void BiasGELU(float* h, long long h_len, float* bias, long long bias_len, long long n, long long* gok_err) {
-	long long i = GOK_GID(0);
-	if (i >= h_len) {
-		return;
-	}
-	float x = (h[gok_chk(i, h_len, 1, gok_err)] + bias[gok_chk((i % n), bias_len, 2, gok_err)]);
-	h[gok_chk(i, h_len, 3, gok_err)] = ((0.5f * x) * ((1.0f + tanhf((0.7978846f * ((x + (((0.044715f * x) * x) * x))))))));
-}
-extern "C" __global__ void Embed(int* ids, long long ids_len, float* wte, long long wte_len, float* wpe, long long wpe_len, float* x, long long x_len, long long c, long long t, long long pos0, long long* gok_err) {
-	long long i = GOK_GID(0);
-	if (i >= x_len) {
-		return;
-	}
-	long long gok_t25 = (i / c);
-	long long gok_t26 = (i % c);
-	long long r = gok_t25;
-	long long j = gok_t26;
-	x[gok_chk(i, x_len, 7, gok_err)] = (wte[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)(ids[gok_chk(r, ids_len, 4, gok_err)]))) * (unsigned long long)(c)))) + (unsigned long long)(j))), wte_len, 5, gok_err)] + wpe[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(pos0) + (unsigned long long)((r % t)))))) * (unsigned long long)(c)))) + (unsigned long long)(j))), wpe_len, 6, gok_err)]);
-}
-extern "C" __global__ void FromBF16(unsigned short* h, long long h_len, float* x, long long x_len, long long* gok_err) {
-	long long i = GOK_GID(0);
-	if (i < x_len) {
-		x[gok_chk(i, x_len, 9, gok_err)] = gok_bf16_to_f32(h[gok_chk(i, h_len, 8, gok_err)]);
-	}
-}
-extern "C" __global__ void FromF16(unsigned short* h, long long h_len, float* x, long long x_len, long long* gok_err) {
-	long long i = GOK_GID(0);
-	if (i < x_len) {
-		x[gok_chk(i, x_len, 11, gok_err)] = gok_f16_to_f32(h[gok_chk(i, h_len, 10, gok_err)]);
-	}
 }
 extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long long d_len, float* bias, long long bias_len, float* w, long long w_len, float* b, long long b_len, float* y, long long y_len, long long c, unsigned char add_arg, float eps, long long* gok_err) {
 	bool add = add_arg != 0;
@@ -941,6 +933,23 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 		y[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), y_len, 24, gok_err)] = (((((x[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), x_len, 21, gok_err)] - mean)) * inv) * w[gok_chk(j, w_len, 22, gok_err)]) + b[gok_chk(j, b_len, 23, gok_err)]);
 	}
 	}
+}
+__device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v, long long* gok_err) {
+	long long l = GOK_LID(0);
+	tile[gok_chk(l, tile_len, 30, gok_err)] = v;
+	__syncthreads();
+	{
+	long long st = ((long long)128LL);
+	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
+		if (l < st) {
+			tile[gok_chk(l, tile_len, 33, gok_err)] = fmaxf(tile[gok_chk(l, tile_len, 31, gok_err)], tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(st))), tile_len, 32, gok_err)]);
+		}
+		__syncthreads();
+	}
+	}
+	float m = tile[gok_chk(((long long)0LL), tile_len, 34, gok_err)];
+	__syncthreads();
+	return m;
 }
 extern "C" __global__ void Softmax(float* att, long long att_len, long long t, long long l, long long blk, long long* gok_err) {
 	__shared__ float tile[256];
@@ -1015,19 +1024,19 @@ extern "C" __global__ void SplitQKV(float* qkv, long long qkv_len, float* bias, 
 	if (i >= (qkv_len / ((long long)3LL))) {
 		return;
 	}
-	long long gok_t27 = (i / c);
-	long long gok_t28 = (i % c);
-	long long r = gok_t27;
-	long long j = gok_t28;
-	long long gok_t29 = (r / t);
-	long long gok_t30 = (r % t);
-	long long seq = gok_t29;
-	long long tok = gok_t30;
+	long long gok_t1 = (i / c);
+	long long gok_t2 = (i % c);
+	long long r = gok_t1;
+	long long j = gok_t2;
+	long long gok_t3 = (r / t);
+	long long gok_t4 = (r % t);
+	long long seq = gok_t3;
+	long long tok = gok_t4;
 	long long hd = (c / heads);
-	long long gok_t31 = (j / hd);
-	long long gok_t32 = (j % hd);
-	long long h = gok_t31;
-	long long e = gok_t32;
+	long long gok_t5 = (j / hd);
+	long long gok_t6 = (j % hd);
+	long long h = gok_t5;
+	long long e = gok_t6;
 	long long row = ((long long)((unsigned long long)(((long long)((unsigned long long)(r) * (unsigned long long)(((long long)3LL))))) * (unsigned long long)(c)));
 	qkv[gok_chk(((long long)((unsigned long long)(row) + (unsigned long long)(j))), qkv_len, 45, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(row) + (unsigned long long)(j))), qkv_len, 45, gok_err)] + bias[gok_chk(j, bias_len, 44, gok_err)]);
 	long long at = ((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(seq) * (unsigned long long)(heads)))) + (unsigned long long)(h))))) * (unsigned long long)(lmax)))) + (unsigned long long)(pos0)))) + (unsigned long long)(tok))))) * (unsigned long long)(hd)))) + (unsigned long long)(e)));

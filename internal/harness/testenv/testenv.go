@@ -5,7 +5,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/gour-dev/gour/internal/devreq"
+	"github.com/gour-dev/gour/internal/harness/devreq"
 	"github.com/gour-dev/gour/ur"
 )
 
