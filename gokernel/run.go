@@ -29,11 +29,52 @@ var ErrArgs = fmt.Errorf("gokernel: %w", ur.ErrInvalidKernelArgs)
 type images struct {
 	mu sync.Mutex
 	m  map[imageKey]*programmgr.Image
+	// fullCUDA is set once NVRTC refused minimalCUDA (an NVRTC before
+	// CUDA 12.4): CUDA C is built without it from then on.
+	fullCUDA bool
 }
 
 type imageKey struct {
 	kernel      string // "" for the whole module
 	cuda, debug bool
+	minimal     bool // built with minimalCUDA
+}
+
+// minimalCUDA is the NVRTC option CUDA C is built with: it leaves out
+// the CUDA runtime's device-side API, textures and device-side launches,
+// which generated code never uses, and so a part of every compile's
+// work. GOUR_GOKERNEL_NVRTC_MINIMAL=0 turns it off (to compare build
+// times); an NVRTC without it (before CUDA 12.4) is retried without.
+const minimalCUDA = "-minimal"
+
+// minimalFromEnv reports whether CUDA C is built with minimalCUDA.
+func minimalFromEnv() bool { return os.Getenv("GOUR_GOKERNEL_NVRTC_MINIMAL") != "0" }
+
+// refusedMinimal reports whether err is NVRTC refusing minimalCUDA.
+func refusedMinimal(err error) bool {
+	var e *ur.Error
+	return errors.As(err, &e) && e.Adapter == "cuda" && (e.NativeName == "NVRTC_ERROR_INVALID_OPTION" || strings.Contains(e.BuildLog, minimalCUDA))
+}
+
+// buildImage runs build on k's image and, where NVRTC refuses
+// minimalCUDA, once more on the image without it.
+func buildImage[T any](m *Module, k *KernelInfo, cuda, debug bool, build func(*programmgr.Image) (T, error)) (T, error) {
+	img, minimal, err := m.image(k, cuda, debug)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	out, err := build(img)
+	if err != nil && minimal && refusedMinimal(err) {
+		m.im.mu.Lock()
+		m.im.fullCUDA = true
+		m.im.mu.Unlock()
+		if img, _, err = m.image(k, cuda, debug); err != nil {
+			return out, err
+		}
+		return build(img)
+	}
+	return out, err
 }
 
 // own reports whether k has its own spans in the module's sources.
@@ -42,19 +83,19 @@ func (k *KernelInfo) own() bool { return len(k.Source.OpenCL) != 0 }
 // image is the image k is built from on a backend (CUDA C with cuda),
 // plain or debug: the kernel's own translation unit — the spans of the
 // module's source it needs — or the whole module's source.
-func (m *Module) image(k *KernelInfo, cuda, debug bool) (*programmgr.Image, error) {
-	key := imageKey{cuda: cuda, debug: debug}
+func (m *Module) image(k *KernelInfo, cuda, debug bool) (img *programmgr.Image, minimal bool, err error) {
+	m.im.mu.Lock()
+	defer m.im.mu.Unlock()
+	key := imageKey{cuda: cuda, debug: debug, minimal: cuda && !m.im.fullCUDA && minimalFromEnv()}
 	if k.own() {
 		key.kernel = k.Name
 	}
-	m.im.mu.Lock()
-	defer m.im.mu.Unlock()
 	if img := m.im.m[key]; img != nil {
-		return img, nil
+		return img, key.minimal, nil
 	}
 	src, err := m.source(k, cuda, debug)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	var names []string
 	req := programmgr.Requirements{FP64: m.FP64}
@@ -70,15 +111,19 @@ func (m *Module) image(k *KernelInfo, cuda, debug bool) (*programmgr.Image, erro
 	if cuda {
 		format = programmgr.FormatCUDAC
 	}
-	img, err := programmgr.NewImage(programmgr.ImageDesc{Format: format, Bytes: []byte(src), KernelNames: names, Requirements: req})
+	var options string
+	if key.minimal {
+		options = minimalCUDA
+	}
+	img, err = programmgr.NewImage(programmgr.ImageDesc{Format: format, Bytes: []byte(src), KernelNames: names, Requirements: req, CompileOptions: options})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if m.im.m == nil {
 		m.im.m = map[imageKey]*programmgr.Image{}
 	}
 	m.im.m[key] = img
-	return img, nil
+	return img, key.minimal, nil
 }
 
 // KernelSource is the source Kernel builds kernel name from on a device
@@ -242,31 +287,35 @@ type Kernel struct {
 func (m *Module) Build(ctx context.Context, mgr *programmgr.Manager, dev *ur.Device) error {
 	debug := debugFromEnv()
 	var errs []error
-	imgs := map[*programmgr.Image]bool{}
+	cuda := dev.Backend() == "cuda"
+	imgs := map[*programmgr.Image]*KernelInfo{}
 	for i := range m.Kernels {
 		if err := m.checkAspects(dev, &m.Kernels[i], debug); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		img, err := m.image(&m.Kernels[i], dev.Backend() == "cuda", debug)
+		img, _, err := m.image(&m.Kernels[i], cuda, debug)
 		if err != nil {
 			return err
 		}
-		imgs[img] = true // a module without spans is one image
+		imgs[img] = &m.Kernels[i] // a module without spans is one image
 	}
 	var (
 		wg  sync.WaitGroup
 		mu  sync.Mutex
 		sem = make(chan struct{}, runtime.GOMAXPROCS(0))
 	)
-	for img := range imgs {
+	for _, k := range imgs {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			p, err := mgr.GetProgram(ctx, img, []*ur.Device{dev}, programmgr.SpecValues{}, "")
-			if err == nil {
-				err = p.Release()
-			}
+			_, err := buildImage(m, k, cuda, debug, func(img *programmgr.Image) (struct{}, error) {
+				p, err := mgr.GetProgram(ctx, img, []*ur.Device{dev}, programmgr.SpecValues{}, "")
+				if err == nil {
+					err = p.Release()
+				}
+				return struct{}{}, err
+			})
 			if err != nil {
 				mu.Lock()
 				errs = append(errs, err)
@@ -317,11 +366,9 @@ func (m *Module) kernel(ctx context.Context, mgr *programmgr.Manager, dev *ur.De
 	if err := m.checkAspects(dev, info, debug); err != nil {
 		return nil, err
 	}
-	img, err := m.image(info, dev.Backend() == "cuda", debug)
-	if err != nil {
-		return nil, err
-	}
-	k, err := mgr.GetKernel(ctx, img, name, dev, programmgr.SpecValues{}, "")
+	k, err := buildImage(m, info, dev.Backend() == "cuda", debug, func(img *programmgr.Image) (*programmgr.Kernel, error) {
+		return mgr.GetKernel(ctx, img, name, dev, programmgr.SpecValues{}, "")
+	})
 	if err != nil {
 		return nil, err
 	}

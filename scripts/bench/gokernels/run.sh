@@ -18,14 +18,16 @@
 #      the kernel's build or load, the first launch and a Finish), 3
 #      processes cold and 3 warm; and, for comparison, 3 cold ones that
 #      build the module's whole source for the kernel (-first -whole), as
-#      Module.Kernel did before each kernel was built alone. gour's persistent device code cache
+#      Module.Kernel did before each kernel was built alone, and 3 cold
+#      ones without NVRTC's -minimal (GOUR_GOKERNEL_NVRTC_MINIMAL=0).
+#      gour's persistent device code cache
 #      (package cache, opened by programmgr.New) lives in SYCL_CACHE_DIR,
 #      default $XDG_CACHE_HOME/gour, else $HOME/.cache/gour, and is on
 #      unless SYCL_CACHE_PERSISTENT=0: each cold process gets a new, empty
 #      SYCL_CACHE_DIR; the warm ones share one that a process before them
 #      filled. CUDA's own JIT cache is off for all (CUDA_CACHE_DISABLE=1;
 #      NVRTC makes cubins, so it should not matter): first-cold.log,
-#      first-warm.log, first-cold-whole.log;
+#      first-warm.log, first-cold-whole.log, first-cold-full.log;
 #   3. triton.py: Triton's tutorial softmax and layer norm and PyTorch's,
 #      at the table's 4096×4096 float32 (triton.log; PYTHON names the
 #      interpreter, default python3);
@@ -61,8 +63,10 @@ trap 'rm -rf "$tmp"' EXIT
 : >"$out/first-cold.log"
 : >"$out/first-warm.log"
 : >"$out/first-cold-whole.log"
+: >"$out/first-cold-full.log"
 for i in 1 2 3; do
 	SYCL_CACHE_DIR=$tmp/cold$i CUDA_CACHE_DISABLE=1 "$bin" -first 2>&1 | tee -a "$out/first-cold.log"
+	SYCL_CACHE_DIR=$tmp/full$i CUDA_CACHE_DISABLE=1 GOUR_GOKERNEL_NVRTC_MINIMAL=0 "$bin" -first 2>&1 | tee -a "$out/first-cold-full.log"
 	SYCL_CACHE_DIR=$tmp/whole$i CUDA_CACHE_DISABLE=1 "$bin" -first -whole 2>&1 | tee -a "$out/first-cold-whole.log"
 done
 SYCL_CACHE_DIR=$tmp/warm CUDA_CACHE_DISABLE=1 "$bin" -first >"$out/first-fill.log" 2>&1
@@ -116,5 +120,6 @@ verdict() { awk -v x="$1" -v op="$2" -v l="$3" 'BEGIN {
 	echo "    cold $cold ms (builds: $(value "$out/first-cold.log" first_use builds | tr '\n' ' '); the kernel's own source, $(value "$out/first-cold.log" first_use source_bytes | head -1) bytes), target <= 50  $(verdict "$cold" '<=' 50)"
 	echo "    (a second kernel built in the same process, the device compiler started: $(value "$out/first-cold.log" first_use second_kernel_ms | median) ms)"
 	echo "    (the module's whole source, $(value "$out/first-cold-whole.log" first_use source_bytes | head -1) bytes, built cold for the same kernel: $(value "$out/first-cold-whole.log" first_use total_ms | median) ms)"
+	echo "    (the kernel's own source without NVRTC's -minimal, GOUR_GOKERNEL_NVRTC_MINIMAL=0: $(value "$out/first-cold-full.log" first_use total_ms | median) ms)"
 	echo "    warm $warm ms (disk hits: $(value "$out/first-warm.log" first_use disk_hits | tr '\n' ' ')), target <= 1  $(verdict "$warm" '<=' 1)"
 } | tee "$out/summary.txt"
