@@ -77,11 +77,12 @@ type deviceLayer struct {
 
 // kernelSet is the model's Go kernels, built for its device.
 type kernelSet struct {
-	embed, layerNorm, biasGELU, splitQKV, softmax *gokernel.Kernel
+	embed, layerNorm, biasGELU, splitQKV, softmax, mergeHeads *gokernel.Kernel
 	// toHalf and fromHalf round a product's input to the half precision
 	// and widen its output (ToF16/FromF16 or ToBF16/FromBF16); nil in
 	// float32.
 	toHalf, fromHalf *gokernel.Kernel
+	built            []*gokernel.Kernel // every kernel above that was built, for Close
 }
 
 // array is n elements in device memory: float32s, or 2-byte halves
@@ -157,7 +158,7 @@ func (m *Model) buildKernels() error {
 	}
 	ks := []kernelRef{
 		{"Embed", &m.k.embed}, {"LayerNorm", &m.k.layerNorm}, {"BiasGELU", &m.k.biasGELU},
-		{"SplitQKV", &m.k.splitQKV}, {"Softmax", &m.k.softmax},
+		{"SplitQKV", &m.k.splitQKV}, {"Softmax", &m.k.softmax}, {"MergeHeads", &m.k.mergeHeads},
 	}
 	switch m.prec {
 	case dtype.Float16:
@@ -170,6 +171,7 @@ func (m *Model) buildKernels() error {
 		if *k.dst, err = kernels.Module.Kernel(context.Background(), m.mgr, m.q.Device(), k.name); err != nil {
 			return fmt.Errorf("gpt2: kernel %s: %w", k.name, err)
 		}
+		m.k.built = append(m.k.built, *k.dst)
 	}
 	return nil
 }
@@ -291,10 +293,8 @@ func (m *Model) Close() error {
 	for s := range states {
 		errs = append(errs, s.free())
 	}
-	for _, k := range []*gokernel.Kernel{m.k.embed, m.k.layerNorm, m.k.biasGELU, m.k.splitQKV, m.k.softmax, m.k.toHalf, m.k.fromHalf} {
-		if k != nil {
-			errs = append(errs, k.Release())
-		}
+	for _, k := range m.k.built {
+		errs = append(errs, k.Release())
 	}
 	if m.blas != nil {
 		errs = append(errs, m.blas.Close())

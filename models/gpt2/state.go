@@ -35,6 +35,7 @@ type State struct {
 	kc, vc    []array
 	x, ln, y  array // batch×room×Width
 	tmp, qkv  array // tmp: batch×room×Width; qkv: 3× that
+	q, yh     array // the queries and the heads' outputs, [seq][head][token][hd]
 	h         array // batch×room×4·Width
 	att       array // batch×Heads×room×room
 	logits    array // batch×Vocab, or batch×room×Vocab with AllLogits
@@ -75,6 +76,7 @@ func (m *Model) NewState(batch, room int, o StateOptions) (*State, error) {
 	}
 	layout := []slot{
 		{&ids, rows}, {&s.x, rows * C}, {&s.ln, rows * C}, {&s.y, rows * C}, {&s.tmp, rows * C},
+		{&s.q, rows * C}, {&s.yh, rows * C},
 		{&s.qkv, 3 * rows * C}, {&s.h, 4 * rows * C}, {&s.att, batch * c.Heads * room * room},
 		{&s.logits, logitRows * c.Vocab}, {&s.hx, (halfIn + 1) / 2}, {&s.hy, (halfOut + 1) / 2},
 	}
@@ -171,43 +173,44 @@ func (s *State) Forward(ids []int32) error {
 		if err := s.linear(s.ln, l.attnW, s.qkv, rows, 3*C, C); err != nil {
 			return err
 		}
-		if err := kernels.LaunchSplitQKV(k.splitQKV, q, ur.Range1D(uint64(rows*C)), s.qkv.slice(), l.attnB.slice(), s.kc[i].slice(), s.vc[i].slice(), C, t, H, s.room, pos0); err != nil {
+		if err := kernels.LaunchSplitQKV(k.splitQKV, q, ur.Range1D(uint64(rows*C)), s.qkv.slice(), l.attnB.slice(), s.q.slice(), s.kc[i].slice(), s.vc[i].slice(), C, t, H, s.room, pos0); err != nil {
 			return err
 		}
-		// A block of query rows needs the scores of the positions up to
-		// its last row only: the masked ones beyond are neither computed
-		// nor read.
-		for b := range s.batch {
-			for r0 := 0; r0 < t; r0 += blk {
-				n, seen := min(blk, t-r0), pos0+min(t, r0+blk)
-				if err := m.blas.Gemm(blas.GemmArgs{
-					Type: dtype.Float32, TransB: blas.Trans, M: n, N: seen, K: D,
-					Alpha: 1 / math.Sqrt(float64(D)),
-					A:     s.qkv.op((b*t + r0) * 3 * C), LDA: 3 * C, StrideA: D,
-					B: s.kc[i].op(b * H * s.room * D), LDB: D, StrideB: s.room * D,
-					C: s.att.op(b*H*t*L + r0*L), LDC: L, StrideC: t * L,
-					Batch: H,
-				}); err != nil {
-					return err
-				}
+		// Every head of every sequence is one matrix of the batch: the
+		// queries [seq][head][t][d], the caches [seq][head][room][d], the
+		// scores [seq][head][t][L], the outputs [seq][head][t][d]. A block
+		// of query rows needs the scores of the positions up to its last
+		// row only: the masked ones beyond are neither computed nor read.
+		for r0 := 0; r0 < t; r0 += blk {
+			n, seen := min(blk, t-r0), pos0+min(t, r0+blk)
+			if err := m.blas.Gemm(blas.GemmArgs{
+				Type: dtype.Float32, TransB: blas.Trans, M: n, N: seen, K: D,
+				Alpha: 1 / math.Sqrt(float64(D)),
+				A:     s.q.op(r0 * D), LDA: D, StrideA: t * D,
+				B: s.kc[i].op(0), LDB: D, StrideB: s.room * D,
+				C: s.att.op(r0 * L), LDC: L, StrideC: t * L,
+				Batch: s.batch * H,
+			}); err != nil {
+				return err
 			}
 		}
 		if err := kernels.LaunchSoftmax(k.softmax, q, ur.Range1D(uint64(s.batch*H*t*kernels.Group)).WithLocal(kernels.Group), gokernel.PtrSlice[float32](s.att.p, s.batch*H*t*L), t, L, blk); err != nil {
 			return err
 		}
-		for b := range s.batch {
-			for r0 := 0; r0 < t; r0 += blk {
-				n, seen := min(blk, t-r0), pos0+min(t, r0+blk)
-				if err := m.blas.Gemm(blas.GemmArgs{
-					Type: dtype.Float32, M: n, N: D, K: seen, Alpha: 1,
-					A: s.att.op(b*H*t*L + r0*L), LDA: L, StrideA: t * L,
-					B: s.vc[i].op(b * H * s.room * D), LDB: D, StrideB: s.room * D,
-					C: s.y.op((b*t + r0) * C), LDC: C, StrideC: D,
-					Batch: H,
-				}); err != nil {
-					return err
-				}
+		for r0 := 0; r0 < t; r0 += blk {
+			n, seen := min(blk, t-r0), pos0+min(t, r0+blk)
+			if err := m.blas.Gemm(blas.GemmArgs{
+				Type: dtype.Float32, M: n, N: D, K: seen, Alpha: 1,
+				A: s.att.op(r0 * L), LDA: L, StrideA: t * L,
+				B: s.vc[i].op(0), LDB: D, StrideB: s.room * D,
+				C: s.yh.op(r0 * D), LDC: D, StrideC: t * D,
+				Batch: s.batch * H,
+			}); err != nil {
+				return err
 			}
+		}
+		if err := kernels.LaunchMergeHeads(k.mergeHeads, q, ur.Range1D(uint64(rows*C)), gokernel.PtrSlice[float32](s.yh.p, rows*C), gokernel.PtrSlice[float32](s.y.p, rows*C), C, t, H); err != nil {
+			return err
 		}
 		if err := s.linear(s.y, l.projW, s.tmp, rows, C, C); err != nil {
 			return err

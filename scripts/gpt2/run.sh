@@ -12,7 +12,8 @@
 #
 # carry bin/ along and run from the repository root (B=DIR takes the
 # binaries from DIR). Logs go to $OUT (default /tmp/gpt2-logs). BLOCKS
-# lists the causal-block lengths timed beside the default.
+# lists the causal-block lengths timed beside the default; HALVES the
+# half types PyTorch is timed in (default "float16 bfloat16", or none).
 set -u
 B=${B:-bin}
 out=${OUT:-/tmp/gpt2-logs}
@@ -28,7 +29,7 @@ step() {
 	echo "== $name"
 	grep -v '^=== RUN' "$out/$name.log" | tail -12
 }
-step torch 200 python3 scripts/gpt2/torch_reference.py "$dir"
+step torch 200 python3 scripts/gpt2/torch_reference.py "$dir" ${HALVES:-float16 bfloat16}
 step gour-cuda 90 env ONEAPI_DEVICE_SELECTOR=cuda:0 "$B/gpt2" -dir "$dir" -compare -bench
 for p in float16 bfloat16; do
 	step gour-cuda-$p 90 env ONEAPI_DEVICE_SELECTOR=cuda:0 "$B/gpt2" -dir "$dir" -compare -bench -precision $p

@@ -15,7 +15,10 @@ against, into DIR:
   ref_logits_float16.bin, ref_logits_bfloat16.bin
                   the correctness prompt's logits of those half models
 
-  python3 scripts/gpt2/torch_reference.py DIR
+  python3 scripts/gpt2/torch_reference.py DIR [HALF...]
+
+HALF names the half types timed (float16, bfloat16; both by default;
+"none" for neither).
 
 TF32 is off. Nothing is downloaded: the model is GPT2LMHeadModel(GPT2Config()).
 """
@@ -95,7 +98,10 @@ def main():
     res = {"torch": torch.__version__, "device": torch.cuda.get_device_name(),
            "attn_implementation": model.config._attn_implementation}
     timings(model, ids, "", res)
+    halves = sys.argv[2:] or ["float16", "bfloat16"]
     for name, dt in (("float16", torch.float16), ("bfloat16", torch.bfloat16)):
+        if name not in halves:
+            continue
         half = copy.deepcopy(model).to(dt)
         with torch.no_grad():
             half(prompt).logits[0].float().cpu().numpy().astype("<f4").tofile(

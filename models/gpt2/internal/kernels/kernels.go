@@ -101,12 +101,14 @@ func BiasGELU(it kern.Item, h, bias []float32, n int) {
 }
 
 // SplitQKV adds the bias to the attention's input projection qkv (rows
-// of 3c: the queries, keys and values of t tokens of each sequence) and
-// moves the keys and values into the caches, laid out [sequence][head]
-// [position < lmax][hd], at positions pos0 onwards. The queries stay in
-// qkv, where the score products read them. One work-item an element of
-// c columns.
-func SplitQKV(it kern.Item, qkv, bias, kc, vc []float32, c, t, heads, lmax, pos0 int) {
+// of 3c: the queries, keys and values of t tokens of each sequence),
+// moves the queries into q, laid out [sequence][head][token][hd], and
+// the keys and values into the caches, laid out [sequence][head]
+// [position < lmax][hd], at positions pos0 onwards: so that every
+// head of every sequence is one matrix a fixed stride from the next,
+// and the attention's products are one batch each. One work-item an
+// element of c columns.
+func SplitQKV(it kern.Item, qkv, bias, q, kc, vc []float32, c, t, heads, lmax, pos0 int) {
 	i := it.GlobalID(0)
 	if i >= len(qkv)/3 {
 		return
@@ -116,10 +118,26 @@ func SplitQKV(it kern.Item, qkv, bias, kc, vc []float32, c, t, heads, lmax, pos0
 	hd := c / heads
 	h, e := j/hd, j%hd
 	row := r * 3 * c
-	qkv[row+j] += bias[j]
+	q[((seq*heads+h)*t+tok)*hd+e] = qkv[row+j] + bias[j]
 	at := ((seq*heads+h)*lmax+pos0+tok)*hd + e
 	kc[at] = qkv[row+c+j] + bias[c+j]
 	vc[at] = qkv[row+2*c+j] + bias[2*c+j]
+}
+
+// MergeHeads moves the heads' outputs yh, laid out [sequence][head]
+// [token][hd] as the attention's second product leaves them, into the
+// rows of y, [sequence·t + token][head·hd + e]: the output projection's
+// input. One work-item an element.
+func MergeHeads(it kern.Item, yh, y []float32, c, t, heads int) {
+	i := it.GlobalID(0)
+	if i >= len(y) {
+		return
+	}
+	r, j := i/c, i%c
+	seq, tok := r/t, r%t
+	hd := c / heads
+	h, e := j/hd, j%hd
+	y[i] = yh[((seq*heads+h)*t+tok)*hd+e]
 }
 
 // rowRegs is the scores each work-item of Softmax keeps in registers:

@@ -11,7 +11,7 @@ import (
 
 // Module is the kernels of kernels.go, compiled.
 var Module = &gokernel.Module{
-	Hash:         "a0228285bdb3b76ef32ea0fbf380f4b3e56b62fd31b2ddc3e129ae2a9965a360",
+	Hash:         "f74b0af4d7b6e3f91fdf0ee00deb4fcdaeb39cb6e92d9a6dd54997f33782f1fb",
 	FP64:         false,
 	Int64Atomics: false,
 	Kernels: []gokernel.KernelInfo{
@@ -25,14 +25,16 @@ var Module = &gokernel.Module{
 			Source: gokernel.Spans{OpenCL: []int{0, 1073, 2314, 2491}, CUDA: []int{0, 2085, 3555, 3736}, DebugOpenCL: []int{0, 1404, 3026, 3285}, DebugCUDA: []int{0, 2428, 4259, 4518}}},
 		{Name: "LayerNorm", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "d", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "bias", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "w", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "b", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "add", Slice: false, Type: dtype.Uint8, Go: "bool"}, {Name: "eps", Slice: false, Type: dtype.Float32, Go: "float32"}},
 			Source: gokernel.Spans{OpenCL: []int{0, 546, 1147, 1217, 2491, 4168}, CUDA: []int{0, 625, 2183, 2261, 3736, 5598}, DebugOpenCL: []int{0, 877, 1478, 1572, 3285, 5452}, DebugCUDA: []int{0, 968, 2526, 2624, 4518, 6862}}},
+		{Name: "MergeHeads", Params: []gokernel.Param{{Name: "yh", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "y", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "heads", Slice: false, Type: dtype.Int64, Go: "int"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 546, 4168, 4859}, CUDA: []int{0, 625, 5598, 6551}, DebugOpenCL: []int{0, 877, 5452, 6226}, DebugCUDA: []int{0, 968, 6862, 7894}}},
 		{Name: "Softmax", Params: []gokernel.Param{{Name: "att", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "l", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "blk", Slice: false, Type: dtype.Int64, Go: "int"}},
-			Source: gokernel.Spans{OpenCL: []int{0, 546, 1073, 1287, 2491, 2994, 4168, 6778}, CUDA: []int{0, 625, 2085, 2339, 3736, 4187, 5598, 9012}, DebugOpenCL: []int{0, 877, 1404, 1666, 3285, 3972, 5452, 8711}, DebugCUDA: []int{0, 968, 2428, 2722, 4518, 5149, 6862, 10917}}},
-		{Name: "SplitQKV", Params: []gokernel.Param{{Name: "qkv", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "bias", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "kc", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "vc", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "heads", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "lmax", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "pos0", Slice: false, Type: dtype.Int64, Go: "int"}},
-			Source: gokernel.Spans{OpenCL: []int{0, 546, 6778, 8145}, CUDA: []int{0, 625, 9012, 11076}, DebugOpenCL: []int{0, 877, 8711, 10382}, DebugCUDA: []int{0, 968, 10917, 13281}}},
+			Source: gokernel.Spans{OpenCL: []int{0, 546, 1073, 1287, 2491, 2994, 4859, 7469}, CUDA: []int{0, 625, 2085, 2339, 3736, 4187, 6551, 9965}, DebugOpenCL: []int{0, 877, 1404, 1666, 3285, 3972, 6226, 9485}, DebugCUDA: []int{0, 968, 2428, 2722, 4518, 5149, 7894, 11949}}},
+		{Name: "SplitQKV", Params: []gokernel.Param{{Name: "qkv", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "bias", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "q", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "kc", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "vc", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "c", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "t", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "heads", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "lmax", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "pos0", Slice: false, Type: dtype.Int64, Go: "int"}},
+			Source: gokernel.Spans{OpenCL: []int{0, 546, 7469, 9036}, CUDA: []int{0, 625, 9965, 12380}, DebugOpenCL: []int{0, 877, 9485, 11354}, DebugCUDA: []int{0, 968, 11949, 14662}}},
 		{Name: "ToBF16", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "h", Slice: true, Type: dtype.BFloat16, Go: "kern.BFloat16"}, {Name: "cols", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "ldx", Slice: false, Type: dtype.Int64, Go: "int"}},
-			Source: gokernel.Spans{OpenCL: []int{0, 1073, 8145, 8427}, CUDA: []int{0, 2085, 11076, 11434}, DebugOpenCL: []int{0, 1404, 10382, 10746}, DebugCUDA: []int{0, 2428, 13281, 13717}}},
+			Source: gokernel.Spans{OpenCL: []int{0, 1073, 9036, 9318}, CUDA: []int{0, 2085, 12380, 12738}, DebugOpenCL: []int{0, 1404, 11354, 11718}, DebugCUDA: []int{0, 2428, 14662, 15098}}},
 		{Name: "ToF16", Params: []gokernel.Param{{Name: "x", Slice: true, Type: dtype.Float32, Go: "float32"}, {Name: "h", Slice: true, Type: dtype.Float16, Go: "kern.Float16"}, {Name: "cols", Slice: false, Type: dtype.Int64, Go: "int"}, {Name: "ldx", Slice: false, Type: dtype.Int64, Go: "int"}},
-			Source: gokernel.Spans{OpenCL: []int{0, 1073, 8427, 8707}, CUDA: []int{0, 2085, 11434, 11790}, DebugOpenCL: []int{0, 1404, 10746, 11108}, DebugCUDA: []int{0, 2428, 13717, 14151}}},
+			Source: gokernel.Spans{OpenCL: []int{0, 1073, 9318, 9598}, CUDA: []int{0, 2085, 12738, 13094}, DebugOpenCL: []int{0, 1404, 11718, 12080}, DebugCUDA: []int{0, 2428, 15098, 15532}}},
 	},
 	OpenCL: `// Generated by gokernel from Go source; do not edit.
 static inline float gok_atomic_add_f32(volatile __global float* p, float v) {
@@ -144,6 +146,26 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 	}
 	}
 }
+__kernel void MergeHeads(__global float* yh, long yh_len, __global float* y, long y_len, long c, long t, long heads) {
+	long i = ((long)get_global_id(0));
+	if (i >= y_len) {
+		return;
+	}
+	long gok_t1 = (i / c);
+	long gok_t2 = (i % c);
+	long r = gok_t1;
+	long j = gok_t2;
+	long gok_t3 = (r / t);
+	long gok_t4 = (r % t);
+	long seq = gok_t3;
+	long tok = gok_t4;
+	long hd = (c / heads);
+	long gok_t5 = (j / hd);
+	long gok_t6 = (j % hd);
+	long h = gok_t5;
+	long e = gok_t6;
+	y[i] = yh[((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(seq) * (ulong)(heads)))) + (ulong)(h))))) * (ulong)(t)))) + (ulong)(tok))))) * (ulong)(hd)))) + (ulong)(e)))];
+}
 float gok_f_groupMax_l1(__local float* tile, long tile_len, float v) {
 	long l = ((long)get_local_id(0));
 	tile[l] = v;
@@ -229,7 +251,7 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l, long bl
 	}
 	}
 }
-__kernel void SplitQKV(__global float* qkv, long qkv_len, __global float* bias, long bias_len, __global float* kc, long kc_len, __global float* vc, long vc_len, long c, long t, long heads, long lmax, long pos0) {
+__kernel void SplitQKV(__global float* qkv, long qkv_len, __global float* bias, long bias_len, __global float* q, long q_len, __global float* kc, long kc_len, __global float* vc, long vc_len, long c, long t, long heads, long lmax, long pos0) {
 	long i = ((long)get_global_id(0));
 	if (i >= (qkv_len / ((long)3LL))) {
 		return;
@@ -248,7 +270,7 @@ __kernel void SplitQKV(__global float* qkv, long qkv_len, __global float* bias, 
 	long h = gok_t5;
 	long e = gok_t6;
 	long row = ((long)((ulong)(((long)((ulong)(r) * (ulong)(((long)3LL))))) * (ulong)(c)));
-	qkv[((long)((ulong)(row) + (ulong)(j)))] = (qkv[((long)((ulong)(row) + (ulong)(j)))] + bias[j]);
+	q[((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(seq) * (ulong)(heads)))) + (ulong)(h))))) * (ulong)(t)))) + (ulong)(tok))))) * (ulong)(hd)))) + (ulong)(e)))] = (qkv[((long)((ulong)(row) + (ulong)(j)))] + bias[j]);
 	long at = ((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(seq) * (ulong)(heads)))) + (ulong)(h))))) * (ulong)(lmax)))) + (ulong)(pos0)))) + (ulong)(tok))))) * (ulong)(hd)))) + (ulong)(e)));
 	kc[at] = (qkv[((long)((ulong)(((long)((ulong)(row) + (ulong)(c)))) + (ulong)(j)))] + bias[((long)((ulong)(c) + (ulong)(j)))]);
 	vc[at] = (qkv[((long)((ulong)(((long)((ulong)(row) + (ulong)(((long)((ulong)(((long)2LL)) * (ulong)(c))))))) + (ulong)(j)))] + bias[((long)((ulong)(((long)((ulong)(((long)2LL)) * (ulong)(c)))) + (ulong)(j)))]);
@@ -388,6 +410,26 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 	}
 	}
 }
+extern "C" __global__ void MergeHeads(float* yh, long long yh_len, float* y, long long y_len, long long c, long long t, long long heads) {
+	long long i = GOK_GID(0);
+	if (i >= y_len) {
+		return;
+	}
+	long long gok_t1 = (i / c);
+	long long gok_t2 = (i % c);
+	long long r = gok_t1;
+	long long j = gok_t2;
+	long long gok_t3 = (r / t);
+	long long gok_t4 = (r % t);
+	long long seq = gok_t3;
+	long long tok = gok_t4;
+	long long hd = (c / heads);
+	long long gok_t5 = (j / hd);
+	long long gok_t6 = (j % hd);
+	long long h = gok_t5;
+	long long e = gok_t6;
+	y[i] = yh[((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(seq) * (unsigned long long)(heads)))) + (unsigned long long)(h))))) * (unsigned long long)(t)))) + (unsigned long long)(tok))))) * (unsigned long long)(hd)))) + (unsigned long long)(e)))];
+}
 __device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v) {
 	long long l = GOK_LID(0);
 	tile[l] = v;
@@ -473,7 +515,7 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	}
 	}
 }
-extern "C" __global__ void SplitQKV(float* qkv, long long qkv_len, float* bias, long long bias_len, float* kc, long long kc_len, float* vc, long long vc_len, long long c, long long t, long long heads, long long lmax, long long pos0) {
+extern "C" __global__ void SplitQKV(float* qkv, long long qkv_len, float* bias, long long bias_len, float* q, long long q_len, float* kc, long long kc_len, float* vc, long long vc_len, long long c, long long t, long long heads, long long lmax, long long pos0) {
 	long long i = GOK_GID(0);
 	if (i >= (qkv_len / ((long long)3LL))) {
 		return;
@@ -492,7 +534,7 @@ extern "C" __global__ void SplitQKV(float* qkv, long long qkv_len, float* bias, 
 	long long h = gok_t5;
 	long long e = gok_t6;
 	long long row = ((long long)((unsigned long long)(((long long)((unsigned long long)(r) * (unsigned long long)(((long long)3LL))))) * (unsigned long long)(c)));
-	qkv[((long long)((unsigned long long)(row) + (unsigned long long)(j)))] = (qkv[((long long)((unsigned long long)(row) + (unsigned long long)(j)))] + bias[j]);
+	q[((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(seq) * (unsigned long long)(heads)))) + (unsigned long long)(h))))) * (unsigned long long)(t)))) + (unsigned long long)(tok))))) * (unsigned long long)(hd)))) + (unsigned long long)(e)))] = (qkv[((long long)((unsigned long long)(row) + (unsigned long long)(j)))] + bias[j]);
 	long long at = ((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(seq) * (unsigned long long)(heads)))) + (unsigned long long)(h))))) * (unsigned long long)(lmax)))) + (unsigned long long)(pos0)))) + (unsigned long long)(tok))))) * (unsigned long long)(hd)))) + (unsigned long long)(e)));
 	kc[at] = (qkv[((long long)((unsigned long long)(((long long)((unsigned long long)(row) + (unsigned long long)(c)))) + (unsigned long long)(j)))] + bias[((long long)((unsigned long long)(c) + (unsigned long long)(j)))]);
 	vc[at] = (qkv[((long long)((unsigned long long)(((long long)((unsigned long long)(row) + (unsigned long long)(((long long)((unsigned long long)(((long long)2LL)) * (unsigned long long)(c))))))) + (unsigned long long)(j)))] + bias[((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)2LL)) * (unsigned long long)(c)))) + (unsigned long long)(j)))]);
@@ -518,10 +560,10 @@ extern "C" __global__ void ToF16(float* x, long long x_len, unsigned short* h, l
 		"kernels.go:24:9",
 		"kernels.go:24:32",
 		"kernels.go:24:2",
-		"kernels.go:216:10",
-		"kernels.go:216:3",
-		"kernels.go:200:10",
-		"kernels.go:200:3",
+		"kernels.go:234:10",
+		"kernels.go:234:3",
+		"kernels.go:218:10",
+		"kernels.go:218:3",
 		"kernels.go:40:8",
 		"kernels.go:42:9",
 		"kernels.go:42:21",
@@ -535,37 +577,40 @@ extern "C" __global__ void ToF16(float* x, long long x_len, unsigned short* h, l
 		"kernels.go:55:36",
 		"kernels.go:55:43",
 		"kernels.go:55:3",
-		"kernels.go:151:3",
-		"kernels.go:153:11",
-		"kernels.go:153:4",
-		"kernels.go:155:14",
-		"kernels.go:158:14",
+		"kernels.go:140:9",
+		"kernels.go:140:2",
+		"kernels.go:169:3",
+		"kernels.go:171:11",
+		"kernels.go:171:4",
+		"kernels.go:173:14",
+		"kernels.go:176:14",
 		"kernels.go:79:2",
 		"kernels.go:83:18",
 		"kernels.go:83:27",
 		"kernels.go:83:4",
 		"kernels.go:87:7",
-		"kernels.go:163:19",
-		"kernels.go:163:3",
-		"kernels.go:164:8",
-		"kernels.go:167:17",
-		"kernels.go:168:3",
-		"kernels.go:174:18",
-		"kernels.go:174:4",
-		"kernels.go:179:4",
-		"kernels.go:181:4",
-		"kernels.go:119:16",
-		"kernels.go:119:2",
-		"kernels.go:121:11",
-		"kernels.go:121:26",
+		"kernels.go:181:19",
+		"kernels.go:181:3",
+		"kernels.go:182:8",
+		"kernels.go:185:17",
+		"kernels.go:186:3",
+		"kernels.go:192:18",
+		"kernels.go:192:4",
+		"kernels.go:197:4",
+		"kernels.go:199:4",
+		"kernels.go:121:34",
+		"kernels.go:121:47",
 		"kernels.go:121:2",
-		"kernels.go:122:11",
-		"kernels.go:122:28",
-		"kernels.go:122:2",
-		"kernels.go:208:20",
-		"kernels.go:208:3",
-		"kernels.go:192:19",
-		"kernels.go:192:3",
+		"kernels.go:123:11",
+		"kernels.go:123:26",
+		"kernels.go:123:2",
+		"kernels.go:124:11",
+		"kernels.go:124:28",
+		"kernels.go:124:2",
+		"kernels.go:226:20",
+		"kernels.go:226:3",
+		"kernels.go:210:19",
+		"kernels.go:210:3",
 	},
 	DebugOpenCL: `// Generated by gokernel from Go source; do not edit.
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
@@ -684,20 +729,40 @@ __kernel void LayerNorm(__global float* x, long x_len, __global float* d, long d
 	}
 	}
 }
+__kernel void MergeHeads(__global float* yh, long yh_len, __global float* y, long y_len, long c, long t, long heads, __global long* gok_err) {
+	long i = ((long)get_global_id(0));
+	if (i >= y_len) {
+		return;
+	}
+	long gok_t1 = (i / c);
+	long gok_t2 = (i % c);
+	long r = gok_t1;
+	long j = gok_t2;
+	long gok_t3 = (r / t);
+	long gok_t4 = (r % t);
+	long seq = gok_t3;
+	long tok = gok_t4;
+	long hd = (c / heads);
+	long gok_t5 = (j / hd);
+	long gok_t6 = (j % hd);
+	long h = gok_t5;
+	long e = gok_t6;
+	y[gok_chk(i, y_len, 26, gok_err)] = yh[gok_chk(((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(seq) * (ulong)(heads)))) + (ulong)(h))))) * (ulong)(t)))) + (ulong)(tok))))) * (ulong)(hd)))) + (ulong)(e))), yh_len, 25, gok_err)];
+}
 float gok_f_groupMax_l1(__local float* tile, long tile_len, float v, __global long* gok_err) {
 	long l = ((long)get_local_id(0));
-	tile[gok_chk(l, tile_len, 30, gok_err)] = v;
+	tile[gok_chk(l, tile_len, 32, gok_err)] = v;
 	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	{
 	long st = ((long)128LL);
 	for (; (st > ((long)0LL)); st = (st / ((long)2LL))) {
 		if (l < st) {
-			tile[gok_chk(l, tile_len, 33, gok_err)] = fmax(tile[gok_chk(l, tile_len, 31, gok_err)], tile[gok_chk(((long)((ulong)(l) + (ulong)(st))), tile_len, 32, gok_err)]);
+			tile[gok_chk(l, tile_len, 35, gok_err)] = fmax(tile[gok_chk(l, tile_len, 33, gok_err)], tile[gok_chk(((long)((ulong)(l) + (ulong)(st))), tile_len, 34, gok_err)]);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	}
 	}
-	float m = tile[gok_chk(((long)0LL), tile_len, 34, gok_err)];
+	float m = tile[gok_chk(((long)0LL), tile_len, 36, gok_err)];
 	barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 	return m;
 }
@@ -713,20 +778,20 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l, long bl
 	{
 	long gok_n = ((long)4LL);
 	for (long k = 0; k < gok_n; k++) {
-		v[gok_chk(k, 4, 25, gok_err)] = -3.4028235e+38f;
+		v[gok_chk(k, 4, 27, gok_err)] = -3.4028235e+38f;
 		{
 		long j = ((long)((ulong)(lid) + (ulong)(((long)((ulong)(k) * (ulong)(((long)256LL)))))));
 		if (j < valid) {
-			v[gok_chk(k, 4, 27, gok_err)] = att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 26, gok_err)];
+			v[gok_chk(k, 4, 29, gok_err)] = att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 28, gok_err)];
 		}
 		}
-		m = fmax(m, v[gok_chk(k, 4, 28, gok_err)]);
+		m = fmax(m, v[gok_chk(k, 4, 30, gok_err)]);
 	}
 	}
 	{
 	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
 	for (; (j < valid); j += (((long)256LL))) {
-		m = fmax(m, att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 29, gok_err)]);
+		m = fmax(m, att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 31, gok_err)]);
 	}
 	}
 	m = gok_f_groupMax_l1(tile, 256, m, gok_err);
@@ -734,15 +799,15 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l, long bl
 	{
 	long gok_n = ((long)4LL);
 	for (long k = 0; k < gok_n; k++) {
-		v[gok_chk(k, 4, 36, gok_err)] = exp((v[gok_chk(k, 4, 35, gok_err)] - m));
-		s = (s + v[gok_chk(k, 4, 37, gok_err)]);
+		v[gok_chk(k, 4, 38, gok_err)] = exp((v[gok_chk(k, 4, 37, gok_err)] - m));
+		s = (s + v[gok_chk(k, 4, 39, gok_err)]);
 	}
 	}
 	{
 	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
 	for (; (j < valid); j += (((long)256LL))) {
-		float e = exp((att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 38, gok_err)] - m));
-		att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 39, gok_err)] = e;
+		float e = exp((att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 40, gok_err)] - m));
+		att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 41, gok_err)] = e;
 		s = (s + e);
 	}
 	}
@@ -753,7 +818,7 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l, long bl
 		{
 		long j = ((long)((ulong)(lid) + (ulong)(((long)((ulong)(k) * (ulong)(((long)256LL)))))));
 		if (j < end) {
-			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 41, gok_err)] = (v[gok_chk(k, 4, 40, gok_err)] * inv);
+			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 43, gok_err)] = (v[gok_chk(k, 4, 42, gok_err)] * inv);
 		}
 		}
 	}
@@ -762,14 +827,14 @@ __kernel void Softmax(__global float* att, long att_len, long t, long l, long bl
 	long j = ((long)((ulong)(lid) + (ulong)(((long)1024LL))));
 	for (; (j < end); j += (((long)256LL))) {
 		if (j < valid) {
-			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 42, gok_err)] = (att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 42, gok_err)] * inv);
+			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 44, gok_err)] = (att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 44, gok_err)] * inv);
 		} else {
-			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 43, gok_err)] = 0.0f;
+			att[gok_chk(((long)((ulong)(base) + (ulong)(j))), att_len, 45, gok_err)] = 0.0f;
 		}
 	}
 	}
 }
-__kernel void SplitQKV(__global float* qkv, long qkv_len, __global float* bias, long bias_len, __global float* kc, long kc_len, __global float* vc, long vc_len, long c, long t, long heads, long lmax, long pos0, __global long* gok_err) {
+__kernel void SplitQKV(__global float* qkv, long qkv_len, __global float* bias, long bias_len, __global float* q, long q_len, __global float* kc, long kc_len, __global float* vc, long vc_len, long c, long t, long heads, long lmax, long pos0, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i >= (qkv_len / ((long)3LL))) {
 		return;
@@ -788,21 +853,21 @@ __kernel void SplitQKV(__global float* qkv, long qkv_len, __global float* bias, 
 	long h = gok_t5;
 	long e = gok_t6;
 	long row = ((long)((ulong)(((long)((ulong)(r) * (ulong)(((long)3LL))))) * (ulong)(c)));
-	qkv[gok_chk(((long)((ulong)(row) + (ulong)(j))), qkv_len, 45, gok_err)] = (qkv[gok_chk(((long)((ulong)(row) + (ulong)(j))), qkv_len, 45, gok_err)] + bias[gok_chk(j, bias_len, 44, gok_err)]);
+	q[gok_chk(((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(seq) * (ulong)(heads)))) + (ulong)(h))))) * (ulong)(t)))) + (ulong)(tok))))) * (ulong)(hd)))) + (ulong)(e))), q_len, 48, gok_err)] = (qkv[gok_chk(((long)((ulong)(row) + (ulong)(j))), qkv_len, 46, gok_err)] + bias[gok_chk(j, bias_len, 47, gok_err)]);
 	long at = ((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(((long)((ulong)((((long)((ulong)(((long)((ulong)(seq) * (ulong)(heads)))) + (ulong)(h))))) * (ulong)(lmax)))) + (ulong)(pos0)))) + (ulong)(tok))))) * (ulong)(hd)))) + (ulong)(e)));
-	kc[gok_chk(at, kc_len, 48, gok_err)] = (qkv[gok_chk(((long)((ulong)(((long)((ulong)(row) + (ulong)(c)))) + (ulong)(j))), qkv_len, 46, gok_err)] + bias[gok_chk(((long)((ulong)(c) + (ulong)(j))), bias_len, 47, gok_err)]);
-	vc[gok_chk(at, vc_len, 51, gok_err)] = (qkv[gok_chk(((long)((ulong)(((long)((ulong)(row) + (ulong)(((long)((ulong)(((long)2LL)) * (ulong)(c))))))) + (ulong)(j))), qkv_len, 49, gok_err)] + bias[gok_chk(((long)((ulong)(((long)((ulong)(((long)2LL)) * (ulong)(c)))) + (ulong)(j))), bias_len, 50, gok_err)]);
+	kc[gok_chk(at, kc_len, 51, gok_err)] = (qkv[gok_chk(((long)((ulong)(((long)((ulong)(row) + (ulong)(c)))) + (ulong)(j))), qkv_len, 49, gok_err)] + bias[gok_chk(((long)((ulong)(c) + (ulong)(j))), bias_len, 50, gok_err)]);
+	vc[gok_chk(at, vc_len, 54, gok_err)] = (qkv[gok_chk(((long)((ulong)(((long)((ulong)(row) + (ulong)(((long)((ulong)(((long)2LL)) * (ulong)(c))))))) + (ulong)(j))), qkv_len, 52, gok_err)] + bias[gok_chk(((long)((ulong)(((long)((ulong)(((long)2LL)) * (ulong)(c)))) + (ulong)(j))), bias_len, 53, gok_err)]);
 }
 __kernel void ToBF16(__global float* x, long x_len, __global ushort* h, long h_len, long cols, long ldx, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i < h_len) {
-		h[gok_chk(i, h_len, 53, gok_err)] = gok_f32_to_bf16(x[gok_chk(((long)((ulong)(((long)((ulong)((i / cols)) * (ulong)(ldx)))) + (ulong)((i % cols)))), x_len, 52, gok_err)]);
+		h[gok_chk(i, h_len, 56, gok_err)] = gok_f32_to_bf16(x[gok_chk(((long)((ulong)(((long)((ulong)((i / cols)) * (ulong)(ldx)))) + (ulong)((i % cols)))), x_len, 55, gok_err)]);
 	}
 }
 __kernel void ToF16(__global float* x, long x_len, __global ushort* h, long h_len, long cols, long ldx, __global long* gok_err) {
 	long i = ((long)get_global_id(0));
 	if (i < h_len) {
-		h[gok_chk(i, h_len, 55, gok_err)] = gok_f32_to_f16(x[gok_chk(((long)((ulong)(((long)((ulong)((i / cols)) * (ulong)(ldx)))) + (ulong)((i % cols)))), x_len, 54, gok_err)]);
+		h[gok_chk(i, h_len, 58, gok_err)] = gok_f32_to_f16(x[gok_chk(((long)((ulong)(((long)((ulong)((i / cols)) * (ulong)(ldx)))) + (ulong)((i % cols)))), x_len, 57, gok_err)]);
 	}
 }
 `,
@@ -934,20 +999,40 @@ extern "C" __global__ void LayerNorm(float* x, long long x_len, float* d, long l
 	}
 	}
 }
+extern "C" __global__ void MergeHeads(float* yh, long long yh_len, float* y, long long y_len, long long c, long long t, long long heads, long long* gok_err) {
+	long long i = GOK_GID(0);
+	if (i >= y_len) {
+		return;
+	}
+	long long gok_t1 = (i / c);
+	long long gok_t2 = (i % c);
+	long long r = gok_t1;
+	long long j = gok_t2;
+	long long gok_t3 = (r / t);
+	long long gok_t4 = (r % t);
+	long long seq = gok_t3;
+	long long tok = gok_t4;
+	long long hd = (c / heads);
+	long long gok_t5 = (j / hd);
+	long long gok_t6 = (j % hd);
+	long long h = gok_t5;
+	long long e = gok_t6;
+	y[gok_chk(i, y_len, 26, gok_err)] = yh[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(seq) * (unsigned long long)(heads)))) + (unsigned long long)(h))))) * (unsigned long long)(t)))) + (unsigned long long)(tok))))) * (unsigned long long)(hd)))) + (unsigned long long)(e))), yh_len, 25, gok_err)];
+}
 __device__ float gok_f_groupMax_l1(float* tile, long long tile_len, float v, long long* gok_err) {
 	long long l = GOK_LID(0);
-	tile[gok_chk(l, tile_len, 30, gok_err)] = v;
+	tile[gok_chk(l, tile_len, 32, gok_err)] = v;
 	__syncthreads();
 	{
 	long long st = ((long long)128LL);
 	for (; (st > ((long long)0LL)); st = (st / ((long long)2LL))) {
 		if (l < st) {
-			tile[gok_chk(l, tile_len, 33, gok_err)] = fmaxf(tile[gok_chk(l, tile_len, 31, gok_err)], tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(st))), tile_len, 32, gok_err)]);
+			tile[gok_chk(l, tile_len, 35, gok_err)] = fmaxf(tile[gok_chk(l, tile_len, 33, gok_err)], tile[gok_chk(((long long)((unsigned long long)(l) + (unsigned long long)(st))), tile_len, 34, gok_err)]);
 		}
 		__syncthreads();
 	}
 	}
-	float m = tile[gok_chk(((long long)0LL), tile_len, 34, gok_err)];
+	float m = tile[gok_chk(((long long)0LL), tile_len, 36, gok_err)];
 	__syncthreads();
 	return m;
 }
@@ -963,20 +1048,20 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	{
 	long long gok_n = ((long long)4LL);
 	for (long long k = 0; k < gok_n; k++) {
-		v[gok_chk(k, 4, 25, gok_err)] = -3.4028235e+38f;
+		v[gok_chk(k, 4, 27, gok_err)] = -3.4028235e+38f;
 		{
 		long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)((unsigned long long)(k) * (unsigned long long)(((long long)256LL)))))));
 		if (j < valid) {
-			v[gok_chk(k, 4, 27, gok_err)] = att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 26, gok_err)];
+			v[gok_chk(k, 4, 29, gok_err)] = att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 28, gok_err)];
 		}
 		}
-		m = fmaxf(m, v[gok_chk(k, 4, 28, gok_err)]);
+		m = fmaxf(m, v[gok_chk(k, 4, 30, gok_err)]);
 	}
 	}
 	{
 	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
 	for (; (j < valid); j += (((long long)256LL))) {
-		m = fmaxf(m, att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 29, gok_err)]);
+		m = fmaxf(m, att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 31, gok_err)]);
 	}
 	}
 	m = gok_f_groupMax_l1(tile, 256, m, gok_err);
@@ -984,15 +1069,15 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	{
 	long long gok_n = ((long long)4LL);
 	for (long long k = 0; k < gok_n; k++) {
-		v[gok_chk(k, 4, 36, gok_err)] = expf((v[gok_chk(k, 4, 35, gok_err)] - m));
-		s = (s + v[gok_chk(k, 4, 37, gok_err)]);
+		v[gok_chk(k, 4, 38, gok_err)] = expf((v[gok_chk(k, 4, 37, gok_err)] - m));
+		s = (s + v[gok_chk(k, 4, 39, gok_err)]);
 	}
 	}
 	{
 	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
 	for (; (j < valid); j += (((long long)256LL))) {
-		float e = expf((att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 38, gok_err)] - m));
-		att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 39, gok_err)] = e;
+		float e = expf((att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 40, gok_err)] - m));
+		att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 41, gok_err)] = e;
 		s = (s + e);
 	}
 	}
@@ -1003,7 +1088,7 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 		{
 		long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)((unsigned long long)(k) * (unsigned long long)(((long long)256LL)))))));
 		if (j < end) {
-			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 41, gok_err)] = (v[gok_chk(k, 4, 40, gok_err)] * inv);
+			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 43, gok_err)] = (v[gok_chk(k, 4, 42, gok_err)] * inv);
 		}
 		}
 	}
@@ -1012,14 +1097,14 @@ extern "C" __global__ void Softmax(float* att, long long att_len, long long t, l
 	long long j = ((long long)((unsigned long long)(lid) + (unsigned long long)(((long long)1024LL))));
 	for (; (j < end); j += (((long long)256LL))) {
 		if (j < valid) {
-			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 42, gok_err)] = (att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 42, gok_err)] * inv);
+			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 44, gok_err)] = (att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 44, gok_err)] * inv);
 		} else {
-			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 43, gok_err)] = 0.0f;
+			att[gok_chk(((long long)((unsigned long long)(base) + (unsigned long long)(j))), att_len, 45, gok_err)] = 0.0f;
 		}
 	}
 	}
 }
-extern "C" __global__ void SplitQKV(float* qkv, long long qkv_len, float* bias, long long bias_len, float* kc, long long kc_len, float* vc, long long vc_len, long long c, long long t, long long heads, long long lmax, long long pos0, long long* gok_err) {
+extern "C" __global__ void SplitQKV(float* qkv, long long qkv_len, float* bias, long long bias_len, float* q, long long q_len, float* kc, long long kc_len, float* vc, long long vc_len, long long c, long long t, long long heads, long long lmax, long long pos0, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i >= (qkv_len / ((long long)3LL))) {
 		return;
@@ -1038,21 +1123,21 @@ extern "C" __global__ void SplitQKV(float* qkv, long long qkv_len, float* bias, 
 	long long h = gok_t5;
 	long long e = gok_t6;
 	long long row = ((long long)((unsigned long long)(((long long)((unsigned long long)(r) * (unsigned long long)(((long long)3LL))))) * (unsigned long long)(c)));
-	qkv[gok_chk(((long long)((unsigned long long)(row) + (unsigned long long)(j))), qkv_len, 45, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(row) + (unsigned long long)(j))), qkv_len, 45, gok_err)] + bias[gok_chk(j, bias_len, 44, gok_err)]);
+	q[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(seq) * (unsigned long long)(heads)))) + (unsigned long long)(h))))) * (unsigned long long)(t)))) + (unsigned long long)(tok))))) * (unsigned long long)(hd)))) + (unsigned long long)(e))), q_len, 48, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(row) + (unsigned long long)(j))), qkv_len, 46, gok_err)] + bias[gok_chk(j, bias_len, 47, gok_err)]);
 	long long at = ((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)((unsigned long long)((((long long)((unsigned long long)(((long long)((unsigned long long)(seq) * (unsigned long long)(heads)))) + (unsigned long long)(h))))) * (unsigned long long)(lmax)))) + (unsigned long long)(pos0)))) + (unsigned long long)(tok))))) * (unsigned long long)(hd)))) + (unsigned long long)(e)));
-	kc[gok_chk(at, kc_len, 48, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(row) + (unsigned long long)(c)))) + (unsigned long long)(j))), qkv_len, 46, gok_err)] + bias[gok_chk(((long long)((unsigned long long)(c) + (unsigned long long)(j))), bias_len, 47, gok_err)]);
-	vc[gok_chk(at, vc_len, 51, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(row) + (unsigned long long)(((long long)((unsigned long long)(((long long)2LL)) * (unsigned long long)(c))))))) + (unsigned long long)(j))), qkv_len, 49, gok_err)] + bias[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)2LL)) * (unsigned long long)(c)))) + (unsigned long long)(j))), bias_len, 50, gok_err)]);
+	kc[gok_chk(at, kc_len, 51, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(row) + (unsigned long long)(c)))) + (unsigned long long)(j))), qkv_len, 49, gok_err)] + bias[gok_chk(((long long)((unsigned long long)(c) + (unsigned long long)(j))), bias_len, 50, gok_err)]);
+	vc[gok_chk(at, vc_len, 54, gok_err)] = (qkv[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(row) + (unsigned long long)(((long long)((unsigned long long)(((long long)2LL)) * (unsigned long long)(c))))))) + (unsigned long long)(j))), qkv_len, 52, gok_err)] + bias[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)(((long long)2LL)) * (unsigned long long)(c)))) + (unsigned long long)(j))), bias_len, 53, gok_err)]);
 }
 extern "C" __global__ void ToBF16(float* x, long long x_len, unsigned short* h, long long h_len, long long cols, long long ldx, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i < h_len) {
-		h[gok_chk(i, h_len, 53, gok_err)] = gok_f32_to_bf16(x[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)((i / cols)) * (unsigned long long)(ldx)))) + (unsigned long long)((i % cols)))), x_len, 52, gok_err)]);
+		h[gok_chk(i, h_len, 56, gok_err)] = gok_f32_to_bf16(x[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)((i / cols)) * (unsigned long long)(ldx)))) + (unsigned long long)((i % cols)))), x_len, 55, gok_err)]);
 	}
 }
 extern "C" __global__ void ToF16(float* x, long long x_len, unsigned short* h, long long h_len, long long cols, long long ldx, long long* gok_err) {
 	long long i = GOK_GID(0);
 	if (i < h_len) {
-		h[gok_chk(i, h_len, 55, gok_err)] = gok_f32_to_f16(x[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)((i / cols)) * (unsigned long long)(ldx)))) + (unsigned long long)((i % cols)))), x_len, 54, gok_err)]);
+		h[gok_chk(i, h_len, 58, gok_err)] = gok_f32_to_f16(x[gok_chk(((long long)((unsigned long long)(((long long)((unsigned long long)((i / cols)) * (unsigned long long)(ldx)))) + (unsigned long long)((i % cols)))), x_len, 57, gok_err)]);
 	}
 }
 `,
@@ -1098,6 +1183,14 @@ func LaunchLayerNorm(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, x gokernel.S
 	return k.Launch(q, r, x.Arg(), d.Arg(), bias.Arg(), w.Arg(), b.Arg(), y.Arg(), gokernel.Value(c), gokernel.Bool(add), gokernel.Value(eps))
 }
 
+// LaunchMergeHeads launches kernel MergeHeads (k, from Module.Kernel) over r on q.
+func LaunchMergeHeads(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, yh gokernel.Slice[float32], y gokernel.Slice[float32], c int, t int, heads int) error {
+	if err := gokernel.CheckKernel(k, "MergeHeads"); err != nil {
+		return err
+	}
+	return k.Launch(q, r, yh.Arg(), y.Arg(), gokernel.Value(c), gokernel.Value(t), gokernel.Value(heads))
+}
+
 // LaunchSoftmax launches kernel Softmax (k, from Module.Kernel) over r on q.
 func LaunchSoftmax(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, att gokernel.Slice[float32], t int, l int, blk int) error {
 	if err := gokernel.CheckKernel(k, "Softmax"); err != nil {
@@ -1107,11 +1200,11 @@ func LaunchSoftmax(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, att gokernel.S
 }
 
 // LaunchSplitQKV launches kernel SplitQKV (k, from Module.Kernel) over r on q.
-func LaunchSplitQKV(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, qkv gokernel.Slice[float32], bias gokernel.Slice[float32], kc gokernel.Slice[float32], vc gokernel.Slice[float32], c int, t int, heads int, lmax int, pos0 int) error {
+func LaunchSplitQKV(k *gokernel.Kernel, q *ur.Queue, r ur.NDRange, qkv gokernel.Slice[float32], bias gokernel.Slice[float32], q_ gokernel.Slice[float32], kc gokernel.Slice[float32], vc gokernel.Slice[float32], c int, t int, heads int, lmax int, pos0 int) error {
 	if err := gokernel.CheckKernel(k, "SplitQKV"); err != nil {
 		return err
 	}
-	return k.Launch(q, r, qkv.Arg(), bias.Arg(), kc.Arg(), vc.Arg(), gokernel.Value(c), gokernel.Value(t), gokernel.Value(heads), gokernel.Value(lmax), gokernel.Value(pos0))
+	return k.Launch(q, r, qkv.Arg(), bias.Arg(), q_.Arg(), kc.Arg(), vc.Arg(), gokernel.Value(c), gokernel.Value(t), gokernel.Value(heads), gokernel.Value(lmax), gokernel.Value(pos0))
 }
 
 // LaunchToBF16 launches kernel ToBF16 (k, from Module.Kernel) over r on q.
