@@ -43,12 +43,21 @@ type imageKey struct {
 // minimalCUDA is the NVRTC option CUDA C is built with: it leaves out
 // the CUDA runtime's device-side API, textures and device-side launches,
 // which generated code never uses, and so a part of every compile's
-// work. GOUR_GOKERNEL_NVRTC_MINIMAL=0 turns it off (to compare build
-// times); an NVRTC without it (before CUDA 12.4) is retried without.
+// work. A build that fails with it is tried once more without it, so
+// that it can cost a failing build a second compile but never make a
+// kernel fail; an NVRTC without it (before CUDA 12.4) is not asked for
+// it again. GOUR_GOKERNEL_NVRTC_MINIMAL=0 turns it off (to compare
+// build times).
 const minimalCUDA = "-minimal"
 
 // minimalFromEnv reports whether CUDA C is built with minimalCUDA.
 func minimalFromEnv() bool { return os.Getenv("GOUR_GOKERNEL_NVRTC_MINIMAL") != "0" }
+
+// cudaBuildFailure reports whether err is a failed build of CUDA C.
+func cudaBuildFailure(err error) bool {
+	var e *ur.Error
+	return errors.As(err, &e) && e.Adapter == "cuda" && e.Result == ur.ErrProgramBuildFailure
+}
 
 // refusedMinimal reports whether err is NVRTC refusing minimalCUDA.
 func refusedMinimal(err error) bool {
@@ -56,25 +65,27 @@ func refusedMinimal(err error) bool {
 	return errors.As(err, &e) && e.Adapter == "cuda" && (e.NativeName == "NVRTC_ERROR_INVALID_OPTION" || strings.Contains(e.BuildLog, minimalCUDA))
 }
 
-// buildImage runs build on k's image and, where NVRTC refuses
-// minimalCUDA, once more on the image without it.
+// buildImage runs build on k's image and, where a build with
+// minimalCUDA fails, once more on the image without it.
 func buildImage[T any](m *Module, k *KernelInfo, cuda, debug bool, build func(*programmgr.Image) (T, error)) (T, error) {
-	img, minimal, err := m.image(k, cuda, debug)
+	img, minimal, err := m.image(k, cuda, debug, true)
 	if err != nil {
 		var zero T
 		return zero, err
 	}
 	out, err := build(img)
-	if err != nil && minimal && refusedMinimal(err) {
+	if err == nil || !minimal || !cudaBuildFailure(err) {
+		return out, err
+	}
+	if refusedMinimal(err) {
 		m.im.mu.Lock()
 		m.im.fullCUDA = true
 		m.im.mu.Unlock()
-		if img, _, err = m.image(k, cuda, debug); err != nil {
-			return out, err
-		}
-		return build(img)
 	}
-	return out, err
+	if img, _, err = m.image(k, cuda, debug, false); err != nil {
+		return out, err
+	}
+	return build(img)
 }
 
 // own reports whether k has its own spans in the module's sources.
@@ -82,11 +93,13 @@ func (k *KernelInfo) own() bool { return len(k.Source.OpenCL) != 0 }
 
 // image is the image k is built from on a backend (CUDA C with cuda),
 // plain or debug: the kernel's own translation unit — the spans of the
-// module's source it needs — or the whole module's source.
-func (m *Module) image(k *KernelInfo, cuda, debug bool) (img *programmgr.Image, minimal bool, err error) {
+// module's source it needs — or the whole module's source. With minimal
+// a CUDA C image is built with minimalCUDA where the environment and
+// NVRTC allow it; isMinimal reports whether it is.
+func (m *Module) image(k *KernelInfo, cuda, debug, minimal bool) (img *programmgr.Image, isMinimal bool, err error) {
 	m.im.mu.Lock()
 	defer m.im.mu.Unlock()
-	key := imageKey{cuda: cuda, debug: debug, minimal: cuda && !m.im.fullCUDA && minimalFromEnv()}
+	key := imageKey{cuda: cuda, debug: debug, minimal: minimal && cuda && !m.im.fullCUDA && minimalFromEnv()}
 	if k.own() {
 		key.kernel = k.Name
 	}
@@ -294,7 +307,7 @@ func (m *Module) Build(ctx context.Context, mgr *programmgr.Manager, dev *ur.Dev
 			errs = append(errs, err)
 			continue
 		}
-		img, _, err := m.image(&m.Kernels[i], cuda, debug)
+		img, _, err := m.image(&m.Kernels[i], cuda, debug, true)
 		if err != nil {
 			return err
 		}
