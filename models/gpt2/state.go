@@ -176,17 +176,27 @@ func (s *State) Forward(ids []int32) error {
 		if err := kernels.LaunchSplitQKV(k.splitQKV, q, ur.Range1D(uint64(rows*C)), s.qkv.slice(), l.attnB.slice(), s.q.slice(), s.kc[i].slice(), s.vc[i].slice(), C, t, H, s.room, pos0); err != nil {
 			return err
 		}
-		// Every head of every sequence is one matrix of the batch: the
-		// queries [seq][head][t][d], the caches [seq][head][room][d], the
-		// scores [seq][head][t][L], the outputs [seq][head][t][d]. A block
-		// of query rows needs the scores of the positions up to its last
-		// row only: the masked ones beyond are neither computed nor read.
+		// Every head of every sequence is one matrix of each product's
+		// batch. One sequence's heads lie d apart in the rows of qkv
+		// and y, where the products read the queries and write the
+		// outputs side by side; several sequences' lie no single stride
+		// apart there, so the queries are read from q and the outputs
+		// written to yh ([seq][head][t][d]) and moved into y after. A
+		// block of query rows needs the scores of the positions up to
+		// its last row only: the masked ones beyond are neither computed
+		// nor read.
+		qs, qLD, qStride := s.qkv, 3*C, D
+		ys, yLD, yStride := s.y, C, D
+		if s.batch > 1 {
+			qs, qLD, qStride = s.q, D, t*D
+			ys, yLD, yStride = s.yh, D, t*D
+		}
 		for r0 := 0; r0 < t; r0 += blk {
 			n, seen := min(blk, t-r0), pos0+min(t, r0+blk)
 			if err := m.blas.Gemm(blas.GemmArgs{
 				Type: dtype.Float32, TransB: blas.Trans, M: n, N: seen, K: D,
 				Alpha: 1 / math.Sqrt(float64(D)),
-				A:     s.q.op(r0 * D), LDA: D, StrideA: t * D,
+				A:     qs.op(r0 * qLD), LDA: qLD, StrideA: qStride,
 				B: s.kc[i].op(0), LDB: D, StrideB: s.room * D,
 				C: s.att.op(r0 * L), LDC: L, StrideC: t * L,
 				Batch: s.batch * H,
@@ -203,14 +213,16 @@ func (s *State) Forward(ids []int32) error {
 				Type: dtype.Float32, M: n, N: D, K: seen, Alpha: 1,
 				A: s.att.op(r0 * L), LDA: L, StrideA: t * L,
 				B: s.vc[i].op(0), LDB: D, StrideB: s.room * D,
-				C: s.yh.op(r0 * D), LDC: D, StrideC: t * D,
+				C: ys.op(r0 * yLD), LDC: yLD, StrideC: yStride,
 				Batch: s.batch * H,
 			}); err != nil {
 				return err
 			}
 		}
-		if err := kernels.LaunchMergeHeads(k.mergeHeads, q, ur.Range1D(uint64(rows*C)), gokernel.PtrSlice[float32](s.yh.p, rows*C), gokernel.PtrSlice[float32](s.y.p, rows*C), C, t, H); err != nil {
-			return err
+		if s.batch > 1 {
+			if err := kernels.LaunchMergeHeads(k.mergeHeads, q, ur.Range1D(uint64(rows*C)), s.yh.slice(), s.y.slice(), C, t, H); err != nil {
+				return err
+			}
 		}
 		if err := s.linear(s.y, l.projW, s.tmp, rows, C, C); err != nil {
 			return err

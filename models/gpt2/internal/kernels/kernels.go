@@ -102,12 +102,12 @@ func BiasGELU(it kern.Item, h, bias []float32, n int) {
 
 // SplitQKV adds the bias to the attention's input projection qkv (rows
 // of 3c: the queries, keys and values of t tokens of each sequence),
-// moves the queries into q, laid out [sequence][head][token][hd], and
-// the keys and values into the caches, laid out [sequence][head]
-// [position < lmax][hd], at positions pos0 onwards: so that every
-// head of every sequence is one matrix a fixed stride from the next,
-// and the attention's products are one batch each. One work-item an
-// element of c columns.
+// the queries in place and also into q, laid out [sequence][head]
+// [token][hd], and moves the keys and values into the caches, laid out
+// [sequence][head][position < lmax][hd], at positions pos0 onwards: so
+// that every head of every sequence is one matrix a fixed stride from
+// the next, and the attention's products are one batch each. One
+// work-item an element of c columns.
 func SplitQKV(it kern.Item, qkv, bias, q, kc, vc []float32, c, t, heads, lmax, pos0 int) {
 	i := it.GlobalID(0)
 	if i >= len(qkv)/3 {
@@ -118,7 +118,8 @@ func SplitQKV(it kern.Item, qkv, bias, q, kc, vc []float32, c, t, heads, lmax, p
 	hd := c / heads
 	h, e := j/hd, j%hd
 	row := r * 3 * c
-	q[((seq*heads+h)*t+tok)*hd+e] = qkv[row+j] + bias[j]
+	qkv[row+j] += bias[j]
+	q[((seq*heads+h)*t+tok)*hd+e] = qkv[row+j]
 	at := ((seq*heads+h)*lmax+pos0+tok)*hd + e
 	kc[at] = qkv[row+c+j] + bias[c+j]
 	vc[at] = qkv[row+2*c+j] + bias[2*c+j]
