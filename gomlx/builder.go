@@ -28,10 +28,22 @@ func (bl *Builder) Name() string { return bl.name }
 // Main implements compute.Builder.
 func (bl *Builder) Main() gc.Function { return bl.main }
 
-// NewFunction implements compute.Builder: the backend has no functions
-// other than main (Capabilities.Functions is false).
+// NewFunction implements compute.Builder: a function that Call inlines
+// into its caller (it is not compiled on its own).
 func (bl *Builder) NewFunction(name string) (gc.Function, error) {
-	return nil, errors.Wrapf(gc.ErrNotImplemented, "gour backend: functions other than main (%q)", name)
+	if bl.backend.IsFinalized() {
+		return nil, errors.Wrapf(gc.ErrBackendFinalized, "gour backend builder")
+	}
+	return bl.newFunction(name, nil), nil
+}
+
+// newFunction makes a function of the builder: a named one (parent nil)
+// or a closure of parent.
+func (bl *Builder) newFunction(name string, parent *Function) *Function {
+	return &Function{builder: bl, name: name, parent: parent,
+		Function: notimplemented.Function{ErrFn: func(op gc.OpType) error {
+			return notImplemented("operation %s", op)
+		}}}
 }
 
 // OpShape implements compute.Builder.
@@ -89,6 +101,7 @@ type Function struct {
 
 	builder  *Builder
 	name     string
+	parent   *Function // a closure's
 	nodes    []*node
 	params   []*node
 	pnames   []string
@@ -104,12 +117,22 @@ func (f *Function) Name() string { return f.name }
 // Builder implements compute.Function.
 func (f *Function) Builder() gc.Builder { return f.builder }
 
-// Parent implements compute.Function: main has none.
-func (f *Function) Parent() gc.Function { return nil }
+// Parent implements compute.Function: a closure's function; main and
+// named functions have none.
+func (f *Function) Parent() gc.Function {
+	if f.parent == nil {
+		return nil
+	}
+	return f.parent
+}
 
-// Closure implements compute.Function: not supported.
+// Closure implements compute.Function: a function of its own parameters
+// (it captures no value of f), for Call and for Sort's comparator.
 func (f *Function) Closure() (gc.Function, error) {
-	return nil, errors.Wrapf(gc.ErrNotImplemented, "gour backend: closures")
+	if f.builder.backend.IsFinalized() {
+		return nil, errors.Wrapf(gc.ErrBackendFinalized, "gour backend builder")
+	}
+	return f.builder.newFunction(fmt.Sprintf("%s.closure%d", f.name, len(f.nodes)), f), nil
 }
 
 func (f *Function) check() error {
@@ -251,9 +274,56 @@ func (f *Function) Return(outputs []gc.Value, shardings []*gc.ShardingSpec) erro
 	return nil
 }
 
-// Call implements compute.Function: not supported (no functions).
+// Call implements compute.Function: target's operations are inlined into
+// f, its parameters taken by inputs (so that a call is fused and planned
+// with the rest of the graph).
 func (f *Function) Call(target gc.Function, inputs ...gc.Value) ([]gc.Value, error) {
-	return nil, errors.Wrapf(gc.ErrNotImplemented, "gour backend: Call")
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	t, ok := target.(*Function)
+	if !ok || t.builder != f.builder {
+		return nil, errors.Errorf("gour backend: Call of %T, not a function of this builder", target)
+	}
+	if t == f {
+		return nil, errors.New("gour backend: a function calls itself")
+	}
+	if !t.returned {
+		return nil, errors.Errorf("gour backend: Call of %q before its Return", t.name)
+	}
+	ins, err := f.nodesOf(inputs...)
+	if err != nil {
+		return nil, err
+	}
+	if len(ins) != len(t.params) {
+		return nil, errors.Errorf("gour backend: Call of %q with %d inputs, it takes %d", t.name, len(ins), len(t.params))
+	}
+	for i, p := range t.params {
+		if !ins[i].shape.Equal(p.shape) {
+			return nil, errors.Errorf("gour backend: Call of %q: input %d is %s, the parameter %s", t.name, i, ins[i].shape, p.shape)
+		}
+	}
+	m := map[*node]*node{}
+	for i, p := range t.params {
+		m[p] = ins[i]
+	}
+	for _, n := range t.nodes {
+		if n.op == gc.OpTypeParameter {
+			continue
+		}
+		c := *n
+		c.constOwned = false // the function's constant stays the backend's (released by Finalize)
+		c.inputs = make([]*node, len(n.inputs))
+		for j, in := range n.inputs {
+			c.inputs[j] = m[in]
+		}
+		m[n] = f.add(&c)
+	}
+	outs := make([]gc.Value, len(t.outputs))
+	for i, o := range t.outputs {
+		outs[i] = m[o]
+	}
+	return outs, nil
 }
 
 func (f *Function) String() string { return fmt.Sprintf("gour function %q", f.name) }

@@ -6,10 +6,11 @@ import (
 )
 
 // implementedOps are the operations the backend implements, for the
-// dtypes of capabilities (element-wise operations of float-only math
-// on float32 and float64 only, as shapeinference requires).
+// dtypes of capabilities (element-wise operations of float-only math on
+// the float dtypes only, as shapeinference requires); doc.go says which
+// configurations of an operation are ErrNotImplemented.
 var implementedOps = []gc.OpType{
-	gc.OpTypeParameter, gc.OpTypeConstant, gc.OpTypeIdentity,
+	gc.OpTypeParameter, gc.OpTypeConstant, gc.OpTypeIdentity, gc.OpTypeCall,
 	// Element-wise, fused into compute/expr kernels.
 	gc.OpTypeAbs, gc.OpTypeNeg, gc.OpTypeSign,
 	gc.OpTypeExp, gc.OpTypeExpm1, gc.OpTypeLog, gc.OpTypeLog1p,
@@ -29,7 +30,7 @@ var implementedOps = []gc.OpType{
 	// Data movement: one strided copy kernel.
 	gc.OpTypeReshape, gc.OpTypeTranspose, gc.OpTypeBroadcastInDim, gc.OpTypeSlice,
 	gc.OpTypeReverse, gc.OpTypeConcatenate, gc.OpTypePad, gc.OpTypeIota,
-	gc.OpTypeOptimizationBarrier,
+	gc.OpTypeOptimizationBarrier, gc.OpTypeSchedulingBarrier,
 	// compute.ReduceAxis.
 	gc.OpTypeReduceSum, gc.OpTypeReduceProduct, gc.OpTypeReduceMax, gc.OpTypeReduceMin,
 	gc.OpTypeReduceLogicalAnd, gc.OpTypeReduceLogicalOr, gc.OpTypeReduceLogicalXor,
@@ -40,6 +41,20 @@ var implementedOps = []gc.OpType{
 	gc.OpTypeGather,
 	// compute.MatMulWith (package blas).
 	gc.OpTypeDotGeneral,
+	// Fused: row kernels (a work-group per row), element-wise nodes, GEMMs.
+	gc.OpTypeFusedSoftmax, gc.OpTypeFusedLayerNorm, gc.OpTypeFusedLayerNormVJP,
+	gc.OpTypeFusedActivation, gc.OpTypeFusedActivationVJP,
+	gc.OpTypeFusedDense, gc.OpTypeFusedScaledDotProductAttention, gc.OpTypeFusedAttentionQKVProjection,
+	gc.OpTypeFusedQuantizedDense, gc.OpTypeFusedQuantizedDenseVJP, gc.OpTypeQuantizedGather,
+	// Kernels generated per configuration (RNG: per algorithm).
+	gc.OpTypeConvGeneral, gc.OpTypeRNGBitGenerator,
+	gc.OpTypeReduceWindow, gc.OpTypeSelectAndScatterMax, gc.OpTypeSelectAndScatterMin,
+	// One work-group over the updates in order.
+	gc.OpTypeScatterSum, gc.OpTypeScatterMax, gc.OpTypeScatterMin,
+	// An element per work-item.
+	gc.OpTypeDynamicSlice, gc.OpTypeDynamicUpdateSlice, gc.OpTypeBitcast,
+	// Sorting a row per work-item, the comparator translated into C.
+	gc.OpTypeSort,
 }
 
 // capabilities are what the backend declares: float64 where the device
@@ -51,11 +66,18 @@ func capabilities(fp64 bool) gc.Capabilities {
 			dtypes.Float32: true, dtypes.Int32: true, dtypes.Uint32: true,
 			dtypes.Int64: true, dtypes.Uint64: true, dtypes.Bool: true,
 			dtypes.Int8: true, dtypes.Int16: true, dtypes.Uint8: true, dtypes.Uint16: true,
+			dtypes.Float16: true, dtypes.BFloat16: true,
 		},
 	}
 	if fp64 {
 		c.DTypes[dtypes.Float64] = true
 	}
+	c.RNGAlgorithms = map[gc.RNGAlgorithm]bool{}
+	for _, a := range rngAlgorithms {
+		c.RNGAlgorithms[a] = true
+	}
+	c.DefaultRNGAlgorithm = gc.RNGPhilox
+	c.Functions = true
 	for _, op := range implementedOps {
 		c.Operations[op] = true
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gomlx/compute/dtypes"
 	"github.com/pkg/errors"
@@ -34,10 +35,18 @@ func (c *kernelCache) release() {
 	c.m = nil
 }
 
+// kernelSourceHook, where a test sets it, sees the source of every kernel
+// asked for (so that their CUDA C is checked on an OpenCL machine), and
+// says whether to build it.
+var kernelSourceHook atomic.Pointer[func(key string, src func(backend string) string) bool]
+
 // kernel returns the kernel name of the program src (OpenCL C on OpenCL
 // and Level Zero, CUDA C on CUDA), building it the first time key is asked
 // for.
 func (b *Backend) kernel(key, name string, src func(backend string) string, fp64 bool) (*programmgr.Kernel, error) {
+	if h := kernelSourceHook.Load(); h != nil && !(*h)(key, src) {
+		return nil, errors.Errorf("gour backend: kernel %s not built (a test's hook)", name)
+	}
 	b.kernels.mu.Lock()
 	defer b.kernels.mu.Unlock()
 	if k, ok := b.kernels.m[key]; ok {

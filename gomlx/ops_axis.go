@@ -238,7 +238,7 @@ func unsignedOf(t expr.Type) expr.Type {
 func lowest(backend string, dt dtypes.DType) string {
 	cuda := backend == "cuda"
 	switch dt {
-	case dtypes.Float32:
+	case dtypes.Float32, dtypes.Float16, dtypes.BFloat16:
 		if cuda {
 			return "__int_as_float(0xff800000)"
 		}

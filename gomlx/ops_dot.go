@@ -1,7 +1,9 @@
 package gomlx
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	gc "github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/gour-dev/gour/compute"
 	"github.com/gour-dev/gour/compute/expr"
+	"github.com/gour-dev/gour/ur"
 )
 
 // DotGeneral implements compute.Function: one batched GEMM through
@@ -46,8 +49,8 @@ func (f *Function) DotGeneral(lhs gc.Value, lhsContractingAxes, lhsBatchAxes []i
 			return nil, err
 		}
 	}
-	if calcDT != dtypes.Float32 && calcDT != dtypes.Float64 {
-		return nil, notImplemented("DotGeneral computed in %s (float32 and float64 only)", calcDT)
+	if !calcDT.IsFloat() && !calcDT.IsInt() {
+		return nil, notImplemented("DotGeneral computed in %s", calcDT)
 	}
 	l, r := ns[0], ns[1]
 	if calcDT != inDT {
@@ -85,7 +88,11 @@ func (f *Function) DotGeneral(lhs gc.Value, lhsContractingAxes, lhsBatchAxes []i
 			}
 			bm, transB, freeB, err := rm.operand(b, sts[1])
 			if err == nil {
-				err = matMul(c, a, bm, compute.MatMulOptions{TransA: transA, TransB: transB})
+				if calcDT.IsInt() {
+					err = b.intMatMul(calcDT, c, a, bm, lm, rm, transA, transB)
+				} else {
+					err = matMul(c, a, bm, compute.MatMulOptions{TransA: transA, TransB: transB})
+				}
 				freeB()
 			}
 			freeA()
@@ -96,6 +103,9 @@ func (f *Function) DotGeneral(lhs gc.Value, lhsContractingAxes, lhsBatchAxes []i
 			return c, nil
 		}})
 	if outDT == calcDT {
+		if wrapNarrow("x", calcDT) != "x" {
+			return f.ewNode(gc.OpTypeDotGeneral, calcOut.Clone(), []*node{dot}, func(in []string) string { return in[0] })
+		}
 		return dot, nil
 	}
 	return f.ConvertDType(dot, outDT)
@@ -196,4 +206,47 @@ func matMul(c, a, b store, o compute.MatMulOptions) error {
 func matMulOf[T float32 | float64](c, a, b store, o compute.MatMulOptions) error {
 	cc, ca, cb := c.(*arrStore[T]), a.(*arrStore[T]), b.(*arrStore[T])
 	return compute.MatMulWith(cc.a.Context(), cc.a, ca.a, cb.a, o)
+}
+
+// intMatMul computes c = a·b of integers (no BLAS has them): a kernel, an
+// output element per work-item, the sum in the storage type (so wrapping;
+// a narrow dtype is wrapped after). kmA and kmB say whether a and b are
+// stored [.., M, K] and [.., N, K] (else [.., K, M] and [.., K, N]).
+func (b *Backend) intMatMul(dt dtypes.DType, c, a, bm store, lm, rm layout, kmA, kmB bool) error {
+	t := c.typ()
+	B, M, N, K := lm.b, lm.m, rm.m, lm.k
+	sam, sak, sbn, sbk := K, 1, K, 1
+	if !kmA {
+		sam, sak = 1, M
+	}
+	if !kmB {
+		sbn, sbk = 1, N
+	}
+	name := kernelName("imatmul", fmt.Sprint(t, "_", B, "_", M, "_", N, "_", K, "_", kmA, "_", kmB))
+	k, err := b.kernel(name, name, func(backend string) string {
+		ul := "ulong"
+		if backend == "cuda" {
+			ul = "unsigned long long"
+		}
+		ct := cType(backend, t)
+		var sb strings.Builder
+		kernelHead(&sb, backend, name, false)
+		fmt.Fprintf(&sb, "%s dst, %s x, %s y, %s n) {\n", globalPtr(backend, ct, true), globalPtr(backend, ct, false),
+			globalPtr(backend, ct, false), ul)
+		sb.WriteString(globalID(backend))
+		fmt.Fprintf(&sb, "  if (i >= n) return;\n  %s q = i / %du, nn = i - q * %du;\n  %s bi = q / %du, m = q - bi * %du;\n", ul, N, N, ul, M, M)
+		fmt.Fprintf(&sb, "  %s acc = 0;\n  for (%s k = 0; k < %du; k++) acc += x[bi * %du + m * %du + k * %du] * y[bi * %du + nn * %du + k * %du];\n",
+			ct, ul, K, M*K, sam, sak, N*K, sbn, sbk)
+		sb.WriteString("  dst[i] = acc;\n}\n")
+		return sb.String()
+	}, false)
+	if err != nil {
+		return err
+	}
+	args, err := ioArgs(c, []store{a, bm}, 1)
+	if err != nil {
+		return err
+	}
+	n := B * M * N
+	return b.launch(k, n, append(args, ur.ArgOf(uint64(n)))...)
 }

@@ -210,16 +210,24 @@ func (f *Function) Logistic(x gc.Value) (gc.Value, error) {
 // approximation (a Chebyshev fit, fractional error below 1.2e-7), which is
 // float32's precision; float64 is not implemented.
 func (f *Function) Erf(x gc.Value) (gc.Value, error) {
-	return f.unary(gc.OpTypeErf, x, func(x string, dt dtypes.DType) (string, error) {
-		if dt != dtypes.Float32 {
-			return "", notImplemented("Erf of %s (float32 only)", dt)
-		}
-		z := "abs(" + x + ")"
-		t := "(1 / (1 + 0.5 * " + z + "))"
-		poly := "(-1.26551223 + T*(1.00002368 + T*(0.37409196 + T*(0.09678418 + T*(-0.18628806 + T*(0.27886807 + T*(-1.13520398 + T*(1.48851587 + T*(-0.82215223 + T*0.17087277)))))))))"
-		erfc := "(" + t + " * exp(-" + z + "*" + z + " + " + strings.ReplaceAll(poly, "T", t) + "))"
-		return fmt.Sprintf("(%s >= 0 ? 1 - %s : %s - 1)", x, erfc, erfc), nil
-	})
+	return f.unary(gc.OpTypeErf, x, erfExpr)
+}
+
+// erfExpr is erf(x): for float64 fdlibm's (Go's math.Erf's) rational
+// approximations, for float32 (and the half floats, kept as float32)
+// Numerical Recipes' erfc approximation.
+func erfExpr(x string, dt dtypes.DType) (string, error) {
+	if dt == dtypes.Float64 {
+		return erf64Expr(x), nil
+	}
+	if dt != dtypes.Float32 && dt != dtypes.Float16 && dt != dtypes.BFloat16 {
+		return "", notImplemented("Erf of %s", dt)
+	}
+	z := "abs(" + x + ")"
+	t := "(1 / (1 + 0.5 * " + z + "))"
+	poly := "(-1.26551223 + T*(1.00002368 + T*(0.37409196 + T*(0.09678418 + T*(-0.18628806 + T*(0.27886807 + T*(-1.13520398 + T*(1.48851587 + T*(-0.82215223 + T*0.17087277)))))))))"
+	erfc := "(" + t + " * exp(-" + z + "*" + z + " + " + strings.ReplaceAll(poly, "T", t) + "))"
+	return fmt.Sprintf("(%s >= 0 ? 1 - %s : %s - 1)", x, erfc, erfc), nil
 }
 
 // IsFinite implements compute.Function.
@@ -447,4 +455,50 @@ func ewTypes(ns []*node) []expr.Type {
 		ts[i], _ = storageType(n.shape.DType)
 	}
 	return ts
+}
+
+// horner is c[0] + v·(c[1] + v·(c[2] + ...)) as an expression.
+func horner(v string, c ...float64) string {
+	e := fmt.Sprintf("%.17g", c[len(c)-1])
+	for i := len(c) - 2; i >= 0; i-- {
+		e = fmt.Sprintf("(%.17g + %s * %s)", c[i], v, e)
+	}
+	return e
+}
+
+// erf64Expr is erf(x) of float64 by fdlibm's approximations (those of Go's
+// math.Erf, in four ranges of |x|), exp(-x²) taken as exp(-z²)·exp((z-x)
+// (z+x)) with z = x rounded to float32, so that z² is exact.
+func erf64Expr(x string) string {
+	a := "abs(" + x + ")"
+	z := "(" + a + " * " + a + ")"
+	small := fmt.Sprintf("(%s + %s * %s / %s)", a, a,
+		horner(z, 1.28379167095512558561e-01, -3.25042107247001499370e-01, -2.84817495755985104766e-02,
+			-5.77027029648944159157e-03, -2.37630166566501626084e-05),
+		horner(z, 1, 3.97917223959155352819e-01, 6.50222499887672944485e-02, 5.08130628187576562776e-03,
+			1.32494738004321644526e-04, -3.96022827877536812320e-06))
+	m := "(" + a + " - 1)"
+	mid := fmt.Sprintf("(8.45062911510467529297e-01 + %s / %s)",
+		horner(m, -2.36211856075265944077e-03, 4.14856118683748331666e-01, -3.72207876035701323847e-01,
+			3.18346619901161753674e-01, -1.10894694282396677476e-01, 3.54783043256182359371e-02, -2.16637559486879084300e-03),
+		horner(m, 1, 1.06420880400844228286e-01, 5.40397917702171048937e-01, 7.18286544141962662868e-02,
+			1.26171219808761642112e-01, 1.36370839120290507362e-02, 1.19844998467991074170e-02))
+	s := "(1 / " + z + ")"
+	ra := horner(s, -9.86494403484714822705e-03, -6.93858572707181764372e-01, -1.05586262253232909814e+01,
+		-6.23753324503260060396e+01, -1.62396669462573470355e+02, -1.84605092906711035994e+02,
+		-8.12874355063065934246e+01, -9.81432934416914548592e+00)
+	sa := horner(s, 1, 1.96512716674392571292e+01, 1.37657754143519042600e+02, 4.34565877475229228821e+02,
+		6.45387271733267880336e+02, 4.29008140027567833386e+02, 1.08635005541779435134e+02,
+		6.57024977031928170135e+00, -6.04244152148580987438e-02)
+	rb := horner(s, -9.86494292470009928597e-03, -7.99283237680523006574e-01, -1.77579549177547519889e+01,
+		-1.60636384855821916062e+02, -6.37566443368389627722e+02, -1.02509513161107724954e+03,
+		-4.83519191608651397019e+02)
+	sb := horner(s, 1, 3.03380607434824582924e+01, 3.25792512996573918826e+02, 1.53672958608443695994e+03,
+		3.19985821950859553908e+03, 2.55305040643316442583e+03, 4.74528541206955367215e+02,
+		-2.24409524465858183362e+01)
+	rs := fmt.Sprintf("(%s < 2.8571428571428572 ? %s / %s : %s / %s)", a, ra, sa, rb, sb)
+	hi := "float64(float32(" + a + "))"
+	tail := fmt.Sprintf("(1 - exp(-%s * %s - 0.5625) * exp((%s - %s) * (%s + %s) + %s) / %s)", hi, hi, hi, a, hi, a, rs, a)
+	e := fmt.Sprintf("(%s < 0.84375 ? %s : (%s < 1.25 ? %s : (%s < 6 ? %s : 1)))", a, small, a, mid, a, tail)
+	return fmt.Sprintf("(%s != %s ? %s : (%s < 0 ? -%s : %s))", x, x, x, x, e, e)
 }

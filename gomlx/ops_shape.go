@@ -5,6 +5,8 @@ import (
 
 	gc "github.com/gomlx/compute"
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/dtypes/bfloat16"
+	"github.com/gomlx/compute/dtypes/float16"
 	"github.com/gomlx/compute/shapeinference"
 	"github.com/gomlx/compute/shapes"
 	"github.com/pkg/errors"
@@ -68,6 +70,20 @@ func (f *Function) OptimizationBarrier(operands ...gc.Value) ([]gc.Value, error)
 		out[i] = f.aliasNode(gc.OpTypeOptimizationBarrier, n.shape.Clone(), n)
 	}
 	return out, nil
+}
+
+// SchedulingBarrier implements compute.Function: the operand's storage,
+// after its dependencies (the plan runs in the graph's order, and the
+// node's inputs keep them alive until it runs).
+func (f *Function) SchedulingBarrier(operand gc.Value, dependencies ...gc.Value) (gc.Value, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	ns, err := f.nodesOf(append([]gc.Value{operand}, dependencies...)...)
+	if err != nil {
+		return nil, err
+	}
+	return f.add(&node{op: gc.OpTypeSchedulingBarrier, shape: ns[0].shape.Clone(), inputs: ns, alias: true}), nil
 }
 
 // Reshape implements compute.Function: the same storage, no copy.
@@ -319,6 +335,10 @@ func (f *Function) Iota(shape shapes.Shape, iotaAxis int) (gc.Value, error) {
 		flat = iotaOf(n, idx, func(v int) float32 { return float32(v) })
 	case dtypes.Float64:
 		flat = iotaOf(n, idx, func(v int) float64 { return float64(v) })
+	case dtypes.Float16:
+		flat = iotaOf(n, idx, func(v int) float16.Float16 { return float16.FromFloat32(float32(v)) })
+	case dtypes.BFloat16:
+		flat = iotaOf(n, idx, func(v int) bfloat16.BFloat16 { return bfloat16.FromFloat32(float32(v)) })
 	case dtypes.Int32:
 		flat = iotaOf(n, idx, func(v int) int32 { return int32(v) })
 	case dtypes.Int8:

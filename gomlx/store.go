@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/dtypes/bfloat16"
+	"github.com/gomlx/compute/dtypes/float16"
 	"github.com/pkg/errors"
 
 	"github.com/gour-dev/gour/compute"
@@ -18,7 +20,7 @@ import (
 // and expr's kernels have no byte or short types).
 func storageType(dt dtypes.DType) (expr.Type, bool) {
 	switch dt {
-	case dtypes.Float32:
+	case dtypes.Float32, dtypes.Float16, dtypes.BFloat16:
 		return expr.Float32, true
 	case dtypes.Float64:
 		return expr.Float64, true
@@ -117,6 +119,14 @@ func storeFromFlat(ctx *compute.Device, dt dtypes.DType, flat any, dims []int) (
 		if dt == dtypes.Float32 {
 			return fromSlice(ctx, expr.Float32, v, d)
 		}
+	case []float16.Float16:
+		if dt == dtypes.Float16 {
+			return fromSlice(ctx, expr.Float32, halfToF32(v), d)
+		}
+	case []bfloat16.BFloat16:
+		if dt == dtypes.BFloat16 {
+			return fromSlice(ctx, expr.Float32, halfToF32(v), d)
+		}
 	case []float64:
 		if dt == dtypes.Float64 {
 			return fromSlice(ctx, expr.Float64, v, d)
@@ -172,6 +182,12 @@ func storeFromFlat(ctx *compute.Device, dt dtypes.DType, flat any, dims []int) (
 func storeToFlat(s store, dt dtypes.DType, flat any) error {
 	switch st := s.(type) {
 	case *arrStore[float32]:
+		switch dt {
+		case dtypes.Float16:
+			return halfOut[float16.Float16](st.a, flat, float16.FromFloat32)
+		case dtypes.BFloat16:
+			return halfOut[bfloat16.BFloat16](st.a, flat, bfloat16.FromFloat32)
+		}
 		return copyOut(st.a, flat)
 	case *arrStore[float64]:
 		return copyOut(st.a, flat)
@@ -229,6 +245,43 @@ func copyOut[T compute.Number](a *compute.Array[T], flat any) error {
 		return err
 	}
 	copy(dst, src)
+	return nil
+}
+
+// half is a 16-bit float of package dtypes, kept as a float32 on the
+// device.
+type half interface {
+	float16.Float16 | bfloat16.BFloat16
+	Float32() float32
+}
+
+// halfToF32 widens half floats to their storage.
+func halfToF32[H half](v []H) []float32 {
+	w := make([]float32, len(v))
+	for i, x := range v {
+		w[i] = x.Float32()
+	}
+	return w
+}
+
+// halfOut downloads a's elements into flat, a []H, rounding them to the
+// nearest half float.
+func halfOut[H half](a *compute.Array[float32], flat any, from func(float32) H) error {
+	dst, ok := flat.([]H)
+	if !ok {
+		var zero H
+		return errors.Errorf("gour backend: ToFlatData of a buffer of %T into a %T", zero, flat)
+	}
+	src, err := a.ToSlice()
+	if err != nil {
+		return err
+	}
+	if len(src) != len(dst) {
+		return errors.Errorf("gour backend: ToFlatData into %d elements, the buffer has %d", len(dst), len(src))
+	}
+	for i, x := range src {
+		dst[i] = from(x)
+	}
 	return nil
 }
 
