@@ -27,6 +27,8 @@ var implementedOps = []gc.OpType{
 	gc.OpTypeBitwiseAnd, gc.OpTypeBitwiseOr, gc.OpTypeBitwiseXor, gc.OpTypeBitwiseNot,
 	gc.OpTypeShiftLeft, gc.OpTypeShiftRightArithmetic, gc.OpTypeShiftRightLogical,
 	gc.OpTypeBitCount, gc.OpTypeClz,
+	// The device's atan2, a map kernel (compute/expr has none).
+	gc.OpTypeAtan2,
 	// Data movement: one strided copy kernel.
 	gc.OpTypeReshape, gc.OpTypeTranspose, gc.OpTypeBroadcastInDim, gc.OpTypeSlice,
 	gc.OpTypeReverse, gc.OpTypeConcatenate, gc.OpTypePad, gc.OpTypeIota,
@@ -55,6 +57,10 @@ var implementedOps = []gc.OpType{
 	gc.OpTypeDynamicSlice, gc.OpTypeDynamicUpdateSlice, gc.OpTypeBitcast,
 	// Sorting a row per work-item, the comparator translated into C.
 	gc.OpTypeSort,
+	// Composed of reductions and fused element-wise kernels.
+	gc.OpTypeBatchNormForInference, gc.OpTypeBatchNormForTraining, gc.OpTypeBatchNormGradient,
+	// Selection by k passes over each row, then a gather of the values.
+	gc.OpTypeFusedTopK,
 }
 
 // capabilities are what the backend declares: float64 where the device

@@ -236,6 +236,45 @@ func TestCUDASyntax(t *testing.T) {
 			g, err := f.QuantizedGather(ps[4], ps[5], &gc.Quantization{Scheme: gc.QuantLinear, Scale: ps[6], PackedDType: dtypes.Int4})
 			return []gc.Value{d, n, g}, err
 		}})
+	// Every GGML format's decoder, as a weight and through QuantizedGather;
+	// Q8_0 activations; QuantLinear activations, an int32 bias and output
+	// quantization.
+	for _, t := range []gc.GGMLQuantType{gc.GGMLQ4_0, gc.GGMLQ4_1, gc.GGMLQ5_0, gc.GGMLQ5_1, gc.GGMLQ8_0, gc.GGMLIQ4NL,
+		gc.GGMLQ2_K, gc.GGMLQ3_K, gc.GGMLQ4_K, gc.GGMLQ5_K, gc.GGMLQ6_K, gc.GGMLQ8_K} {
+		graphs = append(graphs, struct {
+			ss    []shapes.Shape
+			build func(f gc.Function, ps []gc.Value) ([]gc.Value, error)
+		}{[]shapes.Shape{f32(2, 256), shapes.Make(dtypes.Uint8, 3, 256/t.ValuesPerBlock()*t.BytesPerBlock()),
+			shapes.Make(dtypes.Int32, 2, 1)}, func(f gc.Function, ps []gc.Value) ([]gc.Value, error) {
+			d, err := f.FusedQuantizedDense(ps[0], ps[1], nil, gc.FusedQuantizedDenseConfig{
+				WeightQuantization: &gc.Quantization{Scheme: gc.QuantGGML, GGMLType: t}, WeightLayout: gc.DenseLayoutOutputsInput})
+			if err != nil {
+				return nil, err
+			}
+			g, err := f.QuantizedGather(ps[1], ps[2], &gc.Quantization{Scheme: gc.QuantGGML, GGMLType: t})
+			return []gc.Value{d, g}, err
+		}})
+	}
+	graphs = append(graphs, struct {
+		ss    []shapes.Shape
+		build func(f gc.Function, ps []gc.Value) ([]gc.Value, error)
+	}{[]shapes.Shape{shapes.Make(dtypes.Uint8, 2, 34), shapes.Make(dtypes.Uint8, 3, 18), shapes.Make(dtypes.Uint8, 2, 8),
+		shapes.Make(dtypes.Int8, 8, 4), f32(4), f32(), shapes.Make(dtypes.Uint8), f32(), shapes.Make(dtypes.Int8),
+		shapes.Make(dtypes.Int32, 4)},
+		func(f gc.Function, ps []gc.Value) ([]gc.Value, error) {
+			d, err := f.FusedQuantizedDense(ps[0], ps[1], nil, gc.FusedQuantizedDenseConfig{
+				WeightQuantization: &gc.Quantization{Scheme: gc.QuantGGML, GGMLType: gc.GGMLQ4_0},
+				XQuantization:      &gc.Quantization{Scheme: gc.QuantGGML, GGMLType: gc.GGMLQ8_0},
+				WeightLayout:       gc.DenseLayoutOutputsInput})
+			if err != nil {
+				return nil, err
+			}
+			q, err := f.FusedQuantizedDense(ps[2], ps[3], ps[9], gc.FusedQuantizedDenseConfig{
+				WeightQuantization: &gc.Quantization{Scheme: gc.QuantLinear, Scale: ps[4]},
+				XQuantization:      &gc.Quantization{Scheme: gc.QuantLinear, Scale: ps[5], ZeroPoint: ps[6]},
+				OutputQuantization: &gc.Quantization{Scheme: gc.QuantLinear, Scale: ps[7], ZeroPoint: ps[8]}})
+			return []gc.Value{d, q}, err
+		}})
 	graphs = append(graphs, struct {
 		ss    []shapes.Shape
 		build func(f gc.Function, ps []gc.Value) ([]gc.Value, error)
@@ -255,6 +294,21 @@ func TestCUDASyntax(t *testing.T) {
 			return []gc.Value{s, v, v8}, err
 		}})
 	}
+	graphs = append(graphs, struct {
+		ss    []shapes.Shape
+		build func(f gc.Function, ps []gc.Value) ([]gc.Value, error)
+	}{[]shapes.Shape{f32(3, 5, 2), shapes.Make(dtypes.Int64, 4, 6), f32(1, 5, 1)}, func(f gc.Function, ps []gc.Value) ([]gc.Value, error) {
+		v, i, err := f.FusedTopK(ps[0], 2, gc.FusedTopKConfig{Axis: 1})
+		if err != nil {
+			return nil, err
+		}
+		v2, i2, err := f.FusedTopK(ps[1], 3, gc.FusedTopKConfig{Axis: -1, Smallest: true})
+		if err != nil {
+			return nil, err
+		}
+		a, err := f.Atan2(ps[0], ps[2])
+		return []gc.Value{v, i, v2, i2, a}, err
+	}})
 	if b.fp64 {
 		f64 := shapes.Make(dtypes.Float64, 3, 4)
 		graphs = append(graphs, struct {

@@ -103,15 +103,21 @@
 //     fit the operand is skipped.
 //   - DynamicSlice and DynamicUpdateSlice are one kernel each, the start
 //     indices (scalars, or one vector) read and clamped on the device.
-//   - FusedQuantizedDense (weight-only: QuantLinear with its zero point,
-//     QuantNF4) is a kernel dequantizing the weight into x's float dtype,
-//     its scale and zero point indexed by shapeinference's block layouts,
-//     then FusedDense; its VJP (the weight frozen) dequantizes likewise,
-//     takes dOutput through the activation's derivative and one GEMM by
-//     the weight transposed, and sums the bias's gradient; QuantizedGather (unpacked or packed int2/int4 rows,
-//     QuantNone, QuantLinear, QuantNF4) one kernel, an output element per
-//     work-item. GGML blocks and quantized activations or outputs are
-//     ErrNotImplemented (the caller decomposes).
+//   - FusedQuantizedDense dequantizes into floats, then FusedDense: the
+//     weight (QuantLinear with its zero point, QuantNF4: a kernel indexing
+//     scale and zero point by shapeinference's block layouts; QuantGGML:
+//     a kernel decoding GGML's blocks, every format of compute's, an
+//     element per work-item) into x's float dtype; a quantized x
+//     (QuantLinear by its activation layouts, GGML Q8_0 and Q8_K) into
+//     float32. QuantizedMatmul's integer product is not used (the float
+//     product is more precise). A QLinearMatMul int32 bias is a kernel
+//     after the GEMM, scaled by x's and the weight's scales; an
+//     OutputQuantization one more kernel rounding to int8 or uint8 (ties
+//     to even). Its VJP (the weight frozen) dequantizes likewise, takes
+//     dOutput through the activation's derivative and one GEMM by the
+//     weight transposed, and sums the bias's gradient; QuantizedGather
+//     (unpacked or packed int2/int4 rows, QuantNone, QuantLinear, QuantNF4,
+//     GGML blocks) is one kernel, an output element per work-item.
 //   - Functions: NewFunction and Closure make functions of their own
 //     parameters that Call inlines into the caller (so a call is fused and
 //     planned with the rest of the graph). Sort takes a comparator closure
@@ -119,6 +125,16 @@
 //     into C, and sorts every operand's rows together, a row per work-item
 //     by a stable insertion sort (quadratic: for short rows); each output
 //     is a node sorting copies of every operand.
+//   - BatchNormForInference, BatchNormForTraining and BatchNormGradient
+//     are composed of the backend's nodes: ReduceSums over every axis but
+//     the feature axis for the batch's statistics and the gradients' sums,
+//     and fused element-wise kernels reading the [F] vectors reshaped to
+//     broadcast along the feature axis.
+//   - FusedTopK is an axis kernel selecting the k indices of a row in k
+//     passes (each the first, by value then lower index, after the last
+//     one: no memory but the output), then a kernel reading the values at
+//     them. Atan2 is a map kernel of the device's atan2 (compute/expr has
+//     none), so not fused.
 //   - Bitcast is one kernel assembling or taking apart the bits
 //     (little-endian); integer DotGeneral a kernel of its own (an output
 //     element per work-item: no BLAS has integers).
@@ -148,6 +164,7 @@
 // ConvertDType; BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, ShiftLeft,
 // ShiftRightArithmetic, ShiftRightLogical (Go's shifts: an amount
 // negative or past the dtype's bits shifts every bit out), BitCount, Clz;
+// Atan2 (floats);
 // Reshape, Transpose, BroadcastInDim, Slice, Reverse, Concatenate, Pad,
 // Iota, OptimizationBarrier, SchedulingBarrier, Gather, DynamicSlice,
 // DynamicUpdateSlice, Bitcast (not of bool or the half floats);
@@ -165,7 +182,11 @@
 // is ErrNotImplemented),
 // FusedDense, FusedScaledDotProductAttention,
 // FusedAttentionQKVProjection, FusedQuantizedDense, FusedQuantizedDenseVJP
-// and QuantizedGather (see above for their configurations). DTypes: bool, int8, int16, int32, int64,
+// and QuantizedGather (every GGML format, quantized activations and
+// outputs included: see above), FusedTopK (a
+// NaN above every number, so first among the largest and last among the
+// smallest); BatchNormForInference, BatchNormForTraining (the biased
+// variance) and BatchNormGradient (XLA's BatchNormGrad). DTypes: bool, int8, int16, int32, int64,
 // uint8, uint16, uint32, uint64, float16 and bfloat16 (as float32),
 // float32, and float64 where the device has double precision. Functions
 // and closures for Call and Sort (no While or If), no dynamic shapes, one
@@ -199,18 +220,25 @@
 // suite to that child (-run TestBackendSuite runs it directly). TestCompareWithGo runs
 // what the suite covers thinly (scatters with windows, windows in 2-D,
 // grouped convolutions, attention with every option, every activation's
-// VJP) on both backends and compares; TestCUDASyntax compiles the CUDA C
+// VJP) on both backends and compares; TestBatchNorm, TestFusedTopK and
+// TestAtan2 check what neither the suite (a 2×2 batch norm) nor the Go
+// backend (which lacks them) covers against the formulas on the host;
+// TestCUDASyntax compiles the CUDA C
 // of every kind of kernel the backend generates with the host's C++
 // compiler, syntax only, where there is no GPU.
 //
 // # What is left
 //
-// Not implemented: complex dtypes, Atan2, FusedTopK, NonZero, BatchNorm,
-// GGML blocks and quantized activations or outputs (FusedQuantizedDense,
-// QuantizedGather), the sub-byte dtypes (int2, int4 and their unsigned
+// Not implemented: complex dtypes, NonZero (its output's shape is
+// data-dependent, so it needs dynamic shapes), the sub-byte dtypes (int2, int4 and their unsigned
 // kinds; packed in uint8 rows they are read by QuantizedGather), shared
 // buffers, While and If, Sort comparators of other operations, dynamic
-// shapes and several devices. Half floats are kept in float32 (twice their
+// shapes and several devices. Dynamic shapes need more than an operation
+// each: the plan, its kernels and their launch extents are made at Compile
+// from static shapes, so a graph of dynamic axes would be specialized per
+// binding of its axes at Execute (as GoMLX's Go backend does), and NonZero
+// would end a plan's segment, its count read back before the rest is
+// planned. Half floats are kept in float32 (twice their
 // memory, and not rounded between operations). On a GPU the plan's launches
 // dominate small graphs (about 25 µs a fused softmax or layer norm, 250 µs
 // an attention of 12 heads of 128 on an H100, synchronized). The bitwise
