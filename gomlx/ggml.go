@@ -10,7 +10,6 @@ import (
 	"github.com/gomlx/compute/shapes"
 
 	"github.com/gour-dev/gour/compute/expr"
-	"github.com/gour-dev/gour/ur"
 )
 
 // GGML's block formats (llama.cpp's ggml-quants), as GoMLX defines them
@@ -216,28 +215,7 @@ func (f *Function) ggmlRowsNode(op gc.OpType, out shapes.Shape, t gc.GGMLQuantTy
 		return sb.String()
 	}
 	return f.add(&node{op: op, shape: out, inputs: inputs,
-		run: func(b *Backend, sts []store) (store, error) {
-			st, err := b.alloc(out)
-			if err != nil {
-				return nil, err
-			}
-			n := st.len()
-			if n == 0 {
-				return st, nil
-			}
-			kern, err := b.kernel(name, name, srcC, ot == expr.Float64)
-			if err == nil {
-				var args []ur.Arg
-				if args, err = ioArgs(st, sts, 1); err == nil {
-					err = b.launch(kern, n, append(args, ur.ArgOf(uint64(n)))...)
-				}
-			}
-			if err != nil {
-				_ = st.release()
-				return nil, err
-			}
-			return st, nil
-		}})
+		run: eachRun(out, name, srcC, ot == expr.Float64)})
 }
 
 // ggmlDecoded is the node decoding n (uint8 [rows..., bytes per row] of

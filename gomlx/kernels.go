@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gomlx/compute/dtypes"
+	"github.com/gomlx/compute/shapes"
 	"github.com/pkg/errors"
 
 	gc "github.com/gomlx/compute"
@@ -252,6 +253,42 @@ func (b *Backend) runEW(k *ewKernel, out store, ins []store) error {
 	}
 	args = append(args, ur.ArgOf(uint64(n)))
 	return b.launch(kern, n, args...)
+}
+
+// launchEach launches the kernel key, built from src once, with a
+// work-item an element of out: its arguments out, ins and out's length,
+// the shape of most of the backend's own kernels.
+func (b *Backend) launchEach(key string, src func(backend string) string, fp64 bool, out store, ins []store) error {
+	n := out.len()
+	if n == 0 {
+		return nil
+	}
+	k, err := b.kernel(key, key, src, fp64)
+	if err != nil {
+		return err
+	}
+	args, err := ioArgs(out, ins, 1)
+	if err != nil {
+		return err
+	}
+	return b.launch(k, n, append(args, ur.ArgOf(uint64(n)))...)
+}
+
+// eachRun is the run of a node whose output, of shape sh, is one
+// launchEach over the node's inputs: the output allocated, and released
+// where the launch fails.
+func eachRun(sh shapes.Shape, key string, src func(backend string) string, fp64 bool) func(*Backend, []store) (store, error) {
+	return func(b *Backend, ins []store) (store, error) {
+		out, err := b.alloc(sh)
+		if err != nil {
+			return nil, err
+		}
+		if err := b.launchEach(key, src, fp64, out, ins); err != nil {
+			_ = out.release()
+			return nil, err
+		}
+		return out, nil
+	}
 }
 
 // ioArgs are a kernel's first arguments: out, written, then ins, read;

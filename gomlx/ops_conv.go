@@ -11,7 +11,6 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/gour-dev/gour/compute/expr"
-	"github.com/gour-dev/gour/ur"
 )
 
 // convSpec is one ConvGeneral's configuration, from which its kernel is
@@ -163,17 +162,5 @@ func (f *Function) ConvGeneral(input, kernel gc.Value, axes gc.ConvolveAxesConfi
 }
 
 func (b *Backend) runConv(c *convSpec, out, in, ker store) error {
-	n := out.len()
-	if n == 0 {
-		return nil
-	}
-	k, err := b.kernel(c.name, c.name, c.source, c.t == expr.Float64)
-	if err != nil {
-		return err
-	}
-	args, err := ioArgs(out, []store{in, ker}, 1)
-	if err != nil {
-		return err
-	}
-	return b.launch(k, n, append(args, ur.ArgOf(uint64(n)))...)
+	return b.launchEach(c.name, c.source, c.t == expr.Float64, out, []store{in, ker})
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/gour-dev/gour/compute/expr"
-	"github.com/gour-dev/gour/ur"
 )
 
 // gatherSpec is one Gather's configuration, from which its kernel is
@@ -164,17 +163,5 @@ func (f *Function) Gather(operand, startIndices gc.Value, indexVectorAxis int,
 }
 
 func (b *Backend) runGather(g *gatherSpec, out, src, idx store) error {
-	n := out.len()
-	if n == 0 {
-		return nil
-	}
-	k, err := b.kernel(g.name, g.name, g.source, false)
-	if err != nil {
-		return err
-	}
-	args, err := ioArgs(out, []store{src, idx}, 1)
-	if err != nil {
-		return err
-	}
-	return b.launch(k, n, append(args, ur.ArgOf(uint64(n)))...)
+	return b.launchEach(g.name, g.source, false, out, []store{src, idx})
 }

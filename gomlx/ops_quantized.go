@@ -12,7 +12,6 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/gour-dev/gour/compute/expr"
-	"github.com/gour-dev/gour/ur"
 )
 
 // FusedQuantizedDense implements compute.Function by dequantizing into
@@ -198,28 +197,7 @@ func (f *Function) int32BiasNode(y, bias, sx, sw *node, xl shapeinference.Activa
 		return sb.String()
 	}
 	return f.add(&node{op: gc.OpTypeFusedQuantizedDense, shape: out, inputs: []*node{y, bias, sx, sw},
-		run: func(b *Backend, sts []store) (store, error) {
-			st, err := b.alloc(out)
-			if err != nil {
-				return nil, err
-			}
-			n := st.len()
-			if n == 0 {
-				return st, nil
-			}
-			k, err := b.kernel(name, name, src, false)
-			if err == nil {
-				var args []ur.Arg
-				if args, err = ioArgs(st, sts, 1); err == nil {
-					err = b.launch(k, n, append(args, ur.ArgOf(uint64(n)))...)
-				}
-			}
-			if err != nil {
-				_ = st.release()
-				return nil, err
-			}
-			return st, nil
-		}})
+		run: eachRun(out, name, src, false)})
 }
 
 // actQuantNode adds the node (de)quantizing activations in by a scale and
@@ -278,28 +256,7 @@ func (f *Function) actQuantNode(quantize bool, out shapes.Shape, in, scale, zp *
 		return sb.String()
 	}
 	return f.add(&node{op: gc.OpTypeFusedQuantizedDense, shape: out, inputs: inputs,
-		run: func(b *Backend, sts []store) (store, error) {
-			st, err := b.alloc(out)
-			if err != nil {
-				return nil, err
-			}
-			n := st.len()
-			if n == 0 {
-				return st, nil
-			}
-			k, err := b.kernel(name, name, src, fp64)
-			if err == nil {
-				var args []ur.Arg
-				if args, err = ioArgs(st, sts, 1); err == nil {
-					err = b.launch(k, n, append(args, ur.ArgOf(uint64(n)))...)
-				}
-			}
-			if err != nil {
-				_ = st.release()
-				return nil, err
-			}
-			return st, nil
-		}})
+		run: eachRun(out, name, src, fp64)})
 }
 
 // QuantizedGather implements compute.Function for unpacked int8 and uint8
@@ -450,28 +407,7 @@ func (f *Function) QuantizedGather(x, indices gc.Value, xQuantization *gc.Quanti
 		return sb.String()
 	}
 	return f.add(&node{op: gc.OpTypeQuantizedGather, shape: out, inputs: inputs,
-		run: func(b *Backend, sts []store) (store, error) {
-			st, err := b.alloc(out)
-			if err != nil {
-				return nil, err
-			}
-			n := st.len()
-			if n == 0 {
-				return st, nil
-			}
-			kern, err := b.kernel(name, name, src, ot == expr.Float64)
-			if err == nil {
-				var args []ur.Arg
-				if args, err = ioArgs(st, sts, 1); err == nil {
-					err = b.launch(kern, n, append(args, ur.ArgOf(uint64(n)))...)
-				}
-			}
-			if err != nil {
-				_ = st.release()
-				return nil, err
-			}
-			return st, nil
-		}}), nil
+		run: eachRun(out, name, src, ot == expr.Float64)}), nil
 }
 
 // dequantNode adds the node dequantizing weight wn (QuantLinear or
@@ -532,28 +468,7 @@ func (f *Function) dequantNode(dt dtypes.DType, scheme gc.QuantizationScheme, wn
 		return sb.String()
 	}
 	return f.add(&node{op: gc.OpTypeFusedQuantizedDense, shape: wf, inputs: inputs,
-		run: func(b *Backend, sts []store) (store, error) {
-			out, err := b.alloc(wf)
-			if err != nil {
-				return nil, err
-			}
-			n := out.len()
-			if n == 0 {
-				return out, nil
-			}
-			k, err := b.kernel(name, name, src, ft == expr.Float64)
-			if err == nil {
-				var args []ur.Arg
-				if args, err = ioArgs(out, sts, 1); err == nil {
-					err = b.launch(k, n, append(args, ur.ArgOf(uint64(n)))...)
-				}
-			}
-			if err != nil {
-				_ = out.release()
-				return nil, err
-			}
-			return out, nil
-		}})
+		run: eachRun(wf, name, src, ft == expr.Float64)})
 }
 
 // quantParts returns q's shapes for shapeinference and its scale and zero

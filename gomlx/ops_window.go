@@ -13,7 +13,6 @@ import (
 	"github.com/pkg/errors"
 
 	"github.com/gour-dev/gour/compute/expr"
-	"github.com/gour-dev/gour/ur"
 )
 
 // highest is dt's highest value as a C literal of its storage type: +Inf
@@ -207,28 +206,7 @@ func (w *windowSpec) setName(kind string) {
 // kernel) over inputs, an output element per work-item.
 func (f *Function) windowNode(op gc.OpType, out shapes.Shape, inputs []*node, w *windowSpec, src func(string) string) *node {
 	return f.add(&node{op: op, shape: out, inputs: inputs,
-		run: func(b *Backend, sts []store) (store, error) {
-			st, err := b.alloc(out)
-			if err != nil {
-				return nil, err
-			}
-			n := st.len()
-			if n == 0 {
-				return st, nil
-			}
-			k, err := b.kernel(w.name, w.name, src, w.t == expr.Float64)
-			if err == nil {
-				var args []ur.Arg
-				if args, err = ioArgs(st, sts, 1); err == nil {
-					err = b.launch(k, n, append(args, ur.ArgOf(uint64(n)))...)
-				}
-			}
-			if err != nil {
-				_ = st.release()
-				return nil, err
-			}
-			return st, nil
-		}})
+		run: eachRun(out, w.name, src, w.t == expr.Float64)})
 }
 
 // orOnes is v, or rank ones (def, when given) where v is empty.
