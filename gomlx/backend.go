@@ -190,7 +190,9 @@ func (b *Backend) enter() error {
 }
 
 // Builder implements compute.Backend.
-func (b *Backend) Builder(name string) gc.Builder {
+func (b *Backend) Builder(name string) gc.Builder { return b.newBuilder(name) }
+
+func (b *Backend) newBuilder(name string) *Builder {
 	bl := &Builder{backend: b, name: name}
 	bl.main = &Function{builder: bl, name: gc.MainName,
 		Function: notimplemented.Function{ErrFn: func(op gc.OpType) error {

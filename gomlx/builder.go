@@ -18,6 +18,19 @@ type Builder struct {
 	name     string
 	main     *Function
 	compiled bool
+	// calls records the operations in the order they were built, for a
+	// graph of dynamic shapes to be built again per input shapes
+	// (dynamic.go).
+	calls []call
+	// inputs are a replay's input buffers, read where a dimension is a
+	// scalar input's value; probes are the values read, and axes the axis
+	// bindings of the replay (ops_dynshape.go).
+	inputs []gc.Buffer
+	probes []probe
+	axes   map[string]int
+	// dataDependent marks a replay whose plan holds values of the inputs'
+	// data (NonZero's coordinates): it is used once, not cached.
+	dataDependent bool
 }
 
 var _ gc.Builder = (*Builder)(nil)
@@ -26,7 +39,7 @@ var _ gc.Builder = (*Builder)(nil)
 func (bl *Builder) Name() string { return bl.name }
 
 // Main implements compute.Builder.
-func (bl *Builder) Main() gc.Function { return bl.main }
+func (bl *Builder) Main() gc.Function { return bl.main.traced() }
 
 // NewFunction implements compute.Builder: a function that Call inlines
 // into its caller (it is not compiled on its own).
@@ -34,7 +47,9 @@ func (bl *Builder) NewFunction(name string) (gc.Function, error) {
 	if bl.backend.IsFinalized() {
 		return nil, errors.Wrapf(gc.ErrBackendFinalized, "gour backend builder")
 	}
-	return bl.newFunction(name, nil), nil
+	f := bl.newFunction(name, nil)
+	bl.calls = append(bl.calls, call{method: "NewFunction", outs: []any{f}})
+	return f.traced(), nil
 }
 
 // newFunction makes a function of the builder: a named one (parent nil)
@@ -83,6 +98,9 @@ type node struct {
 	// constStore is a constant adopted from a buffer (ConstantFromBuffer).
 	constStore store
 	constOwned bool
+	// pending marks a node whose operation is built only in a replay, with
+	// concrete shapes (dynamic.go).
+	pending bool
 	// alias marks an operation whose output is its first input's storage
 	// (Reshape, Identity, barriers).
 	alias bool
@@ -107,6 +125,7 @@ type Function struct {
 	pnames   []string
 	outputs  []*node
 	returned bool
+	tracer   *tracedFunction
 }
 
 var _ gc.Function = (*Function)(nil)
@@ -191,9 +210,6 @@ func (f *Function) Parameter(name string, shape shapes.Shape, sharding *gc.Shard
 	}
 	if sharding != nil {
 		return nil, errors.Wrapf(gc.ErrNotImplemented, "gour backend: sharded parameters")
-	}
-	if shape.IsDynamic() {
-		return nil, errors.Wrapf(gc.ErrNotImplemented, "gour backend: dynamic shape %s", shape)
 	}
 	if err := f.builder.backend.checkDType(shape.DType); err != nil {
 		return nil, err
@@ -281,7 +297,7 @@ func (f *Function) Call(target gc.Function, inputs ...gc.Value) ([]gc.Value, err
 	if err := f.check(); err != nil {
 		return nil, err
 	}
-	t, ok := target.(*Function)
+	t, ok := functionOf(target)
 	if !ok || t.builder != f.builder {
 		return nil, errors.Errorf("gour backend: Call of %T, not a function of this builder", target)
 	}

@@ -55,6 +55,12 @@ var implementedOps = []gc.OpType{
 	gc.OpTypeScatterSum, gc.OpTypeScatterMax, gc.OpTypeScatterMin,
 	// An element per work-item.
 	gc.OpTypeDynamicSlice, gc.OpTypeDynamicUpdateSlice, gc.OpTypeBitcast,
+	// Dimensions from values: constants, or the static operation in a
+	// replay (ops_dynshape.go).
+	gc.OpTypeDynamicShape, gc.OpTypeDynamicDimensionSize, gc.OpTypeDynamicReshape,
+	gc.OpTypeDynamicBroadcastInDim, gc.OpTypeDynamicIota, gc.OpTypeDynamicPad,
+	// Run up to its operand in a replay, the coordinates a constant.
+	gc.OpTypeNonZero,
 	// Sorting a row per work-item, the comparator translated into C.
 	gc.OpTypeSort,
 	// Composed of reductions and fused element-wise kernels.
@@ -84,6 +90,10 @@ func capabilities(fp64 bool) gc.Capabilities {
 	}
 	c.DefaultRNGAlgorithm = gc.RNGPhilox
 	c.Functions = true
+	// Graphs of dynamic axes are planned again per tuple of input shapes
+	// (dynamic.go).
+	c.DynamicShapes = gc.DynamicShapesRecompiling
+	c.DynamicDimDType = dimDType
 	for _, op := range implementedOps {
 		c.Operations[op] = true
 	}

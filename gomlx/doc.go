@@ -145,6 +145,30 @@
 //     Philox and ThreeFry); PCG-DXSM (Go's math/rand/v2.PCG), sequential,
 //     is one work-item's loop.
 //
+// A graph with a dynamic axis (shapes.DynamicDim, named or generated) is
+// specialized rather than planned dynamically: the plan, its kernels and
+// their launch extents are made from static shapes. The builder hands out
+// functions that record every operation (their methods are generated,
+// traced_gen.go), and a node of a dynamic shape has only the shape
+// GoMLX's shapeinference gives it. Compile keeps such a graph as built;
+// Execute replays the record on a fresh builder whose parameters have the
+// inputs' shapes (dynamic shapes among the arguments, as BroadcastInDim's
+// or RNGBitGenerator's, resolved by the axis bindings of the inputs, and a
+// Slice limit of DynamicDim taken as the axis's end), compiles it like any
+// graph, and caches that executable per tuple of input shapes. Axes that
+// unified at build time but differ at run time fail the replay's shape
+// inference, so Execute returns the error. In a replay, DynamicShape and
+// DynamicDimensionSize are constants; DynamicReshape, DynamicBroadcastInDim,
+// DynamicIota and DynamicPad are Reshape, BroadcastInDim, Iota and Pad,
+// their dimensions given by values the host knows: constants, those
+// dimension sizes, integer arithmetic of them, or a scalar input read from
+// its buffer (a probe: the cache keeps the value with the executable and
+// reads the input again at each Execute to find it). NonZero runs the
+// replay's plan as built so far up to its operand, reads it back and
+// finds the coordinates on the host, a constant of the rest of the plan;
+// such a specialization depends on the data, so it is made at every
+// Execute and finalized after it.
+//
 // Execute enqueues every step on the device's in-order queue and returns
 // without waiting. An intermediate array is released (in the queue's
 // order) after its last reader is enqueued; a donated input becomes the
@@ -189,8 +213,11 @@
 // variance) and BatchNormGradient (XLA's BatchNormGrad). DTypes: bool, int8, int16, int32, int64,
 // uint8, uint16, uint32, uint64, float16 and bfloat16 (as float32),
 // float32, and float64 where the device has double precision. Functions
-// and closures for Call and Sort (no While or If), no dynamic shapes, one
-// device.
+// and closures for Call and Sort (no While or If), one device. Dynamic
+// shapes as DynamicShapesRecompiling (see above): parameters and every
+// declared operation may have dynamic axes, with DynamicShape,
+// DynamicDimensionSize (int64), DynamicReshape, DynamicBroadcastInDim,
+// DynamicIota, DynamicPad and NonZero (in the main function).
 //
 // Precision: the math functions are the device's (OpenCL C or CUDA C
 // built-ins); integer Pow is computed in float64 (so it needs double
@@ -225,21 +252,26 @@
 // backend (which lacks them) covers against the formulas on the host;
 // TestCUDASyntax compiles the CUDA C
 // of every kind of kernel the backend generates with the host's C++
-// compiler, syntax only, where there is no GPU.
+// compiler, syntax only, where there is no GPU. TestTracedGenerated checks
+// that traced_gen.go records every method of compute.Function
+// (GOUR_GENERATE=1 writes it again for a new compute version).
 //
 // # What is left
 //
-// Not implemented: complex dtypes, NonZero (its output's shape is
-// data-dependent, so it needs dynamic shapes), the sub-byte dtypes (int2, int4 and their unsigned
-// kinds; packed in uint8 rows they are read by QuantizedGather), shared
-// buffers, While and If, Sort comparators of other operations, dynamic
-// shapes and several devices. Dynamic shapes need more than an operation
-// each: the plan, its kernels and their launch extents are made at Compile
-// from static shapes, so a graph of dynamic axes would be specialized per
-// binding of its axes at Execute (as GoMLX's Go backend does), and NonZero
-// would end a plan's segment, its count read back before the rest is
-// planned. Half floats are kept in float32 (twice their
-// memory, and not rounded between operations). On a GPU the plan's launches
+// Not implemented: complex dtypes, the sub-byte dtypes (int2, int4 and
+// their unsigned kinds; packed in uint8 rows they are read by
+// QuantizedGather), shared buffers, While and If, Sort comparators of
+// other operations and several devices. Of dynamic shapes: a dimension
+// given by a value the device computes from data (other than a scalar
+// input as it is) is ErrNotImplemented at Execute, as is NonZero in a
+// function called by main; NonZero runs its operand's part of the graph
+// twice (once to count, once in the plan) and plans the rest at every
+// Execute. A specialization is planned on the first Execute of its input
+// shapes (its kernels built then, or found in the program manager's
+// caches) and kept until the executable is finalized: inputs of many
+// sizes make as many plans, so callers bucket or pad them. Half floats are
+// kept in float32 (twice their memory, and not rounded between
+// operations). On a GPU the plan's launches
 // dominate small graphs (about 25 µs a fused softmax or layer norm, 250 µs
 // an attention of 12 heads of 128 on an H100, synchronized). The bitwise
 // operations are not fused with the element-wise ones around them, and the

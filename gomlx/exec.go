@@ -39,6 +39,9 @@ type Executable struct {
 	// lastUse is, per node, the index of the last step reading it
 	// (len(steps) for an output).
 	lastUse map[*node]int
+	// dyn is set for a graph of dynamic shapes: it is planned per tuple of
+	// input shapes at Execute (dynamic.go), and steps is empty.
+	dyn *dynamicPlan
 
 	mu        sync.Mutex
 	finalized bool
@@ -64,6 +67,29 @@ func (bl *Builder) Compile() (gc.Executable, error) {
 		return nil, errors.New("gour backend: Compile before Return")
 	}
 	bl.compiled = true
+	if bl.isDynamic() {
+		// Planned at Execute, per tuple of input shapes; the executable
+		// owns the donated constants that every plan shares.
+		e := &Executable{backend: b, names: slices.Clone(f.pnames), params: slices.Clone(f.params),
+			outputs: slices.Clone(f.outputs), dyn: &dynamicPlan{template: bl, cache: map[string][]specialization{}}}
+		for _, n := range f.nodes {
+			if n.constStore != nil && n.constOwned {
+				e.owned = append(e.owned, n.constStore)
+			}
+		}
+		return e, nil
+	}
+	e, err := bl.compile()
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// compile plans the main function of static shapes.
+func (bl *Builder) compile() (*Executable, error) {
+	b := bl.backend
+	f := bl.main
 
 	// The nodes the outputs need, and how many of them use each.
 	live := make([]bool, len(f.nodes))
@@ -104,7 +130,7 @@ func (bl *Builder) Compile() (gc.Executable, error) {
 
 	e := &Executable{backend: b, names: slices.Clone(f.pnames), params: slices.Clone(f.params),
 		outputs: slices.Clone(f.outputs), consts: map[*node]store{}, lastUse: map[*node]int{}}
-	fail := func(err error) (gc.Executable, error) {
+	fail := func(err error) (*Executable, error) {
 		e.release()
 		return nil, err
 	}
@@ -133,6 +159,8 @@ func (bl *Builder) Compile() (gc.Executable, error) {
 				return fail(err)
 			}
 			e.steps = append(e.steps, s)
+		case n.pending:
+			return fail(errors.Errorf("gour backend: %s of %s left unresolved by the input shapes", n.op, n.shape))
 		default:
 			e.steps = append(e.steps, step{n: n, ins: n.inputs})
 		}
@@ -202,6 +230,9 @@ func (e *Executable) Finalize() {
 }
 
 func (e *Executable) release() {
+	if e.dyn != nil {
+		e.dyn.release()
+	}
 	for _, st := range e.owned {
 		if e.backend.untrack(st) {
 			_ = st.release()
@@ -252,6 +283,24 @@ func (e *Executable) Execute(inputs []gc.Buffer, donate []bool, defaultDevice gc
 	}
 	if donate != nil && len(donate) != len(inputs) {
 		return nil, errors.Errorf("gour backend: Execute with %d donate flags for %d inputs", len(donate), len(inputs))
+	}
+	if e.dyn != nil {
+		ss := make([]shapes.Shape, len(inputs))
+		for i, in := range inputs {
+			buf, ok := in.(*Buffer)
+			if !ok || buf.backend != b {
+				return nil, errors.Errorf("gour backend: input %d is a %T of another backend", i, in)
+			}
+			ss[i] = buf.shape
+		}
+		x, cached, err := e.dyn.specialize(e, inputs, ss)
+		if err != nil {
+			return nil, err
+		}
+		if !cached {
+			defer x.Finalize() // its constants are released in the queue's order
+		}
+		return x.Execute(inputs, donate, defaultDevice)
 	}
 
 	vals := make(map[*node]store, len(e.steps)+len(inputs))

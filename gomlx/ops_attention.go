@@ -102,6 +102,18 @@ func (f *Function) FusedScaledDotProductAttention(query, key, value gc.Value, la
 				q.shape, k.shape, v.shape)
 		}
 	}
+	if q.shape.IsDynamic() || k.shape.IsDynamic() || v.shape.IsDynamic() {
+		// The output is the query's shape; the rest is checked in the replay.
+		var opt gc.ScaledDotProductAttentionConfig
+		if options != nil {
+			opt = *options
+		}
+		ins, err := f.valueInputs(ns, opt.Mask, opt.Bias, opt.QuerySeqLen, opt.KeyValueSeqLen)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f.pending(gc.OpTypeFusedScaledDotProductAttention, q.shape.Clone(), ins...), nil, nil
+	}
 	if !k.shape.Equal(v.shape) {
 		return nil, nil, errors.Errorf("gour backend: FusedScaledDotProductAttention key %s and value %s differ", k.shape, v.shape)
 	}

@@ -123,6 +123,12 @@ func (f *Function) BatchNormForTraining(operand, scale, offset gc.Value, epsilon
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if x.shape.IsDynamic() {
+		v := featureShape(x.shape, axis)
+		ins := append([]*node{x}, bc...)
+		return f.pending(gc.OpTypeBatchNormForTraining, x.shape.Clone(), ins...),
+			f.pending(gc.OpTypeBatchNormForTraining, v, ins...), f.pending(gc.OpTypeBatchNormForTraining, v, ins...), nil
+	}
 	features := x.shape.Dimensions[axis]
 	inv := exprFloat(1 / float64(max(x.shape.Size()/max(features, 1), 1)))
 	vshape := shapes.Make(x.shape.DType, features)
@@ -180,6 +186,12 @@ func (f *Function) BatchNormGradient(operand, scale, mean, variance, gradOutput 
 	if !dy.shape.Equal(x.shape) {
 		return nil, nil, nil, errors.Errorf("gour backend: BatchNormGradient of a gradient %s for an operand %s", dy.shape, x.shape)
 	}
+	if x.shape.IsDynamic() {
+		v := featureShape(x.shape, axis)
+		ins := append([]*node{x, dy}, bc...)
+		return f.pending(gc.OpTypeBatchNormGradient, x.shape.Clone(), ins...),
+			f.pending(gc.OpTypeBatchNormGradient, v, ins...), f.pending(gc.OpTypeBatchNormGradient, v, ins...), nil
+	}
 	features := x.shape.Dimensions[axis]
 	inv := exprFloat(1 / float64(max(x.shape.Size()/max(features, 1), 1)))
 	eps := exprFloat(float64(epsilon))
@@ -213,4 +225,13 @@ func (f *Function) BatchNormGradient(operand, scale, mean, variance, gradOutput 
 		return nil, nil, nil, err
 	}
 	return gradOperand, gScale, gOffset, nil
+}
+
+// featureShape is the shape of a batch norm's per-feature vectors: the
+// feature axis of x, dynamic (and named) where it is.
+func featureShape(x shapes.Shape, axis int) shapes.Shape {
+	if x.IsAxisDynamic(axis) {
+		return shapes.MakeDynamic(x.DType, []int{shapes.DynamicDim}, []string{x.AxisName(axis)})
+	}
+	return shapes.Make(x.DType, x.Dimensions[axis])
 }

@@ -93,8 +93,8 @@ func (f *Function) Bitcast(x gc.Value, targetDType dtypes.DType) (gc.Value, erro
 	if !bitcastable(sdt) || !bitcastable(targetDType) {
 		return nil, notImplemented("Bitcast of %s to %s", sdt, targetDType)
 	}
-	if out.IsDynamic() {
-		return nil, notImplemented("Bitcast of dynamic shape %s", n.shape)
+	if out.IsDynamic() || n.shape.IsDynamic() {
+		return f.pending(gc.OpTypeBitcast, out, n), nil
 	}
 	sst, _ := storageType(sdt)
 	dst, _ := storageType(targetDType)

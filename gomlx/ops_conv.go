@@ -117,7 +117,7 @@ func (f *Function) ConvGeneral(input, kernel gc.Value, axes gc.ConvolveAxesConfi
 		return nil, err
 	}
 	if in.shape.IsDynamic() || ker.shape.IsDynamic() {
-		return nil, notImplemented("ConvGeneral of dynamic shapes")
+		return f.pending(gc.OpTypeConvGeneral, out, in, ker), nil
 	}
 	sr := len(axes.InputSpatial)
 	fill := func(v []int, def int) []int {

@@ -96,7 +96,7 @@ func (f *Function) dynSlice(op gc.OpType, operand, update *node, startIndices []
 		d.idx = append(d.idx, it)
 	}
 	if operand.shape.IsDynamic() || (update != nil && update.shape.IsDynamic()) {
-		return nil, nil, notImplemented("%s of dynamic shapes", op)
+		return nil, ins, nil // no kernel before Execute knows the shapes (dynamic.go)
 	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s|%+v", op, *d)
@@ -149,6 +149,9 @@ func (f *Function) DynamicSlice(operand gc.Value, startIndices []gc.Value, slice
 	if err != nil {
 		return nil, err
 	}
+	if d == nil {
+		return f.pending(gc.OpTypeDynamicSlice, out, append([]*node{on}, ins...)...), nil
+	}
 	return f.add(&node{op: gc.OpTypeDynamicSlice, shape: out, inputs: append([]*node{on}, ins...),
 		run: func(b *Backend, sts []store) (store, error) {
 			st, err := b.alloc(out)
@@ -181,6 +184,9 @@ func (f *Function) DynamicUpdateSlice(operand, update gc.Value, startIndices []g
 	d, ins, err := f.dynSlice(gc.OpTypeDynamicUpdateSlice, ns[0], ns[1], startIndices, ns[1].shape.Dimensions)
 	if err != nil {
 		return nil, err
+	}
+	if d == nil {
+		return f.pending(gc.OpTypeDynamicUpdateSlice, out, append(ns, ins...)...), nil
 	}
 	n := ns[1].shape.Size()
 	return f.add(&node{op: gc.OpTypeDynamicUpdateSlice, shape: out, inputs: append(ns, ins...),

@@ -108,6 +108,13 @@ func (f *Function) FusedLayerNorm(x gc.Value, axes []int, epsilon float64, gamma
 	if err := f.floatOperand("FusedLayerNorm", n); err != nil {
 		return nil, err
 	}
+	if n.shape.IsDynamic() {
+		ins, err := f.valueInputs([]*node{n}, gamma, beta)
+		if err != nil {
+			return nil, err
+		}
+		return f.pending(gc.OpTypeFusedLayerNorm, n.shape.Clone(), ins...), nil
+	}
 	rank := n.shape.Rank()
 	if len(axes) == 0 {
 		return nil, errors.New("gour backend: FusedLayerNorm with no axes")
@@ -564,6 +571,23 @@ func (f *Function) FusedLayerNormVJP(x, dOutput gc.Value, axes []int, epsilon fl
 	xn, dn := ns[0], ns[1]
 	if !dn.shape.Equal(xn.shape) {
 		return nil, nil, nil, errors.Errorf("gour backend: FusedLayerNormVJP of x %s and dOutput %s", xn.shape, dn.shape)
+	}
+	if xn.shape.IsDynamic() {
+		ins, err := f.valueInputs(ns, gamma, beta)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		dx = f.pending(gc.OpTypeFusedLayerNormVJP, xn.shape.Clone(), ins...)
+		for _, p := range []struct {
+			v   gc.Value
+			out *gc.Value
+		}{{gamma, &dGamma}, {beta, &dBeta}} {
+			if p.v != nil {
+				pn, _ := f.nodeOf(p.v)
+				*p.out = f.pending(gc.OpTypeFusedLayerNormVJP, pn.shape.Clone(), ins...)
+			}
+		}
+		return dx, dGamma, dBeta, nil
 	}
 	// The forward's checks, and x̂ for dGamma.
 	xhat, err := f.FusedLayerNorm(xn, axes, epsilon, nil, nil)

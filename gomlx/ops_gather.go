@@ -119,7 +119,7 @@ func (f *Function) Gather(operand, startIndices gc.Value, indexVectorAxis int,
 		}
 	}
 	if op.shape.IsDynamic() || ix.shape.IsDynamic() {
-		return nil, notImplemented("Gather of dynamic shapes")
+		return f.pending(gc.OpTypeGather, out, op, ix), nil
 	}
 	ot, _ := storageType(op.shape.DType)
 	it, _ := storageType(ix.shape.DType)

@@ -208,11 +208,11 @@ func (f *Function) RNGBitGenerator(state gc.Value, shape shapes.Shape, algorithm
 	if err != nil {
 		return nil, nil, err
 	}
-	if valuesShape.IsDynamic() {
-		return nil, nil, notImplemented("RNGBitGenerator of dynamic shape %s", valuesShape)
-	}
 	if err := f.builder.backend.checkDType(valuesShape.DType); err != nil {
 		return nil, nil, err
+	}
+	if valuesShape.IsDynamic() {
+		return f.pending(gc.OpTypeRNGBitGenerator, newStateShape, sn), f.pending(gc.OpTypeRNGBitGenerator, valuesShape, sn), nil
 	}
 	a := caps.ResolveRNGAlgorithm(algorithm)
 	n := valuesShape.Size()

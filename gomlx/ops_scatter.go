@@ -129,9 +129,9 @@ func (f *Function) scatter(op gc.OpType, operand, scatterIndices, updates gc.Val
 		if err := f.builder.backend.checkDType(n.shape.DType); err != nil {
 			return nil, err
 		}
-		if n.shape.IsDynamic() {
-			return nil, notImplemented("%s of dynamic shape %s", op, n.shape)
-		}
+	}
+	if on.shape.IsDynamic() || in.shape.IsDynamic() || un.shape.IsDynamic() {
+		return f.pending(op, out, ns...), nil
 	}
 	if !in.shape.DType.IsInt() {
 		return nil, errors.Errorf("gour backend: %s indices of %s, want integers", op, in.shape)

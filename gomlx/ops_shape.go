@@ -132,14 +132,14 @@ func (f *Function) BroadcastInDim(operand gc.Value, outputShape shapes.Shape, br
 	if err != nil {
 		return nil, err
 	}
-	if outputShape.IsDynamic() {
-		return nil, notImplemented("BroadcastInDim to dynamic shape %s", outputShape)
-	}
-	if err := shapeinference.BroadcastInDim(n.shape, outputShape, broadcastAxes, nil); err != nil {
+	if err := shapeinference.BroadcastInDim(n.shape, outputShape, broadcastAxes, f.knownAxes()); err != nil {
 		return nil, err
 	}
 	out := outputShape.Clone()
 	out.DType = n.shape.DType
+	if out.IsDynamic() || n.shape.IsDynamic() {
+		return f.pending(gc.OpTypeBroadcastInDim, out, n), nil
+	}
 	in := rowMajorStrides(n.shape.Dimensions)
 	ss := make([]int, out.Rank())
 	for j, axis := range broadcastAxes {
@@ -317,14 +317,14 @@ func (f *Function) Iota(shape shapes.Shape, iotaAxis int) (gc.Value, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
-	if shape.IsDynamic() {
-		return nil, notImplemented("Iota of dynamic shape %s", shape)
-	}
 	if err := f.builder.backend.checkDType(shape.DType); err != nil {
 		return nil, err
 	}
 	if iotaAxis < 0 || iotaAxis >= shape.Rank() {
 		return nil, errors.Errorf("gour backend: Iota axis %d of %s", iotaAxis, shape)
+	}
+	if shape.IsDynamic() {
+		return f.pending(gc.OpTypeIota, shape.Clone()), nil
 	}
 	st := rowMajorStrides(shape.Dimensions)
 	n := shape.Size()

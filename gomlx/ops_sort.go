@@ -59,7 +59,7 @@ func (f *Function) Sort(comparator gc.Function, axis int, isStable bool, inputs 
 	if err := f.check(); err != nil {
 		return nil, err
 	}
-	comp, ok := comparator.(*Function)
+	comp, ok := functionOf(comparator)
 	if !ok || comp.builder != f.builder {
 		return nil, errors.Errorf("gour backend: Sort comparator %T is not a function of this builder", comparator)
 	}
@@ -102,7 +102,11 @@ func (f *Function) Sort(comparator gc.Function, axis int, isStable bool, inputs 
 		return nil, err
 	}
 	if s0.IsDynamic() {
-		return nil, notImplemented("Sort of dynamic shape %s", s0)
+		outs := make([]gc.Value, len(ns))
+		for k, n := range ns {
+			outs[k] = f.pending(gc.OpTypeSort, n.shape.Clone(), ns...)
+		}
+		return outs, nil
 	}
 	outer, length, inner := axisSplit(s0.Dimensions, axis)
 	types := make([]expr.Type, len(ns))

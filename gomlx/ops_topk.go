@@ -33,7 +33,7 @@ func (f *Function) FusedTopK(operand gc.Value, k int, cfg gc.FusedTopKConfig) (v
 		return nil, nil, err
 	}
 	if n.shape.IsDynamic() {
-		return nil, nil, notImplemented("FusedTopK of a dynamic shape %s", n.shape)
+		return f.pending(gc.OpTypeFusedTopK, vshape, n), f.pending(gc.OpTypeFusedTopK, ishape, n), nil
 	}
 	dt := n.shape.DType
 	if err := f.builder.backend.checkDType(dt); err != nil {

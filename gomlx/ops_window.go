@@ -245,7 +245,7 @@ func (f *Function) ReduceWindow(x gc.Value, reductionType gc.ReduceOpType, windo
 		return nil, notImplemented("ReduceWindow of %s", n.shape)
 	}
 	if n.shape.IsDynamic() {
-		return nil, notImplemented("ReduceWindow of dynamic shape %s", n.shape)
+		return f.pending(gc.OpTypeReduceWindow, out, n), nil
 	}
 	rank := n.shape.Rank()
 	if rank == 0 {
@@ -296,8 +296,11 @@ func (f *Function) selectAndScatter(op gc.OpType, isMin bool, operand, source gc
 	if err != nil {
 		return nil, err
 	}
-	if out.DType == dtypes.Bool || out.IsDynamic() {
+	if out.DType == dtypes.Bool {
 		return nil, notImplemented("%s of %s", op, out)
+	}
+	if out.IsDynamic() || ns[1].shape.IsDynamic() {
+		return f.pending(op, out, ns...), nil
 	}
 	rank := out.Rank()
 	if rank == 0 {
