@@ -62,7 +62,10 @@ func (f *Function) traced() *tracedFunction {
 func functionOf(fn gc.Function) (*Function, bool) {
 	switch t := fn.(type) {
 	case *tracedFunction:
-		return t.f, t != nil
+		if t == nil {
+			return nil, false
+		}
+		return t.f, true
 	case *Function:
 		return t, t != nil
 	}
