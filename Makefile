@@ -92,7 +92,10 @@ bench: deps
 # Test binaries of every package under conformance/, adapters/, examples/,
 # blas/, compute/, soak/, gokernel/ and models/ that has tests, named after the package path
 # (bin/adapters-opencl.test), the example adapter's (bin/cltrace.test: the
-# conformance suite through a proxy of OpenCL), and the commands. Built
+# conformance suite through a proxy of OpenCL), the GoMLX backend's
+# (bin/gomlx.test), the commands and the benchmark tools that
+# scripts/gpt2/run.sh, scripts/bench/gokernels/run.sh, scripts/gomlx/run.sh
+# and scripts/gpu-soak.sh run. Built
 # without cgo, so they run on any Linux of the same architecture, from any
 # directory (the conformance suite's device code is embedded).
 DEVICE_TEST_PKGS = $(shell $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./conformance/... ./adapters/... ./examples/... ./blas/... ./compute/... ./soak/... ./gokernel/... ./models/...)
@@ -110,3 +113,5 @@ build-device-tests:
 	done
 	cd $(EXAMPLE_ADAPTER) && CGO_ENABLED=0 $(GO) test $(DEVICE_LDFLAGS) -c -o $(CURDIR)/bin/cltrace.test ./cltrace
 	CGO_ENABLED=0 $(GO) build $(DEVICE_LDFLAGS) -o bin/ ./cmd/... ./scripts/bench/golaunch ./scripts/bench/gonumsolve
+	CGO_ENABLED=0 $(GO) build $(DEVICE_LDFLAGS) -o bin/gokernels-bench ./scripts/bench/gokernels
+	cd gomlx && CGO_ENABLED=0 $(GO) test $(DEVICE_LDFLAGS) -c -o $(CURDIR)/bin/gomlx.test .
