@@ -320,6 +320,15 @@ func dtypeStorage(dt dtypes.DType) (expr.Type, error) {
 }
 
 // cType is the C type of a storage type, in OpenCL C or CUDA C.
+// bitsType is the C unsigned integer of elem bytes (4 or 8) on backend:
+// what a copy of elements of that size moves.
+func bitsType(backend string, elem int) string {
+	if elem == 8 {
+		return cType(backend, expr.Uint64)
+	}
+	return cType(backend, expr.Uint32)
+}
+
 func cType(backend string, t expr.Type) string {
 	cuda := backend == "cuda"
 	switch t {
@@ -398,10 +407,7 @@ type mapKernel struct {
 
 func (k *mapKernel) source(backend string) string {
 	fp64 := k.out == expr.Float64 || slices.Contains(k.ins, expr.Float64)
-	ul, l := "ulong", "long"
-	if backend == "cuda" {
-		ul, l = "unsigned long long", "long long"
-	}
+	ul, l := cType(backend, expr.Uint64), cType(backend, expr.Int64)
 	var sb strings.Builder
 	kernelHead(&sb, backend, k.name, fp64)
 	fmt.Fprintf(&sb, "%s dst", globalPtr(backend, cType(backend, k.out), true))

@@ -31,10 +31,7 @@ type convSpec struct {
 // input·kernel, input positions outside the (dilated, padded) input, or
 // between dilated elements, contributing nothing.
 func (c *convSpec) source(backend string) string {
-	ul, l := "ulong", "long"
-	if backend == "cuda" {
-		ul, l = "unsigned long long", "long long"
-	}
+	ul, l := cType(backend, expr.Uint64), cType(backend, expr.Int64)
 	ct := cType(backend, c.t)
 	var sb strings.Builder
 	kernelHead(&sb, backend, c.name, c.t == expr.Float64)

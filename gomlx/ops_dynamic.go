@@ -32,18 +32,8 @@ type dynSliceSpec struct {
 // window's element (dst for DynamicSlice, src for an update) and the
 // operand's (src, or dst for an update).
 func (d *dynSliceSpec) source(backend string) string {
-	ul, l := "ulong", "long"
-	et := "uint"
-	if d.elem == 8 {
-		et = "ulong"
-	}
-	if backend == "cuda" {
-		ul, l = "unsigned long long", "long long"
-		et = "unsigned int"
-		if d.elem == 8 {
-			et = "unsigned long long"
-		}
-	}
+	ul, l := cType(backend, expr.Uint64), cType(backend, expr.Int64)
+	et := bitsType(backend, d.elem)
 	var sb strings.Builder
 	kernelHead(&sb, backend, d.name, false)
 	fmt.Fprintf(&sb, "%s dst, %s src", globalPtr(backend, et, true), globalPtr(backend, et, false))

@@ -32,18 +32,8 @@ type gatherSpec struct {
 // start index (read from the indices at the output's batch coordinates)
 // plus the output's offset coordinates.
 func (g *gatherSpec) source(backend string) string {
-	ul, l := "ulong", "long"
-	et := "uint"
-	if g.elem == 8 {
-		et = "ulong"
-	}
-	if backend == "cuda" {
-		ul, l = "unsigned long long", "long long"
-		et = "unsigned int"
-		if g.elem == 8 {
-			et = "unsigned long long"
-		}
-	}
+	ul, l := cType(backend, expr.Uint64), cType(backend, expr.Int64)
+	et := bitsType(backend, g.elem)
 	var sb strings.Builder
 	kernelHead(&sb, backend, g.name, false)
 	fmt.Fprintf(&sb, "%s dst, %s src, %s idx, %s n) {\n", globalPtr(backend, et, true), globalPtr(backend, et, false),

@@ -352,10 +352,7 @@ func (f *Function) QuantizedGather(x, indices gc.Value, xQuantization *gc.Quanti
 	fmt.Fprintf(h, "%v|%v|%v|%v|%v|%v|%v|%+v|%+v|%v", scheme, xn.shape, in.shape.DType, out.DType, st, zp != nil, zt, sl, zl, packed)
 	name := fmt.Sprintf("gour_gomlx_qgather_%016x", h.Sum64())
 	src := func(backend string) string {
-		ul, l := "ulong", "long"
-		if backend == "cuda" {
-			ul, l = "unsigned long long", "long long"
-		}
+		ul, l := cType(backend, expr.Uint64), cType(backend, expr.Int64)
 		ct := cType(backend, ot)
 		var sb strings.Builder
 		kernelHead(&sb, backend, name, ot == expr.Float64)

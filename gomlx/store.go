@@ -184,9 +184,9 @@ func storeToFlat(s store, dt dtypes.DType, flat any) error {
 	case *arrStore[float32]:
 		switch dt {
 		case dtypes.Float16:
-			return halfOut[float16.Float16](st.a, flat, float16.FromFloat32)
+			return downloadInto(st.a, flat, float16.FromFloat32)
 		case dtypes.BFloat16:
-			return halfOut[bfloat16.BFloat16](st.a, flat, bfloat16.FromFloat32)
+			return downloadInto(st.a, flat, bfloat16.FromFloat32)
 		}
 		return copyOut(st.a, flat)
 	case *arrStore[float64]:
@@ -264,12 +264,12 @@ func halfToF32[H half](v []H) []float32 {
 	return w
 }
 
-// halfOut downloads a's elements into flat, a []H, rounding them to the
-// nearest half float.
-func halfOut[H half](a *compute.Array[float32], flat any, from func(float32) H) error {
-	dst, ok := flat.([]H)
+// downloadInto downloads a's elements into flat, a []D, each converted
+// by conv: a half float rounded, a narrow integer cut to its width.
+func downloadInto[S compute.Number, D any](a *compute.Array[S], flat any, conv func(S) D) error {
+	dst, ok := flat.([]D)
 	if !ok {
-		var zero H
+		var zero D
 		return errors.Errorf("gour backend: ToFlatData of a buffer of %T into a %T", zero, flat)
 	}
 	src, err := a.ToSlice()
@@ -280,7 +280,7 @@ func halfOut[H half](a *compute.Array[float32], flat any, from func(float32) H) 
 		return errors.Errorf("gour backend: ToFlatData into %d elements, the buffer has %d", len(dst), len(src))
 	}
 	for i, x := range src {
-		dst[i] = from(x)
+		dst[i] = conv(x)
 	}
 	return nil
 }
@@ -300,22 +300,7 @@ func widen[W, N integer](v []N) []W {
 
 // narrowOut downloads a's elements into flat, a []N, converting them.
 func narrowOut[N integer, W int32 | uint32](a *compute.Array[W], flat any) error {
-	dst, ok := flat.([]N)
-	if !ok {
-		var zero N
-		return errors.Errorf("gour backend: ToFlatData of a buffer of %T into a %T", zero, flat)
-	}
-	src, err := a.ToSlice()
-	if err != nil {
-		return err
-	}
-	if len(src) != len(dst) {
-		return errors.Errorf("gour backend: ToFlatData into %d elements, the buffer has %d", len(dst), len(src))
-	}
-	for i, x := range src {
-		dst[i] = N(x)
-	}
-	return nil
+	return downloadInto(a, flat, func(x W) N { return N(x) })
 }
 
 // wrapNarrow wraps x, an expression of a narrow integer dtype's storage
