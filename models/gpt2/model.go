@@ -166,14 +166,24 @@ func (m *Model) buildKernels() error {
 	case dtype.BFloat16:
 		ks = append(ks, kernelRef{"ToBF16", &m.k.toHalf}, kernelRef{"FromBF16", &m.k.fromHalf})
 	}
-	for _, k := range ks {
-		var err error
-		if *k.dst, err = kernels.Module.Kernel(context.Background(), m.mgr, m.q.Device(), k.name); err != nil {
-			return fmt.Errorf("gpt2: kernel %s: %w", k.name, err)
-		}
-		m.k.built = append(m.k.built, *k.dst)
+	// Each kernel is its own program: built at once, a cold start waits
+	// for the slowest compile rather than for all of them in turn.
+	errs := make([]error, len(ks))
+	var wg sync.WaitGroup
+	for i, k := range ks {
+		wg.Go(func() {
+			if *k.dst, errs[i] = kernels.Module.Kernel(context.Background(), m.mgr, m.q.Device(), k.name); errs[i] != nil {
+				errs[i] = fmt.Errorf("gpt2: kernel %s: %w", k.name, errs[i])
+			}
+		})
 	}
-	return nil
+	wg.Wait()
+	for _, k := range ks {
+		if *k.dst != nil {
+			m.k.built = append(m.k.built, *k.dst)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // upload copies the weights into device memory: the float32 ones into
