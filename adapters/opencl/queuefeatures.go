@@ -116,11 +116,11 @@ const emptyPoll = 5 * time.Millisecond
 // driver retires even a marker with nothing ahead of it on a thread of its
 // own (docs/benchmarks.md, "Kernel launch: gour vs OpenCL from C, on
 // PoCL"), so a queue that has just drained may
-// still show it submitted: while the marker is submitted or running,
-// Empty reads its status again, yielding between reads, for up to
-// emptyPoll, and otherwise answers false. A marker still queued has work
-// ahead of it: Empty answers false at once. It never waits for the
-// queue's work beyond that bound.
+// still show it queued or submitted — PoCL moves a flushed command from
+// queued to submitted on its own thread, which a loaded machine may not
+// have run yet: until the marker completes Empty reads its status again,
+// yielding between reads, for up to emptyPoll, and otherwise answers
+// false. It never waits for the queue's work beyond that bound.
 func (q *queue) Empty() (bool, error) {
 	var m cl.Event
 	if err := check("clEnqueueMarkerWithWaitList", q.lib.EnqueueMarkerWithWaitList(q.handle, nil, &m)); err != nil {
@@ -139,7 +139,7 @@ func (q *queue) Empty() (bool, error) {
 			return false, err
 		case st == driver.EventComplete:
 			return true, nil
-		case st == driver.EventQueued || time.Now().After(deadline):
+		case time.Now().After(deadline):
 			return false, nil
 		}
 		runtime.Gosched()
